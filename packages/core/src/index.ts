@@ -1,0 +1,2 @@
+// Public entry of @argocd-cluster-registrar/core. Named exports only.
+export type * from './types.js';

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds the binaries the tests, demo and benchmarks need (kube-apiserver, kubectl, etcd,
+# helm) from the wrapper modules beside this script, into a cache outside the repository
+# keyed by version. A binary that is already cached and answers --version with the expected
+# version is reused. Prints the directory holding the binaries as its last line.
+#
+#   tools/build.sh            build what is missing
+#   tools/build.sh --print-replaces VERSION   print the replace block for a kubernetes version
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+KUBE_VERSION="$(awk '$1=="require" && $2=="k8s.io/kubernetes" {print $3}' "$here/kube-apiserver/go.mod")"
+ETCD_VERSION="$(awk '$1=="require" && $2=="go.etcd.io/etcd/server/v3" {print $3}' "$here/etcd/go.mod")"
+HELM_VERSION="$(awk '$1=="require" && $2=="helm.sh/helm/v3" {print $3}' "$here/helm/go.mod")"
+
+if [[ "${1:-}" == "--print-replaces" ]]; then
+  v="${2:?usage: build.sh --print-replaces v1.X.Y}"
+  mod="$(go mod download -json "k8s.io/kubernetes@$v" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
+  grep -E '=> ./staging' "$mod" | awk -v s="v0.${v#v1.}" '{print "\t"$1" => "$1" "s}'
+  exit 0
+fi
+
+cache_root="${ACR_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/argocd-cluster-registrar}"
+bin="$cache_root/bin-k8s-$KUBE_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION"
+mkdir -p "$bin"
+
+export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -trimpath"
+kminor="$(echo "$KUBE_VERSION" | cut -d. -f2)"
+
+log() { printf '[tools] %s\n' "$*" >&2; }
+
+# have NAME EXPECTED_SUBSTRING VERSION_ARGS...: true when the cached binary reports the version.
+have() {
+  local name="$1" want="$2"; shift 2
+  [[ -x "$bin/$name" ]] && "$bin/$name" "$@" 2>/dev/null | grep -q -- "$want"
+}
+
+timed() {
+  local what="$1"; shift
+  local start=$SECONDS
+  log "building $what (cold builds take minutes; progress below)"
+  "$@"
+  log "built $what in $((SECONDS - start))s ($(du -h "$bin/$what" | cut -f1))"
+}
+
+build_kube() {
+  local vpkg=k8s.io/component-base/version
+  local ld="-s -w -X $vpkg.gitVersion=$KUBE_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$kminor -X $vpkg.gitTreeState=clean"
+  (cd "$here/kube-apiserver" && go build -tags selinux,notest -ldflags "$ld" -o "$bin/$1" "k8s.io/kubernetes/cmd/$1")
+}
+build_etcd() {
+  (cd "$here/etcd" && go build -ldflags "-s -w" -o "$bin/etcd" go.etcd.io/etcd/server/v3)
+}
+build_helm() {
+  local kv="${KUBE_VERSION#v}"
+  local ld="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+  ld+=" -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$kminor"
+  ld+=" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$kminor"
+  (cd "$here/helm" && go build -ldflags "$ld" -o "$bin/helm" helm.sh/helm/v3/cmd/helm)
+  : "$kv"
+}
+
+have etcd "${ETCD_VERSION#v}" --version || timed etcd build_etcd
+have kube-apiserver "$KUBE_VERSION" --version || timed kube-apiserver build_kube kube-apiserver
+have kubectl "$KUBE_VERSION" version --client || timed kubectl build_kube kubectl
+have helm "$HELM_VERSION" version --short || timed helm build_helm
+
+for b in etcd kube-apiserver kubectl helm; do
+  [[ -x "$bin/$b" ]] || { log "missing $bin/$b after build"; exit 1; }
+done
+have etcd "${ETCD_VERSION#v}" --version || { log "etcd --version does not report $ETCD_VERSION"; exit 1; }
+have kube-apiserver "$KUBE_VERSION" --version || { log "kube-apiserver --version does not report $KUBE_VERSION"; exit 1; }
+have kubectl "$KUBE_VERSION" version --client || { log "kubectl does not report $KUBE_VERSION"; exit 1; }
+have helm "$HELM_VERSION" version --short || { log "helm does not report $HELM_VERSION"; exit 1; }
+log "binaries ready in $bin"
+echo "$bin"
