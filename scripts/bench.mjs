@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// Runs every benchmark script (`packages/*/bench/*.bench.ts`) in its own process, one after
+// another, so figures are not disturbed by each other. Each script prints its own figures.
+// `pnpm bench -- <filter>` runs only scripts whose path contains <filter>.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const filter = process.argv[2] ?? '';
+const scripts = readdirSync('packages')
+  .map((pkg) => join('packages', pkg, 'bench'))
+  .filter((dir) => existsSync(dir))
+  .flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.bench.ts')).map((f) => join(dir, f)))
+  .filter((path) => path.includes(filter))
+  .sort();
+
+let failed = 0;
+for (const script of scripts) {
+  console.log(`\n=== ${script}`);
+  const result = spawnSync('node', ['--expose-gc', '--import', 'tsx', script], { stdio: 'inherit' });
+  if (result.status !== 0) failed += 1;
+}
+if (scripts.length === 0) console.log('no benchmark matched');
+process.exit(failed === 0 ? 0 : 1);
