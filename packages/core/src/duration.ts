@@ -1,0 +1,80 @@
+// Go-style durations (`60s`, `1m30s`, `24h`, `500ms`), because the flags, env vars and chart
+// values keep the seed's Go spelling. Parsing follows Go's time.ParseDuration, except that a
+// sign is rejected: every duration we accept is a length of time, never an offset.
+
+export type DurationResult =
+  { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly message: string };
+
+/** The accepted form, for messages. */
+export const DURATION_FORM =
+  'a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)';
+
+const NANOS_PER_UNIT: Readonly<Record<string, number>> = {
+  ns: 1,
+  us: 1e3,
+  µs: 1e3,
+  μs: 1e3,
+  ms: 1e6,
+  s: 1e9,
+  m: 60e9,
+  h: 3600e9,
+};
+
+// One `<number><unit>` component; the whole text is a run of these.
+const COMPONENT = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+
+/** Parses a Go duration into milliseconds (fractional below 1 ms). */
+export function parseDuration(text: string): DurationResult {
+  const invalid = (why: string): DurationResult => ({
+    ok: false,
+    message: `${JSON.stringify(text)} is not a duration (${why}): expected ${DURATION_FORM}`,
+  });
+  if (text === '0') return { ok: true, ms: 0 };
+  if (text === '') return invalid('empty');
+  if (text.startsWith('-') || text.startsWith('+')) return invalid('no sign allowed');
+
+  let nanos = 0;
+  COMPONENT.lastIndex = 0;
+  while (COMPONENT.lastIndex < text.length) {
+    const at = COMPONENT.lastIndex;
+    const match = COMPONENT.exec(text);
+    if (match === null) return invalid(explain(text.slice(at)));
+    const [, amount, unit] = match;
+    if (amount === undefined || unit === undefined) return invalid('malformed');
+    const scale = NANOS_PER_UNIT[unit];
+    if (scale === undefined) return invalid(`unknown unit ${unit}`);
+    nanos += Number(amount) * scale;
+  }
+  // Go's limit (int64 nanoseconds, about 290 years) keeps absurd values out of timers.
+  if (!Number.isFinite(nanos) || nanos > 9.223372036854775e18) return invalid('too large');
+  return { ok: true, ms: nanos / 1e6 };
+}
+
+function explain(rest: string): string {
+  if (/^(\d+(\.\d*)?|\.\d+)$/.test(rest)) return 'missing unit';
+  const unit = /^(?:\d+(?:\.\d*)?|\.\d+)(\p{L}+)/u.exec(rest)?.[1];
+  if (unit !== undefined) return `unknown unit ${JSON.stringify(unit)}`;
+  return `unexpected ${JSON.stringify(rest)}`;
+}
+
+/** Formats milliseconds compactly in Go units, dropping zero parts: 90000 → `1m30s`. */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${round(ms)}ms`;
+  let rest = ms;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = rest / 1000;
+  return (
+    (hours > 0 ? `${hours}h` : '') +
+    (minutes > 0 ? `${minutes}m` : '') +
+    (seconds > 0 ? `${round(seconds)}s` : '')
+  );
+}
+
+// Avoids binary-fraction noise such as 1.5000000000000002 in messages.
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
