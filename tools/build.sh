@@ -10,9 +10,17 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
-KUBE_VERSION="$(awk '$1=="require" && $2=="k8s.io/kubernetes" {print $3}' "$here/kube-apiserver/go.mod")"
-ETCD_VERSION="$(awk '$1=="require" && $2=="go.etcd.io/etcd/server/v3" {print $3}' "$here/etcd/go.mod")"
-HELM_VERSION="$(awk '$1=="require" && $2=="helm.sh/helm/v3" {print $3}' "$here/helm/go.mod")"
+# modversion DIR MODULE: the version a wrapper's go.mod requires (block or single-line form).
+modversion() {
+  awk -v m="$2" '($1 == "require" && $2 == m) { print $3; exit } ($1 == m && $2 ~ /^v/) { print $2; exit }' "$here/$1/go.mod"
+}
+KUBE_VERSION="$(modversion kube-apiserver k8s.io/kubernetes)"
+ETCD_VERSION="$(modversion etcd go.etcd.io/etcd/server/v3)"
+HELM_VERSION="$(modversion helm helm.sh/helm/v3)"
+for v in "$KUBE_VERSION" "$ETCD_VERSION" "$HELM_VERSION"; do
+  # An empty version would build binaries that panic at start (kube-apiserver parses it).
+  [[ "$v" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "[tools] cannot read the versions from tools/*/go.mod" >&2; exit 1; }
+done
 
 if [[ "${1:-}" == "--print-replaces" ]]; then
   v="${2:?usage: build.sh --print-replaces v1.X.Y}"
@@ -24,8 +32,12 @@ fi
 cache_root="${ACR_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/argocd-cluster-registrar}"
 bin="$cache_root/bin-k8s-$KUBE_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION"
 mkdir -p "$bin"
+# One build at a time per machine (several `control-plane up` may start together).
+exec 9>"$cache_root/.build.lock"
+flock 9
 
-export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -trimpath"
+# GOTOOLCHAIN=local: fail clearly instead of silently downloading another Go toolchain.
+export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -trimpath" GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 kminor="$(echo "$KUBE_VERSION" | cut -d. -f2)"
 
 log() { printf '[tools] %s\n' "$*" >&2; }
@@ -36,11 +48,23 @@ have() {
   [[ -x "$bin/$name" ]] && "$bin/$name" "$@" 2>/dev/null | grep -q -- "$want"
 }
 
+built=0
+# timed NAME FUNCTION: build with a heartbeat (go build itself prints nothing for minutes).
 timed() {
   local what="$1"; shift
-  local start=$SECONDS
-  log "building $what (cold builds take minutes; progress below)"
-  "$@"
+  local start=$SECONDS t=0 pid
+  command -v go >/dev/null || { log "go is not installed (Go >= 1.26 is needed to build $what)"; exit 1; }
+  log "building $what (cold builds take minutes; modules download on first use)"
+  "$@" &
+  pid=$!
+  trap 'kill "$pid" 2>/dev/null' EXIT
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    ((++t % 30 == 0)) && log "  still building $what ($((SECONDS - start))s)"
+  done
+  wait "$pid" || { log "building $what failed"; exit 1; }
+  trap - EXIT
+  built=1
   log "built $what in $((SECONDS - start))s ($(du -h "$bin/$what" | cut -f1))"
 }
 
@@ -53,12 +77,12 @@ build_etcd() {
   (cd "$here/etcd" && go build -ldflags "-s -w" -o "$bin/etcd" go.etcd.io/etcd/server/v3)
 }
 build_helm() {
-  local kv="${KUBE_VERSION#v}"
+  # The chartutil/lint k8sVersion* defaults give `helm template` and `helm lint` the plane's
+  # Kubernetes version for .Capabilities.KubeVersion and kubeVersion constraints.
   local ld="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
   ld+=" -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$kminor"
   ld+=" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$kminor"
   (cd "$here/helm" && go build -ldflags "$ld" -o "$bin/helm" helm.sh/helm/v3/cmd/helm)
-  : "$kv"
 }
 
 have etcd "${ETCD_VERSION#v}" --version || timed etcd build_etcd
@@ -73,5 +97,5 @@ have etcd "${ETCD_VERSION#v}" --version || { log "etcd --version does not report
 have kube-apiserver "$KUBE_VERSION" --version || { log "kube-apiserver --version does not report $KUBE_VERSION"; exit 1; }
 have kubectl "$KUBE_VERSION" version --client || { log "kubectl does not report $KUBE_VERSION"; exit 1; }
 have helm "$HELM_VERSION" version --short || { log "helm does not report $HELM_VERSION"; exit 1; }
-log "binaries ready in $bin"
+((built)) && log "binaries ready in $bin"
 echo "$bin"
