@@ -45,7 +45,9 @@ log() { printf '[tools] %s\n' "$*" >&2; }
 # have NAME EXPECTED_SUBSTRING VERSION_ARGS...: true when the cached binary reports the version.
 have() {
   local name="$1" want="$2"; shift 2
-  [[ -x "$bin/$name" ]] && "$bin/$name" "$@" 2>/dev/null | grep -q -- "$want"
+  local out
+  # Captured first: `cmd | grep -q` can kill cmd with SIGPIPE, which pipefail reports as failure.
+  [[ -x "$bin/$name" ]] && out="$("$bin/$name" "$@" 2>/dev/null)" && grep -qF -- "$want" <<<"$out"
 }
 
 built=0
