@@ -1,0 +1,119 @@
+{{/* Names ------------------------------------------------------------------------------ */}}
+
+{{- define "acr.name" -}}
+{{- .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "acr.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "acr.serviceAccountName" -}}
+{{- default (include "acr.fullname" .) .Values.serviceAccount.name -}}
+{{- end -}}
+
+{{- define "acr.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Labels and annotations ----------------------------------------------------------------- */}}
+
+{{- define "acr.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "acr.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{/* The chart's labels win over commonLabels: the selector must stay intact. */}}
+{{- define "acr.labels" -}}
+{{- $own := dict
+  "helm.sh/chart" (printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_")
+  "app.kubernetes.io/name" (include "acr.name" .)
+  "app.kubernetes.io/instance" .Release.Name
+  "app.kubernetes.io/version" .Chart.AppVersion
+  "app.kubernetes.io/managed-by" .Release.Service
+  "app.kubernetes.io/part-of" "argocd-cluster-registrar" -}}
+{{- toYaml (merge (dict) $own (.Values.commonLabels | default (dict))) -}}
+{{- end -}}
+
+{{/* Metadata for every object: labels, plus commonAnnotations and any extra annotations. */}}
+{{- define "acr.metadata" -}}
+labels:
+  {{- include "acr.labels" .root | nindent 2 }}
+{{- $annotations := merge (dict) (.annotations | default (dict)) (.root.Values.commonAnnotations | default (dict)) }}
+{{- with $annotations }}
+annotations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* Registrar label keys, as the daemon computes them from the prefix. */}}
+{{- define "acr.managedByLabel" -}}
+{{- printf "%smanaged-by" .Values.labelPrefix -}}
+{{- end -}}
+{{- define "acr.clusterLabel" -}}
+{{- printf "%scluster" .Values.labelPrefix -}}
+{{- end -}}
+
+{{/* Port of a listen address rendered from a port number: ":8080". */}}
+{{- define "acr.listen" -}}
+{{- printf ":%d" (int .) -}}
+{{- end -}}
+
+{{/*
+Container arguments: one CLI flag per value, `--flag=value` so each is a single argument.
+Settings left at their empty value render no flag, so the CLI's own default applies.
+*/}}
+{{- define "acr.args" -}}
+{{- $v := .Values -}}
+- {{ printf "--target-namespace=%s" $v.targetNamespace | quote }}
+- {{ printf "--label-prefix=%s" $v.labelPrefix | quote }}
+- {{ printf "--managed-by=%s" $v.managedBy | quote }}
+{{- range $v.providers }}
+- {{ printf "--provider=%s" . | quote }}
+{{- end }}
+{{- with $v.secretNamePattern }}
+- {{ printf "--secret-name-pattern=%s" . | quote }}
+{{- end }}
+{{- with $v.secretKey }}
+- {{ printf "--secret-key=%s" . | quote }}
+{{- end }}
+- {{ printf "--interval=%s" $v.interval | quote }}
+- {{ printf "--demoted-ttl=%s" $v.demotedTTL | quote }}
+- {{ printf "--credential-refresh-window=%s" $v.credentialRefreshWindow | quote }}
+- {{ printf "--dry-run=%t" $v.dryRun | quote }}
+- {{ printf "--debug=%t" $v.debug | quote }}
+- {{ printf "--log-format=%s" $v.logFormat | quote }}
+- {{ printf "--leader-elect=%t" $v.leaderElection.enabled | quote }}
+- {{ printf "--health-addr=%s" (ternary (include "acr.listen" $v.probes.port) "" $v.probes.enabled) | quote }}
+- {{ printf "--metrics-addr=%s" (ternary (include "acr.listen" $v.metrics.port) "" $v.metrics.enabled) | quote }}
+{{- end -}}
+
+{{/* Combinations the schema cannot express; each fails the render with what to change. */}}
+{{- define "acr.validate" -}}
+{{- if and (or .Values.secretNamePattern .Values.secretKey) .Values.providers -}}
+{{- fail (printf "values: secretNamePattern/secretKey (legacy) cannot be combined with providers %v: either remove secretNamePattern and secretKey and list providers (a custom one is custom:<glob>=<key>, e.g. custom:%s=%s), or set providers: []" .Values.providers (default "k3k-*-kubeconfig" .Values.secretNamePattern) (default "kubeconfig.yaml" .Values.secretKey)) -}}
+{{- end -}}
+{{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) -}}
+{{- fail (printf "values: replicaCount is %d but leaderElection.enabled is false: several replicas would all write the same Secrets; set leaderElection.enabled: true (only the leader writes) or replicaCount: 1" (int .Values.replicaCount)) -}}
+{{- end -}}
+{{- if and .Values.metrics.service.enabled (not .Values.metrics.enabled) -}}
+{{- fail "values: metrics.service.enabled is true but metrics.enabled is false: the Service would point at a closed port; enable metrics or disable the Service" -}}
+{{- end -}}
+{{- if and .Values.probes.enabled .Values.metrics.enabled (eq (int .Values.probes.port) (int .Values.metrics.port)) -}}
+{{- fail (printf "values: probes.port and metrics.port are both %d: the health and metrics servers need different ports" (int .Values.probes.port)) -}}
+{{- end -}}
+{{- if and .Values.admissionPolicy.enabled (not .Values.admissionPolicy.allowedUsers) (not .Values.admissionPolicy.allowedGroups) -}}
+{{- fail "values: admissionPolicy.enabled is true but allowedUsers and allowedGroups are both empty: nobody could ever mark a namespace for registration; list who may (e.g. allowedGroups: [system:masters])" -}}
+{{- end -}}
+{{- if and (not .Values.serviceAccount.create) (not .Values.serviceAccount.name) -}}
+{{- fail "values: serviceAccount.create is false, so serviceAccount.name must name the existing ServiceAccount to run as and bind the roles to" -}}
+{{- end -}}
+{{- end -}}
