@@ -1,0 +1,268 @@
+// The machine-readable plan: a versioned JSON document with the same content as the text
+// preview and no secret material. Registration data is shown decoded (it is for reading, not
+// for applying); credential fields are replaced by fingerprints, so a rotation is visible
+// without the credential being disclosed.
+
+import type {
+  Action,
+  ActionKind,
+  CreateReason,
+  DeleteReason,
+  DemoteReason,
+  DesiredSecret,
+  FieldChange,
+  Labels,
+  NamespaceOutcome,
+  ObservedRef,
+  OutcomeState,
+  Plan,
+  UpdateReason,
+  Warning,
+} from './types.js';
+import { decodeBase64Text } from './base64.js';
+import { fingerprint } from './sha256.js';
+
+export const PLAN_FORMAT_VERSION = '1';
+
+/** Counts by action kind and by outcome state. */
+export interface PlanSummary {
+  readonly create: number;
+  readonly update: number;
+  readonly demote: number;
+  readonly delete: number;
+  readonly registered: number;
+  readonly unchanged: number;
+  readonly waiting: number;
+  readonly refused: number;
+  readonly stale: number;
+  readonly skipped: number;
+  readonly warnings: number;
+}
+
+/** A JSON value with no undefined: what a redacted registration `data` value may be. */
+export type RedactedValue =
+  string | number | boolean | null | RedactedValue[] | { readonly [key: string]: RedactedValue };
+
+/** A registration Secret as shown: data decoded, credential material fingerprinted. */
+export interface RedactedSecret {
+  readonly namespace: string;
+  readonly name: string;
+  readonly type: 'Opaque';
+  readonly labels: Labels;
+  readonly annotations: Labels;
+  readonly data: Readonly<Record<string, RedactedValue>>;
+}
+
+export type PlanDocumentAction =
+  | {
+      readonly kind: 'create';
+      readonly cluster: string;
+      readonly reason: CreateReason;
+      readonly secret: RedactedSecret;
+      readonly changes: readonly FieldChange[];
+    }
+  | {
+      readonly kind: 'update';
+      readonly cluster: string;
+      readonly reason: UpdateReason;
+      readonly target: ObservedRef;
+      readonly secret: RedactedSecret;
+      readonly changes: readonly FieldChange[];
+    }
+  | {
+      readonly kind: 'demote';
+      readonly cluster: string;
+      readonly reason: DemoteReason;
+      readonly target: ObservedRef;
+      readonly secret: RedactedSecret;
+      readonly changes: readonly FieldChange[];
+    }
+  | {
+      readonly kind: 'delete';
+      readonly cluster: string;
+      readonly reason: DeleteReason;
+      readonly target: ObservedRef;
+    };
+
+export interface PlanDocument {
+  readonly formatVersion: typeof PLAN_FORMAT_VERSION;
+  readonly actions: readonly PlanDocumentAction[];
+  readonly outcomes: readonly NamespaceOutcome[];
+  readonly warnings: readonly Warning[];
+  readonly summary: PlanSummary;
+}
+
+/** The plan as a JSON-ready document. `JSON.stringify(planToJson(plan))` is safe to print. */
+export function planToJson(plan: Plan): PlanDocument {
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    actions: plan.actions.map(documentAction),
+    outcomes: plan.outcomes,
+    warnings: plan.warnings,
+    summary: summarisePlan(plan),
+  };
+}
+
+export function summarisePlan(plan: Plan): PlanSummary {
+  const kinds: Record<ActionKind, number> = { create: 0, update: 0, demote: 0, delete: 0 };
+  for (const action of plan.actions) kinds[action.kind] += 1;
+  const states: Record<OutcomeState, number> = {
+    registered: 0,
+    unchanged: 0,
+    waiting: 0,
+    refused: 0,
+    stale: 0,
+    skipped: 0,
+  };
+  for (const outcome of plan.outcomes) states[outcome.state] += 1;
+  return { ...kinds, ...states, warnings: plan.warnings.length };
+}
+
+/**
+ * A sensitive value for display. The planner already puts fingerprints in FieldChange; anything
+ * that does not look like one is fingerprinted here, so a slip upstream cannot leak a secret.
+ */
+export function sensitiveDisplay(value: string): string {
+  return FINGERPRINT.test(value) ? value : fingerprint(value);
+}
+
+/** A FieldChange whose sensitive values are guaranteed to be fingerprints. */
+export function redactChange(change: FieldChange): FieldChange {
+  if (!change.sensitive) return change;
+  return {
+    field: change.field,
+    ...(change.before === undefined ? {} : { before: sensitiveDisplay(change.before) }),
+    ...(change.after === undefined ? {} : { after: sensitiveDisplay(change.after) }),
+    sensitive: true,
+  };
+}
+
+/** Decodes a registration's data and fingerprints every credential in it. */
+export function redactSecret(secret: DesiredSecret): RedactedSecret {
+  const data: Record<string, RedactedValue> = {};
+  for (const key of Object.keys(secret.data).sort()) {
+    const encoded = secret.data[key];
+    if (encoded === undefined) continue;
+    data[key] = redactDataValue(key, encoded);
+  }
+  return {
+    namespace: secret.namespace,
+    name: secret.name,
+    type: secret.type,
+    labels: sortedRecord(secret.labels),
+    annotations: sortedRecord(secret.annotations),
+    data,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+
+const FINGERPRINT = /^sha256:[0-9a-f]{12,64}$/;
+
+/** Registration data keys that hold no secret (DESIGN §4); anything else is fingerprinted. */
+const CLEAR_DATA_KEYS: ReadonlySet<string> = new Set([
+  'name',
+  'server',
+  'project',
+  'namespaces',
+  'clusterResources',
+]);
+
+/** ClusterConfig fields shown in clear: they configure the connection, they do not grant it. */
+const CLEAR_CONFIG_FIELDS: ReadonlySet<string> = new Set(['insecure', 'serverName', 'proxyUrl']);
+
+function documentAction(action: Action): PlanDocumentAction {
+  const changes = action.kind === 'delete' ? [] : action.changes.map(redactChange);
+  switch (action.kind) {
+    case 'create':
+      return {
+        kind: 'create',
+        cluster: action.cluster,
+        reason: action.reason,
+        secret: redactSecret(action.secret),
+        changes,
+      };
+    case 'update':
+      return {
+        kind: 'update',
+        cluster: action.cluster,
+        reason: action.reason,
+        target: action.target,
+        secret: redactSecret(action.secret),
+        changes,
+      };
+    case 'demote':
+      return {
+        kind: 'demote',
+        cluster: action.cluster,
+        reason: action.reason,
+        target: action.target,
+        secret: redactSecret(action.secret),
+        changes,
+      };
+    case 'delete':
+      return {
+        kind: 'delete',
+        cluster: action.cluster,
+        reason: action.reason,
+        target: action.target,
+      };
+    default:
+      return unreachable(action);
+  }
+}
+
+function redactDataValue(key: string, encoded: string): RedactedValue {
+  const text = decodeBase64Text(encoded);
+  // Undecodable data cannot be shown in clear safely: show that it changed, not what it is.
+  if (text === undefined) return fingerprint(encoded);
+  if (key === 'config') return redactConfig(text);
+  return CLEAR_DATA_KEYS.has(key) ? text : fingerprint(text);
+}
+
+function redactConfig(text: string): RedactedValue {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return fingerprint(text);
+  }
+  return isObject(parsed) ? redactConfigObject(parsed) : fingerprint(text);
+}
+
+function redactConfigObject(
+  object: Readonly<Record<string, unknown>>,
+): Record<string, RedactedValue> {
+  const out: Record<string, RedactedValue> = {};
+  for (const [field, value] of Object.entries(object)) {
+    if (field === 'tlsClientConfig' && isObject(value)) {
+      out[field] = redactConfigObject(value);
+    } else if (
+      CLEAR_CONFIG_FIELDS.has(field) &&
+      (typeof value === 'string' || typeof value === 'boolean')
+    ) {
+      out[field] = value;
+    } else {
+      // username, password, bearerToken, caData, certData, keyData and anything unknown.
+      out[field] = fingerprint(typeof value === 'string' ? value : (JSON.stringify(value)));
+    }
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function sortedRecord(record: Labels): Labels {
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(record).sort()) {
+    const value = record[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+function unreachable(value: never): never {
+  throw new Error(`unhandled action ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,323 @@
+import { describe, expect, it } from 'vitest';
+import type { Action, DesiredSecret, NamespaceOutcome, Plan } from './types.js';
+import { encodeBase64Text } from './base64.js';
+import { renderPlanText, summaryLine } from './render-text.js';
+
+// Hand-written plans: the renderer only consumes the Plan type, so its tests need no planner.
+
+const P = 'argocd-cluster-registrar/';
+
+function secret(name: string, extra: Partial<DesiredSecret> = {}): DesiredSecret {
+  return {
+    namespace: 'argocd',
+    name: `cluster-${name}`,
+    type: 'Opaque',
+    labels: { 'argocd.argoproj.io/secret-type': 'cluster', [`${P}cluster`]: name },
+    annotations: {},
+    data: {
+      name: encodeBase64Text(name),
+      server: encodeBase64Text(`https://${name}.example:6443`),
+      config: encodeBase64Text('{"tlsClientConfig":{"insecure":false,"certData":"c2VjcmV0"}}'),
+    },
+    ...extra,
+  };
+}
+
+const ref = (name: string) => ({
+  namespace: 'argocd',
+  name,
+  uid: `uid-${name}`,
+  resourceVersion: '7',
+});
+
+const create: Action = {
+  kind: 'create',
+  cluster: 'alpha',
+  secret: secret('alpha'),
+  reason: { code: 'new-registration', namespace: 'k3k-alpha' },
+  changes: [
+    { field: 'name', after: 'alpha', sensitive: false },
+    { field: 'server', after: 'https://alpha.example:6443', sensitive: false },
+    { field: `labels.${P}team`, after: 'platform', sensitive: false },
+    { field: 'caData', after: 'sha256:0a1b2c3d4e5f', sensitive: true },
+    { field: 'certData', after: 'sha256:111111111111', sensitive: true },
+    { field: 'keyData', after: 'sha256:222222222222', sensitive: true },
+  ],
+};
+
+const update: Action = {
+  kind: 'update',
+  cluster: 'beta',
+  target: ref('cluster-beta'),
+  secret: secret('beta'),
+  reason: { code: 'credentials-changed', namespace: 'k3k-beta' },
+  changes: [
+    {
+      field: 'certData',
+      before: 'sha256:ab12ab12ab12',
+      after: 'sha256:cd34cd34cd34',
+      sensitive: true,
+    },
+    {
+      field: 'keyData',
+      before: 'sha256:333333333333',
+      after: 'sha256:444444444444',
+      sensitive: true,
+    },
+    { field: `labels.${P}team`, before: 'a', after: 'b', sensitive: false },
+    { field: `annotations.${P}owner`, before: 'ops@example.com', sensitive: false },
+  ],
+};
+
+const demote: Action = {
+  kind: 'demote',
+  cluster: 'old',
+  target: ref('cluster-old'),
+  secret: secret('old'),
+  reason: { code: 'renamed', namespace: 'k3k-gamma', supersededBy: 'cluster-gamma' },
+  changes: [
+    { field: 'labels.argocd.argoproj.io/secret-type', before: 'cluster', sensitive: false },
+    { field: `labels.${P}orphaned-secret-type`, after: 'cluster', sensitive: false },
+    { field: `labels.${P}superseded-by`, after: 'cluster-gamma', sensitive: false },
+  ],
+};
+
+const remove: Action = {
+  kind: 'delete',
+  cluster: 'gone',
+  target: ref('cluster-gone'),
+  reason: { code: 'source-namespace-not-found', namespace: 'k3k-gone' },
+};
+
+const outcome = (
+  namespace: string,
+  state: NamespaceOutcome['state'],
+  extra: Partial<NamespaceOutcome> = {},
+): NamespaceOutcome => ({
+  namespace,
+  state,
+  rejected: [],
+  ...extra,
+});
+
+const outcomes: NamespaceOutcome[] = [
+  outcome('k3k-alpha', 'registered', { cluster: 'alpha' }),
+  outcome('k3k-beta', 'registered', { cluster: 'beta' }),
+  outcome('k3k-delta', 'unchanged', { cluster: 'delta' }),
+  outcome('k3k-new', 'waiting', {
+    cluster: 'new',
+    reason: {
+      code: 'waiting-for-kubeconfig',
+      message: 'no Secret matching k3k-*-kubeconfig with key kubeconfig.yaml yet',
+    },
+  }),
+  outcome('k3k-bad', 'refused', {
+    cluster: 'bad',
+    reason: {
+      code: 'server-loopback',
+      message:
+        'the kubeconfig points at https://127.0.0.1:6443, which ArgoCD cannot reach; expose the API server and set its address',
+    },
+    rejected: [
+      {
+        candidate: {
+          namespace: 'k3k-bad',
+          secret: 'k3k-bad-kubeconfig',
+          key: 'kubeconfig.yaml',
+          provider: 'k3k',
+        },
+        refusal: {
+          code: 'server-loopback',
+          message: 'server https://127.0.0.1:6443 is a loopback address',
+        },
+      },
+    ],
+  }),
+  outcome('k3k-rot', 'stale', {
+    cluster: 'rot',
+    reason: {
+      code: 'kubeconfig-not-yaml',
+      message: 'the kubeconfig is not YAML; the last good registration is kept',
+    },
+  }),
+  outcome('k3k-nolabel', 'skipped', {
+    reason: { code: 'cluster-label-missing', message: 'no cluster label' },
+  }),
+];
+
+const fullPlan: Plan = {
+  actions: [create, update, demote, remove],
+  outcomes,
+  warnings: [
+    {
+      code: 'cluster-label-missing',
+      namespace: 'k3k-nolabel',
+      message: `namespace has ${P}managed-by but no ${P}cluster label; add it to register`,
+    },
+    {
+      code: 'insecure-drops-ca',
+      namespace: 'k3k-alpha',
+      secret: 'k3k-alpha-kubeconfig',
+      message: 'insecure-skip-tls-verify is set, so the CA is dropped',
+    },
+  ],
+};
+
+describe('renderPlanText', () => {
+  it('renders every kind of action, the namespaces needing attention, warnings and the summary', () => {
+    expect(renderPlanText(fullPlan)).toBe(
+      `Symbols: + create, ~ update, » demote (kept aside for a revert), - delete
+
++ argocd/cluster-alpha will be created (cluster "alpha")
+    reason: namespace k3k-alpha is not registered yet
+    + name:                                 "alpha"
+    + server:                               "https://alpha.example:6443"
+    + labels.argocd-cluster-registrar/team: "platform"
+    + caData:                               (sensitive value) sha256:0a1b2c3d4e5f
+    + certData:                             (sensitive value) sha256:111111111111
+    + keyData:                              (sensitive value) sha256:222222222222
+
+~ argocd/cluster-beta will be updated (cluster "beta")
+    reason: the credentials in the kubeconfig of namespace k3k-beta changed
+    ~ certData:                                   (sensitive value) sha256:ab12ab12ab12 → sha256:cd34cd34cd34
+    ~ keyData:                                    (sensitive value) sha256:333333333333 → sha256:444444444444
+    ~ labels.argocd-cluster-registrar/team:       "a" → "b"
+    - annotations.argocd-cluster-registrar/owner: "ops@example.com"
+
+» argocd/cluster-old will be demoted (cluster "old")
+    reason: namespace k3k-gamma now registers as cluster-gamma; this one is kept aside until the demoted TTL expires, so reverting the label restores it
+    - labels.argocd.argoproj.io/secret-type:                "cluster"
+    + labels.argocd-cluster-registrar/orphaned-secret-type: "cluster"
+    + labels.argocd-cluster-registrar/superseded-by:        "cluster-gamma"
+
+- argocd/cluster-gone will be deleted (cluster "gone")
+    reason: source namespace k3k-gone no longer exists
+
+Namespaces needing attention:
+  waiting  k3k-new (cluster "new"): no Secret matching k3k-*-kubeconfig with key kubeconfig.yaml yet [waiting-for-kubeconfig]
+  refused  k3k-bad (cluster "bad"): the kubeconfig points at https://127.0.0.1:6443, which ArgoCD cannot reach; expose the API server and set its address [server-loopback]
+             candidate k3k-bad-kubeconfig[kubeconfig.yaml] (k3k): server https://127.0.0.1:6443 is a loopback address [server-loopback]
+  stale    k3k-rot (cluster "rot"): the kubeconfig is not YAML; the last good registration is kept [kubeconfig-not-yaml]
+
+Warnings:
+  ! k3k-nolabel: namespace has argocd-cluster-registrar/managed-by but no argocd-cluster-registrar/cluster label; add it to register [cluster-label-missing]
+  ! k3k-alpha/k3k-alpha-kubeconfig: insecure-skip-tls-verify is set, so the CA is dropped [insecure-drops-ca]
+
+Plan: 1 to create, 1 to update, 1 to demote, 1 to delete.
+`,
+    );
+  });
+
+  it('says there is nothing to do, with the number of registrations up to date', () => {
+    const plan: Plan = {
+      actions: [],
+      outcomes: [outcome('a', 'unchanged'), outcome('b', 'unchanged'), outcome('c', 'skipped')],
+      warnings: [],
+    };
+    expect(renderPlanText(plan)).toBe('No changes. 2 registrations up to date.\n');
+    expect(
+      renderPlanText({ actions: [], outcomes: [outcome('a', 'unchanged')], warnings: [] }),
+    ).toBe('No changes. 1 registration up to date.\n');
+    expect(renderPlanText({ actions: [], outcomes: [], warnings: [] })).toBe(
+      'No changes. 0 registrations up to date.\n',
+    );
+  });
+
+  it('announces a dry run', () => {
+    expect(
+      renderPlanText({ actions: [remove], outcomes: [], warnings: [] }, { dryRun: true }),
+    ).toBe(
+      `Dry run: this is what would change; nothing will be written.
+
+Symbols: + create, ~ update, » demote (kept aside for a revert), - delete
+
+- argocd/cluster-gone will be deleted (cluster "gone")
+    reason: source namespace k3k-gone no longer exists
+
+Plan: 0 to create, 0 to update, 0 to demote, 1 to delete.
+`,
+    );
+  });
+
+  it('words every reason', () => {
+    const lines = (action: Action): string =>
+      renderPlanText({ actions: [action], outcomes: [], warnings: [] }).split('\n')[3] ?? '';
+    expect(lines({ ...create, reason: { code: 'restored', namespace: 'n' } })).toBe(
+      '    reason: the registration of namespace n is missing and is restored',
+    );
+    const updateWith = (reason: Extract<Action, { kind: 'update' }>['reason']): Action => ({
+      ...update,
+      reason,
+      changes: [],
+    });
+    expect(lines(updateWith({ code: 'server-changed', namespace: 'n' }))).toBe(
+      '    reason: the server address of namespace n changed',
+    );
+    expect(lines(updateWith({ code: 'ca-changed', namespace: 'n' }))).toBe(
+      '    reason: the certificate authority of namespace n changed',
+    );
+    expect(lines(updateWith({ code: 'metadata-changed', namespace: 'n' }))).toBe(
+      '    reason: the labels or annotations of namespace n changed',
+    );
+    expect(lines(updateWith({ code: 'restored-from-demotion', namespace: 'n' }))).toBe(
+      '    reason: namespace n claims this cluster again: the demoted registration is restored',
+    );
+    expect(
+      lines({
+        ...remove,
+        reason: {
+          code: 'source-namespace-replaced',
+          namespace: 'n',
+          recordedUid: 'u1',
+          observedUid: 'u2',
+        },
+      }),
+    ).toBe('    reason: source namespace n was re-created (recorded uid u1, now u2)');
+    expect(
+      lines({
+        ...remove,
+        reason: { code: 'demotion-expired', namespace: 'n', staleSince: '2026-11-01T00:00:00Z' },
+      }),
+    ).toBe(
+      '    reason: demoted since 2026-11-01T00:00:00Z (namespace n), longer than the demoted TTL',
+    );
+  });
+
+  it('fingerprints a sensitive value that reached it in clear, rather than print it', () => {
+    const leaky: Action = {
+      ...update,
+      changes: [
+        { field: 'bearerToken', before: 'hunter2', after: 'sha256:cd34cd34cd34', sensitive: true },
+      ],
+    };
+    const text = renderPlanText({ actions: [leaky], outcomes: [], warnings: [] });
+    expect(text).not.toContain('hunter2');
+    expect(text).toContain(
+      '~ bearerToken: (sensitive value) sha256:f52fbd32b2b3 → sha256:cd34cd34cd34',
+    );
+  });
+
+  it('quotes values, so control characters in a label cannot reach the terminal', () => {
+    const action: Action = {
+      ...update,
+      changes: [{ field: 'labels.x', after: 'a\u001b[2Jb', sensitive: false }],
+    };
+    expect(renderPlanText({ actions: [action], outcomes: [], warnings: [] })).toContain(
+      '+ labels.x: "a\\u001b[2Jb"',
+    );
+  });
+
+  it('colours symbols and headings only when asked', () => {
+    const coloured = renderPlanText(fullPlan, { color: true });
+    expect(coloured).toContain('\u001b[32m+\u001b[0m \u001b[1margocd/cluster-alpha\u001b[0m');
+    expect(coloured).toContain('\u001b[31m-\u001b[0m \u001b[1margocd/cluster-gone\u001b[0m');
+    expect(coloured.replace(/\u001b\[[0-9;]*m/g, '')).toBe(renderPlanText(fullPlan));
+    expect(renderPlanText(fullPlan)).not.toContain('\u001b');
+  });
+});
+
+describe('summaryLine', () => {
+  it('counts actions by kind', () => {
+    expect(summaryLine(fullPlan)).toBe('Plan: 1 to create, 1 to update, 1 to demote, 1 to delete.');
+  });
+});

@@ -1,0 +1,224 @@
+// The human preview of a plan, in the manner of `terraform plan`: one block per action with
+// its symbol, its reason and a field-level diff; then the namespaces that need attention,
+// the warnings and a summary line. Diffs are computed by the planner; this only renders.
+// Credentials appear only as `(sensitive value)` plus a fingerprint, so a rotation is
+// visible while the credential is not.
+
+import type { Action, ActionKind, FieldChange, NamespaceOutcome, Plan, Warning } from './types.js';
+import { redactChange, summarisePlan } from './render-json.js';
+
+export interface RenderTextOptions {
+  /** ANSI colours (default off: logs and tests get plain text). */
+  readonly color?: boolean;
+  /** Say that nothing will be written. */
+  readonly dryRun?: boolean;
+}
+
+/** Symbol per action kind. `»` for demote: the registration moves aside, it is not removed. */
+export const ACTION_SYMBOLS: Readonly<Record<ActionKind, string>> = {
+  create: '+',
+  update: '~',
+  demote: '»',
+  delete: '-',
+};
+
+const ACTION_VERBS: Readonly<Record<ActionKind, string>> = {
+  create: 'created',
+  update: 'updated',
+  demote: 'demoted',
+  delete: 'deleted',
+};
+
+export const LEGEND = 'Symbols: + create, ~ update, » demote (kept aside for a revert), - delete';
+
+// Outcomes worth a line of their own; registered/unchanged are covered by the actions and
+// the summary, skipped namespaces by their warning.
+const ATTENTION_STATES = ['waiting', 'refused', 'stale'] as const;
+
+export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): string {
+  const paint = painter(options.color === true);
+  const lines: string[] = [];
+
+  if (options.dryRun === true) {
+    lines.push(paint.bold('Dry run: this is what would change; nothing will be written.'), '');
+  }
+
+  if (plan.actions.length > 0) {
+    lines.push(LEGEND, '');
+    for (const action of plan.actions) {
+      lines.push(...renderAction(action, paint), '');
+    }
+  }
+
+  const attention = plan.outcomes.filter((outcome) =>
+    (ATTENTION_STATES as readonly string[]).includes(outcome.state),
+  );
+  if (attention.length > 0) {
+    lines.push(paint.bold('Namespaces needing attention:'));
+    const width = Math.max(...attention.map((outcome) => outcome.state.length));
+    for (const outcome of attention) lines.push(...renderOutcome(outcome, width, paint));
+    lines.push('');
+  }
+
+  if (plan.warnings.length > 0) {
+    lines.push(paint.bold('Warnings:'));
+    for (const warning of plan.warnings) lines.push(renderWarning(warning, paint));
+    lines.push('');
+  }
+
+  lines.push(paint.bold(summaryLine(plan)));
+  return `${lines.join('\n')}\n`;
+}
+
+/** `Plan: 1 to create, 2 to update, 0 to demote, 1 to delete.` or `No changes. …`. */
+export function summaryLine(plan: Plan): string {
+  const summary = summarisePlan(plan);
+  if (plan.actions.length === 0) {
+    const upToDate = summary.unchanged + summary.registered;
+    return `No changes. ${upToDate} ${upToDate === 1 ? 'registration' : 'registrations'} up to date.`;
+  }
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.demote} to demote, ${summary.delete} to delete.`;
+}
+
+/** The one-line reason for an action, in words. */
+export function describeReason(action: Action): string {
+  switch (action.kind) {
+    case 'create': {
+      const reason = action.reason;
+      switch (reason.code) {
+        case 'new-registration':
+          return `namespace ${reason.namespace} is not registered yet`;
+        case 'restored':
+          return `the registration of namespace ${reason.namespace} is missing and is restored`;
+        default:
+          return unreachable(reason);
+      }
+    }
+    case 'update': {
+      const reason = action.reason;
+      switch (reason.code) {
+        case 'credentials-changed':
+          return `the credentials in the kubeconfig of namespace ${reason.namespace} changed`;
+        case 'server-changed':
+          return `the server address of namespace ${reason.namespace} changed`;
+        case 'ca-changed':
+          return `the certificate authority of namespace ${reason.namespace} changed`;
+        case 'metadata-changed':
+          return `the labels or annotations of namespace ${reason.namespace} changed`;
+        case 'restored-from-demotion':
+          return `namespace ${reason.namespace} claims this cluster again: the demoted registration is restored`;
+        default:
+          return unreachable(reason);
+      }
+    }
+    case 'demote': {
+      const reason = action.reason;
+      return `namespace ${reason.namespace} now registers as ${reason.supersededBy}; this one is kept aside until the demoted TTL expires, so reverting the label restores it`;
+    }
+    case 'delete': {
+      const reason = action.reason;
+      switch (reason.code) {
+        case 'source-namespace-not-found':
+          return `source namespace ${reason.namespace} no longer exists`;
+        case 'source-namespace-replaced':
+          return `source namespace ${reason.namespace} was re-created (recorded uid ${reason.recordedUid}, now ${reason.observedUid})`;
+        case 'demotion-expired':
+          return `demoted since ${reason.staleSince} (namespace ${reason.namespace}), longer than the demoted TTL`;
+        default:
+          return unreachable(reason);
+      }
+    }
+    default:
+      return unreachable(action);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+interface Painter {
+  readonly bold: (text: string) => string;
+  readonly dim: (text: string) => string;
+  readonly kind: (kind: ActionKind, text: string) => string;
+  readonly red: (text: string) => string;
+  readonly yellow: (text: string) => string;
+}
+
+function painter(color: boolean): Painter {
+  const sgr =
+    (code: string) =>
+    (text: string): string =>
+      color ? `\u001b[${code}m${text}\u001b[0m` : text;
+  const green = sgr('32');
+  const yellow = sgr('33');
+  const red = sgr('31');
+  const cyan = sgr('36');
+  const byKind: Readonly<Record<ActionKind, (text: string) => string>> = {
+    create: green,
+    update: yellow,
+    demote: cyan,
+    delete: red,
+  };
+  return { bold: sgr('1'), dim: sgr('2'), kind: (kind, text) => byKind[kind](text), red, yellow };
+}
+
+function renderAction(action: Action, paint: Painter): string[] {
+  const target = action.kind === 'create' ? action.secret : action.target;
+  const lines = [
+    `${paint.kind(action.kind, ACTION_SYMBOLS[action.kind])} ${paint.bold(`${target.namespace}/${target.name}`)} will be ${ACTION_VERBS[action.kind]} (cluster ${JSON.stringify(action.cluster)})`,
+    `    ${paint.dim('reason:')} ${describeReason(action)}`,
+  ];
+  if (action.kind !== 'delete') {
+    const changes = action.changes.map(redactChange);
+    const width = Math.max(0, ...changes.map((change) => change.field.length));
+    for (const change of changes) lines.push(`    ${renderChange(change, width, paint)}`);
+  }
+  return lines;
+}
+
+function renderChange(change: FieldChange, width: number, paint: Painter): string {
+  const show = (value: string): string => (change.sensitive ? value : JSON.stringify(value));
+  const label = `${change.field}:`.padEnd(width + 1);
+  const prefix = change.sensitive ? '(sensitive value) ' : '';
+  const { before, after } = change;
+  if (before === undefined && after !== undefined) {
+    return `${paint.kind('create', '+')} ${label} ${prefix}${show(after)}`;
+  }
+  if (before !== undefined && after === undefined) {
+    return `${paint.kind('delete', '-')} ${label} ${prefix}${show(before)}`;
+  }
+  if (before !== undefined && after !== undefined) {
+    return `${paint.kind('update', '~')} ${label} ${prefix}${show(before)} → ${show(after)}`;
+  }
+  // Neither side: a field the planner names without values (e.g. a redacted rotation).
+  return `${paint.kind('update', '~')} ${label} ${prefix}`.trimEnd();
+}
+
+function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter): string[] {
+  const state =
+    outcome.state === 'refused'
+      ? paint.red(outcome.state.padEnd(width))
+      : paint.yellow(outcome.state.padEnd(width));
+  const cluster =
+    outcome.cluster === undefined ? '' : ` (cluster ${JSON.stringify(outcome.cluster)})`;
+  const why =
+    outcome.reason === undefined ? '' : `: ${outcome.reason.message} [${outcome.reason.code}]`;
+  const lines = [`  ${state}  ${outcome.namespace}${cluster}${why}`];
+  for (const { candidate, refusal } of outcome.rejected) {
+    lines.push(
+      `  ${' '.repeat(width)}    ${paint.dim('candidate')} ${candidate.secret}[${candidate.key}] (${candidate.provider}): ${refusal.message} [${refusal.code}]`,
+    );
+  }
+  return lines;
+}
+
+function renderWarning(warning: Warning, paint: Painter): string {
+  const where =
+    warning.namespace === undefined
+      ? ''
+      : `${warning.namespace}${warning.secret === undefined ? '' : `/${warning.secret}`}: `;
+  return `  ${paint.yellow('!')} ${where}${warning.message} [${warning.code}]`;
+}
+
+function unreachable(value: never): never {
+  throw new Error(`unhandled plan value ${JSON.stringify(value)}`);
+}
