@@ -362,7 +362,7 @@ describe('legacy secretNamePattern / secretKey', () => {
 describe('formatConfigError', () => {
   it('names the setting, the value and the accepted form on one line', () => {
     expect(formatConfigError(onlyError({ interval: '0s' }))).toBe(
-      'interval "0s": must be at least 1s (a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h))',
+      'interval "0s": must be at least 1s; expected a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)',
     );
   });
 });
