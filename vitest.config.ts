@@ -10,13 +10,42 @@ export default defineConfig({
     alias: {
       '@argocd-cluster-registrar/core': src('core'),
       '@argocd-cluster-registrar/k8s-adapter': src('k8s-adapter'),
+      '@argocd-cluster-registrar/testkit': src('testkit'),
     },
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'charts/**/*.test.ts', 'scripts/**/*.test.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: '.cache/vitest-report.json' },
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
+    projects: [
+      {
+        // Pure: no servers, fully parallel.
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['packages/core/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        // Against real etcd + kube-apiserver planes started once per run by the global setup
+        // (the first run on a machine also builds the binaries, which takes minutes).
+        extends: true,
+        test: {
+          name: 'integration',
+          include: [
+            'packages/k8s-adapter/**/*.test.ts',
+            'packages/cli/**/*.test.ts',
+            'packages/testkit/**/*.test.ts',
+            'charts/**/*.test.ts',
+            'scripts/**/*.test.ts',
+          ],
+          globalSetup: ['./packages/testkit/src/global-setup.ts'],
+          // Two cores run both planes already: one test file at a time.
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
+    ],
   },
 });

@@ -1,0 +1,13 @@
+export {
+  CONTROL_PLANE_SCRIPT,
+  attachControlPlane,
+  finalizeNamespace,
+  mintToken,
+  runControlPlaneScript,
+  startControlPlane,
+} from './control-plane.js';
+export type { ControlPlane, StartOptions } from './control-plane.js';
+export { adminKubeConfig, coreApi, rbacApi, statusOf, tokenKubeConfig } from './client.js';
+export { uniqueName } from './names.js';
+export { testChildPlane, testHostPlane } from './shared.js';
+export type { ProvidedPlane } from './provided.js';
