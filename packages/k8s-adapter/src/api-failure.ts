@@ -1,0 +1,169 @@
+// Every error that crosses the API boundary is mapped here, once, to a small union with a
+// retry policy. client-node's own messages embed the response body and headers, so nothing
+// of theirs is copied verbatim: messages are rebuilt from the Status reason, the object
+// names it mentions, or a socket error code.
+
+export type ApiFailureKind =
+  | 'not-found'
+  | 'conflict'
+  | 'already-exists'
+  | 'forbidden'
+  | 'unauthorized'
+  | 'invalid'
+  | 'transient'
+  | 'unknown';
+
+export interface ApiFailure {
+  readonly kind: ApiFailureKind;
+  readonly status?: number;
+  /** Safe to log: never credentials, request bodies or response bodies beyond a Status message. */
+  readonly message: string;
+  readonly retryable: boolean;
+}
+
+/** The subset of a `meta/v1` Status we read. */
+interface StatusBody {
+  readonly reason?: string;
+  readonly message?: string;
+  readonly code?: number;
+  readonly details?: { readonly causes?: readonly { readonly field?: string; readonly reason?: string }[] };
+}
+
+const TRANSIENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+const MAX_MESSAGE = 300;
+
+export function classifyApiError(err: unknown): ApiFailure {
+  const status = httpStatusOf(err);
+  if (status !== undefined) return fromStatus(status, statusBodyOf(err));
+  const code = socketCodeOf(err);
+  if (code !== undefined) {
+    return TRANSIENT_CODES.has(code)
+      ? { kind: 'transient', message: `connection failed (${code})`, retryable: true }
+      : { kind: 'unknown', message: `request failed (${code})`, retryable: false };
+  }
+  if (isRecord(err) && (err['name'] === 'AbortError' || err['name'] === 'TimeoutError')) {
+    return { kind: 'transient', message: 'request timed out or was aborted', retryable: true };
+  }
+  // Anything else is a bug or an unexpected library error: keep only its class name, since
+  // arbitrary messages may quote configuration.
+  const name = err instanceof Error ? err.name : typeof err;
+  return { kind: 'unknown', message: `unexpected error (${name})`, retryable: false };
+}
+
+/** Maps a Status-shaped object (a watch ERROR event) the same way as a thrown error. */
+export function classifyStatusObject(status: unknown): ApiFailure {
+  const body = isRecord(status) ? (status as StatusBody) : undefined;
+  const code = typeof body?.code === 'number' ? body.code : 500;
+  return fromStatus(code, body);
+}
+
+function fromStatus(status: number, body: StatusBody | undefined): ApiFailure {
+  const reason = body?.reason;
+  const said = describeStatus(status, body);
+  if (status === 404) return { kind: 'not-found', status, message: said, retryable: false };
+  if (status === 409) {
+    return reason === 'AlreadyExists'
+      ? { kind: 'already-exists', status, message: said, retryable: false }
+      : { kind: 'conflict', status, message: said, retryable: true };
+  }
+  if (status === 401) return { kind: 'unauthorized', status, message: said, retryable: false };
+  if (status === 403) return { kind: 'forbidden', status, message: said, retryable: false };
+  if (status === 422 || status === 400) return { kind: 'invalid', status, message: said, retryable: false };
+  if (status === 408 || status === 410 || status === 429 || status >= 500) {
+    return { kind: 'transient', status, message: said, retryable: true };
+  }
+  return { kind: 'unknown', status, message: said, retryable: false };
+}
+
+function describeStatus(status: number, body: StatusBody | undefined): string {
+  const reason = body?.reason ?? defaultReason(status);
+  // Validation messages quote rejected values, which may be secret data: name fields only.
+  if (status === 422 || status === 400) {
+    const fields = (body?.details?.causes ?? [])
+      .map((cause) => [cause.field, cause.reason].filter(Boolean).join(' '))
+      .filter((text) => text.length > 0);
+    return clip(`${status} ${reason}${fields.length > 0 ? `: ${fields.join('; ')}` : ''}`);
+  }
+  const message = typeof body?.message === 'string' && body.message.length > 0 ? `: ${body.message}` : '';
+  return clip(`${status} ${reason}${message}`);
+}
+
+function defaultReason(status: number): string {
+  switch (status) {
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Gone';
+    case 429:
+      return 'TooManyRequests';
+    default:
+      return status >= 500 ? 'ServerError' : 'Error';
+  }
+}
+
+function clip(text: string): string {
+  return text.length <= MAX_MESSAGE ? text : `${text.slice(0, MAX_MESSAGE - 1)}…`;
+}
+
+function httpStatusOf(err: unknown): number | undefined {
+  if (!isRecord(err)) return undefined;
+  // ApiException carries `code` (a number); Watch errors carry `statusCode`. A socket error's
+  // `code` is a string, so the type tells them apart.
+  for (const key of ['code', 'statusCode']) {
+    const value = err[key];
+    if (typeof value === 'number' && value >= 100 && value < 600) return value;
+  }
+  return undefined;
+}
+
+function statusBodyOf(err: unknown): StatusBody | undefined {
+  if (!isRecord(err)) return undefined;
+  const body = err['body'];
+  if (typeof body === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      return isRecord(parsed) ? parsed : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return isRecord(body) ? body : undefined;
+}
+
+function socketCodeOf(err: unknown): string | undefined {
+  // node-fetch wraps system errors (FetchError with `code`/`errno`); undici nests them in `cause`.
+  let current: unknown = err;
+  for (let depth = 0; depth < 4 && isRecord(current); depth += 1) {
+    for (const key of ['code', 'errno']) {
+      const value = current[key];
+      if (typeof value === 'string' && /^[A-Z][A-Z_]+$/.test(value)) return value;
+    }
+    current = current['cause'];
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}

@@ -1,0 +1,124 @@
+// Apply: execute the plan's actions verbatim and report each one's outcome. Never
+// re-decides: a create never overwrites, an update or delete is conditional on the object
+// the plan was made against, and a 409 or 404 is reported, not forced (the next pass
+// re-plans from fresh data). One failed action never stops the others.
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { Action, Plan } from '@argocd-cluster-registrar/core';
+import { classifyApiError } from './api-failure.js';
+import type { ApiFailure } from './api-failure.js';
+import { mapBounded } from './concurrency.js';
+import type { KubeAccess } from './kube-access.js';
+import { toSecretBody } from './observed-objects.js';
+
+export type ActionStatus = 'applied' | 'conflict' | 'not-found' | 'already-exists' | 'failed' | 'dry-run';
+
+export interface ActionResult {
+  readonly action: Action;
+  readonly status: ActionStatus;
+  readonly failure?: ApiFailure;
+}
+
+export interface ApplyOptions {
+  readonly dryRun: boolean;
+}
+
+const WRITE_CONCURRENCY = 8;
+const FIELD_MANAGER = 'argocd-cluster-registrar';
+
+/**
+ * Writes run concurrently, except that actions on the same Secret name keep their plan order
+ * (a delete of a replaced registration must land before the create that reuses its name).
+ *
+ * Dry run uses the API server's own dry run, so admission and validation still speak; its
+ * status is always 'dry-run', with the failure the real write would meet (if any) attached.
+ * A forbidden or unreachable dry run therefore never fails a preview.
+ */
+export async function applyPlan(access: KubeAccess, plan: Plan, options: ApplyOptions): Promise<readonly ActionResult[]> {
+  const api = access.kubeConfig.makeApiClient(CoreV1Api);
+  const results = new Array<ActionResult>(plan.actions.length);
+
+  const chains = new Map<string, number[]>();
+  plan.actions.forEach((action, index) => {
+    const key = `${secretNamespace(action)}/${secretName(action)}`;
+    const chain = chains.get(key);
+    if (chain === undefined) chains.set(key, [index]);
+    else chain.push(index);
+  });
+
+  await mapBounded([...chains.values()], WRITE_CONCURRENCY, async (chain) => {
+    for (const index of chain) {
+      const action = plan.actions[index] as Action;
+      results[index] = await applyAction(api, action, options.dryRun);
+    }
+  });
+  return results;
+}
+
+async function applyAction(api: CoreV1Api, action: Action, dryRun: boolean): Promise<ActionResult> {
+  const dryRunParam = dryRun ? { dryRun: 'All' } : {};
+  try {
+    switch (action.kind) {
+      case 'create':
+        await api.createNamespacedSecret({
+          namespace: action.secret.namespace,
+          body: toSecretBody(action.secret),
+          fieldManager: FIELD_MANAGER,
+          ...dryRunParam,
+        });
+        break;
+      case 'update':
+      case 'demote':
+        // A replace carrying the observed uid and resourceVersion: the API server refuses it
+        // (409) if the Secret changed or was replaced since we read it.
+        await api.replaceNamespacedSecret({
+          name: action.target.name,
+          namespace: action.target.namespace,
+          body: toSecretBody(action.secret, action.target),
+          fieldManager: FIELD_MANAGER,
+          ...dryRunParam,
+        });
+        break;
+      case 'delete':
+        await api.deleteNamespacedSecret({
+          name: action.target.name,
+          namespace: action.target.namespace,
+          body: { preconditions: { uid: action.target.uid, resourceVersion: action.target.resourceVersion } },
+          ...dryRunParam,
+        });
+        break;
+      default:
+        return assertNever(action);
+    }
+    return { action, status: dryRun ? 'dry-run' : 'applied' };
+  } catch (err) {
+    const failure = classifyApiError(err);
+    return { action, status: dryRun ? 'dry-run' : statusOf(failure), failure };
+  }
+}
+
+function statusOf(failure: ApiFailure): ActionStatus {
+  switch (failure.kind) {
+    case 'conflict':
+      return 'conflict';
+    case 'not-found':
+      return 'not-found';
+    case 'already-exists':
+      return 'already-exists';
+    default:
+      return 'failed';
+  }
+}
+
+function secretName(action: Action): string {
+  return action.kind === 'create' ? action.secret.name : action.target.name;
+}
+
+function secretNamespace(action: Action): string {
+  return action.kind === 'create' ? action.secret.namespace : action.target.namespace;
+}
+
+function assertNever(value: never): never {
+  // The action holds secret data: name its kind only.
+  throw new Error(`unhandled action kind ${String((value as { kind?: unknown }).kind)}`);
+}

@@ -1,0 +1,54 @@
+// Kubernetes Events on a source namespace, so `kubectl get events -n <ns>` tells its owner
+// what the registrar did with it. Best effort: a failure is returned, never thrown.
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
+import { hostname } from 'node:os';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { classifyApiError } from './api-failure.js';
+import type { ApiFailure } from './api-failure.js';
+import type { KubeAccess } from './kube-access.js';
+
+export interface NamespaceEvent {
+  readonly type: 'Normal' | 'Warning';
+  /** UpperCamelCase, e.g. 'Registered', 'Refused'. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+const MAX_MESSAGE = 1024;
+const MAX_REASON = 128;
+
+export async function recordNamespaceEvent(
+  access: KubeAccess,
+  namespace: { name: string; uid: string },
+  event: NamespaceEvent,
+  component: string,
+): Promise<ApiFailure | undefined> {
+  const api = access.kubeConfig.makeApiClient(CoreV1Api);
+  const now = new Date();
+  try {
+    await api.createNamespacedEvent({
+      namespace: namespace.name,
+      body: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        // client-go's naming: the object's name and a unique hex suffix.
+        metadata: { name: `${namespace.name}.${now.getTime().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16).padStart(4, '0')}`, namespace: namespace.name },
+        // A Namespace is cluster-scoped; the event lives inside it, which the API server
+        // accepts only when involvedObject.namespace names the event's own namespace.
+        involvedObject: { apiVersion: 'v1', kind: 'Namespace', name: namespace.name, uid: namespace.uid, namespace: namespace.name },
+        type: event.type,
+        reason: event.reason.slice(0, MAX_REASON),
+        message: event.message.length > MAX_MESSAGE ? `${event.message.slice(0, MAX_MESSAGE - 1)}…` : event.message,
+        source: { component },
+        reportingComponent: component,
+        reportingInstance: hostname(),
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+      },
+    });
+    return undefined;
+  } catch (err) {
+    return classifyApiError(err);
+  }
+}

@@ -1,0 +1,306 @@
+// Gather: read everything the planner needs into a Snapshot. Read-only. Every failure is a
+// value in `failures`; nothing is inferred from a failed read (a lookup is `notFound` only
+// on a 404, and every lookup is `unknown` when the lists it depends on are incomplete).
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
+import { ARGOCD_SECRET_TYPE_LABEL, labelKeys, matchGlob, translateSecretKey } from '@argocd-cluster-registrar/core';
+import type { Config, ObservedSecret, Snapshot, SourceLookup, SourceNamespace, Translator } from '@argocd-cluster-registrar/core';
+import { classifyApiError } from './api-failure.js';
+import type { ApiFailure } from './api-failure.js';
+import { mapBounded } from './concurrency.js';
+import type { KubeAccess } from './kube-access.js';
+import { byName, byNamespaceThenName, toObservedSecret, toSourceNamespace } from './observed-objects.js';
+import { createTranslationCache } from './translation-cache.js';
+
+export interface GatherFailure {
+  /** What was being read, e.g. 'list namespaces', 'list secrets in k3k-a'. */
+  readonly scope: string;
+  readonly failure: ApiFailure;
+}
+
+export interface GatherResult {
+  readonly snapshot: Snapshot;
+  readonly failures: readonly GatherFailure[];
+  /** API requests this gather made. */
+  readonly requests: number;
+}
+
+export interface Gatherer {
+  /** Lists everything; replaces the cached view. */
+  full(): Promise<GatherResult>;
+  /**
+   * Re-reads those namespaces (+ their Secrets) and the target namespace's cluster Secrets,
+   * reusing the cached rest; falls back to full() when nothing complete is cached.
+   */
+  refresh(namespaces: readonly string[]): Promise<GatherResult>;
+  /** Memoised by Secret uid + resourceVersion + key + provider. */
+  readonly translate: Translator;
+}
+
+/** Concurrent reads per pass: enough to hide latency, few enough to stay polite. */
+const READ_CONCURRENCY = 16;
+const PAGE_SIZE = 500;
+
+/** The last gathered world, kept between passes so a refresh can reuse it. */
+interface View {
+  readonly namespaces: Map<string, SourceNamespace>;
+  readonly candidates: Map<string, readonly ObservedSecret[]>;
+  clusterSecrets: readonly ObservedSecret[];
+  /** Lookups whose answer cannot change for the recorded uid (see `reusableLookup`). */
+  readonly lookups: Map<string, SourceLookup>;
+  /** Namespaces whose Secret list failed last time; re-read on the next refresh. */
+  readonly failedCandidates: Set<string>;
+}
+
+type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: ApiFailure };
+
+/** One gather: counts requests and collects failures. */
+class Pass {
+  requests = 0;
+  readonly failures: GatherFailure[] = [];
+
+  async call<T>(scope: string, request: () => Promise<T>): Promise<Outcome<T>> {
+    this.requests += 1;
+    try {
+      return { ok: true, value: await request() };
+    } catch (err) {
+      const failure = classifyApiError(err);
+      this.failures.push({ scope, failure });
+      return { ok: false, failure };
+    }
+  }
+
+  /** Follows `continue` tokens; undefined when any page failed. */
+  async listAll<T>(
+    scope: string,
+    page: (token: string | undefined) => Promise<{ items: T[]; metadata?: { _continue?: string } }>,
+  ): Promise<T[] | undefined> {
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      const result = await this.call(scope, () => page(token));
+      if (!result.ok) return undefined;
+      items.push(...result.value.items);
+      token = result.value.metadata?._continue || undefined;
+    } while (token !== undefined);
+    return items;
+  }
+}
+
+export function createGatherer(access: KubeAccess, config: Config): Gatherer {
+  const api = access.kubeConfig.makeApiClient(CoreV1Api);
+  const keys = labelKeys(config.labelPrefix);
+  const managedSelector = `${keys.managedBy}=${config.managedBy}`;
+  const cache = createTranslationCache(translateSecretKey);
+  let view: View | undefined;
+
+  const isManaged = (namespace: SourceNamespace): boolean => namespace.labels[keys.managedBy] === config.managedBy;
+  const isCandidateName = (name: string): boolean => config.providers.some((p) => matchGlob(p.secretNamePattern, name));
+
+  const listCandidates = async (pass: Pass, namespace: string): Promise<ObservedSecret[] | undefined> => {
+    const secrets = await pass.listAll<V1Secret>(`list secrets in ${namespace}`, (token) =>
+      api.listNamespacedSecret({ namespace, limit: PAGE_SIZE, ...(token ? { _continue: token } : {}) }),
+    );
+    return secrets
+      ?.filter((secret) => isCandidateName(secret.metadata?.name ?? ''))
+      .map((secret) => toObservedSecret(secret, namespace));
+  };
+
+  // Cluster Secrets: ArgoCD's label (ours, foreign) plus ours (which adds demoted ones), by uid.
+  const listClusterSecrets = async (pass: Pass): Promise<ObservedSecret[] | undefined> => {
+    const namespace = config.targetNamespace;
+    const [registered, owned] = await Promise.all(
+      [`${ARGOCD_SECRET_TYPE_LABEL}=cluster`, managedSelector].map((labelSelector) =>
+        pass.listAll<V1Secret>(`list secrets (${labelSelector}) in ${namespace}`, (token) =>
+          api.listNamespacedSecret({ namespace, labelSelector, limit: PAGE_SIZE, ...(token ? { _continue: token } : {}) }),
+        ),
+      ),
+    );
+    if (registered === undefined || owned === undefined) return undefined;
+    const byUid = new Map<string, ObservedSecret>();
+    for (const secret of [...registered, ...owned]) {
+      const observed = toObservedSecret(secret, namespace);
+      byUid.set(observed.uid, observed);
+    }
+    return [...byUid.values()].sort(byNamespaceThenName);
+  };
+
+  const lookUp = async (pass: Pass, name: string): Promise<SourceLookup> => {
+    const result = await pass.call(`get namespace ${name}`, () => api.readNamespace({ name }));
+    if (result.ok) return presentLookup(toSourceNamespace(result.value));
+    if (result.failure.kind === 'not-found') return { state: 'notFound' };
+    return { state: 'unknown', reason: result.failure.message };
+  };
+
+  /** Source namespaces named by owned registrations that are not among the managed ones. */
+  const unmanagedSources = (clusterSecrets: readonly ObservedSecret[], managed: ReadonlyMap<string, SourceNamespace>): string[] => {
+    const names = new Set<string>();
+    for (const secret of clusterSecrets) {
+      if (secret.labels[keys.managedBy] !== config.managedBy) continue;
+      const source = secret.labels[keys.sourceNamespace];
+      if (source !== undefined && source !== '' && !managed.has(source)) names.add(source);
+    }
+    return [...names].sort();
+  };
+
+  const snapshotOf = (current: View, lookupNames: readonly string[]): Snapshot => {
+    const sourceLookups: Record<string, SourceLookup> = {};
+    for (const name of lookupNames) {
+      sourceLookups[name] = current.lookups.get(name) ?? { state: 'unknown', reason: 'not looked up' };
+    }
+    return {
+      namespaces: [...current.namespaces.values()].sort(byName),
+      candidateSecrets: [...current.candidates.values()].flat().sort(byNamespaceThenName),
+      clusterSecrets: current.clusterSecrets,
+      sourceLookups,
+    };
+  };
+
+  const full = async (): Promise<GatherResult> => {
+    const pass = new Pass();
+    const namespaceList = await pass.listAll<V1Namespace>('list namespaces', (token) =>
+      api.listNamespace({ labelSelector: managedSelector, limit: PAGE_SIZE, ...(token ? { _continue: token } : {}) }),
+    );
+    const namespaces = new Map<string, SourceNamespace>();
+    for (const item of namespaceList ?? []) {
+      const namespace = toSourceNamespace(item);
+      namespaces.set(namespace.name, namespace);
+    }
+
+    const names = [...namespaces.keys()];
+    const [candidateLists, clusterSecrets] = await Promise.all([
+      mapBounded(names, READ_CONCURRENCY, (name) => listCandidates(pass, name)),
+      listClusterSecrets(pass),
+    ]);
+    const candidates = new Map<string, readonly ObservedSecret[]>();
+    const failedCandidates = new Set<string>();
+    names.forEach((name, index) => {
+      const list = candidateLists[index];
+      if (list === undefined) failedCandidates.add(name);
+      else candidates.set(name, list);
+    });
+
+    const next: View = { namespaces, candidates, clusterSecrets: clusterSecrets ?? [], lookups: new Map(), failedCandidates };
+    const lookupNames = unmanagedSources(next.clusterSecrets, namespaces);
+    const incomplete = incompleteReason(namespaceList === undefined, clusterSecrets === undefined, config.targetNamespace);
+    if (incomplete === undefined) {
+      const lookups = await mapBounded(lookupNames, READ_CONCURRENCY, (name) => lookUp(pass, name));
+      lookupNames.forEach((name, index) => next.lookups.set(name, lookups[index] as SourceLookup));
+    } else {
+      for (const name of lookupNames) next.lookups.set(name, { state: 'unknown', reason: incomplete });
+    }
+
+    cache.retain(uidsOf(candidates), new Set(candidates.keys()));
+    // Only a complete view is worth reusing; an incomplete one forces the next refresh to list.
+    view = incomplete === undefined ? next : undefined;
+    return { snapshot: snapshotOf(next, lookupNames), failures: pass.failures, requests: pass.requests };
+  };
+
+  const refresh = async (requested: readonly string[]): Promise<GatherResult> => {
+    const current = view;
+    if (current === undefined) return full();
+    const pass = new Pass();
+    const names = [...new Set([...requested, ...current.failedCandidates])].sort();
+
+    // Re-read each namespace: still managed, no longer managed (label removed), or gone.
+    const reads = await mapBounded(names, READ_CONCURRENCY, (name) =>
+      pass.call(`get namespace ${name}`, () => api.readNamespace({ name })),
+    );
+    const freshLookups = new Map<string, SourceLookup>();
+    const stillManaged: string[] = [];
+    names.forEach((name, index) => {
+      const read = reads[index] as Outcome<V1Namespace>;
+      if (read.ok) {
+        const namespace = toSourceNamespace(read.value);
+        freshLookups.set(name, presentLookup(namespace));
+        if (isManaged(namespace)) {
+          current.namespaces.set(name, namespace);
+          stillManaged.push(name);
+        } else {
+          forget(current, name);
+        }
+      } else if (read.failure.kind === 'not-found') {
+        freshLookups.set(name, { state: 'notFound' });
+        forget(current, name);
+      } else {
+        // Unknown: keep what we had for it; nothing is decided from a failed read.
+        freshLookups.set(name, { state: 'unknown', reason: read.failure.message });
+      }
+    });
+
+    const [candidateLists, clusterSecrets] = await Promise.all([
+      mapBounded(stillManaged, READ_CONCURRENCY, (name) => listCandidates(pass, name)),
+      listClusterSecrets(pass),
+    ]);
+    stillManaged.forEach((name, index) => {
+      const list = candidateLists[index];
+      if (list === undefined) {
+        current.failedCandidates.add(name);
+      } else {
+        current.candidates.set(name, list);
+        current.failedCandidates.delete(name);
+      }
+    });
+    if (clusterSecrets !== undefined) current.clusterSecrets = clusterSecrets;
+
+    const lookupNames = unmanagedSources(current.clusterSecrets, current.namespaces);
+    const incomplete = incompleteReason(false, clusterSecrets === undefined, config.targetNamespace);
+    const toLookUp: string[] = [];
+    for (const name of lookupNames) {
+      const fresh = freshLookups.get(name);
+      const kept = current.lookups.get(name);
+      if (incomplete !== undefined) current.lookups.set(name, { state: 'unknown', reason: incomplete });
+      else if (fresh !== undefined) current.lookups.set(name, fresh);
+      else if (kept !== undefined && reusableLookup(kept)) continue;
+      else toLookUp.push(name);
+    }
+    const lookups = await mapBounded(toLookUp, READ_CONCURRENCY, (name) => lookUp(pass, name));
+    toLookUp.forEach((name, index) => current.lookups.set(name, lookups[index] as SourceLookup));
+    // Drop lookups nobody needs any more, so the cache tracks the registrations.
+    const needed = new Set(lookupNames);
+    for (const name of current.lookups.keys()) if (!needed.has(name)) current.lookups.delete(name);
+
+    cache.retain(uidsOf(current.candidates), new Set(names));
+    if (incomplete !== undefined) view = undefined;
+    return { snapshot: snapshotOf(current, lookupNames), failures: pass.failures, requests: pass.requests };
+  };
+
+  return { full, refresh, translate: cache.translate };
+}
+
+function presentLookup(namespace: SourceNamespace): SourceLookup {
+  return {
+    state: 'present',
+    uid: namespace.uid,
+    labels: namespace.labels,
+    ...(namespace.deletionTimestamp !== undefined ? { deletionTimestamp: namespace.deletionTimestamp } : {}),
+  };
+}
+
+/**
+ * A `notFound` stays true for the uid a registration recorded (uids are never reused), and a
+ * `present` answer can only err on the side of keeping a registration, so both can be reused
+ * between full passes; an `unknown` is always asked again. A terminating namespace is asked
+ * again too: it is about to become `notFound`.
+ */
+function reusableLookup(lookup: SourceLookup): boolean {
+  return lookup.state === 'notFound' || (lookup.state === 'present' && lookup.deletionTimestamp === undefined);
+}
+
+function forget(current: View, name: string): void {
+  current.namespaces.delete(name);
+  current.candidates.delete(name);
+  current.failedCandidates.delete(name);
+}
+
+function incompleteReason(namespacesFailed: boolean, clusterSecretsFailed: boolean, target: string): string | undefined {
+  if (namespacesFailed) return 'the list of managed namespaces failed';
+  if (clusterSecretsFailed) return `the list of cluster secrets in ${target} failed`;
+  return undefined;
+}
+
+function uidsOf(candidates: ReadonlyMap<string, readonly ObservedSecret[]>): Set<string> {
+  const uids = new Set<string>();
+  for (const list of candidates.values()) for (const secret of list) uids.add(secret.uid);
+  return uids;
+}

@@ -1,0 +1,17 @@
+// Public entry of @argocd-cluster-registrar/k8s-adapter: all Kubernetes API traffic.
+export { classifyApiError } from './api-failure.js';
+export type { ApiFailure, ApiFailureKind } from './api-failure.js';
+export { loadKubeAccess } from './kube-access.js';
+export type { KubeAccess, KubeAccessOptions } from './kube-access.js';
+export { createGatherer } from './gather.js';
+export type { GatherFailure, GatherResult, Gatherer } from './gather.js';
+export { applyPlan } from './apply.js';
+export type { ActionResult, ActionStatus, ApplyOptions } from './apply.js';
+export { watchManagedNamespaces } from './namespace-watch.js';
+export type { NamespaceWatch, NamespaceWatchHandlers } from './namespace-watch.js';
+export { createLeaderElector, leaseName } from './leader-election.js';
+export type { LeaderElector, LeaderElectionOptions } from './leader-election.js';
+export { recordNamespaceEvent } from './events.js';
+export type { NamespaceEvent } from './events.js';
+export { createTranslationCache } from './translation-cache.js';
+export type { TranslationCache } from './translation-cache.js';

@@ -1,0 +1,180 @@
+// Leader election on a coordination.k8s.io/v1 Lease, the client-go way: every write is
+// conditional on the Lease's resourceVersion, and expiry is judged by how long the record
+// has stayed unchanged on *our* clock, so clock skew between replicas does not matter.
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
+import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
+import type { Config } from '@argocd-cluster-registrar/core';
+import { classifyApiError } from './api-failure.js';
+import type { KubeAccess } from './kube-access.js';
+
+export interface LeaderElector {
+  isLeader(): boolean;
+  start(): void;
+  /** Stops renewing and releases the Lease, so a standby takes over at once. */
+  stop(): Promise<void>;
+}
+
+export interface LeaderElectionOptions {
+  /** Unique per replica, e.g. hostname + pid. */
+  readonly identity: string;
+  /** How long a Lease stays valid without renewal; default 15 (client-go's default). */
+  readonly leaseDurationSeconds?: number;
+  onChange(leader: boolean): void;
+}
+
+const DEFAULT_LEASE_DURATION_SECONDS = 15;
+
+/** `${sanitised prefix}-${managedBy}` as a DNS-1123 subdomain, e.g. 'argocd-cluster-registrar-cluster-registrar'. */
+export function leaseName(config: Pick<Config, 'labelPrefix' | 'managedBy'>): string {
+  const clean = (text: string): string => text.toLowerCase().replace(/[^a-z0-9.-]+/g, '-');
+  const joined = `${clean(config.labelPrefix.replace(/\/+$/, ''))}-${clean(config.managedBy)}`;
+  return joined
+    .replace(/-{2,}/g, '-')
+    .slice(0, 253)
+    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '');
+}
+
+export function createLeaderElector(access: KubeAccess, config: Config, options: LeaderElectionOptions): LeaderElector {
+  const api = access.kubeConfig.makeApiClient(CoordinationV1Api);
+  const name = leaseName(config);
+  const namespace = config.targetNamespace;
+  const durationMs = (options.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS) * 1000;
+  // client-go's proportions: renew deadline 2/3 of the lease, retry every 2/15 of it.
+  const renewDeadlineMs = (durationMs * 2) / 3;
+  const retryPeriodMs = Math.max(100, durationMs / 7.5);
+
+  let running = false;
+  let leader = false;
+  let lastRenewAt = 0;
+  let lastLease: V1Lease | undefined;
+  let observedRecord = '';
+  let observedAt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+
+  const setLeader = (value: boolean): void => {
+    if (leader === value) return;
+    leader = value;
+    options.onChange(value);
+  };
+
+  const desired = (now: number, previous: V1Lease | undefined): V1Lease => {
+    const spec = previous?.spec ?? {};
+    const renewing = spec.holderIdentity === options.identity;
+    return {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      // Carrying the observed resourceVersion makes the replace conditional.
+      metadata: { name, namespace, ...(previous?.metadata?.resourceVersion ? { resourceVersion: previous.metadata.resourceVersion } : {}) },
+      spec: {
+        holderIdentity: options.identity,
+        leaseDurationSeconds: durationMs / 1000,
+        acquireTime: renewing && spec.acquireTime ? spec.acquireTime : new V1MicroTime(now),
+        renewTime: new V1MicroTime(now),
+        leaseTransitions: (spec.leaseTransitions ?? 0) + (renewing || previous === undefined ? 0 : 1),
+      },
+    };
+  };
+
+  const observe = (lease: V1Lease, now: number): void => {
+    lastLease = lease;
+    const record = `${lease.spec?.holderIdentity ?? ''}|${String(lease.spec?.renewTime ?? '')}|${lease.metadata?.resourceVersion ?? ''}`;
+    if (record !== observedRecord) {
+      observedRecord = record;
+      observedAt = now;
+    }
+  };
+
+  const renewed = (lease: V1Lease, now: number): void => {
+    observe(lease, now);
+    lastRenewAt = now;
+    setLeader(true);
+  };
+
+  const failedToRenew = (now: number): void => {
+    if (leader && now - lastRenewAt > renewDeadlineMs) setLeader(false);
+  };
+
+  const tryAcquireOrRenew = async (): Promise<void> => {
+    const now = Date.now();
+    let current: V1Lease;
+    try {
+      current = await api.readNamespacedLease({ name, namespace });
+    } catch (err) {
+      if (classifyApiError(err).kind !== 'not-found') {
+        failedToRenew(now);
+        return;
+      }
+      try {
+        renewed(await api.createNamespacedLease({ namespace, body: desired(now, undefined) }), now);
+      } catch {
+        // Someone else created it first (409), or the API is unreachable: try again later.
+        failedToRenew(now);
+      }
+      return;
+    }
+    observe(current, now);
+    const holder = current.spec?.holderIdentity ?? '';
+    const heldForMs = (current.spec?.leaseDurationSeconds ?? durationMs / 1000) * 1000;
+    if (holder !== '' && holder !== options.identity && now < observedAt + heldForMs) {
+      setLeader(false);
+      return;
+    }
+    try {
+      // Conditional on the resourceVersion just read: of two replicas racing, one gets 409.
+      renewed(await api.replaceNamespacedLease({ name, namespace, body: desired(now, current) }), now);
+    } catch {
+      failedToRenew(now);
+    }
+  };
+
+  const loop = (): void => {
+    if (!running) return;
+    inFlight = tryAcquireOrRenew().finally(() => {
+      if (running) timer = setTimeout(loop, retryPeriodMs);
+    });
+  };
+
+  return {
+    // Also false when renewals stalled for longer than the deadline, even if the loop has
+    // not noticed yet (a blocked event loop must not let two leaders write).
+    isLeader: () => leader && Date.now() - lastRenewAt < renewDeadlineMs,
+    start() {
+      if (running) return;
+      running = true;
+      loop();
+    },
+    async stop() {
+      running = false;
+      clearTimeout(timer);
+      await inFlight;
+      if (!leader) return;
+      // Stop acting as leader before the Lease is released, so two never overlap.
+      setLeader(false);
+      const lease = lastLease;
+      if (lease?.spec?.holderIdentity !== options.identity) return;
+      const now = Date.now();
+      try {
+        await api.replaceNamespacedLease({
+          name,
+          namespace,
+          body: {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name, namespace, ...(lease.metadata?.resourceVersion ? { resourceVersion: lease.metadata.resourceVersion } : {}) },
+            spec: {
+              holderIdentity: '',
+              leaseDurationSeconds: 1,
+              acquireTime: new V1MicroTime(now),
+              renewTime: new V1MicroTime(now),
+              leaseTransitions: lease.spec.leaseTransitions ?? 0,
+            },
+          },
+        });
+      } catch {
+        // Not released: the standby takes over when the Lease expires instead.
+      }
+    },
+  };
+}

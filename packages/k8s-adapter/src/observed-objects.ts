@@ -1,0 +1,70 @@
+// Conversions between client-node's objects and the planner's plain, serialisable view.
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
+import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
+import type { DesiredSecret, ObservedSecret, SourceNamespace, Timestamp } from '@argocd-cluster-registrar/core';
+
+/**
+ * client-node turns RFC 3339 strings into Dates; the planner compares the API server's own
+ * second-precision form (`2026-11-29T17:00:00Z`), so milliseconds of zero are dropped.
+ */
+export function toTimestamp(value: Date | string | undefined): Timestamp | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  if (Number.isNaN(value.getTime())) return undefined;
+  return value.toISOString().replace(/\.000Z$/, 'Z');
+}
+
+export function toSourceNamespace(namespace: V1Namespace): SourceNamespace {
+  const meta = namespace.metadata ?? {};
+  const deletionTimestamp = toTimestamp(meta.deletionTimestamp);
+  return {
+    name: meta.name ?? '',
+    uid: meta.uid ?? '',
+    labels: { ...(meta.labels ?? {}) },
+    annotations: { ...(meta.annotations ?? {}) },
+    creationTimestamp: toTimestamp(meta.creationTimestamp) ?? '',
+    ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
+  };
+}
+
+export function toObservedSecret(secret: V1Secret, fallbackNamespace: string): ObservedSecret {
+  const meta = secret.metadata ?? {};
+  const creationTimestamp = toTimestamp(meta.creationTimestamp);
+  return {
+    namespace: meta.namespace ?? fallbackNamespace,
+    name: meta.name ?? '',
+    uid: meta.uid ?? '',
+    resourceVersion: meta.resourceVersion ?? '',
+    type: secret.type ?? 'Opaque',
+    labels: { ...(meta.labels ?? {}) },
+    annotations: { ...(meta.annotations ?? {}) },
+    data: { ...(secret.data ?? {}) },
+    ...(creationTimestamp !== undefined ? { creationTimestamp } : {}),
+  };
+}
+
+/** The object we send: exactly the planner's desired Secret, plus the preconditions given. */
+export function toSecretBody(desired: DesiredSecret, preconditions?: { uid: string; resourceVersion: string }): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: desired.name,
+      namespace: desired.namespace,
+      labels: { ...desired.labels },
+      annotations: { ...desired.annotations },
+      ...(preconditions ? { uid: preconditions.uid, resourceVersion: preconditions.resourceVersion } : {}),
+    },
+    type: desired.type,
+    data: { ...desired.data },
+  };
+}
+
+export function byName<T extends { readonly name: string }>(a: T, b: T): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+export function byNamespaceThenName<T extends { readonly namespace: string; readonly name: string }>(a: T, b: T): number {
+  if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
+  return byName(a, b);
+}

@@ -1,0 +1,66 @@
+// Kubeconfig parsing is the expensive part of a pass; a Secret that has not changed since
+// the last pass (same uid and resourceVersion) translates to the same result, so a
+// steady-state pass re-parses nothing (DESIGN §8).
+import type { ObservedSecret, Provider, TranslationResult, Translator } from '@argocd-cluster-registrar/core';
+
+interface CachedSecret {
+  readonly namespace: string;
+  readonly resourceVersion: string;
+  /** Keyed by `<key>\0<provider identity>`. */
+  readonly results: Map<string, TranslationResult>;
+}
+
+export interface TranslationCache {
+  readonly translate: Translator;
+  /** Drops every entry for a Secret in `namespaces` (all when omitted) whose uid is not in `seen`. */
+  retain(seen: ReadonlySet<string>, namespaces?: ReadonlySet<string>): void;
+  stats(): { readonly secrets: number; readonly hits: number; readonly misses: number };
+}
+
+export function createTranslationCache(translate: Translator): TranslationCache {
+  const bySecretUid = new Map<string, CachedSecret>();
+  const providerIds = new WeakMap<Provider, string>();
+  let hits = 0;
+  let misses = 0;
+
+  // Two provider objects with the same settings translate alike; the identity covers every
+  // field that can change a translation (e.g. loopbackRewrite).
+  const providerId = (provider: Provider): string => {
+    let id = providerIds.get(provider);
+    if (id === undefined) {
+      id = JSON.stringify([provider.name, provider.secretNamePattern, provider.keys, provider.preferredSecretType ?? '', provider.loopbackRewrite]);
+      providerIds.set(provider, id);
+    }
+    return id;
+  };
+
+  const cachedTranslate: Translator = (secret: ObservedSecret, key: string, provider: Provider): TranslationResult => {
+    let entry = bySecretUid.get(secret.uid);
+    // A new resourceVersion invalidates every key of that Secret at once.
+    if (entry?.resourceVersion !== secret.resourceVersion || entry.namespace !== secret.namespace) {
+      entry = { namespace: secret.namespace, resourceVersion: secret.resourceVersion, results: new Map() };
+      bySecretUid.set(secret.uid, entry);
+    }
+    const resultKey = `${key}\0${providerId(provider)}`;
+    const cached = entry.results.get(resultKey);
+    if (cached !== undefined) {
+      hits += 1;
+      return cached;
+    }
+    misses += 1;
+    const result = translate(secret, key, provider);
+    entry.results.set(resultKey, result);
+    return result;
+  };
+
+  return {
+    translate: cachedTranslate,
+    retain(seen, namespaces) {
+      for (const [uid, entry] of bySecretUid) {
+        if (seen.has(uid)) continue;
+        if (namespaces === undefined || namespaces.has(entry.namespace)) bySecretUid.delete(uid);
+      }
+    },
+    stats: () => ({ secrets: bySecretUid.size, hits, misses }),
+  };
+}
