@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest';
+import { FLAGS, envName, flagForSetting, parseFlags, parseListenAddress, renderHelp, splitProviderList } from './flags.js';
+import type { CliOptions } from './flags.js';
+
+function ok(argv: readonly string[], env: Record<string, string> = {}): CliOptions {
+  const result = parseFlags(argv, env);
+  if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result.errors)}`);
+  return result.options;
+}
+
+function errors(argv: readonly string[], env: Record<string, string> = {}): string[] {
+  const result = parseFlags(argv, env);
+  if (result.ok) throw new Error('expected errors');
+  return result.errors.map((e) => e.message);
+}
+
+describe('parseFlags', () => {
+  it('has the documented defaults when nothing is given', () => {
+    const options = ok([]);
+    expect(options.config).toEqual({});
+    expect(options).toMatchObject({
+      once: false,
+      detailedExitcode: false,
+      leaderElect: false,
+      output: 'text',
+      logFormat: 'auto',
+      healthAddr: ':8081',
+      metricsAddr: ':8080',
+      help: false,
+      version: false,
+    });
+    expect(options.kubeconfig).toBeUndefined();
+  });
+
+  it('reads --flag value and --flag=value forms', () => {
+    const options = ok(['--target-namespace', 'argo', '--label-prefix=example.com/', '--interval', '30s', '--demoted-ttl=1h']);
+    expect(options.config).toEqual({ targetNamespace: 'argo', labelPrefix: 'example.com/', interval: '30s', demotedTTL: '1h' });
+    expect(options.sources).toMatchObject({ 'target-namespace': 'flag', interval: 'flag' });
+  });
+
+  it('accepts Go-style single-dash flags from the 0.1.x seed', () => {
+    const options = ok(['-once', '-dry-run', '-managed-by', 'x']);
+    expect(options.once).toBe(true);
+    expect(options.config).toEqual({ dryRun: true, managedBy: 'x' });
+  });
+
+  it('reads booleans as --flag, --flag=true and --flag=false', () => {
+    expect(ok(['--once']).once).toBe(true);
+    expect(ok(['--once=true']).once).toBe(true);
+    expect(ok(['--once=false']).once).toBe(false);
+    expect(ok(['--dry-run=FALSE']).config.dryRun).toBe(false);
+    // A boolean never consumes the next argument.
+    expect(ok(['--debug', '--once']).config.debug).toBe(true);
+  });
+
+  it('rejects a bad boolean value naming the flag and the accepted form', () => {
+    expect(errors(['--once=yes'])).toEqual([
+      '--once has invalid value "yes": expected --once, --once=true or --once=false',
+    ]);
+  });
+
+  it('rejects an unknown flag by name, with a suggestion', () => {
+    expect(errors(['--intervall=5s'])[0]).toBe('unknown flag --intervall (did you mean --interval?) (see --help)');
+    expect(errors(['--namespace', 'x'])[0]).toContain('unknown flag --namespace (did you mean --target-namespace?)');
+    expect(errors(['--clusters=a'])[0]).toMatch(/^unknown flag --clusters/);
+  });
+
+  it('rejects positional arguments', () => {
+    expect(errors(['once'])[0]).toContain('unexpected argument "once"');
+    expect(errors(['--once', '--', 'x'])[0]).toContain('unexpected argument "x"');
+  });
+
+  it('rejects a value flag without its value', () => {
+    expect(errors(['--interval'])).toEqual(['flag --interval needs a value: --interval=<duration> such as 500ms, 60s, 1m30s or 168h']);
+  });
+
+  it('rejects a single-valued flag given twice', () => {
+    expect(errors(['--interval=1s', '--interval=2s'])[0]).toContain('--interval given 2 times');
+  });
+
+  it('validates enumerations', () => {
+    expect(ok(['--output', 'json']).output).toBe('json');
+    expect(ok(['--log-format=json']).logFormat).toBe('json');
+    expect(errors(['--output=yaml'])).toEqual(['--output has invalid value "yaml": expected one of text, json']);
+    expect(errors(['--log-format', 'pretty'])[0]).toContain('expected one of auto, text, json');
+  });
+
+  it('validates listen addresses and allows disabling with an empty value', () => {
+    expect(ok(['--health-addr=']).healthAddr).toBe('');
+    expect(ok(['--metrics-addr', '127.0.0.1:0']).metricsAddr).toBe('127.0.0.1:0');
+    expect(ok(['--metrics-addr=[::1]:9090']).metricsAddr).toBe('[::1]:9090');
+    expect(errors(['--health-addr=8081'])[0]).toContain('expected [host]:port such as :8080');
+    expect(errors(['--health-addr=:70000'])[0]).toContain('--health-addr has invalid value ":70000"');
+  });
+
+  it('repeats --provider and splits comma lists, keeping custom key lists together', () => {
+    expect(ok(['--provider', 'vcluster', '--provider=k3k']).config.providers).toEqual(['vcluster', 'k3k']);
+    expect(ok(['--provider', 'k3k,custom:*-kc=a,b,capi']).config.providers).toEqual(['k3k', 'custom:*-kc=a,b', 'capi']);
+  });
+
+  it('requires --once for --detailed-exitcode', () => {
+    expect(errors(['--detailed-exitcode'])[0]).toContain('add --once');
+    expect(ok(['--once', '--detailed-exitcode']).detailedExitcode).toBe(true);
+  });
+
+  it('recognises --help, -h and --version', () => {
+    expect(ok(['--help']).help).toBe(true);
+    expect(ok(['-h']).help).toBe(true);
+    expect(ok(['--version']).version).toBe(true);
+  });
+});
+
+describe('environment variables', () => {
+  it('names every flag ACR_<UPPER_SNAKE>', () => {
+    expect(envName('target-namespace')).toBe('ACR_TARGET_NAMESPACE');
+    expect(envName('credential-refresh-window')).toBe('ACR_CREDENTIAL_REFRESH_WINDOW');
+  });
+
+  it('reads every flag from its variable', () => {
+    const options = ok([], {
+      ACR_TARGET_NAMESPACE: 'argo',
+      ACR_LABEL_PREFIX: 'p/',
+      ACR_MANAGED_BY: 'm',
+      ACR_INTERVAL: '5s',
+      ACR_DEMOTED_TTL: '1h',
+      ACR_CREDENTIAL_REFRESH_WINDOW: '24h',
+      ACR_PROVIDER: 'vcluster,k3k',
+      ACR_DRY_RUN: 'true',
+      ACR_DEBUG: 'false',
+      ACR_ONCE: 'true',
+      ACR_KUBECONFIG: '/tmp/kc',
+      ACR_CONTEXT: 'ctx',
+      ACR_OUTPUT: 'json',
+      ACR_LOG_FORMAT: 'text',
+      ACR_LEADER_ELECT: 'true',
+      ACR_HEALTH_ADDR: ':9000',
+      ACR_METRICS_ADDR: '',
+      ACR_DETAILED_EXITCODE: 'true',
+    });
+    expect(options.config).toEqual({
+      targetNamespace: 'argo',
+      labelPrefix: 'p/',
+      managedBy: 'm',
+      interval: '5s',
+      demotedTTL: '1h',
+      credentialRefreshWindow: '24h',
+      providers: ['vcluster', 'k3k'],
+      dryRun: true,
+      debug: false,
+    });
+    expect(options).toMatchObject({
+      once: true,
+      kubeconfig: '/tmp/kc',
+      context: 'ctx',
+      output: 'json',
+      logFormat: 'text',
+      leaderElect: true,
+      healthAddr: ':9000',
+      metricsAddr: '',
+      detailedExitcode: true,
+    });
+    expect(options.sources['interval']).toBe('env');
+  });
+
+  it('reads the legacy pair from the environment', () => {
+    expect(ok([], { ACR_SECRET_NAME_PATTERN: 'vc-*', ACR_SECRET_KEY: 'config' }).config).toEqual({ secretNamePattern: 'vc-*', secretKey: 'config' });
+  });
+
+  it('lets a flag win over its variable', () => {
+    const options = ok(['--interval=2s', '--provider=capi'], { ACR_INTERVAL: '5s', ACR_PROVIDER: 'k3k' });
+    expect(options.config.interval).toBe('2s');
+    expect(options.config.providers).toEqual(['capi']);
+    expect(options.sources['interval']).toBe('flag');
+  });
+
+  it('treats an empty variable as unset, except for addresses', () => {
+    expect(ok([], { ACR_INTERVAL: '', ACR_KUBECONFIG: '' }).config).toEqual({});
+    expect(ok([], { ACR_HEALTH_ADDR: '' }).healthAddr).toBe('');
+  });
+
+  it('names the variable when its value is bad', () => {
+    expect(errors([], { ACR_DRY_RUN: 'yes' })).toEqual([
+      'ACR_DRY_RUN (for --dry-run) has invalid value "yes": expected --dry-run, --dry-run=true or --dry-run=false',
+    ]);
+    expect(errors([], { ACR_OUTPUT: 'xml' })[0]).toMatch(/^ACR_OUTPUT \(for --output\) has invalid value "xml"/);
+  });
+
+  it('notes unknown ACR_ variables without failing', () => {
+    const options = ok([], { ACR_INTERVALL: '5s', ACR_TOOLS_CACHE: '/x' });
+    expect(options.notices).toEqual(['ignoring unknown environment variable ACR_INTERVALL (no flag --intervall)']);
+  });
+});
+
+describe('helpers', () => {
+  it('maps core settings back to flags', () => {
+    expect(flagForSetting('targetNamespace')).toBe('target-namespace');
+    expect(flagForSetting('demotedTTL')).toBe('demoted-ttl');
+    expect(flagForSetting('providers')).toBe('provider');
+    expect(flagForSetting('credentialRefreshWindow')).toBe('credential-refresh-window');
+  });
+
+  it('parses Go listen addresses', () => {
+    expect(parseListenAddress(':8080')).toEqual({ port: 8080 });
+    expect(parseListenAddress('0.0.0.0:1')).toEqual({ host: '0.0.0.0', port: 1 });
+    expect(parseListenAddress('localhost:0')).toEqual({ host: 'localhost', port: 0 });
+    expect(parseListenAddress('[::]:8080')).toEqual({ host: '::', port: 8080 });
+    expect(parseListenAddress('8080')).toBeUndefined();
+    expect(parseListenAddress('host:')).toBeUndefined();
+  });
+
+  it('splits provider lists', () => {
+    expect(splitProviderList('k3k, vcluster,')).toEqual(['k3k', 'vcluster']);
+    expect(splitProviderList('custom:a-*=x,y,z')).toEqual(['custom:a-*=x,y,z']);
+    expect(splitProviderList('bogus,k3k')).toEqual(['bogus', 'k3k']);
+  });
+
+  it('documents every flag in --help with its default and variable, grouped', () => {
+    const help = renderHelp('1.2.3');
+    expect(help).toContain('argocd-cluster-registrar 1.2.3');
+    for (const spec of FLAGS) {
+      expect(help).toContain(`--${spec.name}`);
+      expect(help).toContain(`env ${envName(spec.name)}`);
+    }
+    expect(help).toContain('default 60s; env ACR_INTERVAL');
+    expect(help).toMatch(/Discovery:\n {2}--label-prefix/);
+  });
+});

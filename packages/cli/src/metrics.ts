@@ -1,0 +1,159 @@
+// Prometheus text exposition (format 0.0.4), hand-written: seven series do not justify a
+// dependency, and owning the code keeps label values escaped and cardinality obvious.
+
+import type { NamespaceOutcome, OutcomeState } from '@argocd-cluster-registrar/core';
+
+type LabelSet = Readonly<Record<string, string>>;
+
+interface Series {
+  render(): string[];
+}
+
+function labelKey(labels: LabelSet): string {
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
+    .join(',');
+}
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+}
+
+function renderLabels(labels: LabelSet, extra?: LabelSet): string {
+  const all = { ...labels, ...(extra ?? {}) };
+  const keys = Object.keys(all).sort();
+  if (keys.length === 0) return '';
+  return `{${keys.map((k) => `${k}="${escapeLabel(all[k] ?? '')}"`).join(',')}}`;
+}
+
+function formatNumber(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
+}
+
+abstract class Metric implements Series {
+  protected readonly values = new Map<string, { labels: LabelSet; value: number }>();
+  constructor(readonly name: string, readonly help: string, readonly type: 'gauge' | 'counter') {}
+  protected add(labels: LabelSet, delta: number, replace: boolean): void {
+    const key = labelKey(labels);
+    const current = this.values.get(key);
+    this.values.set(key, { labels, value: replace ? delta : (current?.value ?? 0) + delta });
+  }
+  get(labels: LabelSet = {}): number | undefined {
+    return this.values.get(labelKey(labels))?.value;
+  }
+  render(): string[] {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`];
+    for (const { labels, value } of [...this.values.values()].sort((a, b) => labelKey(a.labels).localeCompare(labelKey(b.labels)))) {
+      lines.push(`${this.name}${renderLabels(labels)} ${formatNumber(value)}`);
+    }
+    return lines;
+  }
+}
+
+export class Gauge extends Metric {
+  constructor(name: string, help: string) {
+    super(name, help, 'gauge');
+  }
+  set(labels: LabelSet, value: number): void {
+    this.add(labels, value, true);
+  }
+  /** Replaces every series at once, so vanished label values disappear. */
+  replaceAll(entries: readonly { labels: LabelSet; value: number }[]): void {
+    this.values.clear();
+    for (const entry of entries) this.add(entry.labels, entry.value, true);
+  }
+}
+
+export class Counter extends Metric {
+  constructor(name: string, help: string) {
+    super(name, help, 'counter');
+  }
+  inc(labels: LabelSet = {}, by = 1): void {
+    this.add(labels, by, false);
+  }
+}
+
+export class Histogram implements Series {
+  private readonly counts: number[];
+  private sum = 0;
+  private count = 0;
+  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {
+    this.counts = buckets.map(() => 0);
+  }
+  observe(value: number): void {
+    this.sum += value;
+    this.count += 1;
+    this.buckets.forEach((bound, i) => {
+      if (value <= bound) this.counts[i] = (this.counts[i] ?? 0) + 1;
+    });
+  }
+  get observations(): number {
+    return this.count;
+  }
+  render(): string[] {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+    this.buckets.forEach((bound, i) => {
+      lines.push(`${this.name}_bucket{le="${formatNumber(bound)}"} ${this.counts[i] ?? 0}`);
+    });
+    lines.push(`${this.name}_bucket{le="+Inf"} ${this.count}`);
+    lines.push(`${this.name}_sum ${formatNumber(this.sum)}`);
+    lines.push(`${this.name}_count ${this.count}`);
+    return lines;
+  }
+}
+
+const STATES: readonly OutcomeState[] = ['registered', 'unchanged', 'waiting', 'refused', 'stale', 'skipped'];
+
+/** The registrar's metrics, named as the chart's dashboards and alerts expect. */
+export class RegistrarMetrics {
+  readonly registrations = new Gauge('registrar_registrations', 'Source namespaces by outcome state of the last pass.');
+  readonly credentialExpiry = new Gauge('registrar_credential_expiry_timestamp_seconds', 'Expiry (Unix seconds) of the registered client certificate, by cluster.');
+  readonly refusals = new Gauge('registrar_refusals', 'Source namespaces refused in the last pass, by refusal reason.');
+  readonly passDuration = new Histogram('registrar_pass_duration_seconds', 'Duration of a gather-plan-apply pass.', [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]);
+  readonly apiErrors = new Counter('registrar_api_errors_total', 'Kubernetes API errors, by kind.');
+  readonly actions = new Counter('registrar_actions_total', 'Planned actions executed, by kind and status.');
+  readonly passes = new Counter('registrar_passes_total', 'Passes run, by scope (full or partial) and result (ok or error).');
+  readonly leader = new Gauge('registrar_leader', '1 while this instance may write (leader, or leader election disabled).');
+  readonly lastPass = new Gauge('registrar_last_pass_timestamp_seconds', 'End of the last completed pass (Unix seconds).');
+  private readonly rss = new Gauge('process_resident_memory_bytes', 'Resident memory size in bytes.');
+  private readonly started = new Gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch in seconds.');
+
+  constructor() {
+    for (const state of STATES) this.registrations.set({ state }, 0);
+    this.leader.set({}, 0);
+    this.started.set({}, Math.round(Date.now() / 1000 - process.uptime()));
+  }
+
+  /** Sets the outcome-derived gauges from one pass's plan outcomes. */
+  recordOutcomes(outcomes: readonly NamespaceOutcome[]): void {
+    const byState = new Map<string, number>(STATES.map((s) => [s, 0]));
+    const byRefusal = new Map<string, number>();
+    const expiry: { labels: LabelSet; value: number }[] = [];
+    for (const outcome of outcomes) {
+      byState.set(outcome.state, (byState.get(outcome.state) ?? 0) + 1);
+      if (outcome.state === 'refused' && outcome.reason !== undefined) {
+        byRefusal.set(outcome.reason.code, (byRefusal.get(outcome.reason.code) ?? 0) + 1);
+      }
+      if (outcome.credentialNotAfter !== undefined && outcome.cluster !== undefined) {
+        const seconds = Date.parse(outcome.credentialNotAfter) / 1000;
+        if (Number.isFinite(seconds)) expiry.push({ labels: { cluster: outcome.cluster }, value: seconds });
+      }
+    }
+    this.registrations.replaceAll([...byState].map(([state, value]) => ({ labels: { state }, value })));
+    this.refusals.replaceAll([...byRefusal].map(([reason, value]) => ({ labels: { reason }, value })));
+    this.credentialExpiry.replaceAll(expiry);
+  }
+
+  render(): string {
+    this.rss.set({}, process.memoryUsage.rss());
+    const all: Series[] = [
+      this.registrations, this.credentialExpiry, this.refusals, this.passDuration, this.apiErrors,
+      this.actions, this.passes, this.leader, this.lastPass, this.rss, this.started,
+    ];
+    return `${all.flatMap((s) => s.render()).join('\n')}\n`;
+  }
+}

@@ -1,0 +1,139 @@
+// Reports a source namespace's outcome when it changes, not on every pass: a log line
+// always, and a Kubernetes Event on the namespace (registered, refused and why, stale) when
+// this instance writes. `registered` and `unchanged` are one state for this purpose: a
+// credential refresh is not news.
+
+import type { NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
+import { recordNamespaceEvent } from '@argocd-cluster-registrar/k8s-adapter';
+import type { ActionResult, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
+import type { Logger } from './logging.js';
+import type { PassReport } from './reconciler.js';
+
+export const EVENT_COMPONENT = 'argocd-cluster-registrar';
+
+type Category = 'registered' | 'waiting' | 'refused' | 'stale' | 'skipped';
+
+interface Seen {
+  readonly key: string;
+}
+
+export interface OutcomeEvent {
+  readonly namespace: string;
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+}
+
+export class OutcomeReporter {
+  private readonly seen = new Map<string, Seen>();
+
+  constructor(
+    private readonly access: KubeAccess,
+    private readonly targetNamespace: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Compares each outcome with the last one seen and reports changes. Events are sent only
+   * when `emitEvents` (the pass was applied by a writer). Returns the events it decided on.
+   */
+  async report(pass: PassReport, emitEvents: boolean): Promise<readonly OutcomeEvent[]> {
+    const uids = new Map(pass.snapshot.namespaces.map((ns) => [ns.name, ns.uid]));
+    const events: OutcomeEvent[] = [];
+    const present = new Set<string>();
+    for (const outcome of pass.plan.outcomes) {
+      present.add(outcome.namespace);
+      const category = categorise(outcome);
+      const key = `${category}|${outcome.reason?.code ?? ''}|${outcome.cluster ?? ''}`;
+      const previous = this.seen.get(outcome.namespace);
+      if (previous?.key === key) continue;
+
+      // A registration counts once its write succeeded; a failed write is retried and
+      // reported on the pass that lands it.
+      const write = findWrite(pass.results, pass.plan, outcome);
+      if (outcome.state === 'registered' && pass.applied && write?.status !== 'applied') continue;
+
+      this.seen.set(outcome.namespace, { key });
+      this.log(outcome, category, previous === undefined);
+      const event = eventFor(outcome, category, previous === undefined, this.targetNamespace);
+      if (event !== undefined) events.push(event);
+    }
+    for (const name of [...this.seen.keys()]) if (!present.has(name)) this.seen.delete(name);
+
+    if (emitEvents && pass.applied) {
+      await Promise.all(
+        events.map(async (event) => {
+          const uid = uids.get(event.namespace);
+          if (uid === undefined) return;
+          const failure = await recordNamespaceEvent(this.access, { name: event.namespace, uid }, { type: event.type, reason: event.reason, message: event.message }, EVENT_COMPONENT);
+          if (failure !== undefined) {
+            this.logger.debug('could not record event', { namespace: event.namespace, reason: event.reason, kind: failure.kind, error: failure.message });
+          }
+        }),
+      );
+    }
+    return events;
+  }
+
+  private log(outcome: NamespaceOutcome, category: Category, first: boolean): void {
+    const fields = {
+      namespace: outcome.namespace,
+      cluster: outcome.cluster,
+      state: outcome.state,
+      reason: outcome.reason?.code,
+      source: outcome.source !== undefined ? `${outcome.source.secret}/${outcome.source.key}` : undefined,
+    };
+    const message = outcome.reason?.message;
+    switch (category) {
+      case 'registered':
+        if (!first || outcome.state === 'registered') this.logger.info('namespace registered', fields);
+        else this.logger.debug('namespace registered (unchanged)', fields);
+        return;
+      case 'waiting':
+        this.logger.info('namespace waiting for a kubeconfig', { ...fields, detail: message });
+        return;
+      case 'refused':
+        this.logger.warn('namespace refused', { ...fields, detail: message, rejected: outcome.rejected.map((r) => `${r.candidate.secret}/${r.candidate.key}: ${r.refusal.code}`) });
+        return;
+      case 'stale':
+        this.logger.warn('registration stale', { ...fields, detail: message });
+        return;
+      case 'skipped':
+        this.logger.warn('namespace skipped', { ...fields, detail: message });
+        return;
+    }
+  }
+}
+
+function categorise(outcome: NamespaceOutcome): Category {
+  return outcome.state === 'unchanged' ? 'registered' : outcome.state;
+}
+
+function findWrite(results: readonly ActionResult[], plan: Plan, outcome: NamespaceOutcome): ActionResult | undefined {
+  if (outcome.cluster === undefined) return undefined;
+  const planned = plan.actions.some((a) => a.cluster === outcome.cluster && (a.kind === 'create' || a.kind === 'update'));
+  if (!planned) return undefined;
+  return results.find((r) => r.action.cluster === outcome.cluster && (r.action.kind === 'create' || r.action.kind === 'update'));
+}
+
+function eventFor(outcome: NamespaceOutcome, category: Category, first: boolean, targetNamespace: string): OutcomeEvent | undefined {
+  const namespace = outcome.namespace;
+  switch (category) {
+    case 'registered':
+      // After a restart every healthy namespace is `unchanged`: that is not news.
+      if (first && outcome.state !== 'registered') return undefined;
+      return {
+        namespace,
+        type: 'Normal',
+        reason: 'Registered',
+        message: `Registered with ArgoCD as cluster "${outcome.cluster ?? ''}" (Secret ${targetNamespace}/cluster-${outcome.cluster ?? ''}${outcome.source !== undefined ? `, kubeconfig from Secret ${outcome.source.secret} key ${outcome.source.key}` : ''})`,
+      };
+    case 'refused':
+      return { namespace, type: 'Warning', reason: 'Refused', message: outcome.reason?.message ?? 'refused' };
+    case 'stale':
+      return { namespace, type: 'Warning', reason: 'Stale', message: `Registration kept but stale: ${outcome.reason?.message ?? 'the kubeconfig is missing or unusable'}` };
+    case 'waiting':
+    case 'skipped':
+      return undefined;
+  }
+}

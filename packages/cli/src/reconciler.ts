@@ -1,0 +1,133 @@
+// One pass: gather → plan → apply. Shared by --once and the daemon. The plan is always made
+// over the whole (cached) world, so a partial refresh still yields a complete, level-based
+// decision; the scope only says what to re-read.
+
+import { plan as makePlan } from '@argocd-cluster-registrar/core';
+import type { Action, Config, Plan, Snapshot } from '@argocd-cluster-registrar/core';
+import { applyPlan } from '@argocd-cluster-registrar/k8s-adapter';
+import type { ActionResult, GatherFailure, Gatherer, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
+import type { Logger } from './logging.js';
+import type { RegistrarMetrics } from './metrics.js';
+
+export type PassScope = { readonly full: true } | { readonly full: false; readonly namespaces: readonly string[] };
+
+export interface PassReport {
+  readonly scope: 'full' | 'partial';
+  readonly snapshot: Snapshot;
+  readonly plan: Plan;
+  /** Results of the actions sent to the API (empty when nothing was applied). */
+  readonly results: readonly ActionResult[];
+  /** Deletions planned but not applied because the gather was incomplete. */
+  readonly withheld: readonly Action[];
+  readonly gatherFailures: readonly GatherFailure[];
+  /** False in dry-run and on a standby. */
+  readonly applied: boolean;
+  readonly requests: number;
+  readonly durationMs: number;
+}
+
+export interface PassOptions {
+  readonly scope: PassScope;
+  /** Write the plan (false: plan only, for dry-run and standbys). */
+  readonly apply: boolean;
+}
+
+export interface ReconcilerDeps {
+  readonly access: KubeAccess;
+  readonly config: Config;
+  readonly gatherer: Gatherer;
+  readonly logger: Logger;
+  readonly metrics: RegistrarMetrics;
+  /** Epoch ms; injected so the planner's notion of time is the caller's. */
+  readonly now: () => number;
+}
+
+export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promise<PassReport> {
+  const started = performance.now();
+  const gathered = options.scope.full ? await deps.gatherer.full() : await deps.gatherer.refresh(options.scope.namespaces);
+  for (const failure of gathered.failures) {
+    deps.metrics.apiErrors.inc({ kind: failure.failure.kind });
+    deps.logger.warn('gather failed', { scope: failure.scope, kind: failure.failure.kind, error: failure.failure.message });
+  }
+
+  const plan = makePlan(gathered.snapshot, deps.config, deps.now(), { translate: deps.gatherer.translate });
+
+  // Defence in depth: the gatherer already marks lookups `unknown` when a read it needed
+  // failed, but a deletion is the one mistake that cannot be undone, so an incomplete
+  // gather never deletes anything.
+  const withheld = gathered.failures.length > 0 ? plan.actions.filter((a) => a.kind === 'delete') : [];
+  if (withheld.length > 0) {
+    deps.logger.warn('deletions withheld: the gather was incomplete', { count: withheld.length, clusters: withheld.map((a) => a.cluster) });
+  }
+
+  let results: readonly ActionResult[] = [];
+  if (options.apply && !deps.config.dryRun) {
+    const toApply = withheld.length > 0 ? { ...plan, actions: plan.actions.filter((a) => a.kind !== 'delete') } : plan;
+    if (toApply.actions.length > 0) results = await applyPlan(deps.access, toApply, { dryRun: false });
+    for (const result of results) {
+      deps.metrics.actions.inc({ kind: result.action.kind, status: result.status });
+      if (result.failure !== undefined) deps.metrics.apiErrors.inc({ kind: result.failure.kind });
+      logResult(deps.logger, result, deps.config.targetNamespace);
+    }
+  }
+
+  const durationMs = performance.now() - started;
+  deps.metrics.passDuration.observe(durationMs / 1000);
+  deps.metrics.recordOutcomes(plan.outcomes);
+  const failed = gathered.failures.length > 0 || results.some((r) => r.failure !== undefined);
+  deps.metrics.passes.inc({ scope: options.scope.full ? 'full' : 'partial', result: failed ? 'error' : 'ok' });
+  deps.metrics.lastPass.set({}, Date.now() / 1000);
+  deps.logger.debug('pass complete', {
+    scope: options.scope.full ? 'full' : `partial(${options.scope.namespaces.length})`,
+    namespaces: gathered.snapshot.namespaces.length,
+    actions: plan.actions.length,
+    applied: results.filter((r) => r.status === 'applied').length,
+    failures: gathered.failures.length + results.filter((r) => r.failure !== undefined).length,
+    requests: gathered.requests,
+    ms: Math.round(durationMs),
+  });
+  for (const warning of plan.warnings) {
+    deps.logger.debug('plan warning', { code: warning.code, namespace: warning.namespace, message: warning.message });
+  }
+
+  return {
+    scope: options.scope.full ? 'full' : 'partial',
+    snapshot: gathered.snapshot,
+    plan,
+    results,
+    withheld,
+    gatherFailures: gathered.failures,
+    applied: options.apply && !deps.config.dryRun,
+    requests: gathered.requests,
+    durationMs,
+  };
+}
+
+/** True when the pass failed in a way worth retrying sooner than the next interval. */
+export function passNeedsRetry(report: PassReport): boolean {
+  return report.gatherFailures.length > 0 || report.withheld.length > 0 || report.results.some((r) => r.status !== 'applied' && r.status !== 'dry-run');
+}
+
+function logResult(logger: Logger, result: ActionResult, targetNamespace: string): void {
+  const action = result.action;
+  const secret = `${targetNamespace}/cluster-${action.cluster}`;
+  const fields = { action: action.kind, cluster: action.cluster, secret, reason: action.reason.code, namespace: action.reason.namespace };
+  if (result.status === 'applied') {
+    logger.info(`${pastTense(action.kind)} registration`, fields);
+  } else {
+    logger.warn(`${action.kind} not applied`, { ...fields, status: result.status, error: result.failure?.message });
+  }
+}
+
+function pastTense(kind: Action['kind']): string {
+  switch (kind) {
+    case 'create':
+      return 'created';
+    case 'update':
+      return 'updated';
+    case 'demote':
+      return 'demoted';
+    case 'delete':
+      return 'deleted';
+  }
+}
