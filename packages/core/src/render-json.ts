@@ -244,7 +244,7 @@ function redactConfigObject(
       out[field] = value;
     } else {
       // username, password, bearerToken, caData, certData, keyData and anything unknown.
-      out[field] = fingerprint(typeof value === 'string' ? value : (JSON.stringify(value)));
+      out[field] = fingerprint(typeof value === 'string' ? value : JSON.stringify(value));
     }
   }
   return out;
@@ -255,12 +255,9 @@ function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
 }
 
 function sortedRecord(record: Labels): Labels {
-  const out: Record<string, string> = {};
-  for (const key of Object.keys(record).sort()) {
-    const value = record[key];
-    if (value !== undefined) out[key] = value;
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
 }
 
 function unreachable(value: never): never {
