@@ -62,6 +62,19 @@ annotations:
 {{- printf "%scluster" .Values.labelPrefix -}}
 {{- end -}}
 
+{{/*
+The leader-election Lease name, computed exactly as the daemon does (k8s-adapter leaseName):
+the prefix without its trailing "/", "-", managedBy; lower-cased, runs of other characters
+as "-", no "--", no leading or trailing punctuation.
+*/}}
+{{- define "acr.leaseName" -}}
+{{- $clean := printf "%s-%s" (lower (regexReplaceAll "/+$" .Values.labelPrefix "")) (lower .Values.managedBy) -}}
+{{- $clean = regexReplaceAll "[^a-z0-9.-]+" $clean "-" -}}
+{{- $clean = regexReplaceAll "-{2,}" $clean "-" -}}
+{{- $clean = trunc 253 $clean -}}
+{{- regexReplaceAll "^[^a-z0-9]+|[^a-z0-9]+$" $clean "" -}}
+{{- end -}}
+
 {{/* Port of a listen address rendered from a port number: ":8080". */}}
 {{- define "acr.listen" -}}
 {{- printf ":%d" (int .) -}}
@@ -106,9 +119,6 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 {{- end -}}
 {{- if and .Values.metrics.service.enabled (not .Values.metrics.enabled) -}}
 {{- fail "values: metrics.service.enabled is true but metrics.enabled is false: the Service would point at a closed port; enable metrics or disable the Service" -}}
-{{- end -}}
-{{- if and .Values.probes.enabled .Values.metrics.enabled (eq (int .Values.probes.port) (int .Values.metrics.port)) -}}
-{{- fail (printf "values: probes.port and metrics.port are both %d: the health and metrics servers need different ports" (int .Values.probes.port)) -}}
 {{- end -}}
 {{- if and .Values.admissionPolicy.enabled (not .Values.admissionPolicy.allowedUsers) (not .Values.admissionPolicy.allowedGroups) -}}
 {{- fail "values: admissionPolicy.enabled is true but allowedUsers and allowedGroups are both empty: nobody could ever mark a namespace for registration; list who may (e.g. allowedGroups: [system:masters])" -}}
