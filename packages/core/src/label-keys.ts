@@ -1,0 +1,74 @@
+// The registrar's label and annotation keys, derived once from the configured prefix.
+
+/** ArgoCD's selector label for cluster Secrets; demotion moves its value aside. */
+export const ARGOCD_SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
+
+/** The value ArgoCD looks for under {@link ARGOCD_SECRET_TYPE_LABEL}. */
+export const ARGOCD_CLUSTER_SECRET_TYPE = 'cluster';
+
+export interface LabelKeys {
+  readonly prefix: string;
+  readonly managedBy: string;
+  readonly cluster: string;
+  readonly sourceNamespace: string;
+  readonly sourceNamespaceUid: string;
+  readonly provider: string;
+  readonly project: string;
+  readonly namespaces: string;
+  readonly clusterResources: string;
+  readonly server: string;
+  readonly tlsServerName: string;
+  readonly prune: string;
+  readonly orphanedSecretType: string;
+  readonly supersededBy: string;
+  readonly staleSince: string;
+  readonly credentialsUpdatedAt: string;
+  /** Keys the registrar reads or writes itself: never copied from a namespace. */
+  readonly reserved: ReadonlySet<string>;
+}
+
+const SUFFIXES = {
+  managedBy: 'managed-by',
+  cluster: 'cluster',
+  sourceNamespace: 'source-namespace',
+  sourceNamespaceUid: 'source-namespace-uid',
+  provider: 'provider',
+  project: 'project',
+  namespaces: 'namespaces',
+  clusterResources: 'cluster-resources',
+  server: 'server',
+  tlsServerName: 'tls-server-name',
+  prune: 'prune',
+  orphanedSecretType: 'orphaned-secret-type',
+  supersededBy: 'superseded-by',
+  staleSince: 'stale-since',
+  credentialsUpdatedAt: 'credentials-updated-at',
+} as const;
+
+/** Full keys for `prefix` (`argocd-cluster-registrar/` gives `argocd-cluster-registrar/cluster`). */
+export function labelKeys(prefix: string): LabelKeys {
+  const full = (suffix: string): string => `${prefix}${suffix}`;
+  const keys = {
+    managedBy: full(SUFFIXES.managedBy),
+    cluster: full(SUFFIXES.cluster),
+    sourceNamespace: full(SUFFIXES.sourceNamespace),
+    sourceNamespaceUid: full(SUFFIXES.sourceNamespaceUid),
+    provider: full(SUFFIXES.provider),
+    project: full(SUFFIXES.project),
+    namespaces: full(SUFFIXES.namespaces),
+    clusterResources: full(SUFFIXES.clusterResources),
+    server: full(SUFFIXES.server),
+    tlsServerName: full(SUFFIXES.tlsServerName),
+    prune: full(SUFFIXES.prune),
+    orphanedSecretType: full(SUFFIXES.orphanedSecretType),
+    supersededBy: full(SUFFIXES.supersededBy),
+    staleSince: full(SUFFIXES.staleSince),
+    credentialsUpdatedAt: full(SUFFIXES.credentialsUpdatedAt),
+  };
+  return { prefix, ...keys, reserved: new Set(Object.values(keys)) };
+}
+
+/** True for keys in the registrar's prefix (the ones it copies, owns and removes). */
+export function hasPrefix(keys: LabelKeys, key: string): boolean {
+  return key.startsWith(keys.prefix);
+}
