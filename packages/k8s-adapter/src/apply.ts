@@ -80,10 +80,15 @@ async function applyAction(api: CoreV1Api, action: Action, dryRun: boolean): Pro
         });
         break;
       case 'delete':
+        // With a body, the API server reads DeleteOptions from it and ignores the query
+        // string: dryRun has to travel in the body, or a "dry run" deletes for real.
         await api.deleteNamespacedSecret({
           name: action.target.name,
           namespace: action.target.namespace,
-          body: { preconditions: { uid: action.target.uid, resourceVersion: action.target.resourceVersion } },
+          body: {
+            preconditions: { uid: action.target.uid, resourceVersion: action.target.resourceVersion },
+            ...(dryRun ? { dryRun: ['All'] } : {}),
+          },
           ...dryRunParam,
         });
         break;

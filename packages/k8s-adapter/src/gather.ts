@@ -59,13 +59,14 @@ class Pass {
   requests = 0;
   readonly failures: GatherFailure[] = [];
 
-  async call<T>(scope: string, request: () => Promise<T>): Promise<Outcome<T>> {
+  /** `notFoundIsAnswer`: a 404 is the information sought (a lookup), not a failure. */
+  async call<T>(scope: string, request: () => Promise<T>, notFoundIsAnswer = false): Promise<Outcome<T>> {
     this.requests += 1;
     try {
       return { ok: true, value: await request() };
     } catch (err) {
       const failure = classifyApiError(err);
-      this.failures.push({ scope, failure });
+      if (!(notFoundIsAnswer && failure.kind === 'not-found')) this.failures.push({ scope, failure });
       return { ok: false, failure };
     }
   }
@@ -126,7 +127,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   };
 
   const lookUp = async (pass: Pass, name: string): Promise<SourceLookup> => {
-    const result = await pass.call(`get namespace ${name}`, () => api.readNamespace({ name }));
+    const result = await pass.call(`get namespace ${name}`, () => api.readNamespace({ name }), true);
     if (result.ok) return presentLookup(toSourceNamespace(result.value));
     if (result.failure.kind === 'not-found') return { state: 'notFound' };
     return { state: 'unknown', reason: result.failure.message };
@@ -204,7 +205,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
 
     // Re-read each namespace: still managed, no longer managed (label removed), or gone.
     const reads = await mapBounded(names, READ_CONCURRENCY, (name) =>
-      pass.call(`get namespace ${name}`, () => api.readNamespace({ name })),
+      pass.call(`get namespace ${name}`, () => api.readNamespace({ name }), true),
     );
     const freshLookups = new Map<string, SourceLookup>();
     const stillManaged: string[] = [];
