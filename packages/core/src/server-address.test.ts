@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyServer, normaliseServer } from './server-address.js';
+import { classifyServer, normaliseServer, proxyUrlProblem, redactUrl } from './server-address.js';
 
 describe('normaliseServer', () => {
   it.each([
@@ -155,5 +155,36 @@ describe('classifyServer', () => {
         if (kind !== 'invalid') expect(classifyServer(normaliseServer(url)).kind).toBe(kind);
       }),
     );
+  });
+});
+
+describe('proxyUrlProblem', () => {
+  it.each(['http://proxy:3128', 'https://proxy.example.com', 'socks5://10.0.0.1:1080', 'SOCKS5://proxy/', 'http://[fd00::1]:3128'])(
+    '%j is usable',
+    (url) => {
+      expect(proxyUrlProblem(url)).toBeUndefined();
+    },
+  );
+
+  it.each([
+    ['proxy:3128', 'is not a URL'],
+    ['ftp://proxy', 'must use http://, https:// or socks5://'],
+    ['socks4://proxy', 'must use http://, https:// or socks5://'],
+    ['http://user:pass@proxy:3128', 'must not carry a user name or password'],
+    ['http://user@proxy', 'must not carry a user name or password'],
+    ['http://:3128', 'has no valid host'],
+    ['http://pro xy', 'has no valid host'],
+    ['http://proxy:99999', 'has an invalid port'],
+    ['http://proxy/path', 'must be a bare scheme://host[:port]'],
+    ['http://proxy?x=1', 'must be a bare scheme://host[:port]'],
+  ])('%j %s', (url, problem) => {
+    expect(proxyUrlProblem(url)).toBe(problem);
+  });
+});
+
+describe('redactUrl', () => {
+  it('masks user-info, query and fragment', () => {
+    expect(redactUrl('https://user:secret@host:6443/p?token=abc#x')).toBe('https://***@host:6443/p?***#***');
+    expect(redactUrl('https://host')).toBe('https://host');
   });
 });

@@ -159,3 +159,35 @@ export function classifyServer(url: string): { kind: ServerKind; host?: string }
   if (isLoopbackHost(host)) return { kind: 'loopback', host };
   return { kind: 'ok', host };
 }
+
+/**
+ * Why a kubeconfig `proxy-url` cannot be used, or `undefined` when it can: ArgoCD (Go's
+ * http.ProxyURL) takes http, https and socks5 proxies. User-info is refused because it would
+ * put a proxy password into the cluster Secret's config in clear text next to nothing that
+ * marks it sensitive.
+ */
+export function proxyUrlProblem(url: string): string | undefined {
+  const parsed = parseServer(url);
+  if (parsed === undefined) return 'is not a URL';
+  if (!['http', 'https', 'socks5'].includes(parsed.scheme)) return 'must use http://, https:// or socks5://';
+  if (parsed.userInfo !== undefined) return 'must not carry a user name or password';
+  if (parsed.host === '' || (IPV6.exec(parsed.host) === null && !REG_NAME.test(parsed.host))) return 'has no valid host';
+  if (parsed.port !== undefined && (!/^\d{1,5}$/.test(parsed.port) || Number(parsed.port) > 65535 || Number(parsed.port) === 0)) {
+    return 'has an invalid port';
+  }
+  if ((parsed.path !== '' && parsed.path !== '/') || parsed.query !== undefined || parsed.fragment !== undefined) {
+    return 'must be a bare scheme://host[:port]';
+  }
+  return undefined;
+}
+
+/** A URL safe to print: user-info, query and fragment (where tokens hide) are masked. */
+export function redactUrl(url: string): string {
+  const parsed = parseServer(url);
+  if (parsed === undefined) return url.length > 200 ? `${url.slice(0, 200)}…` : url;
+  const port = parsed.port === undefined ? '' : `:${parsed.port}`;
+  const userInfo = parsed.userInfo === undefined ? '' : '***@';
+  const query = parsed.query === undefined ? '' : '?***';
+  const fragment = parsed.fragment === undefined ? '' : '#***';
+  return `${parsed.scheme}://${userInfo}${parsed.host}${port}${parsed.path}${query}${fragment}`;
+}

@@ -128,6 +128,7 @@ export type RefusalCode =
   | 'file-reference'
   | 'exec-plugin'
   | 'auth-provider'
+  | 'impersonation'
   | 'proxy-url-invalid'
   | 'no-candidate'
   | 'name-missing'
@@ -226,7 +227,9 @@ export type UpdateReason =
   | { readonly code: 'server-changed'; readonly namespace: string }
   | { readonly code: 'ca-changed'; readonly namespace: string }
   | { readonly code: 'metadata-changed'; readonly namespace: string }
-  | { readonly code: 'restored-from-demotion'; readonly namespace: string };
+  | { readonly code: 'restored-from-demotion'; readonly namespace: string }
+  /** A claimant takes over a registration its previous namespace gave up (renamed, gone, demoted). */
+  | { readonly code: 'taken-over'; readonly namespace: string; readonly previousNamespace: string };
 
 export type DemoteReason = { readonly code: 'renamed'; readonly namespace: string; readonly supersededBy: string };
 

@@ -1,0 +1,440 @@
+// kubeconfig → ArgoCD cluster config (DESIGN §5). Pure and total: any text gives either a
+// Translation that ArgoCD's parser accepts or a Refusal that names the Secret and the fix.
+//
+// One malformed cluster Secret breaks ApplicationSet pruning for every cluster, so the output
+// is held to ArgoCD's rules (padded standard base64, exactly one credential form, never
+// `insecure` together with `caData`) rather than passed through.
+
+import { parseDocument } from 'yaml';
+import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
+import type { ArgoClusterConfig, CertificateFacts, Provider, Refusal, RefusalCode, TranslationResult, Warning } from './types.js';
+import { decodeBase64, decodeUtf8, encodeBase64 } from './base64.js';
+import { classifyServer, proxyUrlProblem, redactUrl } from './server-address.js';
+import { readCertificateDer, readPemBlocks } from './x509.js';
+
+export interface TranslateContext {
+  readonly namespace: string;
+  readonly secret: string;
+  readonly provider: Provider;
+  /** The Secret data key the kubeconfig came from, for messages. */
+  readonly key?: string;
+  /**
+   * The namespace overrides the server address (`<prefix>server` annotation), so the
+   * kubeconfig's own `server` is not used and not checked: a loopback or in-cluster address
+   * there must not block a namespace that has said where the API server really is.
+   */
+  readonly serverOverridden?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------
+// YAML, as kubectl reads it: one document, YAML 1.1 scalars (`yes` is a boolean), no
+// custom or exotic tags, no duplicate keys, bounded alias expansion.
+
+const EXCLUDED_TAGS = new Set([
+  'tag:yaml.org,2002:binary',
+  'tag:yaml.org,2002:omap',
+  'tag:yaml.org,2002:pairs',
+  'tag:yaml.org,2002:set',
+  // Date-looking strings stay strings.
+  'tag:yaml.org,2002:timestamp',
+]);
+
+const EXCLUDED_TAG_IDS = new Set(['binary', 'omap', 'pairs', 'set', 'timestamp']);
+
+const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
+  version: '1.1',
+  schema: 'yaml-1.1',
+  strict: true,
+  uniqueKeys: true,
+  prettyErrors: false,
+  customTags: (tags) => tags.filter((tag) => (typeof tag === 'string' ? !EXCLUDED_TAG_IDS.has(tag) : !EXCLUDED_TAGS.has(tag.tag))),
+};
+
+type YamlMap = Readonly<Record<string, unknown>>;
+
+const isMap = (value: unknown): value is YamlMap =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+
+type Parsed = { readonly ok: true; readonly root: YamlMap } | { readonly ok: false; readonly problem: string; readonly empty: boolean };
+
+function parseYaml(text: string): Parsed {
+  try {
+    const document = parseDocument(text, PARSE_OPTIONS);
+    const issue = document.errors[0] ?? document.warnings[0];
+    if (issue !== undefined) {
+      const line = issue.linePos?.[0].line;
+      const detail = (issue.message.split('\n')[0] ?? '').slice(0, 120);
+      return { ok: false, problem: `it is not valid YAML (${detail}${line === undefined ? '' : ` at line ${line}`})`, empty: false };
+    }
+    const root: unknown = document.toJS({ maxAliasCount: 100 });
+    if (root === null || root === undefined) return { ok: false, problem: 'it is empty', empty: true };
+    if (!isMap(root)) return { ok: false, problem: 'it is not a YAML mapping', empty: false };
+    return { ok: true, root };
+  } catch {
+    // toJS throws on alias bombs and similar; to the user that is simply unreadable YAML.
+    return { ok: false, problem: 'it is not valid YAML (too many aliases or a malformed structure)', empty: false };
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Typed reading of the kubeconfig structure. Each reader returns the value or a problem
+// phrase; `null` and empty strings read as absent, as they do in client-go.
+
+class Problem {
+  constructor(readonly code: RefusalCode, readonly problem: string, readonly fix: string) {}
+}
+
+const NOT_A_KUBECONFIG_FIX = 'store a kubeconfig as written by `kubectl config view --raw --flatten`';
+
+function notKubeconfig(problem: string): Problem {
+  return new Problem('kubeconfig-not-yaml', `the kubeconfig is malformed: ${problem}`, NOT_A_KUBECONFIG_FIX);
+}
+
+function readString(body: YamlMap, field: string, owner: string): string | undefined | Problem {
+  const value = body[field];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') return notKubeconfig(`"${field}" of ${owner} is not a string (quote it)`);
+  return value;
+}
+
+function readBoolean(body: YamlMap, field: string, owner: string): boolean | Problem {
+  const value = body[field];
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') return notKubeconfig(`"${field}" of ${owner} is not true or false`);
+  return value;
+}
+
+interface NamedEntry {
+  readonly name: string;
+  readonly body: YamlMap;
+}
+
+function readNamedList(root: YamlMap, list: 'clusters' | 'users' | 'contexts', field: 'cluster' | 'user' | 'context'): NamedEntry[] | Problem {
+  const value = root[list];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return notKubeconfig(`"${list}" is not a list`);
+  const entries: NamedEntry[] = [];
+  for (const [index, entry] of (value as unknown[]).entries()) {
+    if (!isMap(entry)) return notKubeconfig(`${list}[${index}] is not a mapping`);
+    const name = entry['name'];
+    if (typeof name !== 'string' || name === '') return notKubeconfig(`${list}[${index}] has no name`);
+    const body = entry[field];
+    if (body !== undefined && body !== null && !isMap(body)) return notKubeconfig(`"${field}" of ${list}[${index}] (${JSON.stringify(name)}) is not a mapping`);
+    entries.push({ name, body: body ?? {} });
+  }
+  return entries;
+}
+
+function findNamed(entries: readonly NamedEntry[], name: string, kind: string, referrer: string): NamedEntry | Problem {
+  const found = entries.filter((entry) => entry.name === name);
+  if (found.length === 1 && found[0] !== undefined) return found[0];
+  const known = entries.map((entry) => JSON.stringify(entry.name)).slice(0, 10).join(', ');
+  if (found.length > 1) {
+    return new Problem(
+      'kubeconfig-context-dangling',
+      `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig defines ${found.length} times`,
+      `keep a single ${kind} of that name`,
+    );
+  }
+  return new Problem(
+    'kubeconfig-context-dangling',
+    `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig does not define`,
+    entries.length === 0 ? `add the ${kind} to the kubeconfig` : `point it at one of ${known}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// Context choice: the only cluster+user pair, else current-context. Never a guess.
+
+interface Selected {
+  readonly cluster: NamedEntry;
+  readonly user: NamedEntry;
+}
+
+function selectPair(root: YamlMap): Selected | Problem {
+  const clusters = readNamedList(root, 'clusters', 'cluster');
+  if (clusters instanceof Problem) return clusters;
+  const users = readNamedList(root, 'users', 'user');
+  if (users instanceof Problem) return users;
+  const contexts = readNamedList(root, 'contexts', 'context');
+  if (contexts instanceof Problem) return contexts;
+
+  const [onlyCluster] = clusters;
+  const [onlyUser] = users;
+  if (clusters.length === 1 && users.length === 1 && onlyCluster !== undefined && onlyUser !== undefined) {
+    return { cluster: onlyCluster, user: onlyUser };
+  }
+  const current = readString(root, 'current-context', 'the kubeconfig');
+  if (current instanceof Problem) return current;
+  if (current === undefined) {
+    const what = clusters.length === 0 ? 'defines no cluster' : users.length === 0 ? 'defines no user' : `has ${clusters.length} clusters and ${users.length} users and no current-context`;
+    return new Problem(
+      'kubeconfig-no-context',
+      `the kubeconfig ${what}, so there is no way to tell which cluster to register`,
+      'set current-context, or store a kubeconfig with exactly one cluster and one user',
+    );
+  }
+  const context = findNamed(contexts, current, 'context', 'current-context');
+  if (context instanceof Problem) return context;
+  const referrer = `context ${JSON.stringify(current)}`;
+  const clusterName = readString(context.body, 'cluster', referrer);
+  if (clusterName instanceof Problem) return clusterName;
+  const userName = readString(context.body, 'user', referrer);
+  if (userName instanceof Problem) return userName;
+  if (clusterName === undefined || userName === undefined) {
+    return new Problem(
+      'kubeconfig-context-dangling',
+      `${referrer} (the current-context) names no ${clusterName === undefined ? 'cluster' : 'user'}`,
+      `set its ${clusterName === undefined ? 'cluster' : 'user'}`,
+    );
+  }
+  const cluster = findNamed(clusters, clusterName, 'cluster', referrer);
+  if (cluster instanceof Problem) return cluster;
+  const user = findNamed(users, userName, 'user', referrer);
+  if (user instanceof Problem) return user;
+  return { cluster, user };
+}
+
+// ---------------------------------------------------------------------------------------
+// PEM data fields.
+
+/**
+ * `*-data` fields are []byte in client-go, decoded with Go's StdEncoding, which skips CR and
+ * LF; anything else must be padded standard base64. Returns the bytes (re-encoded
+ * canonically for ArgoCD) and the PEM blocks.
+ */
+function readPemData(value: string): { readonly bytes: Uint8Array; readonly blocks: ReturnType<typeof readPemBlocks> } | 'base64' | 'pem' {
+  const bytes = decodeBase64(value.replace(/[\r\n]/g, ''));
+  if (bytes === undefined || bytes.length === 0) return 'base64';
+  const text = decodeUtf8(bytes);
+  if (text === undefined) return 'pem';
+  const blocks = readPemBlocks(text);
+  return blocks.length === 0 ? 'pem' : { bytes, blocks };
+}
+
+const isPrivateKeyLabel = (label: string): boolean =>
+  label === 'PRIVATE KEY' || (label.endsWith(' PRIVATE KEY') && label !== 'ENCRYPTED PRIVATE KEY');
+
+// ---------------------------------------------------------------------------------------
+
+const FILE_FIELDS: readonly (readonly ['cluster' | 'user', string, string])[] = [
+  ['cluster', 'certificate-authority', 'certificate-authority-data'],
+  ['user', 'client-certificate', 'client-certificate-data'],
+  ['user', 'client-key', 'client-key-data'],
+  ['user', 'tokenFile', 'token'],
+];
+
+const IMPERSONATION_FIELDS = ['as', 'as-uid', 'as-groups', 'as-user-extra'];
+
+const present = (value: unknown): boolean =>
+  value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0) && !(isMap(value) && Object.keys(value).length === 0);
+
+const CREDENTIAL_FIX = 'use a kubeconfig with a client certificate or token';
+const SERVER_ANNOTATION_HINT = 'the `<label-prefix>server` namespace annotation';
+
+interface TranslationDraft {
+  server: string;
+  config: ArgoClusterConfig;
+  warnings: Warning[];
+  clientCertificate?: CertificateFacts;
+}
+
+function translateRoot(root: YamlMap, context: TranslateContext): TranslationDraft | Problem {
+  const selected = selectPair(root);
+  if (selected instanceof Problem) return selected;
+  const clusterOwner = `cluster ${JSON.stringify(selected.cluster.name)}`;
+  const userOwner = `user ${JSON.stringify(selected.user.name)}`;
+  const cluster = selected.cluster.body;
+  const user = selected.user.body;
+  const warnings: Warning[] = [];
+  const warn = (code: Warning['code'], message: string): void => {
+    warnings.push({ code, namespace: context.namespace, secret: context.secret, message: `${where(context)}: ${message}` });
+  };
+
+  // Commands and files would run or be read inside the ArgoCD pod: refused before anything else.
+  if (present(user['exec'])) {
+    return new Problem('exec-plugin', `the kubeconfig uses an exec plugin, which would run a command inside ArgoCD`, CREDENTIAL_FIX);
+  }
+  if (present(user['auth-provider'])) {
+    return new Problem('auth-provider', `the kubeconfig uses an auth-provider plugin, which ArgoCD would have to run with its own credentials`, CREDENTIAL_FIX);
+  }
+  for (const [section, field, inline] of FILE_FIELDS) {
+    const body = section === 'cluster' ? cluster : user;
+    if (present(body[field])) {
+      return new Problem(
+        'file-reference',
+        `${section === 'cluster' ? clusterOwner : userOwner} refers to a file ("${field}"), which would name a file inside the ArgoCD pod`,
+        `embed the content as "${inline}" (\`kubectl config view --raw --flatten\`)`,
+      );
+    }
+  }
+  const impersonation = IMPERSONATION_FIELDS.find((field) => present(user[field]));
+  if (impersonation !== undefined) {
+    return new Problem(
+      'impersonation',
+      `${userOwner} impersonates another identity ("${impersonation}"), which ArgoCD's cluster config cannot express; registering it would give ArgoCD the unimpersonated identity`,
+      'use a kubeconfig whose credentials belong to the identity ArgoCD should act as',
+    );
+  }
+
+  // Server.
+  const rawServer = readString(cluster, 'server', clusterOwner);
+  if (rawServer instanceof Problem) return rawServer;
+  let server = rawServer?.replace(/\/+$/, '') ?? '';
+  if (context.serverOverridden !== true) {
+    if (rawServer === undefined) {
+      return new Problem('server-missing', `${clusterOwner} has no server`, `set its server to the child API server's https:// address, or set ${SERVER_ANNOTATION_HINT}`);
+    }
+    const classified = classifyServer(server);
+    switch (classified.kind) {
+      case 'ok':
+        break;
+      case 'invalid':
+        return new Problem(
+          'server-invalid',
+          `${clusterOwner} has server ${JSON.stringify(redactUrl(rawServer))}, which is not an https:// (or http://) URL with a host and without user-info, query or fragment`,
+          `set it to the child API server's address, e.g. https://api.child.example.com:6443, or set ${SERVER_ANNOTATION_HINT}`,
+        );
+      case 'in-cluster':
+        return new Problem(
+          'server-in-cluster',
+          `${clusterOwner} has server ${redactUrl(server)}, the host cluster's own API service, which ArgoCD would reach with its own service account`,
+          `use a kubeconfig that addresses the child cluster, or set ${SERVER_ANNOTATION_HINT} to the child API server's address`,
+        );
+      case 'loopback': {
+        if (!context.provider.loopbackRewrite) {
+          return new Problem(
+            'server-loopback',
+            `${clusterOwner} has server ${redactUrl(server)}, a loopback address, which from ArgoCD's pod is ArgoCD itself`,
+            `expose the child API server and set ${SERVER_ANNOTATION_HINT} to its address`,
+          );
+        }
+        // vcluster writes a localhost kubeconfig for port-forwarding; its Service `<vcluster>`
+        // serves on 443 with `<vcluster>.<namespace>` on its certificate.
+        const name = context.secret.startsWith('vc-') ? context.secret.slice(3) : '';
+        if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63) {
+          return new Problem(
+            'server-loopback',
+            `${clusterOwner} has server ${redactUrl(server)}, a loopback address, and the Secret name is not vc-<vcluster>, so the vcluster Service cannot be derived`,
+            `set ${SERVER_ANNOTATION_HINT} to the vcluster Service address (https://<vcluster>.<namespace>)`,
+          );
+        }
+        const rewritten = `https://${name}.${context.namespace}`;
+        warn('loopback-rewritten', `server ${redactUrl(server)} is a loopback address; registered the vcluster Service ${rewritten} instead`);
+        server = rewritten;
+        break;
+      }
+    }
+  }
+
+  // TLS.
+  const insecure = readBoolean(cluster, 'insecure-skip-tls-verify', clusterOwner);
+  if (insecure instanceof Problem) return insecure;
+  const serverName = readString(cluster, 'tls-server-name', clusterOwner);
+  if (serverName instanceof Problem) return serverName;
+  const caField = readString(cluster, 'certificate-authority-data', clusterOwner);
+  if (caField instanceof Problem) return caField;
+  let caData: string | undefined;
+  if (caField !== undefined && insecure) {
+    warn('insecure-drops-ca', `${clusterOwner} sets insecure-skip-tls-verify, so its certificate-authority-data is not registered (ArgoCD rejects both together)`);
+  } else if (caField !== undefined) {
+    const ca = readPemData(caField);
+    const certificates = typeof ca === 'string' ? [] : ca.blocks.filter((block) => block.label === 'CERTIFICATE');
+    if (typeof ca === 'string' || certificates.length === 0 || certificates.some((block) => block.der === undefined || readCertificateDer(block.der) === undefined)) {
+      const why = ca === 'base64' ? 'is not padded standard base64' : 'does not hold PEM CERTIFICATE blocks that parse';
+      return new Problem('ca-invalid', `certificate-authority-data of ${clusterOwner} ${why}`, 'set it to the base64 of the PEM CA bundle, or remove it');
+    }
+    caData = encodeBase64(ca.bytes);
+  }
+
+  // Credentials: client certificate, else token, else basic auth; exactly one is emitted.
+  const certField = readString(user, 'client-certificate-data', userOwner);
+  if (certField instanceof Problem) return certField;
+  const keyField = readString(user, 'client-key-data', userOwner);
+  if (keyField instanceof Problem) return keyField;
+  const token = readString(user, 'token', userOwner);
+  if (token instanceof Problem) return token;
+  const username = readString(user, 'username', userOwner);
+  if (username instanceof Problem) return username;
+  const password = readString(user, 'password', userOwner);
+  if (password instanceof Problem) return password;
+
+  const tlsClientConfig: { insecure: boolean; serverName?: string; caData?: string; certData?: string; keyData?: string } = { insecure };
+  if (serverName !== undefined) tlsClientConfig.serverName = serverName;
+  if (caData !== undefined) tlsClientConfig.caData = caData;
+  let credentials: { username: string; password: string } | { bearerToken: string } | undefined;
+  let clientCertificate: CertificateFacts | undefined;
+
+  if (certField !== undefined || keyField !== undefined) {
+    if (certField === undefined || keyField === undefined) {
+      return new Problem(
+        'client-cert-incomplete',
+        `${userOwner} has ${certField === undefined ? 'client-key-data but no client-certificate-data' : 'client-certificate-data but no client-key-data'}`,
+        'store both, or use a kubeconfig with a token',
+      );
+    }
+    const cert = readPemData(certField);
+    const certBlock = typeof cert === 'string' ? undefined : cert.blocks.find((block) => block.label === 'CERTIFICATE');
+    const facts = certBlock?.der === undefined ? undefined : readCertificateDer(certBlock.der);
+    if (typeof cert === 'string' || facts === undefined) {
+      const why = cert === 'base64' ? 'is not padded standard base64' : 'does not hold a PEM CERTIFICATE block that parses';
+      return new Problem('client-cert-invalid', `client-certificate-data of ${userOwner} ${why}`, 'set it to the base64 of the PEM client certificate');
+    }
+    const key = readPemData(keyField);
+    const keyBlock = typeof key === 'string' ? undefined : key.blocks.find((block) => isPrivateKeyLabel(block.label) && block.der !== undefined);
+    if (typeof key === 'string' || keyBlock === undefined) {
+      const encrypted = typeof key !== 'string' && key.blocks.some((block) => block.label === 'ENCRYPTED PRIVATE KEY' || block.der === undefined);
+      const why = key === 'base64' ? 'is not padded standard base64' : encrypted ? 'holds an encrypted private key' : 'does not hold a PEM PRIVATE KEY block';
+      return new Problem('client-cert-invalid', `client-key-data of ${userOwner} ${why}`, 'set it to the base64 of the unencrypted PEM private key');
+    }
+    tlsClientConfig.certData = encodeBase64(cert.bytes);
+    tlsClientConfig.keyData = encodeBase64(key.bytes);
+    clientCertificate = facts;
+  } else if (token !== undefined) {
+    credentials = { bearerToken: token };
+  } else if (username !== undefined && password !== undefined) {
+    credentials = { username, password };
+  } else {
+    const partial = username !== undefined ? 'a username but no password' : password !== undefined ? 'a password but no username' : 'no client certificate, token or username and password';
+    return new Problem('credentials-missing', `${userOwner} has ${partial}`, CREDENTIAL_FIX);
+  }
+
+  const proxyUrl = readString(cluster, 'proxy-url', clusterOwner);
+  if (proxyUrl instanceof Problem) return proxyUrl;
+  if (proxyUrl !== undefined) {
+    const problem = proxyUrlProblem(proxyUrl);
+    if (problem !== undefined) {
+      return new Problem('proxy-url-invalid', `proxy-url ${JSON.stringify(redactUrl(proxyUrl))} of ${clusterOwner} ${problem}`, 'set it to http://, https:// or socks5://<host>:<port> without credentials, or remove it');
+    }
+  }
+
+  // Fixed key order, so equal configs serialise equally.
+  const config: ArgoClusterConfig = {
+    ...(credentials !== undefined && 'username' in credentials ? { username: credentials.username, password: credentials.password } : {}),
+    ...(credentials !== undefined && 'bearerToken' in credentials ? { bearerToken: credentials.bearerToken } : {}),
+    tlsClientConfig,
+    ...(proxyUrl !== undefined ? { proxyUrl } : {}),
+  };
+  const draft: TranslationDraft = { server, config, warnings };
+  if (clientCertificate !== undefined) draft.clientCertificate = clientCertificate;
+  return draft;
+}
+
+function where(context: TranslateContext): string {
+  return `namespace ${context.namespace}, Secret ${context.secret}${context.key === undefined ? '' : ` key ${context.key}`}`;
+}
+
+function refusal(context: TranslateContext, problem: Problem): Refusal {
+  return { code: problem.code, message: `${where(context)}: ${problem.problem}; ${problem.fix}` };
+}
+
+/** Translates one kubeconfig; never throws. */
+export function translateKubeconfig(kubeconfigText: string, context: TranslateContext): TranslationResult {
+  const parsed = parseYaml(kubeconfigText);
+  if (!parsed.ok) {
+    return { ok: false, refusal: refusal(context, new Problem('kubeconfig-not-yaml', `the kubeconfig ${parsed.problem}`, NOT_A_KUBECONFIG_FIX)) };
+  }
+  const draft = translateRoot(parsed.root, context);
+  if (draft instanceof Problem) return { ok: false, refusal: refusal(context, draft) };
+  return { ok: true, translation: draft };
+}
