@@ -1,0 +1,119 @@
+// The daemon as users run it: a child process against the real host plane, observed through
+// the API, its probes, its metrics and its JSON logs. Full passes are set far apart (10m)
+// so what happens within a test can only come from the watch and the prompt re-checks.
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CoordinationV1Api } from '@kubernetes/client-node';
+import { adminKubeConfig } from '@argocd-cluster-registrar/testkit';
+import {
+  createSourceNamespace,
+  createWorld,
+  deleteNamespace,
+  eventually,
+  httpGet,
+  kubeconfigYaml,
+  putK3kKubeconfig,
+  registration,
+  startDaemon,
+} from '../test-support/e2e.js';
+import type { RunningDaemon, World } from '../test-support/e2e.js';
+
+let world: World;
+let daemon: RunningDaemon | undefined;
+
+beforeEach(async () => {
+  world = await createWorld();
+});
+
+afterEach(async () => {
+  await daemon?.stop('SIGKILL');
+  daemon = undefined;
+});
+
+async function startReady(extra: readonly string[] = []): Promise<{ daemon: RunningDaemon; port: number }> {
+  const running = startDaemon([...world.baseArgs, '--interval=10m', '--health-addr=127.0.0.1:0', '--metrics-addr=127.0.0.1:0', ...extra]);
+  daemon = running;
+  const port = await running.healthPort();
+  await eventually(async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined), 'the daemon to be ready');
+  return { daemon: running, port };
+}
+
+function logged(running: RunningDaemon, msg: string, namespace: string): boolean {
+  return running.logs.some((line) => line['msg'] === msg && line['namespace'] === namespace);
+}
+
+describe('daemon', () => {
+  it('registers a kubeconfig that appears after the label within seconds', async () => {
+    const { daemon: running } = await startReady();
+    const ns = await createSourceNamespace(world, { cluster: 'late' });
+    const name = ns.metadata?.name ?? '';
+    // The watch brings the namespace in; without a kubeconfig it is waiting.
+    await eventually(async () => (logged(running, 'namespace waiting for a kubeconfig', name) ? true : undefined), 'the namespace to be waiting');
+
+    await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
+    // Secrets are not watched and the next full pass is 10 minutes away: only the prompt
+    // re-check of waiting namespaces can register it.
+    const secret = await eventually(() => registration(world, 'late'), 'the registration', 20_000);
+    expect(secret.metadata?.labels?.['argocd-cluster-registrar/source-namespace']).toBe(name);
+  });
+
+  it('removes the registration after the namespace is deleted and finalized', async () => {
+    const ns = await createSourceNamespace(world, { cluster: 'short-lived' });
+    const name = ns.metadata?.name ?? '';
+    await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
+    await startReady();
+    await eventually(() => registration(world, 'short-lived'), 'the registration');
+
+    await deleteNamespace(world, name);
+    await eventually(async () => ((await registration(world, 'short-lived')) === undefined ? true : undefined), 'the registration to be removed', 20_000);
+  });
+
+  it('serves probes and metrics', async () => {
+    const ns = await createSourceNamespace(world, { cluster: 'observed' });
+    await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
+    const refused = await createSourceNamespace(world, { cluster: 'Not_Valid' });
+    await putK3kKubeconfig(world, refused.metadata?.name ?? '', kubeconfigYaml(world.child, { server: 'https://other.example' }));
+    const { port } = await startReady();
+    await eventually(() => registration(world, 'observed'), 'the registration');
+
+    expect((await httpGet(port, '/healthz')).status).toBe(200);
+    expect((await httpGet(port, '/readyz')).body).toContain('ok');
+    expect((await httpGet(port, '/nothing')).status).toBe(404);
+    // Same address for both: one server answers /metrics too.
+    const metrics = await eventually(async () => {
+      const body = (await httpGet(port, '/metrics')).body;
+      return body.includes('registrar_actions_total{kind="create",status="applied"} 1') ? body : undefined;
+    }, 'metrics after the first write');
+    expect(metrics).toMatch(/^registrar_registrations\{state="(registered|unchanged)"\} 1$/m);
+    expect(metrics).toContain('registrar_refusals{reason="name-invalid"} 1');
+    expect(metrics).toMatch(/^registrar_credential_expiry_timestamp_seconds\{cluster="observed"\} \d+/m);
+    expect(metrics).toContain('registrar_pass_duration_seconds_count');
+    expect(metrics).toContain('registrar_leader 1');
+    expect(metrics).toContain('# TYPE registrar_api_errors_total counter');
+  });
+
+  it('holds the Lease with --leader-elect, and releases it and exits 0 on SIGTERM', async () => {
+    const { daemon: running } = await startReady(['--leader-elect']);
+    const leases = adminKubeConfig(world.host).makeApiClient(CoordinationV1Api);
+    const leaseName = `argocd-cluster-registrar-${world.managedBy}`;
+    const held = await eventually(async () => {
+      try {
+        const lease = await leases.readNamespacedLease({ name: leaseName, namespace: world.target });
+        return (lease.spec?.holderIdentity ?? '') !== '' ? lease : undefined;
+      } catch {
+        return undefined;
+      }
+    }, 'the Lease to be held');
+    expect(held.spec?.holderIdentity).toContain(String(running.process.pid));
+
+    const ns = await createSourceNamespace(world, { cluster: 'led' });
+    await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
+    await eventually(() => registration(world, 'led'), 'the leader to register');
+
+    expect(await running.stop('SIGTERM')).toBe(0);
+    daemon = undefined;
+    const released = await leases.readNamespacedLease({ name: leaseName, namespace: world.target });
+    expect(released.spec?.holderIdentity ?? '').toBe('');
+    expect(running.logs.some((l) => l['msg'] === 'stopped')).toBe(true);
+  });
+});

@@ -1,0 +1,199 @@
+// End to end: what happens to registrations as their source namespaces and kubeconfigs
+// change — deletion, recreation, rename, the prune veto, rotation, breakage and dry-run.
+
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  PREFIX,
+  applyOnce,
+  clusterConfig,
+  createSourceNamespace,
+  createWorld,
+  decoded,
+  deleteNamespace,
+  kubeconfigYaml,
+  mintChildClientCertificate,
+  outcomeOf,
+  planJson,
+  putK3kKubeconfig,
+  registration,
+  runCli,
+  targetSecrets,
+  whoAmI,
+} from '../test-support/e2e.js';
+import type { World } from '../test-support/e2e.js';
+
+let world: World;
+
+beforeEach(async () => {
+  world = await createWorld();
+});
+
+async function registered(cluster: string, options: { server?: string } = {}): Promise<string> {
+  const ns = await createSourceNamespace(world, { cluster });
+  const name = ns.metadata?.name ?? '';
+  await putK3kKubeconfig(world, name, kubeconfigYaml(world.child, options));
+  await applyOnce(world);
+  expect(await registration(world, cluster)).toBeDefined();
+  return name;
+}
+
+async function relabel(name: string, change: (labels: Record<string, string>) => void): Promise<void> {
+  const current = await world.hostApi.readNamespace({ name });
+  const labels = { ...(current.metadata?.labels ?? {}) };
+  change(labels);
+  await world.hostApi.replaceNamespace({ name, body: { ...current, metadata: { ...current.metadata, labels } } });
+}
+
+describe('lifecycle', () => {
+  it('removes the registration once the namespace is deleted and finalized, not while terminating', async () => {
+    const name = await registered('doomed');
+    await world.hostApi.deleteNamespace({ name });
+
+    // Terminating: ArgoCD may still need the cluster to finalize Applications.
+    const { plan: terminating } = await planJson(world);
+    expect(terminating.actions).toEqual([]);
+    expect(await registration(world, 'doomed')).toBeDefined();
+
+    await deleteNamespace(world, name);
+    const { plan } = await planJson(world);
+    expect(plan.actions.map((a) => [a.kind, a.reason.code])).toEqual([['delete', 'source-namespace-not-found']]);
+    expect(plan.results?.map((r) => r.status)).toEqual(['applied']);
+    expect(await registration(world, 'doomed')).toBeUndefined();
+  });
+
+  it('removes the old registration by uid when a namespace is recreated with the same name', async () => {
+    const name = await registered('phoenix');
+    const oldUid = (await registration(world, 'phoenix'))?.metadata?.labels?.[`${PREFIX}source-namespace-uid`];
+    await deleteNamespace(world, name);
+
+    // Same name, new uid, not labelled for us at first: the old registration is provably stale.
+    await world.hostApi.createNamespace({ body: { metadata: { name } } });
+    const { plan } = await planJson(world);
+    expect(plan.actions.map((a) => [a.kind, a.reason.code])).toEqual([['delete', 'source-namespace-replaced']]);
+    expect(await registration(world, 'phoenix')).toBeUndefined();
+
+    // Labelled again, it registers afresh with the new uid.
+    await relabel(name, (labels) => {
+      labels[`${PREFIX}managed-by`] = world.managedBy;
+      labels[`${PREFIX}cluster`] = 'phoenix';
+    });
+    await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
+    await applyOnce(world);
+    const fresh = await registration(world, 'phoenix');
+    const newUid = (await world.hostApi.readNamespace({ name })).metadata?.uid;
+    expect(fresh?.metadata?.labels?.[`${PREFIX}source-namespace-uid`]).toBe(newUid);
+    expect(newUid).not.toBe(oldUid);
+  });
+
+  it('demotes the old registration on rename and restores it on revert', async () => {
+    const name = await registered('before');
+    const original = await registration(world, 'before');
+
+    await relabel(name, (labels) => {
+      labels[`${PREFIX}cluster`] = 'after';
+    });
+    const { plan } = await planJson(world);
+    expect(plan.actions.map((a) => `${a.kind}:${a.cluster}`).sort()).toEqual(['create:after', 'demote:before']);
+    const demoted = await registration(world, 'before');
+    expect(demoted?.metadata?.labels).not.toHaveProperty('argocd.argoproj.io/secret-type');
+    expect(demoted?.metadata?.labels).toMatchObject({
+      [`${PREFIX}orphaned-secret-type`]: 'cluster',
+      [`${PREFIX}superseded-by`]: 'after',
+    });
+    expect(demoted?.metadata?.labels?.[`${PREFIX}stale-since`] ?? demoted?.metadata?.annotations?.[`${PREFIX}stale-since`]).toBeDefined();
+    expect(await registration(world, 'after')).toBeDefined();
+
+    await relabel(name, (labels) => {
+      labels[`${PREFIX}cluster`] = 'before';
+    });
+    await applyOnce(world);
+    const restored = await registration(world, 'before');
+    expect(restored?.metadata?.labels?.['argocd.argoproj.io/secret-type']).toBe('cluster');
+    expect(restored?.metadata?.labels).not.toHaveProperty(`${PREFIX}orphaned-secret-type`);
+    expect(restored?.metadata?.uid).toBe(original?.metadata?.uid);
+    expect(restored?.data).toEqual(original?.data);
+  });
+
+  it('honours prune: disabled on a registration whose namespace is gone', async () => {
+    const name = await registered('pinned');
+    const current = await registration(world, 'pinned');
+    await world.hostApi.replaceNamespacedSecret({
+      name: 'cluster-pinned',
+      namespace: world.target,
+      body: { ...current, metadata: { ...current?.metadata, labels: { ...current?.metadata?.labels, [`${PREFIX}prune`]: 'disabled' } } },
+    });
+    const pinned = await registration(world, 'pinned');
+    await deleteNamespace(world, name);
+
+    const { plan } = await planJson(world);
+    expect(plan.actions).toEqual([]);
+    expect(plan.warnings.map((w) => w.code)).toContain('prune-disabled');
+    expect((await registration(world, 'pinned'))?.metadata?.resourceVersion).toBe(pinned?.metadata?.resourceVersion);
+  });
+
+  it('carries a rotated client certificate into the registration', async () => {
+    const name = await registered('rotating');
+    const rotated = mintChildClientCertificate(world.child, 'acr-rotated');
+    await putK3kKubeconfig(world, name, kubeconfigYaml(world.child, { user: rotated }));
+
+    // A credential-only change is written at most once per interval after the last write;
+    // the shortest interval is 1s, so wait that long first.
+    await new Promise((r) => setTimeout(r, 1100));
+    const { plan } = await planJson(world, { extra: ['--interval=1s'] });
+    expect(plan.actions.map((a) => [a.kind, a.reason.code])).toEqual([['update', 'credentials-changed']]);
+
+    const secret = await registration(world, 'rotating');
+    expect(clusterConfig(secret).tlsClientConfig.certData).toBe(rotated.certData);
+    expect(await whoAmI(decoded(secret, 'server') ?? '', clusterConfig(secret))).toEqual({ status: 201, username: 'acr-rotated' });
+  });
+
+  it('keeps the registration intact and reports stale when the kubeconfig turns to garbage', async () => {
+    const name = await registered('fragile');
+    const before = await registration(world, 'fragile');
+    await putK3kKubeconfig(world, name, ': this is { not a kubeconfig');
+
+    const { plan } = await planJson(world);
+    expect(plan.actions).toEqual([]);
+    expect(outcomeOf(plan, name)?.state).toBe('stale');
+    const after = await registration(world, 'fragile');
+    expect(after?.metadata?.resourceVersion).toBe(before?.metadata?.resourceVersion);
+    expect(after?.data).toEqual(before?.data);
+  });
+
+  it('dry-run writes nothing but reports every change', async () => {
+    // One of each: a deletion, an update (label change), a demotion + creation (rename), a creation.
+    const gone = await registered('gone', { server: 'https://gone.example:6443' });
+    const changed = await registered('changed', { server: 'https://changed.example:6443' });
+    const renamed = await registered('renamed', { server: 'https://renamed.example:6443' });
+    await deleteNamespace(world, gone);
+    await relabel(changed, (labels) => {
+      labels[`${PREFIX}tier`] = 'gold';
+    });
+    await relabel(renamed, (labels) => {
+      labels[`${PREFIX}cluster`] = 'renamed-new';
+    });
+    const fresh = await createSourceNamespace(world, { cluster: 'fresh' });
+    await putK3kKubeconfig(world, fresh.metadata?.name ?? '', kubeconfigYaml(world.child, { server: 'https://fresh.example:6443' }));
+
+    const snapshot = async (): Promise<Record<string, string>> =>
+      Object.fromEntries([...(await targetSecrets(world))].map(([n, s]) => [n, s.metadata?.resourceVersion ?? '']));
+    const before = await snapshot();
+
+    const { plan, run } = await planJson(world, { dryRun: true, extra: ['--detailed-exitcode'], allowCodes: [2] });
+    expect(run.code).toBe(2);
+    expect(plan.results).toBeUndefined();
+    expect(plan.actions.map((a) => `${a.kind}:${a.cluster}`).sort()).toEqual([
+      'create:fresh',
+      'create:renamed-new',
+      'delete:gone',
+      'demote:renamed',
+      'update:changed',
+    ]);
+    expect(await snapshot()).toEqual(before);
+
+    const text = await runCli([...world.baseArgs, '--once', '--dry-run', '--log-format=json']);
+    expect(text.code).toBe(0);
+    for (const cluster of ['fresh', 'renamed-new', 'gone', 'renamed', 'changed']) expect(text.stdout).toContain(cluster);
+    expect(await snapshot()).toEqual(before);
+  });
+});

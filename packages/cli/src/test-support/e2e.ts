@@ -1,0 +1,370 @@
+// Helpers for the CLI's end-to-end tests: a fresh, isolated "world" on the shared host plane
+// (own target namespace, own managed-by value, so tests never see each other's namespaces),
+// provisioner-style kubeconfig Secrets holding the child plane's credentials, running the
+// real CLI in a child process, and proving registered credentials against the child plane.
+
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Namespace, V1Secret } from '@kubernetes/client-node';
+import type { ArgoClusterConfig } from '@argocd-cluster-registrar/core';
+import { coreApi, finalizeNamespace, statusOf, testChildPlane, testHostPlane, uniqueName } from '@argocd-cluster-registrar/testkit';
+import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
+
+export const PREFIX = 'argocd-cluster-registrar/';
+export const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
+export const MAIN = join(REPO, 'packages/cli/src/main.ts');
+export const SOURCE_TSCONFIG = join(REPO, 'packages/cli/tsconfig.source.json');
+
+export interface World {
+  readonly host: ControlPlane;
+  readonly child: ControlPlane;
+  readonly hostApi: CoreV1Api;
+  readonly childApi: CoreV1Api;
+  /** Target namespace (ArgoCD's), unique to this world. */
+  readonly target: string;
+  /** managed-by value, unique to this world. */
+  readonly managedBy: string;
+  /** Flags every CLI run of this world gets. */
+  readonly baseArgs: readonly string[];
+}
+
+export async function createWorld(): Promise<World> {
+  const [host, child] = await Promise.all([testHostPlane(), testChildPlane()]);
+  const hostApi = coreApi(host);
+  const target = uniqueName('argocd');
+  const managedBy = uniqueName('e2e');
+  await hostApi.createNamespace({ body: { metadata: { name: target } } });
+  return {
+    host,
+    child,
+    hostApi,
+    childApi: coreApi(child),
+    target,
+    managedBy,
+    baseArgs: ['--kubeconfig', host.kubeconfigPath, '--target-namespace', target, '--managed-by', managedBy],
+  };
+}
+
+/** Facts of the child plane's admin kubeconfig. */
+export interface ChildCredentials {
+  readonly server: string;
+  readonly caData: string;
+  readonly certData: string;
+  readonly keyData: string;
+}
+
+export function childCredentials(child: ControlPlane): ChildCredentials {
+  const kc = new KubeConfig();
+  kc.loadFromString(child.kubeConfig);
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (cluster?.caData === undefined || user?.certData === undefined || user.keyData === undefined) {
+    throw new Error('child kubeconfig lacks embedded CA or client certificate data');
+  }
+  return { server: cluster.server, caData: cluster.caData, certData: user.certData, keyData: user.keyData };
+}
+
+export type KubeconfigUser = { readonly certData: string; readonly keyData: string } | { readonly token: string };
+
+/** A provisioner-style kubeconfig (YAML) for the child plane, optionally with another server. */
+export function kubeconfigYaml(child: ControlPlane, options: { server?: string; user?: KubeconfigUser; insecure?: boolean } = {}): string {
+  const creds = childCredentials(child);
+  const user = options.user ?? { certData: creds.certData, keyData: creds.keyData };
+  const userLines =
+    'token' in user
+      ? [`    token: ${user.token}`]
+      : [`    client-certificate-data: ${user.certData}`, `    client-key-data: ${user.keyData}`];
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: child',
+    '  cluster:',
+    `    server: ${options.server ?? creds.server}`,
+    options.insecure === true ? '    insecure-skip-tls-verify: true' : `    certificate-authority-data: ${creds.caData}`,
+    'users:',
+    '- name: child-user',
+    '  user:',
+    ...userLines,
+    'contexts:',
+    '- name: child',
+    '  context:',
+    '    cluster: child',
+    '    user: child-user',
+    'current-context: child',
+    '',
+  ].join('\n');
+}
+
+/** Creates a source namespace labelled for this world. `cluster: undefined` omits the label. */
+export async function createSourceNamespace(
+  world: World,
+  options: { name?: string; cluster?: string | null; labels?: Record<string, string>; annotations?: Record<string, string> } = {},
+): Promise<V1Namespace> {
+  const name = options.name ?? uniqueName('k3k');
+  const labels: Record<string, string> = { [`${PREFIX}managed-by`]: world.managedBy, ...(options.labels ?? {}) };
+  if (options.cluster !== null) labels[`${PREFIX}cluster`] = options.cluster ?? name;
+  return world.hostApi.createNamespace({
+    body: { metadata: { name, labels, ...(options.annotations !== undefined ? { annotations: options.annotations } : {}) } },
+  });
+}
+
+/** Creates or replaces a Secret whose data is given as plain text. */
+export async function putSecret(api: CoreV1Api, namespace: string, name: string, data: Record<string, string>, type = 'Opaque'): Promise<V1Secret> {
+  const encoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]));
+  const existing = await getSecret(api, namespace, name);
+  if (existing === undefined) {
+    return api.createNamespacedSecret({ namespace, body: { metadata: { name, namespace }, type, data: encoded } });
+  }
+  return api.replaceNamespacedSecret({ name, namespace, body: { ...existing, data: encoded } });
+}
+
+/** The k3k provisioner's Secret: `k3k-<cluster>-kubeconfig`, key `kubeconfig.yaml`. */
+export async function putK3kKubeconfig(world: World, namespace: string, kubeconfig: string, cluster = 'c'): Promise<V1Secret> {
+  return putSecret(world.hostApi, namespace, `k3k-${cluster}-kubeconfig`, { 'kubeconfig.yaml': kubeconfig });
+}
+
+export async function getSecret(api: CoreV1Api, namespace: string, name: string): Promise<V1Secret | undefined> {
+  try {
+    return await api.readNamespacedSecret({ name, namespace });
+  } catch (err) {
+    if (statusOf(err) === 404) return undefined;
+    throw err;
+  }
+}
+
+export async function registration(world: World, cluster: string): Promise<V1Secret | undefined> {
+  return getSecret(world.hostApi, world.target, `cluster-${cluster}`);
+}
+
+/** Every Secret in the target namespace, by name. */
+export async function targetSecrets(world: World): Promise<Map<string, V1Secret>> {
+  const list = await world.hostApi.listNamespacedSecret({ namespace: world.target });
+  return new Map(list.items.map((s) => [s.metadata?.name ?? '', s]));
+}
+
+export function decoded(secret: V1Secret | undefined, key: string): string | undefined {
+  const value = secret?.data?.[key];
+  return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+}
+
+export function clusterConfig(secret: V1Secret | undefined): ArgoClusterConfig {
+  const text = decoded(secret, 'config');
+  if (text === undefined) throw new Error('registration has no config');
+  return JSON.parse(text) as ArgoClusterConfig;
+}
+
+/** Deletes a namespace and finishes its finalization (no controller-manager runs). */
+export async function deleteNamespace(world: World, name: string): Promise<void> {
+  await world.hostApi.deleteNamespace({ name });
+  await finalizeNamespace(world.host, name);
+}
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, TSX_TSCONFIG_PATH: SOURCE_TSCONFIG, NO_COLOR: '1', ...extra };
+  // The CLI must not pick up the runner's own cluster settings.
+  delete env['KUBERNETES_SERVICE_HOST'];
+  delete env['KUBECONFIG'];
+  for (const key of Object.keys(env)) if (key.startsWith('ACR_') && !(key in extra)) delete env[key];
+  return env;
+}
+
+/** Runs `node --import tsx packages/cli/src/main.ts <args>` to completion. */
+export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: REPO, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+    });
+  });
+}
+
+/** One applying pass of this world; fails the test on a non-zero exit. */
+export async function applyOnce(world: World, extra: readonly string[] = []): Promise<CliRun> {
+  const run = await runCli([...world.baseArgs, '--once', '--log-format=json', ...extra]);
+  if (run.code !== 0) throw new Error(`cli exited ${String(run.code)}\n${run.stderr}\n${run.stdout}`);
+  return run;
+}
+
+interface JsonOutcome {
+  readonly namespace: string;
+  readonly cluster?: string;
+  readonly state: string;
+  readonly reason?: { readonly code: string; readonly message: string };
+}
+
+interface JsonAction {
+  readonly kind: string;
+  readonly cluster: string;
+  readonly reason: { readonly code: string; readonly namespace: string };
+}
+
+export interface JsonPlan {
+  readonly formatVersion: string;
+  readonly actions: readonly JsonAction[];
+  readonly outcomes: readonly JsonOutcome[];
+  readonly warnings: readonly { readonly code: string; readonly namespace?: string; readonly message: string }[];
+  readonly results?: readonly { readonly kind: string; readonly cluster: string; readonly status: string }[];
+}
+
+/** One pass with --output json (applying unless `dryRun`); returns the parsed document. */
+export async function planJson(world: World, options: { dryRun?: boolean; extra?: readonly string[]; allowCodes?: readonly number[] } = {}): Promise<{ plan: JsonPlan; run: CliRun }> {
+  const args = [...world.baseArgs, '--once', '--output=json', '--log-format=json', ...(options.dryRun === true ? ['--dry-run'] : []), ...(options.extra ?? [])];
+  const run = await runCli(args);
+  if (!(options.allowCodes ?? [0]).includes(run.code ?? -1)) throw new Error(`cli exited ${String(run.code)}\n${run.stderr}`);
+  return { plan: JSON.parse(run.stdout) as JsonPlan, run };
+}
+
+export function outcomeOf(plan: JsonPlan, namespace: string): JsonOutcome | undefined {
+  return plan.outcomes.find((o) => o.namespace === namespace);
+}
+
+/** Authenticates against a Kubernetes API server with a registration's config; returns the user name it sees. */
+export function whoAmI(server: string, config: ArgoClusterConfig): Promise<{ status: number; username?: string }> {
+  const tls = config.tlsClientConfig;
+  const url = new URL('/apis/authentication.k8s.io/v1/selfsubjectreviews', server);
+  const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        ...(tls.caData !== undefined ? { ca: Buffer.from(tls.caData, 'base64') } : {}),
+        ...(tls.certData !== undefined ? { cert: Buffer.from(tls.certData, 'base64') } : {}),
+        ...(tls.keyData !== undefined ? { key: Buffer.from(tls.keyData, 'base64') } : {}),
+        ...(tls.serverName !== undefined ? { servername: tls.serverName } : {}),
+        rejectUnauthorized: !tls.insecure,
+        headers: {
+          'content-type': 'application/json',
+          ...(config.bearerToken !== undefined ? { authorization: `Bearer ${config.bearerToken}` } : {}),
+        },
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          try {
+            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { status?: { userInfo?: { username?: string } } };
+            const username = parsed.status?.userInfo?.username;
+            resolve(username === undefined ? { status } : { status, username });
+          } catch {
+            resolve({ status });
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A new client certificate for the child plane signed by its CA (a "rotation"). */
+export function mintChildClientCertificate(child: ControlPlane, commonName: string): { certData: string; keyData: string } {
+  const pki = join(dirname(child.kubeconfigPath), 'pki');
+  const work = mkdtempSync(join(tmpdir(), 'acr-rotate-'));
+  try {
+    const key = join(work, 'client.key');
+    const csr = join(work, 'client.csr');
+    const crt = join(work, 'client.crt');
+    const ext = join(work, 'client.ext');
+    const quiet = { stdio: 'ignore' as const };
+    execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', key], quiet);
+    execFileSync('openssl', ['req', '-new', '-key', key, '-subj', `/O=system:masters/CN=${commonName}`, '-out', csr], quiet);
+    execFileSync('bash', ['-c', `printf '%s\\n' 'basicConstraints=critical,CA:FALSE' 'keyUsage=critical,digitalSignature,keyEncipherment' 'extendedKeyUsage=clientAuth' > "${ext}"`], quiet);
+    execFileSync('openssl', ['x509', '-req', '-in', csr, '-CA', join(pki, 'ca.crt'), '-CAkey', join(pki, 'ca.key'), '-CAcreateserial', '-CAserial', join(work, 'ca.srl'), '-sha256', '-days', '30', '-extfile', ext, '-out', crt], quiet);
+    return {
+      certData: readFileSync(crt).toString('base64'),
+      keyData: readFileSync(key).toString('base64'),
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Polls `check` until it returns a value (not undefined) or the deadline passes. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export interface RunningDaemon {
+  readonly process: ChildProcess;
+  /** JSON log lines so far. */
+  readonly logs: Record<string, unknown>[];
+  readonly exited: Promise<number | null>;
+  /** Port of the health server once it listens. */
+  healthPort(): Promise<number>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the daemon as a child process (JSON logs parsed as they arrive). */
+export function startDaemon(args: readonly string[], env: Record<string, string> = {}): RunningDaemon {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--log-format=json', ...args], { cwd: REPO, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs: Record<string, unknown>[] = [];
+  let buffer = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    let newline = buffer.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      try {
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        logs.push({ msg: line, level: 'raw' });
+      }
+      newline = buffer.indexOf('\n');
+    }
+  });
+  child.stdout?.resume();
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('exit', (code) => {
+      resolve(code);
+    });
+  });
+  return {
+    process: child,
+    logs,
+    exited,
+    healthPort: () =>
+      eventually(async () => {
+        const line = logs.find((l) => l['msg'] === 'listening' && String(l['serves']).includes('/healthz'));
+        const address = line === undefined ? undefined : String(line['address']);
+        return address === undefined ? undefined : Number(address.slice(address.lastIndexOf(':') + 1));
+      }, 'the daemon to listen'),
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export async function httpGet(port: number, path: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`);
+  return { status: response.status, body: await response.text() };
+}
