@@ -1,0 +1,54 @@
+# syntax=docker/dockerfile:1
+#
+# The registrar's container image: a build stage that compiles the workspace and assembles the
+# CLI with its production dependencies only (`pnpm deploy --prod`), and a runtime stage with
+# just Node and that bundle, running as a non-root user.
+#
+#   docker build -t ghcr.io/argocd-cluster-registrar/argocd-cluster-registrar:0.2.0 .
+#
+# Checked without a Docker engine by charts/argocd-cluster-registrar/tests/image.test.ts, which
+# lints this file and replays the build stage's COPY/RUN steps to prove the bundle starts.
+
+# Node 24 LTS, pinned to a release so a rebuild does not change the runtime under us.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+# pnpm at the exact version package.json pins in `packageManager`.
+RUN corepack enable
+WORKDIR /src
+
+# Manifests first: the dependency layer is rebuilt only when they change.
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+COPY packages/core/package.json packages/core/
+COPY packages/k8s-adapter/package.json packages/k8s-adapter/
+COPY packages/cli/package.json packages/cli/
+COPY packages/testkit/package.json packages/testkit/
+RUN pnpm install --frozen-lockfile
+
+COPY tsconfig.base.json tsconfig.json ./
+COPY packages/core packages/core
+COPY packages/k8s-adapter packages/k8s-adapter
+COPY packages/cli packages/cli
+RUN pnpm --filter "argocd-cluster-registrar..." run build
+# The CLI package with its built workspace dependencies copied in and production
+# dependencies only: no TypeScript, vitest or dev tooling in the image.
+RUN pnpm --filter argocd-cluster-registrar deploy --prod --legacy /app
+
+FROM ${NODE_IMAGE} AS runtime
+# Only `node` is needed at run time: drop npm, npx, corepack and yarn (size, attack surface).
+RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx \
+      /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-*
+ENV NODE_ENV=production
+WORKDIR /app
+# Owned by root and not writable by the runtime user: the process cannot alter its own code.
+COPY --from=build /app /app
+LABEL org.opencontainers.image.title="argocd-cluster-registrar" \
+      org.opencontainers.image.description="Registers k3k, vcluster, Kamaji and Cluster API child clusters with ArgoCD" \
+      org.opencontainers.image.source="https://github.com/argocd-cluster-registrar/argocd-cluster-registrar" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="0.2.0"
+# 65532: the conventional "nonroot" uid/gid (as in distroless), matching the chart's securityContext.
+USER 65532:65532
+# Metrics (/metrics) and health (/healthz, /readyz).
+EXPOSE 8080 8081
+ENTRYPOINT ["node", "/app/dist/main.js"]
