@@ -1,6 +1,10 @@
-// Provider presets: where each provisioner writes its child cluster's kubeconfig.
+// Provider presets (where each provisioner writes its child cluster's kubeconfig) and the
+// choice of kubeconfig among a namespace's candidate Secrets (DESIGN §3).
 
-import type { Provider, ProviderName } from './types.js';
+import type { CandidateRef, ObservedSecret, Provider, ProviderName, Refusal, Translation, TranslationResult } from './types.js';
+import { decodeBase64Text } from './base64.js';
+import { matchGlob } from './glob.js';
+import { translateKubeconfig } from './kubeconfig.js';
 
 export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, Provider>> = {
   k3k: { name: 'k3k', secretNamePattern: 'k3k-*-kubeconfig', keys: ['kubeconfig.yaml'], loopbackRewrite: false },
@@ -16,3 +20,84 @@ export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, 
     loopbackRewrite: false,
   },
 };
+
+export interface TranslateOptions {
+  /**
+   * The namespace sets `<prefix>server`, so the kubeconfig's own server is neither used nor
+   * checked. A translation cache must key on this flag too.
+   */
+  readonly serverOverridden?: boolean;
+}
+
+export type Translator = (secret: ObservedSecret, key: string, provider: Provider, options?: TranslateOptions) => TranslationResult;
+
+/** Decodes `data[key]` (base64 as served) and translates it. */
+export const translateSecretKey: Translator = (secret, key, provider, options) => {
+  const where = `namespace ${secret.namespace}, Secret ${secret.name} key ${key}`;
+  const value = secret.data[key];
+  if (value === undefined) {
+    return { ok: false, refusal: { code: 'kubeconfig-unreadable', message: `${where}: the Secret has no such key; store the kubeconfig under ${key}` } };
+  }
+  const text = decodeBase64Text(value);
+  if (text === undefined) {
+    return {
+      ok: false,
+      refusal: {
+        code: 'kubeconfig-unreadable',
+        message: `${where}: the value is not UTF-8 text (a compressed or binary blob?); store the kubeconfig file itself`,
+      },
+    };
+  }
+  return translateKubeconfig(text, {
+    namespace: secret.namespace,
+    secret: secret.name,
+    provider,
+    key,
+    ...(options?.serverOverridden === true ? { serverOverridden: true } : {}),
+  });
+};
+
+export interface KubeconfigSelection {
+  readonly chosen?: { readonly candidate: CandidateRef; readonly translation: Translation; readonly secret: ObservedSecret };
+  readonly rejected: readonly { readonly candidate: CandidateRef; readonly refusal: Refusal }[];
+}
+
+// Code-unit order, not locale order: plans must be byte-identical on every machine.
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Candidates: Secrets of `namespace` whose name matches a provider's glob and that carry one
+ * of its keys (a name match alone is not a candidate: vcluster's `vc-config-<name>` holds no
+ * kubeconfig and is skipped silently). Tried by provider precedence, then the provider's
+ * preferred Secret type first, then Secret name; within a Secret, keys in declared order.
+ * The first clean translation wins; every failure before it is kept with its reason.
+ */
+export function selectKubeconfig(
+  namespace: string,
+  secrets: readonly ObservedSecret[],
+  providers: readonly Provider[],
+  translate: Translator,
+  options?: TranslateOptions,
+): KubeconfigSelection {
+  const rejected: { candidate: CandidateRef; refusal: Refusal }[] = [];
+  const own = secrets.filter((secret) => secret.namespace === namespace);
+  for (const provider of providers) {
+    const candidates = own
+      .filter((secret) => matchGlob(provider.secretNamePattern, secret.name) && provider.keys.some((key) => Object.hasOwn(secret.data, key)))
+      .sort((a, b) => {
+        const preferred = provider.preferredSecretType;
+        if (preferred !== undefined && (a.type === preferred) !== (b.type === preferred)) return a.type === preferred ? -1 : 1;
+        return compare(a.name, b.name) || compare(a.uid, b.uid);
+      });
+    for (const secret of candidates) {
+      for (const key of provider.keys) {
+        if (!Object.hasOwn(secret.data, key)) continue;
+        const candidate: CandidateRef = { namespace, secret: secret.name, key, provider: provider.name };
+        const result = translate(secret, key, provider, options);
+        if (result.ok) return { chosen: { candidate, translation: result.translation, secret }, rejected };
+        rejected.push({ candidate, refusal: result.refusal });
+      }
+    }
+  }
+  return { rejected };
+}
