@@ -1,0 +1,1325 @@
+// plan(snapshot, config, now): every decision of a pass, as data (DESIGN §6). Pure: no I/O,
+// no clock, no randomness. Shape of a pass:
+//
+//   1. read each managed namespace: its cluster name and, when it can claim one, its kubeconfig;
+//   2. read each owned registration: whose it is, and whether that source is provably gone;
+//   3. turn namespaces into claims on `cluster-<name>` and settle them, incumbents first and
+//      then oldest first, against names and (normalised) servers already held;
+//   4. emit creates/updates for won claims, demotions for renamed registrations and deletions
+//      only on positive proof; one outcome per namespace; sort everything once.
+
+import { decodeBase64Text } from './base64.js';
+import { formatDuration } from './duration.js';
+import {
+  ARGOCD_CLUSTER_SECRET_TYPE,
+  ARGOCD_SECRET_TYPE_LABEL,
+  labelKeys,
+  type LabelKeys,
+} from './label-keys.js';
+import {
+  selectKubeconfig,
+  translateSecretKey,
+  type KubeconfigSelection,
+  type Translator,
+} from './providers.js';
+import {
+  buildRegistration,
+  demotedSecret,
+  formatTimestamp,
+  isDnsSubdomain,
+  parseTimestamp,
+  REGISTRATION_DATA_KEYS,
+  registrationName,
+  restoredSecret,
+  stampCredentials,
+} from './registration.js';
+import { normaliseServer } from './server-address.js';
+import { fingerprint } from './sha256.js';
+import { readCertificateFacts } from './x509.js';
+import type {
+  Action,
+  ArgoClusterConfig,
+  CandidateRef,
+  CertificateFacts,
+  Config,
+  DeleteReason,
+  DesiredSecret,
+  FieldChange,
+  Labels,
+  NamespaceOutcome,
+  ObservedRef,
+  ObservedSecret,
+  Plan,
+  Refusal,
+  Snapshot,
+  SourceNamespace,
+  Translation,
+  UpdateReason,
+  Warning,
+} from './types.js';
+
+export interface PlanOptions {
+  /** Kubeconfig translator; inject a caching one so a steady-state pass re-parses nothing. */
+  readonly translate?: Translator;
+}
+
+type OutcomeReason = NonNullable<NamespaceOutcome['reason']>;
+
+/** A managed namespace, as far as this pass is concerned. */
+interface Subject {
+  readonly namespace: SourceNamespace;
+  /** The `<prefix>cluster` label, when present. */
+  readonly cluster: string | undefined;
+  /** Set when the namespace cannot claim a name at all (label missing, empty or invalid). */
+  readonly nameProblem: OutcomeReason | undefined;
+  readonly terminating: boolean;
+  selection: KubeconfigSelection | undefined;
+  /** Active owned registrations recorded for this namespace (name + uid). */
+  readonly registrations: Registration[];
+  claim: Claim | undefined;
+  /** Set when the namespace's claim was refused before settling. */
+  refusal: Refusal | undefined;
+}
+
+type SourceStatus =
+  | { readonly kind: 'managed'; readonly subject: Subject }
+  | { readonly kind: 'gone'; readonly reason: DeleteReason }
+  | { readonly kind: 'present'; readonly terminating: boolean }
+  | { readonly kind: 'unknown'; readonly why: string };
+
+/** A Secret we own in the target namespace. */
+interface Registration {
+  readonly secret: ObservedSecret;
+  readonly cluster: string;
+  readonly sourceName: string | undefined;
+  readonly active: boolean;
+  readonly pruneDisabled: boolean;
+  readonly source: SourceStatus;
+  /**
+   * incumbent: its source namespace claims exactly this name.
+   * releasable: its source moved on (renamed, gone) or it is demoted: a claimant may take it.
+   * pinned: kept as it is (source unknown, label removed, terminating, or prune veto).
+   */
+  readonly role: 'incumbent' | 'releasable' | 'pinned';
+  /** Normalised `data.server`, when readable. */
+  readonly server: string | undefined;
+}
+
+interface Claim {
+  readonly subject: Subject;
+  readonly cluster: string;
+  readonly target: Registration | undefined;
+  readonly incumbent: boolean;
+  readonly desired: DesiredSecret;
+  /** Normalised server of `desired`. */
+  readonly server: string;
+  /** Absent for a restore without a usable kubeconfig (metadata only). */
+  readonly translation: Translation | undefined;
+  readonly clusterConfig: ArgoClusterConfig | undefined;
+  won: boolean;
+  refusal: Refusal | undefined;
+}
+
+interface Holder {
+  readonly secret: string;
+  readonly server: string;
+  readonly foreign: boolean;
+  /** Namespace uid that may reuse this server: the holder is its own registration. */
+  readonly ownerUid: string | undefined;
+  readonly ownerName: string | undefined;
+  /** True while the holder is a claim settled this pass rather than an existing Secret. */
+  readonly claimed: boolean;
+}
+
+const ACTION_ORDER: Readonly<Record<Action['kind'], number>> = {
+  create: 0,
+  update: 1,
+  demote: 2,
+  delete: 3,
+};
+
+export function plan(
+  snapshot: Snapshot,
+  config: Config,
+  now: number,
+  options: PlanOptions = {},
+): Plan {
+  return new Planner(snapshot, config, now, options.translate ?? translateSecretKey).run();
+}
+
+class Planner {
+  private readonly keys: LabelKeys;
+  private readonly warnings: Warning[] = [];
+  private readonly actions: Action[] = [];
+  private readonly subjects: Subject[] = [];
+  private readonly subjectsByName = new Map<string, Subject>();
+  private readonly registrations: Registration[] = [];
+  private readonly clusterSecretsByName = new Map<string, ObservedSecret>();
+  private readonly ownedByName = new Map<string, Registration>();
+  /** ArgoCD cluster name → the foreign Secret that already uses it. */
+  private readonly foreignNames = new Map<string, ObservedSecret>();
+  /** Normalised server → holders, by Secret name. */
+  private readonly holders = new Map<string, Map<string, Holder>>();
+  private readonly holderBySecret = new Map<string, Holder>();
+  /** Cluster name → the namespace that holds or won it this pass. */
+  private readonly nameWinners = new Map<
+    string,
+    { readonly subject: Subject; readonly why: string }
+  >();
+  /** Registrations a won claim writes: nothing else may happen to them this pass. */
+  private readonly targeted = new Set<Registration>();
+  private readonly deferred = new Map<
+    Subject,
+    { readonly message: string; readonly notAfter: string | undefined }
+  >();
+  private readonly written = new Set<Subject>();
+
+  constructor(
+    private readonly snapshot: Snapshot,
+    private readonly config: Config,
+    private readonly now: number,
+    private readonly translate: Translator,
+  ) {
+    this.keys = labelKeys(config.labelPrefix);
+  }
+
+  run(): Plan {
+    this.readNamespaces();
+    this.readClusterSecrets();
+    this.selectKubeconfigs();
+    const claims = this.buildClaims();
+    this.settle(claims);
+    this.emitClaimActions(claims);
+    this.emitRegistrationActions();
+    return {
+      actions: this.actions.sort(compareActions),
+      outcomes: this.subjects.map((subject) => this.outcome(subject)),
+      warnings: this.warnings.sort(compareWarnings),
+    };
+  }
+
+  // -------------------------------------------------------------------------------------
+  // 1. Namespaces
+
+  private readNamespaces(): void {
+    const sorted = [...this.snapshot.namespaces].sort(
+      (a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid),
+    );
+    for (const namespace of sorted) {
+      if (this.subjectsByName.has(namespace.name)) continue; // one object per name; the API guarantees it
+      const cluster = namespace.labels[this.keys.cluster];
+      const subject: Subject = {
+        namespace,
+        cluster,
+        nameProblem: this.nameProblem(namespace, cluster),
+        terminating: namespace.deletionTimestamp !== undefined,
+        selection: undefined,
+        registrations: [],
+        claim: undefined,
+        refusal: undefined,
+      };
+      this.subjects.push(subject);
+      this.subjectsByName.set(namespace.name, subject);
+    }
+  }
+
+  private nameProblem(
+    namespace: SourceNamespace,
+    cluster: string | undefined,
+  ): OutcomeReason | undefined {
+    const key = this.keys.cluster;
+    if (cluster === undefined) {
+      const message = `namespace ${namespace.name} carries ${this.keys.managedBy}=${this.config.managedBy} but no ${key} label; add ${key}=<name> to register it`;
+      this.warn('cluster-label-missing', message, namespace.name);
+      return { code: 'cluster-label-missing', message };
+    }
+    if (cluster === '') {
+      return {
+        code: 'name-missing',
+        message: `label ${key} on namespace ${namespace.name} is empty; set it to the cluster name ArgoCD should show`,
+      };
+    }
+    if (!isDnsSubdomain(registrationName(cluster))) {
+      return {
+        code: 'name-invalid',
+        message: `cluster name ${JSON.stringify(cluster)} gives the Secret name ${JSON.stringify(registrationName(cluster))}, which is not a valid Kubernetes name (lower-case letters, digits, '-' and '.', alphanumeric at both ends, at most 253 characters); change the ${key} label`,
+      };
+    }
+    return undefined;
+  }
+
+  private selectKubeconfigs(): void {
+    const candidates = new Map<string, ObservedSecret[]>();
+    for (const secret of this.snapshot.candidateSecrets) {
+      const list = candidates.get(secret.namespace);
+      if (list === undefined) candidates.set(secret.namespace, [secret]);
+      else list.push(secret);
+    }
+    for (const subject of this.subjects) {
+      if (subject.terminating || subject.nameProblem !== undefined) continue;
+      const name = subject.namespace.name;
+      // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
+      const options =
+        subject.namespace.annotations[this.keys.server] === undefined
+          ? undefined
+          : { serverOverridden: true };
+      subject.selection = selectKubeconfig(
+        name,
+        candidates.get(name) ?? [],
+        this.config.providers,
+        this.translate,
+        options,
+      );
+      const chosen = subject.selection.chosen;
+      if (chosen === undefined) continue;
+      for (const warning of chosen.translation.warnings) this.warnings.push(warning);
+      for (const { candidate, refusal } of subject.selection.rejected) {
+        this.warn(
+          'candidate-rejected',
+          `${candidate.secret}[${candidate.key}] was skipped for ${chosen.candidate.secret}[${chosen.candidate.key}]: ${refusal.message}`,
+          name,
+          candidate.secret,
+        );
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------
+  // 2. Registrations and the names and servers they hold
+
+  private readClusterSecrets(): void {
+    const keys = this.keys;
+    const secrets = this.snapshot.clusterSecrets
+      .filter((secret) => secret.namespace === this.config.targetNamespace)
+      .sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
+    for (const secret of secrets) {
+      if (this.clusterSecretsByName.has(secret.name)) continue;
+      this.clusterSecretsByName.set(secret.name, secret);
+      const active = secret.labels[ARGOCD_SECRET_TYPE_LABEL] === ARGOCD_CLUSTER_SECRET_TYPE;
+      const server = readServer(secret);
+      if (secret.labels[keys.managedBy] !== this.config.managedBy) {
+        if (!active) continue;
+        const name = readData(secret, 'name');
+        if (name !== undefined && !this.foreignNames.has(name)) this.foreignNames.set(name, secret);
+        if (server !== undefined)
+          this.hold({
+            secret: secret.name,
+            server,
+            foreign: true,
+            ownerUid: undefined,
+            ownerName: undefined,
+            claimed: false,
+          });
+        continue;
+      }
+      const registration = this.readRegistration(secret, active, server);
+      this.registrations.push(registration);
+      this.ownedByName.set(secret.name, registration);
+      if (registration.source.kind === 'managed' && active)
+        registration.source.subject.registrations.push(registration);
+      // A registration whose source is proven gone gives its server up, whether it is then
+      // deleted or taken over; a demoted one holds nothing (ArgoCD no longer sees it).
+      if (!active || server === undefined) continue;
+      if (registration.role === 'releasable' && registration.source.kind === 'gone') continue;
+      const owner =
+        registration.role === 'pinned' || registration.source.kind !== 'managed'
+          ? undefined
+          : registration.source.subject.namespace;
+      this.hold({
+        secret: secret.name,
+        server,
+        foreign: false,
+        ownerUid: owner?.uid,
+        ownerName: owner?.name ?? registration.sourceName,
+        claimed: false,
+      });
+    }
+  }
+
+  private readRegistration(
+    secret: ObservedSecret,
+    active: boolean,
+    server: string | undefined,
+  ): Registration {
+    const keys = this.keys;
+    const sourceName = secret.labels[keys.sourceNamespace];
+    const source = this.sourceStatus(secret, sourceName, secret.labels[keys.sourceNamespaceUid]);
+    const pruneDisabled = secret.labels[keys.prune] === 'disabled';
+    const cluster =
+      secret.labels[keys.cluster] ??
+      (secret.name.startsWith('cluster-') ? secret.name.slice('cluster-'.length) : secret.name);
+    let role: Registration['role'] = 'pinned';
+    if (source.kind === 'managed') {
+      const subject = source.subject;
+      if (subject.terminating || subject.nameProblem !== undefined || subject.cluster === undefined)
+        role = 'pinned';
+      else if (registrationName(subject.cluster) === secret.name) role = 'incumbent';
+      else role = pruneDisabled ? 'pinned' : 'releasable';
+    } else if (source.kind === 'gone' || !active) {
+      role = pruneDisabled ? 'pinned' : 'releasable';
+    }
+    return { secret, cluster, sourceName, active, pruneDisabled, source, role, server };
+  }
+
+  /** Whose registration this is, and whether that namespace is provably gone. */
+  private sourceStatus(
+    secret: ObservedSecret,
+    name: string | undefined,
+    uid: string | undefined,
+  ): SourceStatus {
+    if (name === undefined) {
+      return this.unknownSource(secret, `it has no ${this.keys.sourceNamespace} label`);
+    }
+    const subject = this.subjectsByName.get(name);
+    if (subject !== undefined) {
+      if (uid === undefined)
+        return this.unknownSource(
+          secret,
+          `it has no ${this.keys.sourceNamespaceUid} label to tell namespace ${name} from a re-created one`,
+        );
+      if (subject.namespace.uid === uid) return { kind: 'managed', subject };
+      return {
+        kind: 'gone',
+        reason: {
+          code: 'source-namespace-replaced',
+          namespace: name,
+          recordedUid: uid,
+          observedUid: subject.namespace.uid,
+        },
+      };
+    }
+    const lookup = Object.hasOwn(this.snapshot.sourceLookups, name)
+      ? this.snapshot.sourceLookups[name]
+      : undefined;
+    if (lookup === undefined)
+      return this.unknownSource(secret, `namespace ${name} was not looked up`);
+    switch (lookup.state) {
+      case 'notFound':
+        return { kind: 'gone', reason: { code: 'source-namespace-not-found', namespace: name } };
+      case 'present':
+        if (uid === undefined)
+          return this.unknownSource(
+            secret,
+            `it has no ${this.keys.sourceNamespaceUid} label to tell namespace ${name} from a re-created one`,
+          );
+        if (lookup.uid !== uid) {
+          return {
+            kind: 'gone',
+            reason: {
+              code: 'source-namespace-replaced',
+              namespace: name,
+              recordedUid: uid,
+              observedUid: lookup.uid,
+            },
+          };
+        }
+        return { kind: 'present', terminating: lookup.deletionTimestamp !== undefined };
+      case 'unknown':
+        return this.unknownSource(secret, `looking up namespace ${name} failed: ${lookup.reason}`);
+      default:
+        return unreachable(lookup);
+    }
+  }
+
+  private unknownSource(secret: ObservedSecret, why: string): SourceStatus {
+    this.warn(
+      'source-unknown',
+      `registration ${secret.name} is kept: its source namespace cannot be checked (${why})`,
+      secret.labels[this.keys.sourceNamespace],
+      secret.name,
+    );
+    return { kind: 'unknown', why };
+  }
+
+  private hold(holder: Holder): void {
+    const previous = this.holderBySecret.get(holder.secret);
+    if (previous !== undefined) this.holders.get(previous.server)?.delete(holder.secret);
+    this.holderBySecret.set(holder.secret, holder);
+    let byServer = this.holders.get(holder.server);
+    if (byServer === undefined) {
+      byServer = new Map();
+      this.holders.set(holder.server, byServer);
+    }
+    byServer.set(holder.secret, holder);
+  }
+
+  private release(secret: string): void {
+    const previous = this.holderBySecret.get(secret);
+    if (previous === undefined) return;
+    this.holders.get(previous.server)?.delete(secret);
+    this.holderBySecret.delete(secret);
+  }
+
+  // -------------------------------------------------------------------------------------
+  // 3. Claims
+
+  private buildClaims(): Claim[] {
+    const claims: Claim[] = [];
+    for (const subject of this.subjects) {
+      const cluster = subject.cluster;
+      if (subject.terminating || subject.nameProblem !== undefined || cluster === undefined)
+        continue;
+      const name = registrationName(cluster);
+      const existing = this.clusterSecretsByName.get(name);
+      const target = this.ownedByName.get(name);
+      if (existing !== undefined && target === undefined) {
+        subject.refusal = {
+          code: 'target-foreign',
+          message: `Secret ${this.config.targetNamespace}/${name} exists and is not managed by this registrar (it lacks ${this.keys.managedBy}=${this.config.managedBy}); delete it so the registrar can write its own, or change the ${this.keys.cluster} label${leftoverHint(existing)}`,
+        };
+        continue;
+      }
+      const foreign = this.foreignNames.get(cluster);
+      if (foreign !== undefined) {
+        subject.refusal = {
+          code: 'name-foreign',
+          message: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by Secret ${foreign.namespace}/${foreign.name}, which this registrar does not manage, and ArgoCD cannot tell two clusters of one name apart; change the ${this.keys.cluster} label or delete that Secret${leftoverHint(foreign)}`,
+        };
+        continue;
+      }
+      const incumbent =
+        target?.role === 'incumbent' &&
+        target.source.kind === 'managed' &&
+        target.source.subject === subject;
+      if (target !== undefined && !incumbent && target.role !== 'releasable') {
+        subject.refusal = { code: 'name-claimed', message: this.pinnedMessage(target) };
+        continue;
+      }
+      if (incumbent) this.nameWinners.set(cluster, { subject, why: 'holds the registration' });
+      const claim = this.claimFor(subject, cluster, target, incumbent);
+      if (claim !== undefined) claims.push(claim);
+    }
+    return claims;
+  }
+
+  private claimFor(
+    subject: Subject,
+    cluster: string,
+    target: Registration | undefined,
+    incumbent: boolean,
+  ): Claim | undefined {
+    const chosen = subject.selection?.chosen;
+    if (chosen === undefined) {
+      // Reverting the label restores a demoted registration intact even without a kubeconfig.
+      if (incumbent && target !== undefined && !target.active && target.server !== undefined) {
+        const desired = restoredSecret(target.secret, this.keys);
+        return {
+          subject,
+          cluster,
+          target,
+          incumbent,
+          desired,
+          server: target.server,
+          translation: undefined,
+          clusterConfig: undefined,
+          won: false,
+          refusal: undefined,
+        };
+      }
+      return undefined;
+    }
+    const built = buildRegistration({
+      namespace: subject.namespace,
+      cluster,
+      provider: chosen.candidate.provider,
+      translation: chosen.translation,
+      keys: this.keys,
+      config: this.config,
+      ...(target === undefined ? {} : { existing: target.secret }),
+    });
+    for (const warning of built.warnings) this.warnings.push(warning);
+    if (!built.ok) {
+      subject.refusal = built.refusal;
+      return undefined;
+    }
+    return {
+      subject,
+      cluster,
+      target,
+      incumbent,
+      desired: built.secret,
+      server: normaliseServer(built.server),
+      translation: chosen.translation,
+      clusterConfig: built.clusterConfig,
+      won: false,
+      refusal: undefined,
+    };
+  }
+
+  private pinnedMessage(target: Registration): string {
+    const name = target.secret.name;
+    const owner =
+      target.sourceName === undefined ? 'an unknown namespace' : `namespace ${target.sourceName}`;
+    const fix = `change the ${this.keys.cluster} label, or delete ${this.config.targetNamespace}/${name} if that registration is no longer wanted`;
+    if (target.pruneDisabled) {
+      return `${name} is the registration of ${owner} and carries ${this.keys.prune}=disabled, so it is never replaced or removed; remove that label, or ${fix}`;
+    }
+    const source = target.source;
+    switch (source.kind) {
+      case 'managed':
+        return source.subject.terminating
+          ? `${name} is the registration of ${owner}, which is terminating; it is kept until the namespace is gone`
+          : `${name} is the registration of ${owner}, which no longer claims a valid cluster name; it is kept while that namespace exists (${fix})`;
+      case 'present':
+        return `${name} is the registration of ${owner}, which still exists but is no longer managed; it is kept while that namespace exists (${fix})`;
+      case 'unknown':
+        return `${name} is the registration of ${owner}, which could not be checked (${source.why}); it is kept until that namespace is proven gone`;
+      case 'gone':
+        return `${name} is the registration of ${owner}, which is gone; it will be removed`;
+      default:
+        return unreachable(source);
+    }
+  }
+
+  /**
+   * Settles claims: incumbents first (they keep their names), then newcomers oldest first, so
+   * an older claimant that cannot register (no kubeconfig, server taken) never blocks a
+   * younger healthy one. A claim refused for a server that a later claim gave up is retried.
+   */
+  private settle(claims: Claim[]): void {
+    const created = new Map<Subject, number>();
+    for (const claim of claims) {
+      if (!claim.incumbent)
+        created.set(
+          claim.subject,
+          parseTimestamp(claim.subject.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER,
+        );
+    }
+    claims.sort((a, b) => {
+      if (a.incumbent !== b.incumbent) return a.incumbent ? -1 : 1;
+      const age = (created.get(a.subject) ?? 0) - (created.get(b.subject) ?? 0);
+      return age !== 0 ? age : compareStrings(a.subject.namespace.name, b.subject.namespace.name);
+    });
+    let pending = claims;
+    let progress = true;
+    while (progress) {
+      progress = false;
+      const refused: Claim[] = [];
+      for (const claim of pending) {
+        if (this.trySettle(claim)) progress = true;
+        else if (claim.refusal?.code === 'server-collision') refused.push(claim);
+      }
+      pending = refused;
+    }
+  }
+
+  private trySettle(claim: Claim): boolean {
+    const subject = claim.subject;
+    const winner = this.nameWinners.get(claim.cluster);
+    if (winner !== undefined && winner.subject !== subject) {
+      claim.refusal = {
+        code: 'name-claimed',
+        message: `cluster name ${JSON.stringify(claim.cluster)} is also claimed by namespace ${winner.subject.namespace.name}, which ${winner.why}; change the ${this.keys.cluster} label of one of them`,
+      };
+      return false;
+    }
+    const targetName = registrationName(claim.cluster);
+    const blockers = [...(this.holders.get(claim.server)?.values() ?? [])].filter(
+      (holder) => holder.secret !== targetName && holder.ownerUid !== subject.namespace.uid,
+    );
+    const blocker = blockers.sort((a, b) => compareStrings(a.secret, b.secret))[0];
+    if (blocker !== undefined) {
+      claim.refusal = { code: 'server-collision', message: this.collisionMessage(claim, blocker) };
+      return false;
+    }
+    claim.won = true;
+    claim.refusal = undefined;
+    this.nameWinners.set(claim.cluster, {
+      subject,
+      why: claim.incumbent ? 'holds the registration' : 'is older or sorts first',
+    });
+    this.hold({
+      secret: targetName,
+      server: claim.server,
+      foreign: false,
+      ownerUid: subject.namespace.uid,
+      ownerName: subject.namespace.name,
+      claimed: true,
+    });
+    // The namespace's old registrations are demoted (or taken over): their servers are free.
+    for (const registration of subject.registrations) {
+      if (
+        registration.secret.name !== targetName &&
+        registration.role === 'releasable' &&
+        this.holderBySecret.get(registration.secret.name)?.ownerUid === subject.namespace.uid
+      ) {
+        this.release(registration.secret.name);
+      }
+    }
+    return true;
+  }
+
+  private collisionMessage(claim: Claim, holder: Holder): string {
+    const server = claim.server;
+    if (holder.foreign) {
+      return `server ${server} is already registered by Secret ${this.config.targetNamespace}/${holder.secret}, which this registrar does not manage; ArgoCD would pick one of the two at random. If it is a leftover of vcluster-argocd-exporter 0.1.x (a vcluster-<name> Secret), simply delete it; otherwise remove one of the two`;
+    }
+    const owner =
+      holder.ownerName === undefined ? 'an unknown namespace' : `namespace ${holder.ownerName}`;
+    const verb = holder.claimed ? 'is being registered this pass' : 'is already registered';
+    return `server ${server} ${verb} as ${holder.secret} by ${owner}; ArgoCD would pick one of the two at random. Point one of the namespaces at another server (${this.keys.server} annotation) or stop managing one of them`;
+  }
+
+  // -------------------------------------------------------------------------------------
+  // 4. Actions
+
+  private emitClaimActions(claims: readonly Claim[]): void {
+    for (const claim of claims) {
+      if (!claim.won) {
+        claim.subject.refusal = claim.refusal;
+        continue;
+      }
+      claim.subject.claim = claim;
+      const target = claim.target;
+      if (target !== undefined) this.targeted.add(target);
+      if (target === undefined) {
+        const secret = sortedSecret(stampCredentials(claim.desired, this.keys, this.now));
+        this.actions.push({
+          kind: 'create',
+          cluster: claim.cluster,
+          secret,
+          changes: diffSecret(undefined, secret),
+          reason: { code: 'new-registration', namespace: claim.subject.namespace.name },
+        });
+        continue;
+      }
+      const namespace = claim.subject.namespace.name;
+      if (!claim.incumbent) {
+        const previous = target.sourceName ?? '(unknown)';
+        const secret = sortedSecret(stampCredentials(claim.desired, this.keys, this.now));
+        this.pushUpdate(claim, target, secret, {
+          code: 'taken-over',
+          namespace,
+          previousNamespace: previous,
+        });
+        continue;
+      }
+      const comparison = compareRegistration(target.secret, claim.desired);
+      if (comparison.equal) continue;
+      if (!target.active) {
+        const secret = sortedSecret(
+          comparison.credentialsChanged
+            ? stampCredentials(comparison.desired, this.keys, this.now)
+            : comparison.desired,
+        );
+        this.pushUpdate(claim, target, secret, { code: 'restored-from-demotion', namespace });
+        continue;
+      }
+      if (comparison.credentialsOnly && claim.translation !== undefined) {
+        const deferral = this.deferral(target.secret, comparison.registeredCertificate);
+        if (deferral !== undefined) {
+          this.deferred.set(claim.subject, deferral);
+          continue;
+        }
+      }
+      const secret = sortedSecret(
+        comparison.credentialsChanged
+          ? stampCredentials(comparison.desired, this.keys, this.now)
+          : comparison.desired,
+      );
+      this.pushUpdate(claim, target, secret, { code: comparison.reason, namespace });
+    }
+  }
+
+  private pushUpdate(
+    claim: Claim,
+    target: Registration,
+    secret: DesiredSecret,
+    reason: UpdateReason,
+  ): void {
+    this.written.add(claim.subject);
+    this.actions.push({
+      kind: 'update',
+      cluster: claim.cluster,
+      target: observedRef(target.secret),
+      secret,
+      changes: diffSecret(target.secret, secret),
+      reason,
+    });
+  }
+
+  /**
+   * Credential churn (k3k re-mints its client certificate on every reconcile): a
+   * credential-only change waits out the interval since the last credential write and, with a
+   * refresh window, waits until the registered certificate nears its expiry.
+   */
+  private deferral(
+    existing: ObservedSecret,
+    registered: CertificateFacts | undefined,
+  ): { message: string; notAfter: string | undefined } | undefined {
+    const window = this.config.credentialRefreshWindowMs;
+    const notAfter = parseTimestamp(registered?.notAfter);
+    if (
+      notAfter !== undefined &&
+      (notAfter <= this.now || (window > 0 && notAfter - this.now <= window))
+    )
+      return undefined;
+    const lastWrite = parseTimestamp(existing.annotations[this.keys.credentialsUpdatedAt]);
+    if (lastWrite !== undefined && this.now - lastWrite < this.config.intervalMs) {
+      return {
+        message: `the kubeconfig carries new credentials; they are written at most once per interval (${formatDuration(this.config.intervalMs)}) and were last written at ${formatTimestamp(lastWrite)}`,
+        notAfter: registered?.notAfter,
+      };
+    }
+    if (window > 0 && notAfter !== undefined) {
+      return {
+        message: `the kubeconfig carries new credentials; the registered client certificate stays valid until ${registered?.notAfter ?? ''}, beyond the refresh window (${formatDuration(window)}), so they are written later`,
+        notAfter: registered?.notAfter,
+      };
+    }
+    return undefined;
+  }
+
+  private emitRegistrationActions(): void {
+    for (const registration of this.registrations) {
+      // Written by a claim, or claimed by its own namespace (kept even when that claim failed).
+      if (this.targeted.has(registration) || registration.role === 'incumbent') continue;
+      const source = registration.source;
+      if (source.kind === 'gone') {
+        if (registration.pruneDisabled)
+          this.vetoed(registration, `its source namespace ${source.reason.namespace} is gone`);
+        else
+          this.actions.push({
+            kind: 'delete',
+            cluster: registration.cluster,
+            target: observedRef(registration.secret),
+            reason: source.reason,
+          });
+        continue;
+      }
+      if (registration.active) {
+        // Only a rename moves an active registration aside, and only once the namespace's new
+        // name is registered: until then the old one keeps the cluster in ArgoCD.
+        const subject = source.kind === 'managed' ? source.subject : undefined;
+        if (
+          subject === undefined ||
+          subject.terminating ||
+          subject.nameProblem !== undefined ||
+          subject.cluster === undefined
+        )
+          continue;
+        const supersededBy = subject.cluster;
+        if (registration.pruneDisabled) {
+          this.vetoed(
+            registration,
+            `namespace ${subject.namespace.name} now claims ${supersededBy}`,
+          );
+          continue;
+        }
+        if (subject.claim === undefined) continue;
+        const secret = sortedSecret(
+          demotedSecret(registration.secret, this.keys, supersededBy, this.now),
+        );
+        this.actions.push({
+          kind: 'demote',
+          cluster: registration.cluster,
+          target: observedRef(registration.secret),
+          secret,
+          changes: diffSecret(registration.secret, secret),
+          reason: { code: 'renamed', namespace: subject.namespace.name, supersededBy },
+        });
+        continue;
+      }
+      const staleSince = registration.secret.annotations[this.keys.staleSince];
+      const since = parseTimestamp(staleSince);
+      if (
+        staleSince === undefined ||
+        since === undefined ||
+        this.now - since <= this.config.demotedTtlMs
+      )
+        continue;
+      if (registration.pruneDisabled) {
+        this.vetoed(
+          registration,
+          `it has been demoted since ${staleSince}, longer than the demoted TTL`,
+        );
+        continue;
+      }
+      this.actions.push({
+        kind: 'delete',
+        cluster: registration.cluster,
+        target: observedRef(registration.secret),
+        reason: { code: 'demotion-expired', namespace: registration.sourceName ?? '', staleSince },
+      });
+    }
+  }
+
+  private vetoed(registration: Registration, why: string): void {
+    const verb =
+      registration.active && registration.source.kind === 'managed' ? 'demoted' : 'deleted';
+    this.warn(
+      'prune-disabled',
+      `${registration.secret.name} is not ${verb} although ${why}: it carries ${this.keys.prune}=disabled`,
+      registration.sourceName,
+      registration.secret.name,
+    );
+  }
+
+  // -------------------------------------------------------------------------------------
+  // 5. Outcomes
+
+  private outcome(subject: Subject): NamespaceOutcome {
+    const namespace = subject.namespace.name;
+    const base = {
+      namespace,
+      ...(subject.cluster === undefined ? {} : { cluster: subject.cluster }),
+      rejected: subject.selection?.rejected ?? [],
+    };
+    const chosen = subject.selection?.chosen;
+    const source: { source?: CandidateRef } =
+      chosen === undefined ? {} : { source: chosen.candidate };
+    const kept = subject.registrations.map((registration) => registration.secret.name);
+    if (subject.terminating) {
+      const message = `namespace ${namespace} is terminating; ${kept.length === 0 ? 'nothing is registered for it' : `${kept.join(', ')} is kept until it is gone, so ArgoCD can still finalise its Applications`}`;
+      return {
+        ...base,
+        state: kept.length === 0 ? 'skipped' : 'unchanged',
+        reason: { code: 'terminating', message },
+      };
+    }
+    if (subject.nameProblem !== undefined) {
+      return {
+        ...base,
+        state: subject.nameProblem.code === 'cluster-label-missing' ? 'skipped' : 'refused',
+        reason: withKept(subject.nameProblem, kept),
+      };
+    }
+    if (subject.refusal !== undefined) {
+      return { ...base, ...source, state: 'refused', reason: withKept(subject.refusal, kept) };
+    }
+    const claim = subject.claim;
+    if (claim !== undefined && claim.translation !== undefined) {
+      const deferral = this.deferred.get(subject);
+      if (deferral !== undefined) {
+        return {
+          ...base,
+          ...source,
+          state: 'unchanged',
+          reason: { code: 'credential-refresh-deferred', message: deferral.message },
+          ...(deferral.notAfter === undefined ? {} : { credentialNotAfter: deferral.notAfter }),
+        };
+      }
+      const notAfter = claim.translation.clientCertificate?.notAfter;
+      return {
+        ...base,
+        ...source,
+        state: this.written.has(subject) || claim.target === undefined ? 'registered' : 'unchanged',
+        ...(notAfter === undefined ? {} : { credentialNotAfter: notAfter }),
+      };
+    }
+    // No usable kubeconfig.
+    const rejected = subject.selection?.rejected ?? [];
+    const first = rejected[0];
+    const registered = kept.length > 0 || claim !== undefined;
+    if (registered) {
+      const names = claim === undefined ? kept : [claim.desired.name];
+      const why =
+        first === undefined
+          ? `no kubeconfig Secret is left in namespace ${namespace}`
+          : `its kubeconfig is unusable: ${first.refusal.message}`;
+      return {
+        ...base,
+        state: 'stale',
+        reason: {
+          code: first?.refusal.code ?? 'no-candidate',
+          message: `${why}; ${names.join(', ')} keeps its last registered credentials until this is fixed`,
+        },
+      };
+    }
+    // The name is taken anyway: say so now rather than after the kubeconfig appears.
+    const winner = this.nameWinners.get(subject.cluster ?? '');
+    if (winner !== undefined && winner.subject !== subject) {
+      return {
+        ...base,
+        state: 'refused',
+        reason: {
+          code: 'name-claimed',
+          message: `cluster name ${JSON.stringify(subject.cluster)} is also claimed by namespace ${winner.subject.namespace.name}, which ${winner.why}; change the ${this.keys.cluster} label of one of them`,
+        },
+      };
+    }
+    if (first !== undefined) return { ...base, state: 'refused', reason: first.refusal };
+    return {
+      ...base,
+      state: 'waiting',
+      reason: {
+        code: 'waiting-for-kubeconfig',
+        message: `no kubeconfig Secret in namespace ${namespace} yet (looking for ${this.config.providers.map((provider) => `${provider.secretNamePattern} with ${provider.keys.join(' or ')}`).join('; ')}); it is registered as soon as one appears`,
+      },
+    };
+  }
+
+  private warn(code: Warning['code'], message: string, namespace?: string, secret?: string): void {
+    this.warnings.push({
+      code,
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(secret === undefined ? {} : { secret }),
+      message,
+    });
+  }
+}
+
+function withKept<T extends { readonly code: string; readonly message: string }>(
+  reason: T,
+  kept: readonly string[],
+): T {
+  return kept.length === 0
+    ? reason
+    : { ...reason, message: `${reason.message} (${kept.join(', ')} stays registered meanwhile)` };
+}
+
+function leftoverHint(secret: ObservedSecret): string {
+  return secret.name.startsWith('vcluster-')
+    ? ` (${secret.name} looks like a vcluster-argocd-exporter 0.1.x leftover, which can simply be deleted)`
+    : '';
+}
+
+// ---------------------------------------------------------------------------------------
+// Comparing an existing registration with the desired one
+
+interface Comparison {
+  readonly equal: boolean;
+  /** The desired Secret, with equal-meaning `config` bytes kept as they are. */
+  readonly desired: DesiredSecret;
+  readonly credentialsChanged: boolean;
+  /** Only credentials changed: same server, CA, TLS settings and client-certificate issuer. */
+  readonly credentialsOnly: boolean;
+  readonly registeredCertificate: CertificateFacts | undefined;
+  readonly reason: 'credentials-changed' | 'server-changed' | 'ca-changed' | 'metadata-changed';
+}
+
+const CREDENTIAL_FIELDS = ['username', 'password', 'bearerToken', 'certData', 'keyData'] as const;
+
+function compareRegistration(existing: ObservedSecret, desired: DesiredSecret): Comparison {
+  const labelsEqual = sameRecord(existing.labels, desired.labels);
+  const annotationsEqual = sameRecord(existing.annotations, desired.annotations);
+  let otherDataEqual = true;
+  for (const key of Object.keys(desired.data)) {
+    if (key !== 'config' && existing.data[key] !== desired.data[key]) otherDataEqual = false;
+  }
+  for (const key of Object.keys(existing.data)) {
+    if (!Object.hasOwn(desired.data, key)) otherDataEqual = false;
+  }
+  const configBytesEqual = existing.data['config'] === desired.data['config'];
+  const base = {
+    desired,
+    credentialsChanged: false,
+    credentialsOnly: false,
+    registeredCertificate: undefined,
+  };
+  if (configBytesEqual) {
+    const equal = labelsEqual && annotationsEqual && otherDataEqual;
+    const serverChanged = existing.data['server'] !== desired.data['server'];
+    return { ...base, equal, reason: serverChanged ? 'server-changed' : 'metadata-changed' };
+  }
+  const before = readConfig(existing.data['config']);
+  const after = readConfig(desired.data['config']);
+  const serverChanged = existing.data['server'] !== desired.data['server'];
+  if (before === undefined || after === undefined) {
+    return {
+      ...base,
+      equal: false,
+      credentialsChanged: true,
+      reason: serverChanged ? 'server-changed' : 'credentials-changed',
+    };
+  }
+  if (canonicalJson(before) === canonicalJson(after)) {
+    // Same meaning, other bytes (an older writer's key order): keep the bytes, write nothing for them.
+    const kept: DesiredSecret = {
+      ...desired,
+      data: { ...desired.data, config: existing.data['config'] ?? '' },
+    };
+    return {
+      ...base,
+      desired: kept,
+      equal: labelsEqual && annotationsEqual && otherDataEqual,
+      reason: serverChanged ? 'server-changed' : 'metadata-changed',
+    };
+  }
+  const beforeTls = tlsOf(before);
+  const afterTls = tlsOf(after);
+  const credentialsChanged = CREDENTIAL_FIELDS.some(
+    (field) =>
+      credentialValue(before, beforeTls, field) !== credentialValue(after, afterTls, field),
+  );
+  const caChanged = beforeTls['caData'] !== afterTls['caData'];
+  const connectionChanged =
+    caChanged ||
+    beforeTls['insecure'] !== afterTls['insecure'] ||
+    beforeTls['serverName'] !== afterTls['serverName'] ||
+    before['proxyUrl'] !== after['proxyUrl'] ||
+    !sameKeys(before, after, [
+      'username',
+      'password',
+      'bearerToken',
+      'tlsClientConfig',
+      'proxyUrl',
+    ]) ||
+    !sameKeys(beforeTls, afterTls, ['insecure', 'serverName', 'caData', 'certData', 'keyData']);
+  const reason = serverChanged
+    ? 'server-changed'
+    : caChanged
+      ? 'ca-changed'
+      : credentialsChanged
+        ? 'credentials-changed'
+        : 'metadata-changed';
+  let credentialsOnly = false;
+  let registeredCertificate: CertificateFacts | undefined;
+  if (
+    credentialsChanged &&
+    !connectionChanged &&
+    !serverChanged &&
+    labelsEqual &&
+    annotationsEqual &&
+    otherDataEqual
+  ) {
+    registeredCertificate = certificateOf(beforeTls['certData']);
+    const desiredCertificate = certificateOf(afterTls['certData']);
+    credentialsOnly = registeredCertificate?.issuer === desiredCertificate?.issuer;
+  }
+  return {
+    equal: false,
+    desired,
+    credentialsChanged,
+    credentialsOnly,
+    registeredCertificate,
+    reason,
+  };
+}
+
+type JsonObject = Readonly<Record<string, unknown>>;
+
+function readConfig(encoded: string | undefined): JsonObject | undefined {
+  const text = encoded === undefined ? undefined : decodeBase64Text(encoded);
+  if (text === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function tlsOf(config: JsonObject): JsonObject {
+  const tls = config['tlsClientConfig'];
+  return isObject(tls) ? tls : {};
+}
+
+function credentialValue(
+  config: JsonObject,
+  tls: JsonObject,
+  field: (typeof CREDENTIAL_FIELDS)[number],
+): unknown {
+  return field === 'certData' || field === 'keyData' ? tls[field] : config[field];
+}
+
+/** True when both objects have the same keys outside `known` with equal values. */
+function sameKeys(a: JsonObject, b: JsonObject, known: readonly string[]): boolean {
+  const extra = (object: JsonObject): string =>
+    canonicalJson(
+      Object.fromEntries(Object.entries(object).filter(([key]) => !known.includes(key))),
+    );
+  return extra(a) === extra(b);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+  }
+  // JSON.stringify(undefined) is undefined at run time, whatever its type says.
+  return value === undefined ? 'null' : JSON.stringify(value);
+}
+
+function certificateOf(certData: unknown): CertificateFacts | undefined {
+  if (typeof certData !== 'string') return undefined;
+  const pem = decodeBase64Text(certData);
+  return pem === undefined ? undefined : readCertificateFacts(pem);
+}
+
+function sameRecord(a: Labels, b: Labels): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) {
+    if (a[key] !== b[key] || !Object.hasOwn(b, key)) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// Field-level diff for the preview
+
+const CONFIG_FIELDS: readonly { readonly path: readonly string[]; readonly sensitive: boolean }[] =
+  [
+    { path: ['username'], sensitive: false },
+    { path: ['password'], sensitive: true },
+    { path: ['bearerToken'], sensitive: true },
+    { path: ['tlsClientConfig', 'insecure'], sensitive: false },
+    { path: ['tlsClientConfig', 'serverName'], sensitive: false },
+    { path: ['tlsClientConfig', 'caData'], sensitive: true },
+    { path: ['tlsClientConfig', 'certData'], sensitive: true },
+    { path: ['tlsClientConfig', 'keyData'], sensitive: true },
+    { path: ['proxyUrl'], sensitive: false },
+  ];
+
+const KNOWN_CONFIG_KEYS: ReadonlySet<string> = new Set([
+  'tlsClientConfig',
+  ...CONFIG_FIELDS.map(({ path }) => path[path.length - 1] ?? ''),
+]);
+
+/** What changes between `before` (absent for a create) and `after`; credentials as fingerprints. */
+export function diffSecret(
+  before: ObservedSecret | undefined,
+  after: DesiredSecret,
+): FieldChange[] {
+  const changes: FieldChange[] = [];
+  const push = (
+    field: string,
+    from: string | undefined,
+    to: string | undefined,
+    sensitive: boolean,
+  ): void => {
+    if (from === to) return;
+    const show = (value: string): string => (sensitive ? fingerprint(value) : value);
+    changes.push({
+      field,
+      ...(from === undefined ? {} : { before: show(from) }),
+      ...(to === undefined ? {} : { after: show(to) }),
+      sensitive,
+    });
+  };
+  for (const key of REGISTRATION_DATA_KEYS) {
+    if (key === 'config') continue;
+    const from = before?.data[key];
+    const to = after.data[key];
+    if (from === to) continue;
+    push(`data.${key}`, decodedOrFingerprint(from), decodedOrFingerprint(to), false);
+  }
+  if (before?.data['config'] !== after.data['config']) {
+    const from = before === undefined ? {} : readConfig(before.data['config']);
+    const to = readConfig(after.data['config']);
+    if (from === undefined || to === undefined) {
+      push('data.config', before?.data['config'], after.data['config'], true);
+    } else {
+      for (const { path, sensitive } of CONFIG_FIELDS) {
+        push(`config.${path.join('.')}`, configValue(from, path), configValue(to, path), sensitive);
+      }
+      // Fields this registrar never writes (an exec block, say) disappear; show that they do.
+      for (const [scope, fromObject, toObject] of [
+        ['config', from, to],
+        ['config.tlsClientConfig', tlsOf(from), tlsOf(to)],
+      ] as const) {
+        for (const key of Object.keys(fromObject).sort(compareStrings)) {
+          if (!KNOWN_CONFIG_KEYS.has(key))
+            push(
+              `${scope}.${key}`,
+              canonicalJson(fromObject[key]),
+              toObject[key] === undefined ? undefined : canonicalJson(toObject[key]),
+              true,
+            );
+        }
+      }
+    }
+  }
+  diffRecord(changes, 'labels', before?.labels ?? {}, after.labels);
+  diffRecord(changes, 'annotations', before?.annotations ?? {}, after.annotations);
+  return changes;
+}
+
+function diffRecord(changes: FieldChange[], scope: string, before: Labels, after: Labels): void {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort(compareStrings);
+  for (const key of keys) {
+    const from = before[key];
+    const to = after[key];
+    if (from === to) continue;
+    changes.push({
+      field: `${scope}.${key}`,
+      ...(from === undefined ? {} : { before: from }),
+      ...(to === undefined ? {} : { after: to }),
+      sensitive: false,
+    });
+  }
+}
+
+function decodedOrFingerprint(encoded: string | undefined): string | undefined {
+  if (encoded === undefined) return undefined;
+  return decodeBase64Text(encoded) ?? `(not base64: ${fingerprint(encoded)})`;
+}
+
+function configValue(config: JsonObject, path: readonly string[]): string | undefined {
+  let value: unknown = config;
+  for (const key of path) value = isObject(value) ? value[key] : undefined;
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : canonicalJson(value);
+}
+
+// ---------------------------------------------------------------------------------------
+// Small helpers
+
+function readData(secret: ObservedSecret, key: string): string | undefined {
+  const encoded = secret.data[key];
+  return encoded === undefined ? undefined : decodeBase64Text(encoded);
+}
+
+function readServer(secret: ObservedSecret): string | undefined {
+  const server = readData(secret, 'server');
+  return server === undefined || server === '' ? undefined : normaliseServer(server);
+}
+
+function observedRef(secret: ObservedSecret): ObservedRef {
+  return {
+    namespace: secret.namespace,
+    name: secret.name,
+    uid: secret.uid,
+    resourceVersion: secret.resourceVersion,
+  };
+}
+
+function sortedSecret(secret: DesiredSecret): DesiredSecret {
+  return {
+    ...secret,
+    labels: sortedRecord(secret.labels),
+    annotations: sortedRecord(secret.annotations),
+    data: sortedRecord(secret.data),
+  };
+}
+
+function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
+  const sorted: Record<string, string> = {};
+  for (const key of Object.keys(record).sort(compareStrings)) sorted[key] = record[key] ?? '';
+  return sorted;
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function actionSecretName(action: Action): string {
+  return action.kind === 'create' ? action.secret.name : action.target.name;
+}
+
+function compareActions(a: Action, b: Action): number {
+  return (
+    ACTION_ORDER[a.kind] - ACTION_ORDER[b.kind] ||
+    compareStrings(a.cluster, b.cluster) ||
+    compareStrings(actionSecretName(a), actionSecretName(b))
+  );
+}
+
+function compareWarnings(a: Warning, b: Warning): number {
+  return (
+    compareStrings(a.namespace ?? '', b.namespace ?? '') ||
+    compareStrings(a.code, b.code) ||
+    compareStrings(a.secret ?? '', b.secret ?? '') ||
+    compareStrings(a.message, b.message)
+  );
+}
+
+function unreachable(value: never): never {
+  throw new Error(`unhandled value ${JSON.stringify(value)}`);
+}
