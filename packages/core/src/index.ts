@@ -1,2 +1,52 @@
-// Public entry of @argocd-cluster-registrar/core. Named exports only.
+// Public entry of @argocd-cluster-registrar/core: the pure planning library. Named exports only.
 export type * from './types.js';
+
+// Configuration
+export {
+  CONFIG_DEFAULTS,
+  LEGACY_DEFAULTS,
+  PROVIDER_FORM,
+  parseConfig,
+  formatConfigError,
+  type ConfigInput,
+  type ConfigError,
+  type ConfigResult,
+} from './config.js';
+export { parseDuration, formatDuration, DURATION_FORM, type DurationResult } from './duration.js';
+
+// Providers and kubeconfig translation
+export {
+  PROVIDER_PRESETS,
+  translateSecretKey,
+  selectKubeconfig,
+  type Translator,
+  type TranslateOptions,
+  type KubeconfigSelection,
+} from './providers.js';
+export { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
+export { normaliseServer, classifyServer, type ServerKind } from './server-address.js';
+export { matchGlob, validateGlob } from './glob.js';
+export { readCertificateFacts } from './x509.js';
+export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from './base64.js';
+export { sha256Hex, fingerprint } from './sha256.js';
+
+// Planning
+export { plan, type PlanOptions } from './plan.js';
+export {
+  labelKeys,
+  ARGOCD_SECRET_TYPE_LABEL,
+  ARGOCD_CLUSTER_SECRET_TYPE,
+  type LabelKeys,
+} from './label-keys.js';
+export { registrationName } from './registration.js';
+
+// Rendering and snapshots
+export { renderPlanText, summaryLine, LEGEND, type RenderTextOptions } from './render-text.js';
+export {
+  planToJson,
+  summarisePlan,
+  PLAN_FORMAT_VERSION,
+  type PlanDocument,
+  type PlanSummary,
+} from './render-json.js';
+export { snapshotToJson, snapshotFromJson, SNAPSHOT_FORMAT_VERSION } from './snapshot-io.js';
