@@ -201,3 +201,31 @@ describe('translation cache', () => {
     expect(cache.stats().secrets).toBe(1);
   });
 });
+
+describe('Gatherer.translate', () => {
+  it('returns the cached translation for an unchanged Secret and re-translates a changed one', async () => {
+    const config = testConfig();
+    const ns = uniqueName('k3k-cached');
+    await createNamespace(h.core, ns, { [MANAGED_BY_KEY]: config.managedBy });
+    // A real kubeconfig (the host plane's admin one) at an address ArgoCD could use.
+    const kubeconfig = h.plane.kubeConfig.replaceAll(h.plane.server, 'https://k3k-x.example:6443');
+    await h.core.createNamespacedSecret({ namespace: ns, body: opaque('k3k-x-kubeconfig', {}, { 'kubeconfig.yaml': kubeconfig }) });
+    const gatherer = createGatherer(h.access, config);
+    const provider = config.providers[0];
+    if (provider === undefined) throw new Error('no provider');
+    const translated = async () => {
+      const [secret] = (await gatherer.full()).snapshot.candidateSecrets;
+      if (secret === undefined) throw new Error('no candidate');
+      return gatherer.translate(secret, 'kubeconfig.yaml', provider);
+    };
+
+    const first = await translated();
+    expect(first.ok ? first.translation.server : first.refusal.code).toBe('https://k3k-x.example:6443');
+    expect(await translated()).toBe(first);
+
+    await h.core.patchNamespacedSecret({ namespace: ns, name: 'k3k-x-kubeconfig', body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] });
+    const afterChange = await translated();
+    expect(afterChange).not.toBe(first);
+    expect(afterChange).toEqual(first);
+  });
+});

@@ -1,12 +1,12 @@
 // Kubeconfig parsing is the expensive part of a pass; a Secret that has not changed since
 // the last pass (same uid and resourceVersion) translates to the same result, so a
 // steady-state pass re-parses nothing (DESIGN §8).
-import type { ObservedSecret, Provider, TranslationResult, Translator } from '@argocd-cluster-registrar/core';
+import type { ObservedSecret, Provider, TranslateOptions, TranslationResult, Translator } from '@argocd-cluster-registrar/core';
 
 interface CachedSecret {
   readonly namespace: string;
   readonly resourceVersion: string;
-  /** Keyed by `<key>\0<provider identity>`. */
+  /** Keyed by `<key>\0<provider identity>\0<options>`. */
   readonly results: Map<string, TranslationResult>;
 }
 
@@ -34,21 +34,23 @@ export function createTranslationCache(translate: Translator): TranslationCache 
     return id;
   };
 
-  const cachedTranslate: Translator = (secret: ObservedSecret, key: string, provider: Provider): TranslationResult => {
+  const cachedTranslate: Translator = (secret: ObservedSecret, key: string, provider: Provider, options?: TranslateOptions): TranslationResult => {
     let entry = bySecretUid.get(secret.uid);
     // A new resourceVersion invalidates every key of that Secret at once.
     if (entry?.resourceVersion !== secret.resourceVersion || entry.namespace !== secret.namespace) {
       entry = { namespace: secret.namespace, resourceVersion: secret.resourceVersion, results: new Map() };
       bySecretUid.set(secret.uid, entry);
     }
-    const resultKey = `${key}\0${providerId(provider)}`;
+    // A server override skips the kubeconfig's own server, so it translates differently.
+    const overridden = options?.serverOverridden === true;
+    const resultKey = `${key}\0${providerId(provider)}\0${overridden ? 'server-overridden' : ''}`;
     const cached = entry.results.get(resultKey);
     if (cached !== undefined) {
       hits += 1;
       return cached;
     }
     misses += 1;
-    const result = translate(secret, key, provider);
+    const result = overridden ? translate(secret, key, provider, { serverOverridden: true }) : translate(secret, key, provider);
     entry.results.set(resultKey, result);
     return result;
   };

@@ -3,9 +3,4 @@
 export * from '../../../core/src/label-keys.js';
 export * from '../../../core/src/glob.js';
 export * from '../../../core/src/providers.js';
-import type { ObservedSecret, Provider, TranslationResult } from '../../../core/src/types.js';
-type Translator = (secret: ObservedSecret, key: string, provider: Provider) => TranslationResult;
-/** Until core's kubeconfig translation lands: gather only passes it along, never calls it. */
-export const translateSecretKey: Translator = () => {
-  throw new Error('core translateSecretKey is not available yet');
-};
+export * from '../../../core/src/kubeconfig.js';
