@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { tokenKubeConfig, uniqueName } from '@argocd-cluster-registrar/testkit';
@@ -24,26 +25,43 @@ describe('classifyApiError against a real API server', () => {
     h = await host();
     ns = uniqueName('failures');
     await createNamespace(h.core, ns);
-    await h.core.createNamespacedSecret({ namespace: ns, body: opaque('present', {}, { token: SECRET_VALUE }) });
-  });
-
-  it('maps 404 to not-found', async () => {
-    expect(await failureOf(h.core.readNamespacedSecret({ namespace: ns, name: 'absent' }))).toEqual({
-      kind: 'not-found',
-      status: 404,
-      message: '404 NotFound: secrets "absent" not found',
-      retryable: false,
+    await h.core.createNamespacedSecret({
+      namespace: ns,
+      body: opaque('present', {}, { token: SECRET_VALUE }),
     });
   });
 
+  it('maps 404 to not-found', async () => {
+    expect(await failureOf(h.core.readNamespacedSecret({ namespace: ns, name: 'absent' }))).toEqual(
+      {
+        kind: 'not-found',
+        status: 404,
+        message: '404 NotFound: secrets "absent" not found',
+        retryable: false,
+      },
+    );
+  });
+
   it('maps 409 AlreadyExists to already-exists and a stale write to a retryable conflict', async () => {
-    expect(await failureOf(h.core.createNamespacedSecret({ namespace: ns, body: opaque('present', {}, { token: SECRET_VALUE }) }))).toMatchObject({
+    expect(
+      await failureOf(
+        h.core.createNamespacedSecret({
+          namespace: ns,
+          body: opaque('present', {}, { token: SECRET_VALUE }),
+        }),
+      ),
+    ).toMatchObject({
       kind: 'already-exists',
       status: 409,
       retryable: false,
     });
-    const stale = { ...opaque('present', {}, { token: SECRET_VALUE }), metadata: { name: 'present', resourceVersion: '1' } };
-    expect(await failureOf(h.core.replaceNamespacedSecret({ namespace: ns, name: 'present', body: stale }))).toMatchObject({
+    const stale = opaque('present', {}, { token: SECRET_VALUE });
+    stale.metadata = { name: 'present', resourceVersion: '1' };
+    expect(
+      await failureOf(
+        h.core.replaceNamespacedSecret({ namespace: ns, name: 'present', body: stale }),
+      ),
+    ).toMatchObject({
       kind: 'conflict',
       status: 409,
       retryable: true,
@@ -61,7 +79,12 @@ describe('classifyApiError against a real API server', () => {
   it('maps 401 to unauthorized without echoing the token', async () => {
     const stranger = tokenKubeConfig(h.plane, SECRET_VALUE).makeApiClient(CoreV1Api);
     const failure = await failureOf(stranger.listNamespacedSecret({ namespace: ns }));
-    expect(failure).toEqual({ kind: 'unauthorized', status: 401, message: '401 Unauthorized', retryable: false });
+    expect(failure).toEqual({
+      kind: 'unauthorized',
+      status: 401,
+      message: '401 Unauthorized',
+      retryable: false,
+    });
   });
 
   it('maps a refused connection to transient', async () => {
@@ -73,27 +96,51 @@ describe('classifyApiError against a real API server', () => {
       currentContext: 'x',
     });
     const failure = await failureOf(nowhere.makeApiClient(CoreV1Api).listNamespace());
-    expect(failure).toEqual({ kind: 'transient', message: 'connection failed (ECONNREFUSED)', retryable: true });
+    expect(failure).toEqual({
+      kind: 'transient',
+      message: 'connection failed (ECONNREFUSED)',
+      retryable: true,
+    });
   });
 });
 
 describe('classifyApiError on shapes the client produces', () => {
   const status = (code: number, reason: string) =>
-    new ApiException(code, 'x', JSON.stringify({ kind: 'Status', code, reason, message: `said ${reason}` }), { authorization: SECRET_VALUE });
+    new ApiException(
+      code,
+      'x',
+      JSON.stringify({ kind: 'Status', code, reason, message: `said ${reason}` }),
+      { authorization: SECRET_VALUE },
+    );
 
   it('treats 429, 5xx and 408 as transient and retryable', () => {
     for (const code of [408, 429, 500, 503, 504]) {
-      expect(classifyApiError(status(code, 'Busy'))).toMatchObject({ kind: 'transient', status: code, retryable: true });
+      expect(classifyApiError(status(code, 'Busy'))).toMatchObject({
+        kind: 'transient',
+        status: code,
+        retryable: true,
+      });
     }
   });
 
   it('maps 403 to forbidden', () => {
-    expect(classifyApiError(status(403, 'Forbidden'))).toEqual({ kind: 'forbidden', status: 403, message: '403 Forbidden: said Forbidden', retryable: false });
+    expect(classifyApiError(status(403, 'Forbidden'))).toEqual({
+      kind: 'forbidden',
+      status: 403,
+      message: '403 Forbidden: said Forbidden',
+      retryable: false,
+    });
   });
 
   it('never copies headers, bodies or arbitrary messages', () => {
-    expect(JSON.stringify(classifyApiError(status(500, 'InternalError')))).not.toContain(SECRET_VALUE);
-    expect(classifyApiError(new Error(`bearer ${SECRET_VALUE}`))).toEqual({ kind: 'unknown', message: 'unexpected error (Error)', retryable: false });
+    expect(JSON.stringify(classifyApiError(status(500, 'InternalError')))).not.toContain(
+      SECRET_VALUE,
+    );
+    expect(classifyApiError(new Error(`bearer ${SECRET_VALUE}`))).toEqual({
+      kind: 'unknown',
+      message: 'unexpected error (Error)',
+      retryable: false,
+    });
     expect(classifyApiError(new ApiException(502, 'x', '<html>proxy</html>', {}))).toEqual({
       kind: 'transient',
       status: 502,
@@ -103,14 +150,29 @@ describe('classifyApiError on shapes the client produces', () => {
   });
 
   it('maps socket errors, also when nested as a cause, and aborts', () => {
-    expect(classifyApiError(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toMatchObject({ kind: 'transient' });
-    expect(classifyApiError(new Error('fetch failed', { cause: { code: 'ETIMEDOUT' } }))).toMatchObject({ kind: 'transient' });
-    expect(classifyApiError(Object.assign(new Error('x'), { name: 'AbortError' }))).toMatchObject({ kind: 'transient' });
-    expect(classifyApiError(Object.assign(new Error('x'), { code: 'CERT_HAS_EXPIRED' }))).toMatchObject({ kind: 'unknown', retryable: false });
+    expect(classifyApiError(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toMatchObject({
+      kind: 'transient',
+    });
+    expect(
+      classifyApiError(new Error('fetch failed', { cause: { code: 'ETIMEDOUT' } })),
+    ).toMatchObject({ kind: 'transient' });
+    expect(classifyApiError(Object.assign(new Error('x'), { name: 'AbortError' }))).toMatchObject({
+      kind: 'transient',
+    });
+    expect(
+      classifyApiError(Object.assign(new Error('x'), { code: 'CERT_HAS_EXPIRED' })),
+    ).toMatchObject({ kind: 'unknown', retryable: false });
   });
 
   it('maps a watch ERROR Status object, 410 Gone included', () => {
-    expect(classifyStatusObject({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' })).toMatchObject({
+    expect(
+      classifyStatusObject({
+        kind: 'Status',
+        code: 410,
+        reason: 'Expired',
+        message: 'too old resource version',
+      }),
+    ).toMatchObject({
       kind: 'transient',
       status: 410,
     });

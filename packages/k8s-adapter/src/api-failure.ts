@@ -26,7 +26,9 @@ interface StatusBody {
   readonly reason?: string;
   readonly message?: string;
   readonly code?: number;
-  readonly details?: { readonly causes?: readonly { readonly field?: string; readonly reason?: string }[] };
+  readonly details?: {
+    readonly causes?: readonly { readonly field?: string; readonly reason?: string }[];
+  };
 }
 
 const TRANSIENT_CODES = new Set([
@@ -83,7 +85,8 @@ function fromStatus(status: number, body: StatusBody | undefined): ApiFailure {
   }
   if (status === 401) return { kind: 'unauthorized', status, message: said, retryable: false };
   if (status === 403) return { kind: 'forbidden', status, message: said, retryable: false };
-  if (status === 422 || status === 400) return { kind: 'invalid', status, message: said, retryable: false };
+  if (status === 422 || status === 400)
+    return { kind: 'invalid', status, message: said, retryable: false };
   if (status === 408 || status === 410 || status === 429 || status >= 500) {
     return { kind: 'transient', status, message: said, retryable: true };
   }
@@ -99,7 +102,8 @@ function describeStatus(status: number, body: StatusBody | undefined): string {
       .filter((text) => text.length > 0);
     return clip(`${status} ${reason}${fields.length > 0 ? `: ${fields.join('; ')}` : ''}`);
   }
-  const message = typeof body?.message === 'string' && body.message.length > 0 ? `: ${body.message}` : '';
+  const message =
+    typeof body?.message === 'string' && body.message.length > 0 ? `: ${body.message}` : '';
   return clip(`${status} ${reason}${message}`);
 }
 

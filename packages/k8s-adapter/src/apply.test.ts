@@ -1,12 +1,10 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Action, DesiredSecret, ObservedRef, Plan } from '@argocd-cluster-registrar/core';
 import { applyPlan } from './apply.js';
 import { createNamespace, host, opaque, restrictedAccess } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
-
-vi.mock('@argocd-cluster-registrar/core', () => import('./test-support/core-exports.js'));
 
 let h: Host;
 let target: string;
@@ -23,7 +21,10 @@ function desired(name: string, server: string): DesiredSecret {
     namespace: target,
     name,
     type: 'Opaque',
-    labels: { 'argocd.argoproj.io/secret-type': 'cluster', 'argocd-cluster-registrar/managed-by': 'test' },
+    labels: {
+      'argocd.argoproj.io/secret-type': 'cluster',
+      'argocd-cluster-registrar/managed-by': 'test',
+    },
     annotations: { 'argocd-cluster-registrar/note': 'planned' },
     data: { name: b64(name), server: b64(server) },
   };
@@ -52,13 +53,24 @@ const remove = (target: ObservedRef): Action => ({
 });
 const planOf = (...actions: Action[]): Plan => ({ actions, outcomes: [], warnings: [] });
 
-async function existing(name: string, data: Record<string, string> = { name }): Promise<{ ref: ObservedRef; secret: V1Secret }> {
-  const secret = await h.core.createNamespacedSecret({ namespace: target, body: opaque(name, { owner: 'someone' }, data) });
+async function existing(
+  name: string,
+  data: Record<string, string> = { name },
+): Promise<{ ref: ObservedRef; secret: V1Secret }> {
+  const secret = await h.core.createNamespacedSecret({
+    namespace: target,
+    body: opaque(name, { owner: 'someone' }, data),
+  });
   return { secret, ref: refOf(secret) };
 }
 
 function refOf(secret: V1Secret): ObservedRef {
-  return { namespace: target, name: secret.metadata?.name ?? '', uid: secret.metadata?.uid ?? '', resourceVersion: secret.metadata?.resourceVersion ?? '' };
+  return {
+    namespace: target,
+    name: secret.metadata?.name ?? '',
+    uid: secret.metadata?.uid ?? '',
+    resourceVersion: secret.metadata?.resourceVersion ?? '',
+  };
 }
 
 async function read(name: string): Promise<V1Secret | undefined> {
@@ -71,7 +83,14 @@ async function read(name: string): Promise<V1Secret | undefined> {
 
 /** Everything a write could change, for byte-for-byte comparisons. */
 function state(secret: V1Secret | undefined) {
-  return JSON.stringify([secret?.metadata?.uid, secret?.metadata?.resourceVersion, secret?.metadata?.labels, secret?.metadata?.annotations, secret?.type, secret?.data]);
+  return JSON.stringify([
+    secret?.metadata?.uid,
+    secret?.metadata?.resourceVersion,
+    secret?.metadata?.labels,
+    secret?.metadata?.annotations,
+    secret?.type,
+    secret?.data,
+  ]);
 }
 
 describe('applyPlan', () => {
@@ -90,9 +109,15 @@ describe('applyPlan', () => {
   it('reports already-exists for a create over an existing Secret and leaves it byte-for-byte', async () => {
     const name = uniqueName('cluster');
     const before = (await existing(name, { hand: 'made' })).secret;
-    const [result] = await applyPlan(h.access, planOf(create(desired(name, 'https://b.example'))), { dryRun: false });
+    const [result] = await applyPlan(h.access, planOf(create(desired(name, 'https://b.example'))), {
+      dryRun: false,
+    });
     expect(result?.status).toBe('already-exists');
-    expect(result?.failure).toMatchObject({ kind: 'already-exists', status: 409, retryable: false });
+    expect(result?.failure).toMatchObject({
+      kind: 'already-exists',
+      status: 409,
+      retryable: false,
+    });
     expect(state(await read(name))).toBe(state(before));
   });
 
@@ -111,8 +136,16 @@ describe('applyPlan', () => {
   it('reports a conflict, and writes nothing, when the Secret changed since it was observed', async () => {
     const name = uniqueName('cluster');
     const { ref } = await existing(name);
-    const changed = await h.core.replaceNamespacedSecret({ namespace: target, name, body: opaque(name, { owner: 'someone-else' }, { name }) });
-    const [result] = await applyPlan(h.access, planOf(update(ref, desired(name, 'https://d.example'))), { dryRun: false });
+    const changed = await h.core.replaceNamespacedSecret({
+      namespace: target,
+      name,
+      body: opaque(name, { owner: 'someone-else' }, { name }),
+    });
+    const [result] = await applyPlan(
+      h.access,
+      planOf(update(ref, desired(name, 'https://d.example'))),
+      { dryRun: false },
+    );
     expect(result?.status).toBe('conflict');
     expect(result?.failure).toMatchObject({ kind: 'conflict', status: 409, retryable: true });
     expect(state(await read(name))).toBe(state(changed));
@@ -125,7 +158,11 @@ describe('applyPlan', () => {
     const replacement = (await existing(name)).secret;
     // Even with the replacement's resourceVersion, the recorded uid does not match.
     const stale = { ...ref, resourceVersion: replacement.metadata?.resourceVersion ?? '' };
-    const [updated, deleted] = await applyPlan(h.access, planOf(update(stale, desired(name, 'https://e.example')), remove(stale)), { dryRun: false });
+    const [updated, deleted] = await applyPlan(
+      h.access,
+      planOf(update(stale, desired(name, 'https://e.example')), remove(stale)),
+      { dryRun: false },
+    );
     expect(updated?.status).toBe('conflict');
     expect(deleted?.status).toBe('conflict');
     expect(state(await read(name))).toBe(state(replacement));
@@ -135,7 +172,11 @@ describe('applyPlan', () => {
     const name = uniqueName('cluster');
     const { ref } = await existing(name);
     await h.core.deleteNamespacedSecret({ namespace: target, name });
-    const results = await applyPlan(h.access, planOf(update(ref, desired(name, 'https://f.example')), remove(ref)), { dryRun: false });
+    const results = await applyPlan(
+      h.access,
+      planOf(update(ref, desired(name, 'https://f.example')), remove(ref)),
+      { dryRun: false },
+    );
     expect(results.map((r) => r.status)).toEqual(['not-found', 'not-found']);
     expect(await read(name)).toBeUndefined();
   });
@@ -151,21 +192,35 @@ describe('applyPlan', () => {
   it('reports a conflict for a delete planned against an older resourceVersion', async () => {
     const name = uniqueName('cluster');
     const { ref } = await existing(name);
-    const changed = await h.core.replaceNamespacedSecret({ namespace: target, name, body: opaque(name, {}, { name: 'changed' }) });
+    const changed = await h.core.replaceNamespacedSecret({
+      namespace: target,
+      name,
+      body: opaque(name, {}, { name: 'changed' }),
+    });
     const [result] = await applyPlan(h.access, planOf(remove(ref)), { dryRun: false });
     expect(result?.status).toBe('conflict');
     expect(state(await read(name))).toBe(state(changed));
   });
 
   it('runs every action even when some fail, and keeps plan order for one name', async () => {
-    const stale = { namespace: target, name: uniqueName('cluster'), uid: 'no-such-uid', resourceVersion: '1' };
+    const stale = {
+      namespace: target,
+      name: uniqueName('cluster'),
+      uid: 'no-such-uid',
+      resourceVersion: '1',
+    };
     const reused = uniqueName('cluster');
     const { ref } = await existing(reused);
     const fresh = desired(uniqueName('cluster'), 'https://g.example');
     const results = await applyPlan(
       h.access,
       // The delete of `reused` must land before its create.
-      planOf(update(stale, desired(stale.name, 'https://h.example')), remove(ref), create(desired(reused, 'https://i.example')), create(fresh)),
+      planOf(
+        update(stale, desired(stale.name, 'https://h.example')),
+        remove(ref),
+        create(desired(reused, 'https://i.example')),
+        create(fresh),
+      ),
       { dryRun: false },
     );
     expect(results.map((r) => r.status)).toEqual(['not-found', 'applied', 'applied', 'applied']);
@@ -181,7 +236,11 @@ describe('applyPlan with dryRun', () => {
     const toDelete = await existing(uniqueName('cluster'));
     const results = await applyPlan(
       h.access,
-      planOf(create(toCreate), update(toUpdate.ref, desired(toUpdate.ref.name, 'https://k.example')), remove(toDelete.ref)),
+      planOf(
+        create(toCreate),
+        update(toUpdate.ref, desired(toUpdate.ref.name, 'https://k.example')),
+        remove(toDelete.ref),
+      ),
       { dryRun: true },
     );
     expect(results.map((r) => [r.status, r.failure])).toEqual([
@@ -197,22 +256,38 @@ describe('applyPlan with dryRun', () => {
   it('attaches what the real write would meet, still as dry-run', async () => {
     const name = uniqueName('cluster');
     const before = (await existing(name)).secret;
-    const [result] = await applyPlan(h.access, planOf(create(desired(name, 'https://l.example'))), { dryRun: true });
+    const [result] = await applyPlan(h.access, planOf(create(desired(name, 'https://l.example'))), {
+      dryRun: true,
+    });
     expect(result).toMatchObject({ status: 'dry-run', failure: { kind: 'already-exists' } });
     expect(state(await read(name))).toBe(state(before));
   });
 
   it('does not fail a preview when the dry run is forbidden', async () => {
-    const readOnly = await restrictedAccess(h, target, [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] }]);
+    const readOnly = await restrictedAccess(h, target, [
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] },
+    ]);
     const secret = desired(uniqueName('cluster'), 'https://m.example');
     const [result] = await applyPlan(readOnly, planOf(create(secret)), { dryRun: true });
-    expect(result).toMatchObject({ status: 'dry-run', failure: { kind: 'forbidden', status: 403 } });
+    expect(result).toMatchObject({
+      status: 'dry-run',
+      failure: { kind: 'forbidden', status: 403 },
+    });
     expect(await read(secret.name)).toBeUndefined();
   });
 
   it('reports a forbidden real write as failed', async () => {
-    const readOnly = await restrictedAccess(h, target, [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] }]);
-    const [result] = await applyPlan(readOnly, planOf(create(desired(uniqueName('cluster'), 'https://n.example'))), { dryRun: false });
-    expect(result).toMatchObject({ status: 'failed', failure: { kind: 'forbidden', retryable: false } });
+    const readOnly = await restrictedAccess(h, target, [
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] },
+    ]);
+    const [result] = await applyPlan(
+      readOnly,
+      planOf(create(desired(uniqueName('cluster'), 'https://n.example'))),
+      { dryRun: false },
+    );
+    expect(result).toMatchObject({
+      status: 'failed',
+      failure: { kind: 'forbidden', retryable: false },
+    });
   });
 });

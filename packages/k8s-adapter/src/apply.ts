@@ -11,7 +11,8 @@ import { mapBounded } from './concurrency.js';
 import type { KubeAccess } from './kube-access.js';
 import { toSecretBody } from './observed-objects.js';
 
-export type ActionStatus = 'applied' | 'conflict' | 'not-found' | 'already-exists' | 'failed' | 'dry-run';
+export type ActionStatus =
+  'applied' | 'conflict' | 'not-found' | 'already-exists' | 'failed' | 'dry-run';
 
 export interface ActionResult {
   readonly action: Action;
@@ -34,7 +35,11 @@ const FIELD_MANAGER = 'argocd-cluster-registrar';
  * status is always 'dry-run', with the failure the real write would meet (if any) attached.
  * A forbidden or unreachable dry run therefore never fails a preview.
  */
-export async function applyPlan(access: KubeAccess, plan: Plan, options: ApplyOptions): Promise<readonly ActionResult[]> {
+export async function applyPlan(
+  access: KubeAccess,
+  plan: Plan,
+  options: ApplyOptions,
+): Promise<readonly ActionResult[]> {
   const api = access.kubeConfig.makeApiClient(CoreV1Api);
   const results = new Array<ActionResult>(plan.actions.length);
 
@@ -86,7 +91,10 @@ async function applyAction(api: CoreV1Api, action: Action, dryRun: boolean): Pro
           name: action.target.name,
           namespace: action.target.namespace,
           body: {
-            preconditions: { uid: action.target.uid, resourceVersion: action.target.resourceVersion },
+            preconditions: {
+              uid: action.target.uid,
+              resourceVersion: action.target.resourceVersion,
+            },
             ...(dryRun ? { dryRun: ['All'] } : {}),
           },
           ...dryRunParam,

@@ -1,10 +1,8 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
 import { recordNamespaceEvent } from './events.js';
 import { createNamespace, host, restrictedAccess } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
-
-vi.mock('@argocd-cluster-registrar/core', () => import('./test-support/core-exports.js'));
 
 let h: Host;
 beforeAll(async () => {
@@ -18,7 +16,11 @@ describe('recordNamespaceEvent', () => {
     const failure = await recordNamespaceEvent(
       h.access,
       { name, uid },
-      { type: 'Warning', reason: 'Refused', message: 'server-loopback: the kubeconfig points at 127.0.0.1' },
+      {
+        type: 'Warning',
+        reason: 'Refused',
+        message: 'server-loopback: the kubeconfig points at 127.0.0.1',
+      },
       'argocd-cluster-registrar',
     );
     expect(failure).toBeUndefined();
@@ -37,8 +39,15 @@ describe('recordNamespaceEvent', () => {
   it('returns a forbidden failure instead of throwing', async () => {
     const name = uniqueName('evented');
     const uid = await createNamespace(h.core, name);
-    const access = await restrictedAccess(h, name, [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }]);
-    const failure = await recordNamespaceEvent(access, { name, uid }, { type: 'Normal', reason: 'Registered', message: 'ok' }, 'test');
+    const access = await restrictedAccess(h, name, [
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get'] },
+    ]);
+    const failure = await recordNamespaceEvent(
+      access,
+      { name, uid },
+      { type: 'Normal', reason: 'Registered', message: 'ok' },
+      'test',
+    );
     expect(failure).toMatchObject({ kind: 'forbidden', status: 403, retryable: false });
   });
 });

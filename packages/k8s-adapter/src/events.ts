@@ -32,13 +32,27 @@ export async function recordNamespaceEvent(
         apiVersion: 'v1',
         kind: 'Event',
         // client-go's naming: the object's name and a unique hex suffix.
-        metadata: { name: `${namespace.name}.${now.getTime().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16).padStart(4, '0')}`, namespace: namespace.name },
+        metadata: {
+          name: `${namespace.name}.${now.getTime().toString(16)}${Math.floor(Math.random() * 0xffff)
+            .toString(16)
+            .padStart(4, '0')}`,
+          namespace: namespace.name,
+        },
         // A Namespace is cluster-scoped; the event lives inside it, which the API server
         // accepts only when involvedObject.namespace names the event's own namespace.
-        involvedObject: { apiVersion: 'v1', kind: 'Namespace', name: namespace.name, uid: namespace.uid, namespace: namespace.name },
+        involvedObject: {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          name: namespace.name,
+          uid: namespace.uid,
+          namespace: namespace.name,
+        },
         type: event.type,
         reason: event.reason.slice(0, MAX_REASON),
-        message: event.message.length > MAX_MESSAGE ? `${event.message.slice(0, MAX_MESSAGE - 1)}…` : event.message,
+        message:
+          event.message.length > MAX_MESSAGE
+            ? `${event.message.slice(0, MAX_MESSAGE - 1)}…`
+            : event.message,
         source: { component },
         reportingComponent: component,
         reportingInstance: hostname(),

@@ -3,13 +3,30 @@
 // on a 404, and every lookup is `unknown` when the lists it depends on are incomplete).
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
-import { ARGOCD_SECRET_TYPE_LABEL, labelKeys, matchGlob, translateSecretKey } from '@argocd-cluster-registrar/core';
-import type { Config, ObservedSecret, Snapshot, SourceLookup, SourceNamespace, Translator } from '@argocd-cluster-registrar/core';
+import {
+  ARGOCD_SECRET_TYPE_LABEL,
+  labelKeys,
+  matchGlob,
+  translateSecretKey,
+} from '@argocd-cluster-registrar/core';
+import type {
+  Config,
+  ObservedSecret,
+  Snapshot,
+  SourceLookup,
+  SourceNamespace,
+  Translator,
+} from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { mapBounded } from './concurrency.js';
 import type { KubeAccess } from './kube-access.js';
-import { byName, byNamespaceThenName, toObservedSecret, toSourceNamespace } from './observed-objects.js';
+import {
+  byName,
+  byNamespaceThenName,
+  toObservedSecret,
+  toSourceNamespace,
+} from './observed-objects.js';
 import { createTranslationCache } from './translation-cache.js';
 
 export interface GatherFailure {
@@ -52,7 +69,8 @@ interface View {
   readonly failedCandidates: Set<string>;
 }
 
-type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: ApiFailure };
+type Outcome<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: ApiFailure };
 
 /** One gather: counts requests and collects failures. */
 class Pass {
@@ -60,13 +78,18 @@ class Pass {
   readonly failures: GatherFailure[] = [];
 
   /** `notFoundIsAnswer`: a 404 is the information sought (a lookup), not a failure. */
-  async call<T>(scope: string, request: () => Promise<T>, notFoundIsAnswer = false): Promise<Outcome<T>> {
+  async call<T>(
+    scope: string,
+    request: () => Promise<T>,
+    notFoundIsAnswer = false,
+  ): Promise<Outcome<T>> {
     this.requests += 1;
     try {
       return { ok: true, value: await request() };
     } catch (err) {
       const failure = classifyApiError(err);
-      if (!(notFoundIsAnswer && failure.kind === 'not-found')) this.failures.push({ scope, failure });
+      if (!(notFoundIsAnswer && failure.kind === 'not-found'))
+        this.failures.push({ scope, failure });
       return { ok: false, failure };
     }
   }
@@ -95,12 +118,21 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   const cache = createTranslationCache(translateSecretKey);
   let view: View | undefined;
 
-  const isManaged = (namespace: SourceNamespace): boolean => namespace.labels[keys.managedBy] === config.managedBy;
-  const isCandidateName = (name: string): boolean => config.providers.some((p) => matchGlob(p.secretNamePattern, name));
+  const isManaged = (namespace: SourceNamespace): boolean =>
+    namespace.labels[keys.managedBy] === config.managedBy;
+  const isCandidateName = (name: string): boolean =>
+    config.providers.some((p) => matchGlob(p.secretNamePattern, name));
 
-  const listCandidates = async (pass: Pass, namespace: string): Promise<ObservedSecret[] | undefined> => {
+  const listCandidates = async (
+    pass: Pass,
+    namespace: string,
+  ): Promise<ObservedSecret[] | undefined> => {
     const secrets = await pass.listAll<V1Secret>(`list secrets in ${namespace}`, (token) =>
-      api.listNamespacedSecret({ namespace, limit: PAGE_SIZE, ...(token ? { _continue: token } : {}) }),
+      api.listNamespacedSecret({
+        namespace,
+        limit: PAGE_SIZE,
+        ...(token ? { _continue: token } : {}),
+      }),
     );
     return secrets
       ?.filter((secret) => isCandidateName(secret.metadata?.name ?? ''))
@@ -113,7 +145,12 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     const [registered, owned] = await Promise.all(
       [`${ARGOCD_SECRET_TYPE_LABEL}=cluster`, managedSelector].map((labelSelector) =>
         pass.listAll<V1Secret>(`list secrets (${labelSelector}) in ${namespace}`, (token) =>
-          api.listNamespacedSecret({ namespace, labelSelector, limit: PAGE_SIZE, ...(token ? { _continue: token } : {}) }),
+          api.listNamespacedSecret({
+            namespace,
+            labelSelector,
+            limit: PAGE_SIZE,
+            ...(token ? { _continue: token } : {}),
+          }),
         ),
       ),
     );
@@ -127,14 +164,21 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   };
 
   const lookUp = async (pass: Pass, name: string): Promise<SourceLookup> => {
-    const result = await pass.call(`get namespace ${name}`, () => api.readNamespace({ name }), true);
+    const result = await pass.call(
+      `get namespace ${name}`,
+      () => api.readNamespace({ name }),
+      true,
+    );
     if (result.ok) return presentLookup(toSourceNamespace(result.value));
     if (result.failure.kind === 'not-found') return { state: 'notFound' };
     return { state: 'unknown', reason: result.failure.message };
   };
 
   /** Source namespaces named by owned registrations that are not among the managed ones. */
-  const unmanagedSources = (clusterSecrets: readonly ObservedSecret[], managed: ReadonlyMap<string, SourceNamespace>): string[] => {
+  const unmanagedSources = (
+    clusterSecrets: readonly ObservedSecret[],
+    managed: ReadonlyMap<string, SourceNamespace>,
+  ): string[] => {
     const names = new Set<string>();
     for (const secret of clusterSecrets) {
       if (secret.labels[keys.managedBy] !== config.managedBy) continue;
@@ -147,7 +191,10 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   const snapshotOf = (current: View, lookupNames: readonly string[]): Snapshot => {
     const sourceLookups: Record<string, SourceLookup> = {};
     for (const name of lookupNames) {
-      sourceLookups[name] = current.lookups.get(name) ?? { state: 'unknown', reason: 'not looked up' };
+      sourceLookups[name] = current.lookups.get(name) ?? {
+        state: 'unknown',
+        reason: 'not looked up',
+      };
     }
     return {
       namespaces: [...current.namespaces.values()].sort(byName),
@@ -160,7 +207,11 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   const full = async (): Promise<GatherResult> => {
     const pass = new Pass();
     const namespaceList = await pass.listAll<V1Namespace>('list namespaces', (token) =>
-      api.listNamespace({ labelSelector: managedSelector, limit: PAGE_SIZE, ...(token ? { _continue: token } : {}) }),
+      api.listNamespace({
+        labelSelector: managedSelector,
+        limit: PAGE_SIZE,
+        ...(token ? { _continue: token } : {}),
+      }),
     );
     const namespaces = new Map<string, SourceNamespace>();
     for (const item of namespaceList ?? []) {
@@ -181,20 +232,35 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
       else candidates.set(name, list);
     });
 
-    const next: View = { namespaces, candidates, clusterSecrets: clusterSecrets ?? [], lookups: new Map(), failedCandidates };
+    const next: View = {
+      namespaces,
+      candidates,
+      clusterSecrets: clusterSecrets ?? [],
+      lookups: new Map(),
+      failedCandidates,
+    };
     const lookupNames = unmanagedSources(next.clusterSecrets, namespaces);
-    const incomplete = incompleteReason(namespaceList === undefined, clusterSecrets === undefined, config.targetNamespace);
+    const incomplete = incompleteReason(
+      namespaceList === undefined,
+      clusterSecrets === undefined,
+      config.targetNamespace,
+    );
     if (incomplete === undefined) {
       const lookups = await mapBounded(lookupNames, READ_CONCURRENCY, (name) => lookUp(pass, name));
       lookupNames.forEach((name, index) => next.lookups.set(name, lookups[index] as SourceLookup));
     } else {
-      for (const name of lookupNames) next.lookups.set(name, { state: 'unknown', reason: incomplete });
+      for (const name of lookupNames)
+        next.lookups.set(name, { state: 'unknown', reason: incomplete });
     }
 
     cache.retain(uidsOf(candidates), new Set(candidates.keys()));
     // Only a complete view is worth reusing; an incomplete one forces the next refresh to list.
     view = incomplete === undefined ? next : undefined;
-    return { snapshot: snapshotOf(next, lookupNames), failures: pass.failures, requests: pass.requests };
+    return {
+      snapshot: snapshotOf(next, lookupNames),
+      failures: pass.failures,
+      requests: pass.requests,
+    };
   };
 
   const refresh = async (requested: readonly string[]): Promise<GatherResult> => {
@@ -245,12 +311,17 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     if (clusterSecrets !== undefined) current.clusterSecrets = clusterSecrets;
 
     const lookupNames = unmanagedSources(current.clusterSecrets, current.namespaces);
-    const incomplete = incompleteReason(false, clusterSecrets === undefined, config.targetNamespace);
+    const incomplete = incompleteReason(
+      false,
+      clusterSecrets === undefined,
+      config.targetNamespace,
+    );
     const toLookUp: string[] = [];
     for (const name of lookupNames) {
       const fresh = freshLookups.get(name);
       const kept = current.lookups.get(name);
-      if (incomplete !== undefined) current.lookups.set(name, { state: 'unknown', reason: incomplete });
+      if (incomplete !== undefined)
+        current.lookups.set(name, { state: 'unknown', reason: incomplete });
       else if (fresh !== undefined) current.lookups.set(name, fresh);
       else if (kept !== undefined && reusableLookup(kept)) continue;
       else toLookUp.push(name);
@@ -263,7 +334,11 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
 
     cache.retain(uidsOf(current.candidates), new Set(names));
     if (incomplete !== undefined) view = undefined;
-    return { snapshot: snapshotOf(current, lookupNames), failures: pass.failures, requests: pass.requests };
+    return {
+      snapshot: snapshotOf(current, lookupNames),
+      failures: pass.failures,
+      requests: pass.requests,
+    };
   };
 
   return { full, refresh, translate: cache.translate };
@@ -274,7 +349,9 @@ function presentLookup(namespace: SourceNamespace): SourceLookup {
     state: 'present',
     uid: namespace.uid,
     labels: namespace.labels,
-    ...(namespace.deletionTimestamp !== undefined ? { deletionTimestamp: namespace.deletionTimestamp } : {}),
+    ...(namespace.deletionTimestamp !== undefined
+      ? { deletionTimestamp: namespace.deletionTimestamp }
+      : {}),
   };
 }
 
@@ -285,7 +362,10 @@ function presentLookup(namespace: SourceNamespace): SourceLookup {
  * again too: it is about to become `notFound`.
  */
 function reusableLookup(lookup: SourceLookup): boolean {
-  return lookup.state === 'notFound' || (lookup.state === 'present' && lookup.deletionTimestamp === undefined);
+  return (
+    lookup.state === 'notFound' ||
+    (lookup.state === 'present' && lookup.deletionTimestamp === undefined)
+  );
 }
 
 function forget(current: View, name: string): void {
@@ -294,7 +374,11 @@ function forget(current: View, name: string): void {
   current.failedCandidates.delete(name);
 }
 
-function incompleteReason(namespacesFailed: boolean, clusterSecretsFailed: boolean, target: string): string | undefined {
+function incompleteReason(
+  namespacesFailed: boolean,
+  clusterSecretsFailed: boolean,
+  target: string,
+): string | undefined {
   if (namespacesFailed) return 'the list of managed namespaces failed';
   if (clusterSecretsFailed) return `the list of cluster secrets in ${target} failed`;
   return undefined;

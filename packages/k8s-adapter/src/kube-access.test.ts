@@ -29,7 +29,11 @@ function write(name: string, text: string): string {
 describe('loadKubeAccess', () => {
   it('loads --kubeconfig, names file and context, and reaches the API server', async () => {
     const access = loadKubeAccess({ kubeconfig: plane.kubeconfigPath });
-    expect(access.source).toMatch(new RegExp(`^${plane.kubeconfigPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(context .+\\)$`));
+    expect(access.source).toMatch(
+      new RegExp(
+        `^${plane.kubeconfigPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(context .+\\)$`,
+      ),
+    );
     const namespaces = await access.kubeConfig.makeApiClient(CoreV1Api).listNamespace();
     expect(namespaces.items.length).toBeGreaterThan(0);
   });
@@ -37,27 +41,42 @@ describe('loadKubeAccess', () => {
   it('falls back to $KUBECONFIG, merging a list with the first file winning', () => {
     const extra = write(
       'extra.yaml',
-      ['apiVersion: v1', 'kind: Config', 'current-context: other', 'clusters: [{name: other, cluster: {server: "https://other.example"}}]',
-        'users: [{name: other, user: {token: abc}}]', 'contexts: [{name: other, context: {cluster: other, user: other}}]'].join('\n'),
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: other',
+        'clusters: [{name: other, cluster: {server: "https://other.example"}}]',
+        'users: [{name: other, user: {token: abc}}]',
+        'contexts: [{name: other, context: {cluster: other, user: other}}]',
+      ].join('\n'),
     );
     vi.stubEnv('KUBECONFIG', [plane.kubeconfigPath, extra].join(delimiter));
     const access = loadKubeAccess({});
     expect(access.kubeConfig.getCurrentCluster()?.server).toBe(plane.server);
     expect(access.kubeConfig.getContexts().map((c) => c.name)).toContain('other');
-    expect(loadKubeAccess({ context: 'other' }).kubeConfig.getCurrentCluster()?.server).toBe('https://other.example');
+    expect(loadKubeAccess({ context: 'other' }).kubeConfig.getCurrentCluster()?.server).toBe(
+      'https://other.example',
+    );
   });
 
   it('refuses an unknown context by name', () => {
-    expect(() => loadKubeAccess({ kubeconfig: plane.kubeconfigPath, context: 'nope' })).toThrow(/context nope not found/);
+    expect(() => loadKubeAccess({ kubeconfig: plane.kubeconfigPath, context: 'nope' })).toThrow(
+      /context nope not found/,
+    );
   });
 
   it('names a missing file', () => {
     const missing = join(dir, 'missing.yaml');
-    expect(() => loadKubeAccess({ kubeconfig: missing })).toThrow(`no kubeconfig found (tried ${missing})`);
+    expect(() => loadKubeAccess({ kubeconfig: missing })).toThrow(
+      `no kubeconfig found (tried ${missing})`,
+    );
   });
 
   it('never quotes the content of an unreadable file', () => {
-    const garbage = write('garbage.yaml', 'users:\n  - name: x\n    user: {token: s3cr3t-token\n  : : [');
+    const garbage = write(
+      'garbage.yaml',
+      'users:\n  - name: x\n    user: {token: s3cr3t-token\n  : : [',
+    );
     let message = '';
     try {
       loadKubeAccess({ kubeconfig: garbage });

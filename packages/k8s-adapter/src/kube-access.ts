@@ -31,10 +31,16 @@ export function loadKubeAccess(opts: KubeAccessOptions): KubeAccess {
   }
 
   const envPaths = (process.env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p.length > 0);
-  const paths = opts.kubeconfig ? [opts.kubeconfig] : envPaths.length > 0 ? envPaths : [join(homedir(), '.kube', 'config')];
+  const paths = opts.kubeconfig
+    ? [opts.kubeconfig]
+    : envPaths.length > 0
+      ? envPaths
+      : [join(homedir(), '.kube', 'config')];
   const existing = paths.filter((p) => existsSync(p));
   if (existing.length === 0) {
-    throw new Error(`no kubeconfig found (tried ${paths.join(', ')}); pass --kubeconfig or run in-cluster`);
+    throw new Error(
+      `no kubeconfig found (tried ${paths.join(', ')}); pass --kubeconfig or run in-cluster`,
+    );
   }
 
   for (const [index, path] of existing.entries()) {
@@ -49,33 +55,45 @@ export function loadKubeAccess(opts: KubeAccessOptions): KubeAccess {
       }
     } catch (err) {
       // Parser errors quote the offending line, which may hold a credential: keep the class only.
-      const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : 'unreadable or not YAML';
+      const code =
+        err instanceof Error && 'code' in err && typeof err.code === 'string'
+          ? err.code
+          : 'unreadable or not YAML';
       throw new Error(`cannot read kubeconfig ${path} (${code})`, { cause: undefined });
     }
   }
 
   if (opts.context !== undefined) {
     if (!kubeConfig.getContextObject(opts.context)) {
-      throw new Error(`context ${opts.context} not found in kubeconfig ${existing.join(delimiter)}`);
+      throw new Error(
+        `context ${opts.context} not found in kubeconfig ${existing.join(delimiter)}`,
+      );
     }
     kubeConfig.setCurrentContext(opts.context);
   }
   const context = kubeConfig.getCurrentContext();
   if (!context || !kubeConfig.getContextObject(context)) {
-    throw new Error(`kubeconfig ${existing.join(delimiter)} has no current context; pass --context`);
+    throw new Error(
+      `kubeconfig ${existing.join(delimiter)} has no current context; pass --context`,
+    );
   }
   if (!kubeConfig.getCurrentCluster()) {
-    throw new Error(`context ${context} in kubeconfig ${existing.join(delimiter)} names no known cluster`);
+    throw new Error(
+      `context ${context} in kubeconfig ${existing.join(delimiter)} names no known cluster`,
+    );
   }
   return { kubeConfig, source: `${existing.join(delimiter)} (context ${context})` };
 }
 
 function mergeFirstWins(into: KubeConfig, from: KubeConfig): void {
-  if (!into.getCurrentContext() && from.getCurrentContext()) into.setCurrentContext(from.getCurrentContext());
+  if (!into.getCurrentContext() && from.getCurrentContext())
+    into.setCurrentContext(from.getCurrentContext());
   const clusters = new Set(into.getClusters().map((c) => c.name));
   const users = new Set(into.getUsers().map((u) => u.name));
   const contexts = new Set(into.getContexts().map((c) => c.name));
-  for (const cluster of from.getClusters()) if (!clusters.has(cluster.name)) into.addCluster(cluster);
+  for (const cluster of from.getClusters())
+    if (!clusters.has(cluster.name)) into.addCluster(cluster);
   for (const user of from.getUsers()) if (!users.has(user.name)) into.addUser(user);
-  for (const context of from.getContexts()) if (!contexts.has(context.name)) into.addContext(context);
+  for (const context of from.getContexts())
+    if (!contexts.has(context.name)) into.addContext(context);
 }

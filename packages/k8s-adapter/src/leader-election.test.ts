@@ -1,11 +1,10 @@
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { createLeaderElector, leaseName } from './leader-election.js';
 import type { LeaderElector } from './leader-election.js';
 import { createNamespace, host, testConfig } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
-
-vi.mock('@argocd-cluster-registrar/core', () => import('./test-support/core-exports.js'));
 
 let h: Host;
 beforeAll(async () => {
@@ -14,10 +13,12 @@ beforeAll(async () => {
 
 describe('leaseName', () => {
   it('derives a DNS-1123 name from the label prefix and managedBy', () => {
-    expect(leaseName({ labelPrefix: 'argocd-cluster-registrar/', managedBy: 'cluster-registrar' })).toBe(
-      'argocd-cluster-registrar-cluster-registrar',
+    expect(
+      leaseName({ labelPrefix: 'argocd-cluster-registrar/', managedBy: 'cluster-registrar' }),
+    ).toBe('argocd-cluster-registrar-cluster-registrar');
+    expect(leaseName({ labelPrefix: 'Example.COM/', managedBy: 'Team_A' })).toBe(
+      'example.com-team-a',
     );
-    expect(leaseName({ labelPrefix: 'Example.COM/', managedBy: 'Team_A' })).toBe('example.com-team-a');
   });
 });
 
@@ -27,7 +28,12 @@ describe('createLeaderElector', () => {
     await createNamespace(h.core, config.targetNamespace);
     const leases = h.access.kubeConfig.makeApiClient(CoordinationV1Api);
     const holder = async () =>
-      (await leases.readNamespacedLease({ namespace: config.targetNamespace, name: leaseName(config) })).spec?.holderIdentity;
+      (
+        await leases.readNamespacedLease({
+          namespace: config.targetNamespace,
+          name: leaseName(config),
+        })
+      ).spec?.holderIdentity;
 
     const changes: string[] = [];
     const elector = (identity: string): LeaderElector =>
@@ -41,8 +47,15 @@ describe('createLeaderElector', () => {
     a.start();
     b.start();
     try {
-      await vi.waitFor(() => expect([a.isLeader(), b.isLeader()].filter(Boolean)).toHaveLength(1), { timeout: 15_000 });
-      const [leader, standby, standbyName] = a.isLeader() ? [a, b, 'replica-b'] : [b, a, 'replica-a'];
+      await vi.waitFor(
+        () => {
+          expect([a.isLeader(), b.isLeader()].filter(Boolean)).toHaveLength(1);
+        },
+        { timeout: 15_000 },
+      );
+      const [leader, standby, standbyName] = a.isLeader()
+        ? [a, b, 'replica-b']
+        : [b, a, 'replica-a'];
       expect(await holder()).toBe(a.isLeader() ? 'replica-a' : 'replica-b');
       // Several renewals later, still one leader.
       await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -52,7 +65,12 @@ describe('createLeaderElector', () => {
       await leader.stop();
       expect(leader.isLeader()).toBe(false);
       // Released, so the standby takes over within a retry period, not a whole lease.
-      await vi.waitFor(() => expect(standby.isLeader()).toBe(true), { timeout: 10_000 });
+      await vi.waitFor(
+        () => {
+          expect(standby.isLeader()).toBe(true);
+        },
+        { timeout: 10_000 },
+      );
       expect(await holder()).toBe(standbyName);
 
       await standby.stop();
@@ -71,14 +89,24 @@ describe('createLeaderElector', () => {
     const leases = h.access.kubeConfig.makeApiClient(CoordinationV1Api);
     await leases.createNamespacedLease({
       namespace: config.targetNamespace,
-      body: { metadata: { name: leaseName(config) }, spec: { holderIdentity: 'elsewhere', leaseDurationSeconds: 3600 } },
+      body: {
+        metadata: { name: leaseName(config) },
+        spec: { holderIdentity: 'elsewhere', leaseDurationSeconds: 3600 },
+      },
     });
-    const standby = createLeaderElector(h.access, config, { identity: 'here', leaseDurationSeconds: 1, onChange: () => undefined });
+    const standby = createLeaderElector(h.access, config, {
+      identity: 'here',
+      leaseDurationSeconds: 1,
+      onChange: () => undefined,
+    });
     standby.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 2000));
       expect(standby.isLeader()).toBe(false);
-      const lease = await leases.readNamespacedLease({ namespace: config.targetNamespace, name: leaseName(config) });
+      const lease = await leases.readNamespacedLease({
+        namespace: config.targetNamespace,
+        name: leaseName(config),
+      });
       expect(lease.spec?.holderIdentity).toBe('elsewhere');
     } finally {
       await standby.stop();

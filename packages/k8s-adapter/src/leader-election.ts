@@ -35,7 +35,11 @@ export function leaseName(config: Pick<Config, 'labelPrefix' | 'managedBy'>): st
     .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '');
 }
 
-export function createLeaderElector(access: KubeAccess, config: Config, options: LeaderElectionOptions): LeaderElector {
+export function createLeaderElector(
+  access: KubeAccess,
+  config: Config,
+  options: LeaderElectionOptions,
+): LeaderElector {
   const api = access.kubeConfig.makeApiClient(CoordinationV1Api);
   const name = leaseName(config);
   const namespace = config.targetNamespace;
@@ -66,13 +70,20 @@ export function createLeaderElector(access: KubeAccess, config: Config, options:
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       // Carrying the observed resourceVersion makes the replace conditional.
-      metadata: { name, namespace, ...(previous?.metadata?.resourceVersion ? { resourceVersion: previous.metadata.resourceVersion } : {}) },
+      metadata: {
+        name,
+        namespace,
+        ...(previous?.metadata?.resourceVersion
+          ? { resourceVersion: previous.metadata.resourceVersion }
+          : {}),
+      },
       spec: {
         holderIdentity: options.identity,
         leaseDurationSeconds: durationMs / 1000,
         acquireTime: renewing && spec.acquireTime ? spec.acquireTime : new V1MicroTime(now),
         renewTime: new V1MicroTime(now),
-        leaseTransitions: (spec.leaseTransitions ?? 0) + (renewing || previous === undefined ? 0 : 1),
+        leaseTransitions:
+          (spec.leaseTransitions ?? 0) + (renewing || previous === undefined ? 0 : 1),
       },
     };
   };
@@ -123,7 +134,10 @@ export function createLeaderElector(access: KubeAccess, config: Config, options:
     }
     try {
       // Conditional on the resourceVersion just read: of two replicas racing, one gets 409.
-      renewed(await api.replaceNamespacedLease({ name, namespace, body: desired(now, current) }), now);
+      renewed(
+        await api.replaceNamespacedLease({ name, namespace, body: desired(now, current) }),
+        now,
+      );
     } catch {
       failedToRenew(now);
     }
@@ -162,7 +176,13 @@ export function createLeaderElector(access: KubeAccess, config: Config, options:
           body: {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
-            metadata: { name, namespace, ...(lease.metadata?.resourceVersion ? { resourceVersion: lease.metadata.resourceVersion } : {}) },
+            metadata: {
+              name,
+              namespace,
+              ...(lease.metadata?.resourceVersion
+                ? { resourceVersion: lease.metadata.resourceVersion }
+                : {}),
+            },
             spec: {
               holderIdentity: '',
               leaseDurationSeconds: 1,

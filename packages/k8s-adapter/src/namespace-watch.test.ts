@@ -7,8 +7,6 @@ import type { NamespaceWatch } from './namespace-watch.js';
 import { MANAGED_BY_KEY, createNamespace, host, testConfig } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
-vi.mock('@argocd-cluster-registrar/core', () => import('./test-support/core-exports.js'));
-
 let h: Host;
 let watch: NamespaceWatch | undefined;
 beforeAll(async () => {
@@ -21,7 +19,10 @@ afterEach(() => {
 
 /** Touches a namespace (one MODIFIED event each time), so a test never races the watch's start. */
 async function touch(name: string): Promise<void> {
-  await h.core.patchNamespace({ name, body: [{ op: 'add', path: '/metadata/annotations', value: { touched: String(Date.now()) } }] });
+  await h.core.patchNamespace({
+    name,
+    body: [{ op: 'add', path: '/metadata/annotations', value: { touched: String(Date.now()) } }],
+  });
 }
 
 describe('watchManagedNamespaces', () => {
@@ -33,7 +34,10 @@ describe('watchManagedNamespaces', () => {
     await createNamespace(h.core, other, { [MANAGED_BY_KEY]: 'someone-else' });
     const changes: string[] = [];
     const errors: ApiFailure[] = [];
-    watch = watchManagedNamespaces(h.access, config, { onChange: (name) => changes.push(name), onError: (f) => errors.push(f) });
+    watch = watchManagedNamespaces(h.access, config, {
+      onChange: (name) => changes.push(name),
+      onError: (f) => errors.push(f),
+    });
 
     await vi.waitFor(
       async () => {
@@ -47,13 +51,26 @@ describe('watchManagedNamespaces', () => {
 
     // Removing the label takes the namespace out of the selector: a DELETED event for us.
     changes.length = 0;
-    await h.core.patchNamespace({ name: managed, body: [{ op: 'remove', path: `/metadata/labels/${MANAGED_BY_KEY.replace('/', '~1')}` }] });
-    await vi.waitFor(() => expect(changes).toEqual([managed]), { timeout: 10_000 });
+    await h.core.patchNamespace({
+      name: managed,
+      body: [{ op: 'remove', path: `/metadata/labels/${MANAGED_BY_KEY.replace('/', '~1')}` }],
+    });
+    await vi.waitFor(
+      () => {
+        expect(changes).toEqual([managed]);
+      },
+      { timeout: 10_000 },
+    );
 
     // A namespace labelled after the watch started is reported too.
     const late = uniqueName('late');
     await createNamespace(h.core, late, { [MANAGED_BY_KEY]: config.managedBy });
-    await vi.waitFor(() => expect(changes).toContain(late), { timeout: 10_000 });
+    await vi.waitFor(
+      () => {
+        expect(changes).toContain(late);
+      },
+      { timeout: 10_000 },
+    );
     expect(errors).toEqual([]);
   });
 
@@ -70,10 +87,19 @@ describe('watchManagedNamespaces', () => {
       onChange: () => undefined,
       onError: (f) => errors.push(f),
     });
-    await vi.waitFor(() => expect(errors.length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
+    await vi.waitFor(
+      () => {
+        expect(errors.length).toBeGreaterThanOrEqual(2);
+      },
+      { timeout: 10_000 },
+    );
     watch.stop();
     const seen = errors.length;
-    expect(errors[0]).toMatchObject({ kind: 'transient', retryable: true, message: 'connection failed (ECONNREFUSED)' });
+    expect(errors[0]).toMatchObject({
+      kind: 'transient',
+      retryable: true,
+      message: 'connection failed (ECONNREFUSED)',
+    });
     expect(JSON.stringify(errors)).not.toContain('a-token-that-must-not-leak');
     // Stopped means stopped: no more attempts.
     await new Promise((resolve) => setTimeout(resolve, 1500));

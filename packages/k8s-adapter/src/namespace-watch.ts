@@ -37,7 +37,11 @@ interface WatchEvent {
   readonly metadata?: { readonly name?: string; readonly resourceVersion?: string };
 }
 
-export function watchManagedNamespaces(access: KubeAccess, config: Config, handlers: NamespaceWatchHandlers): NamespaceWatch {
+export function watchManagedNamespaces(
+  access: KubeAccess,
+  config: Config,
+  handlers: NamespaceWatchHandlers,
+): NamespaceWatch {
   const api = access.kubeConfig.makeApiClient(CoreV1Api);
   const watcher = new Watch(access.kubeConfig);
   const labelSelector = `${labelKeys(config.labelPrefix).managedBy}=${config.managedBy}`;
@@ -74,7 +78,11 @@ export function watchManagedNamespaces(access: KubeAccess, config: Config, handl
     let listVersion: string | undefined;
     try {
       do {
-        const page = await api.listNamespace({ labelSelector, limit: PAGE_SIZE, ...(token ? { _continue: token } : {}) });
+        const page = await api.listNamespace({
+          labelSelector,
+          limit: PAGE_SIZE,
+          ...(token ? { _continue: token } : {}),
+        });
         // Every page of a paginated list is served from the first page's snapshot.
         listVersion ??= page.metadata?.resourceVersion;
         for (const item of page.items) if (item.metadata?.name) names.push(item.metadata.name);
@@ -162,7 +170,12 @@ export function watchManagedNamespaces(access: KubeAccess, config: Config, handl
     armSilenceTimer();
     const started = await watcher.watch(
       '/api/v1/namespaces',
-      { labelSelector, resourceVersion, allowWatchBookmarks: true, timeoutSeconds: WATCH_TIMEOUT_SECONDS },
+      {
+        labelSelector,
+        resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds: WATCH_TIMEOUT_SECONDS,
+      },
       onEvent,
       onDone,
     );

@@ -1,7 +1,12 @@
 // Conversions between client-node's objects and the planner's plain, serialisable view.
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
 import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
-import type { DesiredSecret, ObservedSecret, SourceNamespace, Timestamp } from '@argocd-cluster-registrar/core';
+import type {
+  DesiredSecret,
+  ObservedSecret,
+  SourceNamespace,
+  Timestamp,
+} from '@argocd-cluster-registrar/core';
 
 /**
  * client-node turns RFC 3339 strings into Dates; the planner compares the API server's own
@@ -44,7 +49,10 @@ export function toObservedSecret(secret: V1Secret, fallbackNamespace: string): O
 }
 
 /** The object we send: exactly the planner's desired Secret, plus the preconditions given. */
-export function toSecretBody(desired: DesiredSecret, preconditions?: { uid: string; resourceVersion: string }): V1Secret {
+export function toSecretBody(
+  desired: DesiredSecret,
+  preconditions?: { uid: string; resourceVersion: string },
+): V1Secret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -53,7 +61,9 @@ export function toSecretBody(desired: DesiredSecret, preconditions?: { uid: stri
       namespace: desired.namespace,
       labels: { ...desired.labels },
       annotations: { ...desired.annotations },
-      ...(preconditions ? { uid: preconditions.uid, resourceVersion: preconditions.resourceVersion } : {}),
+      ...(preconditions
+        ? { uid: preconditions.uid, resourceVersion: preconditions.resourceVersion }
+        : {}),
     },
     type: desired.type,
     data: { ...desired.data },
@@ -64,7 +74,9 @@ export function byName<T extends { readonly name: string }>(a: T, b: T): number 
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-export function byNamespaceThenName<T extends { readonly namespace: string; readonly name: string }>(a: T, b: T): number {
+export function byNamespaceThenName<
+  T extends { readonly namespace: string; readonly name: string },
+>(a: T, b: T): number {
   if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
   return byName(a, b);
 }

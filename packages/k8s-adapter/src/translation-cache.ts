@@ -1,7 +1,13 @@
 // Kubeconfig parsing is the expensive part of a pass; a Secret that has not changed since
 // the last pass (same uid and resourceVersion) translates to the same result, so a
 // steady-state pass re-parses nothing (DESIGN §8).
-import type { ObservedSecret, Provider, TranslateOptions, TranslationResult, Translator } from '@argocd-cluster-registrar/core';
+import type {
+  ObservedSecret,
+  Provider,
+  TranslateOptions,
+  TranslationResult,
+  Translator,
+} from '@argocd-cluster-registrar/core';
 
 interface CachedSecret {
   readonly namespace: string;
@@ -28,17 +34,32 @@ export function createTranslationCache(translate: Translator): TranslationCache 
   const providerId = (provider: Provider): string => {
     let id = providerIds.get(provider);
     if (id === undefined) {
-      id = JSON.stringify([provider.name, provider.secretNamePattern, provider.keys, provider.preferredSecretType ?? '', provider.loopbackRewrite]);
+      id = JSON.stringify([
+        provider.name,
+        provider.secretNamePattern,
+        provider.keys,
+        provider.preferredSecretType ?? '',
+        provider.loopbackRewrite,
+      ]);
       providerIds.set(provider, id);
     }
     return id;
   };
 
-  const cachedTranslate: Translator = (secret: ObservedSecret, key: string, provider: Provider, options?: TranslateOptions): TranslationResult => {
+  const cachedTranslate: Translator = (
+    secret: ObservedSecret,
+    key: string,
+    provider: Provider,
+    options?: TranslateOptions,
+  ): TranslationResult => {
     let entry = bySecretUid.get(secret.uid);
     // A new resourceVersion invalidates every key of that Secret at once.
     if (entry?.resourceVersion !== secret.resourceVersion || entry.namespace !== secret.namespace) {
-      entry = { namespace: secret.namespace, resourceVersion: secret.resourceVersion, results: new Map() };
+      entry = {
+        namespace: secret.namespace,
+        resourceVersion: secret.resourceVersion,
+        results: new Map(),
+      };
       bySecretUid.set(secret.uid, entry);
     }
     // A server override skips the kubeconfig's own server, so it translates differently.
@@ -50,7 +71,9 @@ export function createTranslationCache(translate: Translator): TranslationCache 
       return cached;
     }
     misses += 1;
-    const result = overridden ? translate(secret, key, provider, { serverOverridden: true }) : translate(secret, key, provider);
+    const result = overridden
+      ? translate(secret, key, provider, { serverOverridden: true })
+      : translate(secret, key, provider);
     entry.results.set(resultKey, result);
     return result;
   };

@@ -1,13 +1,20 @@
 // Shared set-up for the adapter's integration tests: the run's real host plane (started by
 // the testkit's global setup), a KubeAccess loaded the way the CLI loads one, and a Config
 // whose managedBy is unique per test file, so files never see each other's namespaces.
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { V1Secret } from '@kubernetes/client-node';
-import { coreApi, mintToken, rbacApi, testHostPlane, tokenKubeConfig, uniqueName } from '@argocd-cluster-registrar/testkit';
+import {
+  coreApi,
+  mintToken,
+  rbacApi,
+  testHostPlane,
+  tokenKubeConfig,
+  uniqueName,
+} from '@argocd-cluster-registrar/testkit';
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
+import { PROVIDER_PRESETS } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
-// Relative: core's index does not export the presets yet.
-import { PROVIDER_PRESETS } from '../../../core/src/providers.js';
 import { loadKubeAccess } from '../kube-access.js';
 import type { KubeAccess } from '../kube-access.js';
 
@@ -23,7 +30,11 @@ export interface Host {
 
 export async function host(): Promise<Host> {
   const plane = await testHostPlane();
-  return { plane, access: loadKubeAccess({ kubeconfig: plane.kubeconfigPath }), core: coreApi(plane) };
+  return {
+    plane,
+    access: loadKubeAccess({ kubeconfig: plane.kubeconfigPath }),
+    core: coreApi(plane),
+  };
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -41,16 +52,26 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-export async function createNamespace(core: CoreV1Api, name: string, labels: Record<string, string> = {}): Promise<string> {
+export async function createNamespace(
+  core: CoreV1Api,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<string> {
   const created = await core.createNamespace({ body: { metadata: { name, labels } } });
   return created.metadata?.uid ?? '';
 }
 
-export function opaque(name: string, labels: Record<string, string>, data: Record<string, string>): V1Secret {
+export function opaque(
+  name: string,
+  labels: Record<string, string>,
+  data: Record<string, string>,
+): V1Secret {
   return {
     metadata: { name, labels },
     type: 'Opaque',
-    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+    data: Object.fromEntries(
+      Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+    ),
   };
 }
 
