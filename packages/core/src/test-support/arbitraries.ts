@@ -1,0 +1,400 @@
+// fast-check generators of planner inputs. Small, composable pieces drawn from small pools
+// (a handful of namespaces, cluster names and servers) so that collisions, renames and
+// takeovers are common and shrunk counterexamples stay readable.
+//
+// Existing registrations are never invented: a "history" of earlier worlds is settled by the
+// planner itself, then people meddle with the result (prune vetoes, a missing uid label) and
+// foreign Secrets appear; the present world is planned against that.
+
+import fc from 'fast-check';
+import type { Config, ObservedSecret, Snapshot, SourceLookup } from '../types.js';
+import {
+  DAY,
+  HOUR,
+  KEYS,
+  NOW,
+  PEM,
+  scenario,
+  settle,
+  testConfig,
+  type Credentials,
+  type KubeconfigSecretOptions,
+} from './fixtures.js';
+
+export const NAMESPACE_POOL = ['ns-a', 'ns-b', 'ns-c', 'ns-d'] as const;
+export const CLUSTER_POOL = ['alpha', 'beta', 'gamma'] as const;
+/** Includes spellings that normalise to one another. */
+export const SERVER_POOL = [
+  'https://one.example.com',
+  'https://two.example.com:6443',
+  'https://TWO.example.com:6443/',
+  'https://three.example.com:443',
+] as const;
+const CREATED_POOL = ['2026-01-01T00:00:00Z', '2026-03-01T00:00:00Z'] as const;
+
+const CREDENTIALS: Readonly<Record<string, Credentials>> = {
+  client: PEM.client,
+  client2: PEM.client2,
+  other: PEM.other,
+  token1: { token: 'token-one' },
+  token2: { token: 'token-two' },
+  basic: { username: 'admin', password: 'hunter2' },
+};
+
+export type KubeconfigSpec =
+  | {
+      readonly kind: 'valid';
+      readonly server: string;
+      readonly credentials: string;
+      readonly insecure: boolean;
+      readonly otherCa: boolean;
+    }
+  | {
+      readonly kind: 'broken';
+      readonly how: 'not-yaml' | 'exec' | 'loopback' | 'in-cluster' | 'no-credentials';
+    };
+
+export interface NamespaceSpec {
+  readonly name: string;
+  /** `null`: no cluster label. */
+  readonly cluster: string | null;
+  /** 1 or 2: a namespace deleted and re-created gets a new uid. */
+  readonly generation: number;
+  readonly created: string;
+  readonly terminating: boolean;
+  readonly team: string | undefined;
+  readonly serverOverride: string | undefined;
+  readonly kubeconfig: KubeconfigSpec | undefined;
+}
+
+export const kubeconfigSpecArb: fc.Arbitrary<KubeconfigSpec> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('valid' as const),
+      server: fc.constantFrom(...SERVER_POOL),
+      credentials: fc.constantFrom(...Object.keys(CREDENTIALS)),
+      insecure: fc.boolean(),
+      otherCa: fc.boolean(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('broken' as const),
+      how: fc.constantFrom('not-yaml', 'exec', 'loopback', 'in-cluster', 'no-credentials'),
+    }),
+  },
+);
+
+export const clusterLabelArb: fc.Arbitrary<string | null> = fc.oneof(
+  { weight: 10, arbitrary: fc.constantFrom<string | null>(...CLUSTER_POOL) },
+  { weight: 1, arbitrary: fc.constantFrom<string | null>(null, '', 'Not_Valid') },
+);
+
+export const namespaceSpecArb: fc.Arbitrary<NamespaceSpec> = fc.record({
+  name: fc.constantFrom(...NAMESPACE_POOL),
+  cluster: clusterLabelArb,
+  generation: fc.oneof(
+    { weight: 5, arbitrary: fc.constant(1) },
+    { weight: 1, arbitrary: fc.constant(2) },
+  ),
+  created: fc.constantFrom(...CREATED_POOL),
+  terminating: fc.oneof(
+    { weight: 15, arbitrary: fc.constant(false) },
+    { weight: 1, arbitrary: fc.constant(true) },
+  ),
+  team: fc.option(fc.constantFrom('red', 'blue'), { nil: undefined }),
+  serverOverride: fc.oneof(
+    { weight: 12, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.constantFrom('https://override.example.com', 'https://localhost') },
+  ),
+  kubeconfig: fc.option(kubeconfigSpecArb, { nil: undefined, freq: 6 }),
+});
+
+/** Up to four managed namespaces, distinct by name. */
+export const worldArb: fc.Arbitrary<readonly NamespaceSpec[]> = fc.uniqueArray(namespaceSpecArb, {
+  selector: (spec) => spec.name,
+  maxLength: NAMESPACE_POOL.length,
+});
+
+export interface ForeignSpec {
+  readonly name: string;
+  readonly server: string;
+  readonly clusterName: string;
+}
+
+export const foreignSpecArb: fc.Arbitrary<ForeignSpec> = fc.record({
+  name: fc.constantFrom('cluster-alpha', 'vcluster-beta', 'by-hand'),
+  server: fc.constantFrom(...SERVER_POOL),
+  clusterName: fc.oneof(
+    { weight: 3, arbitrary: fc.constant('elsewhere') },
+    { weight: 1, arbitrary: fc.constantFrom(...CLUSTER_POOL) },
+  ),
+});
+
+export type Meddling = 'prune-disabled' | 'drop-uid-label' | 'backdate-demotion';
+
+export type LookupSpec = 'notFound' | 'unknown' | 'present' | 'present-other-uid' | 'missing';
+
+/** How the present differs from the last world of the history. */
+export type Evolution =
+  | { readonly index: number; readonly change: 'relabel'; readonly cluster: string | null }
+  | {
+      readonly index: number;
+      readonly change: 'kubeconfig';
+      readonly kubeconfig: KubeconfigSpec | undefined;
+    }
+  | { readonly index: number; readonly change: 'remove' | 'recreate' | 'terminate' };
+
+export const evolutionArb: fc.Arbitrary<Evolution> = fc.oneof(
+  fc.record({
+    index: fc.nat({ max: 3 }),
+    change: fc.constant('relabel' as const),
+    cluster: clusterLabelArb,
+  }),
+  fc.record({
+    index: fc.nat({ max: 3 }),
+    change: fc.constant('kubeconfig' as const),
+    kubeconfig: fc.option(kubeconfigSpecArb, { nil: undefined, freq: 5 }),
+  }),
+  fc.record({
+    index: fc.nat({ max: 3 }),
+    change: fc.constantFrom('remove' as const, 'recreate' as const, 'terminate' as const),
+  }),
+);
+
+export type PresentSpec =
+  | { readonly kind: 'fresh'; readonly world: readonly NamespaceSpec[] }
+  | {
+      readonly kind: 'evolved';
+      readonly changes: readonly Evolution[];
+      readonly newcomers: readonly NamespaceSpec[];
+    };
+
+export const presentArb: fc.Arbitrary<PresentSpec> = fc.oneof(
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('fresh' as const), world: worldArb }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('evolved' as const),
+      changes: fc.array(evolutionArb, { maxLength: 3 }),
+      newcomers: fc.array(namespaceSpecArb, { maxLength: 1 }),
+    }),
+  },
+);
+
+function evolve(last: readonly NamespaceSpec[], present: PresentSpec): readonly NamespaceSpec[] {
+  if (present.kind === 'fresh') return present.world;
+  const byName = new Map(last.map((spec) => [spec.name, spec]));
+  for (const evolution of present.changes) {
+    const spec = last[evolution.index % Math.max(1, last.length)];
+    const current = spec === undefined ? undefined : byName.get(spec.name);
+    if (spec === undefined || current === undefined) continue;
+    switch (evolution.change) {
+      case 'relabel':
+        byName.set(spec.name, { ...current, cluster: evolution.cluster });
+        break;
+      case 'kubeconfig':
+        byName.set(spec.name, { ...current, kubeconfig: evolution.kubeconfig });
+        break;
+      case 'remove':
+        byName.delete(spec.name);
+        break;
+      case 'recreate':
+        byName.set(spec.name, { ...current, generation: current.generation + 1 });
+        break;
+      case 'terminate':
+        byName.set(spec.name, { ...current, terminating: true });
+        break;
+    }
+  }
+  for (const newcomer of present.newcomers)
+    if (!byName.has(newcomer.name)) byName.set(newcomer.name, newcomer);
+  return [...byName.values()];
+}
+
+export interface PlannerInput {
+  /** Earlier worlds, each settled on top of the previous one's registrations. */
+  readonly history: readonly (readonly NamespaceSpec[])[];
+  readonly meddling: readonly { readonly index: number; readonly what: Meddling }[];
+  readonly foreign: readonly ForeignSpec[];
+  readonly present: PresentSpec;
+  /** What a direct GET of a no-longer-managed source namespace returns, by pool index. */
+  readonly lookups: readonly LookupSpec[];
+  /** How long ago the history was settled. */
+  readonly age: number;
+}
+
+export const plannerInputArb: fc.Arbitrary<PlannerInput> = fc.record({
+  history: fc.array(worldArb, { minLength: 1, maxLength: 2 }),
+  meddling: fc.array(
+    fc.record({
+      index: fc.nat({ max: 7 }),
+      what: fc.constantFrom<Meddling>('prune-disabled', 'drop-uid-label', 'backdate-demotion'),
+    }),
+    { maxLength: 2 },
+  ),
+  foreign: fc.uniqueArray(foreignSpecArb, { selector: (spec) => spec.name, maxLength: 2 }),
+  present: presentArb,
+  lookups: fc.array(
+    fc.constantFrom<LookupSpec>('notFound', 'unknown', 'present', 'present-other-uid', 'missing'),
+    {
+      minLength: NAMESPACE_POOL.length,
+      maxLength: NAMESPACE_POOL.length,
+    },
+  ),
+  age: fc.constantFrom(0, 30_000, HOUR, 2 * DAY),
+});
+
+export const PROPERTY_CONFIG: Config = testConfig();
+
+// ---------------------------------------------------------------------------------------
+// From specs to snapshots
+
+function kubeconfigOptions(spec: KubeconfigSpec): KubeconfigSecretOptions {
+  if (spec.kind === 'valid') {
+    const credentials = CREDENTIALS[spec.credentials] ?? PEM.client;
+    return {
+      server: spec.server,
+      credentials,
+      insecure: spec.insecure,
+      ...(spec.otherCa ? { ca: PEM.otherCa } : {}),
+    };
+  }
+  switch (spec.how) {
+    case 'not-yaml':
+      return { text: 'clusters: [unclosed' };
+    case 'exec':
+      return { credentials: { exec: 'aws' } };
+    case 'loopback':
+      return { server: 'https://127.0.0.1:6443' };
+    case 'in-cluster':
+      return { server: 'https://kubernetes.default.svc' };
+    case 'no-credentials':
+      return {
+        text: 'apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://x.example.com\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: d\n  context: {cluster: c, user: u}\ncurrent-context: d\n',
+      };
+  }
+}
+
+/** The world's namespaces and kubeconfigs on top of `base`'s target-namespace Secrets. */
+export function worldSnapshot(world: readonly NamespaceSpec[], base?: Snapshot): Snapshot {
+  const builder = scenario({
+    namespaces: [],
+    candidateSecrets: [],
+    clusterSecrets: base?.clusterSecrets ?? [],
+    sourceLookups: {},
+  });
+  for (const spec of world) {
+    builder.namespace(spec.name, {
+      cluster: spec.cluster,
+      uid: `uid-${spec.name}-${spec.generation}`,
+      created: spec.created,
+      terminating: spec.terminating,
+      labels: spec.team === undefined ? {} : { [`${KEYS.prefix}team`]: spec.team },
+      annotations: spec.serverOverride === undefined ? {} : { [KEYS.server]: spec.serverOverride },
+    });
+    if (spec.kubeconfig !== undefined)
+      builder.kubeconfig(spec.name, kubeconfigOptions(spec.kubeconfig));
+  }
+  return builder.build();
+}
+
+function meddle(secret: ObservedSecret, what: Meddling): ObservedSecret {
+  const labels: Record<string, string> = { ...secret.labels };
+  const annotations: Record<string, string> = { ...secret.annotations };
+  switch (what) {
+    case 'prune-disabled':
+      labels[KEYS.prune] = 'disabled';
+      break;
+    case 'drop-uid-label':
+      return {
+        ...secret,
+        labels: Object.fromEntries(
+          Object.entries(labels).filter(([key]) => key !== KEYS.sourceNamespaceUid),
+        ),
+      };
+    case 'backdate-demotion':
+      if (annotations[KEYS.staleSince] !== undefined)
+        annotations[KEYS.staleSince] = '2026-01-01T00:00:00Z';
+      break;
+  }
+  return { ...secret, labels, annotations, resourceVersion: `${secret.resourceVersion}0` };
+}
+
+function lookupFor(
+  name: string,
+  spec: LookupSpec,
+  recordedUid: string | undefined,
+): SourceLookup | undefined {
+  switch (spec) {
+    case 'notFound':
+      return { state: 'notFound' };
+    case 'unknown':
+      return { state: 'unknown', reason: 'the API server timed out' };
+    case 'present':
+      return { state: 'present', uid: recordedUid ?? `uid-${name}-1`, labels: {} };
+    case 'present-other-uid':
+      return { state: 'present', uid: `uid-${name}-9`, labels: {} };
+    case 'missing':
+      return undefined;
+  }
+}
+
+/** The snapshot a gather would produce after `input.history` happened. */
+export function buildSnapshot(
+  input: PlannerInput,
+  config: Config = PROPERTY_CONFIG,
+  now: number = NOW,
+): Snapshot {
+  let past: Snapshot | undefined;
+  for (const world of input.history)
+    past = settle(worldSnapshot(world, past), config, now - input.age);
+  let clusterSecrets = [...(past?.clusterSecrets ?? [])];
+  for (const { index, what } of input.meddling) {
+    const secret = clusterSecrets[index % Math.max(1, clusterSecrets.length)];
+    if (secret !== undefined)
+      clusterSecrets = clusterSecrets.map((candidate) =>
+        candidate === secret ? meddle(secret, what) : candidate,
+      );
+  }
+  const presentWorld = evolve(input.history.at(-1) ?? [], input.present);
+  const builder = scenario(
+    worldSnapshot(presentWorld, {
+      namespaces: [],
+      candidateSecrets: [],
+      clusterSecrets,
+      sourceLookups: {},
+    }),
+  );
+  for (const spec of input.foreign)
+    builder.foreign(spec.name, { server: spec.server, clusterName: spec.clusterName });
+  const present = new Set(presentWorld.map((spec) => spec.name));
+  for (const secret of clusterSecrets) {
+    const source = secret.labels[KEYS.sourceNamespace];
+    if (source === undefined || present.has(source)) continue;
+    const index = NAMESPACE_POOL.indexOf(source as (typeof NAMESPACE_POOL)[number]);
+    const lookup = lookupFor(
+      source,
+      input.lookups[index] ?? 'missing',
+      secret.labels[KEYS.sourceNamespaceUid],
+    );
+    if (lookup !== undefined) builder.lookup(source, lookup);
+  }
+  return builder.build();
+}
+
+/** Deterministic shuffle (a small LCG), so a permutation is part of the generated input. */
+export function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const copy = [...items];
+  let state = seed >>> 0 || 1;
+  for (let i = copy.length - 1; i > 0; i--) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    const j = state % (i + 1);
+    const a = copy[i] as T;
+    copy[i] = copy[j] as T;
+    copy[j] = a;
+  }
+  return copy;
+}
