@@ -76,7 +76,9 @@ export function envName(flag: string): string {
 
 // Environment variables with the ACR_ prefix that are not flags but legitimately set by
 // the project's own tooling; anything else unknown is reported as a warning.
-const KNOWN_OTHER_ENV = new Set(['ACR_TOOLS_CACHE', 'ACR_TOOLS_BIN', 'ACR_PLANES_DIR', 'ACR_PLANE_READY_TIMEOUT', 'ACR_TRACE']);
+const KNOWN_OTHER_ENV = new Set([
+  'ACR_TOOLS_CACHE', 'ACR_TOOLS_BIN', 'ACR_PLANES_DIR', 'ACR_PLANE_READY_TIMEOUT', 'ACR_PLANE_NAME', 'ACR_PLANE_SERVER', 'ACR_KEEP_PLANES', 'ACR_TRACE',
+]);
 
 export type ValueSource = 'flag' | 'env' | 'default';
 

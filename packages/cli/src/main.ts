@@ -14,6 +14,7 @@ import type { CliOptions } from './flags.js';
 import { createLogger, resolveLogFormat } from './logging.js';
 import type { Logger } from './logging.js';
 import { RegistrarMetrics } from './metrics.js';
+import { OutcomeReporter } from './outcome-events.js';
 import { runPass } from './reconciler.js';
 import { startServers } from './server.js';
 
@@ -107,6 +108,10 @@ async function runOnce(io: Io, options: CliOptions, config: Config, access: Kube
   const gatherer = createGatherer(access, config);
   const report = await runPass({ access, config, gatherer, logger, metrics, now: Date.now }, { scope: { full: true }, apply: true });
   unreachable(report.gatherFailures, access);
+  if (report.applied) {
+    // Logs each namespace's outcome once, and records Events for the registrations written.
+    await new OutcomeReporter(access, config.targetNamespace, logger, { onlyWrites: true }).report(report, true);
+  }
 
   // A dry run still asks the API server to validate each write (server-side dry run), so
   // the preview also catches what would be rejected; that check never fails the preview.

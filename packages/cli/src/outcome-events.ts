@@ -27,10 +27,15 @@ export interface OutcomeEvent {
 export class OutcomeReporter {
   private readonly seen = new Map<string, Seen>();
 
+  /**
+   * `onlyWrites`: a one-shot run has no memory of earlier runs, so it reports only what it
+   * changed (a CronJob would otherwise repeat every refusal on every run).
+   */
   constructor(
     private readonly access: KubeAccess,
     private readonly targetNamespace: string,
     private readonly logger: Logger,
+    private readonly options: { readonly onlyWrites?: boolean } = {},
   ) {}
 
   /**
@@ -56,7 +61,7 @@ export class OutcomeReporter {
       this.seen.set(outcome.namespace, { key });
       this.log(outcome, category, previous === undefined);
       const event = eventFor(outcome, category, previous === undefined, this.targetNamespace);
-      if (event !== undefined) events.push(event);
+      if (event !== undefined && (this.options.onlyWrites !== true || write?.status === 'applied')) events.push(event);
     }
     for (const name of [...this.seen.keys()]) if (!present.has(name)) this.seen.delete(name);
 

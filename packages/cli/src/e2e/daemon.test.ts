@@ -90,6 +90,12 @@ describe('daemon', () => {
     expect(metrics).toContain('registrar_pass_duration_seconds_count');
     expect(metrics).toContain('registrar_leader 1');
     expect(metrics).toContain('# TYPE registrar_api_errors_total counter');
+
+    // The refusal, and why, is on the namespace for its owner to see.
+    const events = await world.hostApi.listNamespacedEvent({ namespace: refused.metadata?.name ?? '' });
+    const refusal = events.items.find((e) => e.reason === 'Refused');
+    expect(refusal?.type).toBe('Warning');
+    expect(refusal?.message).toContain('Not_Valid');
   });
 
   it('holds the Lease with --leader-elect, and releases it and exits 0 on SIGTERM', async () => {

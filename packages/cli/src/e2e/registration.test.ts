@@ -3,8 +3,10 @@
 
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
+  CHILD_HOST,
   PREFIX,
   applyOnce,
+  childServer,
   childCredentials,
   clusterConfig,
   createSourceNamespace,
@@ -48,10 +50,10 @@ describe('registration', () => {
       [`${PREFIX}provider`]: 'k3k',
     });
     expect(decoded(secret, 'name')).toBe('alpha');
-    expect(decoded(secret, 'server')).toBe(world.child.server);
+    expect(decoded(secret, 'server')).toBe(childServer(world.child));
     const creds = childCredentials(world.child);
     expect(clusterConfig(secret)).toEqual({
-      tlsClientConfig: { insecure: false, caData: creds.caData, certData: creds.certData, keyData: creds.keyData },
+      tlsClientConfig: { insecure: false, serverName: 'localhost', caData: creds.caData, certData: creds.certData, keyData: creds.keyData },
     });
 
     // The credentials authenticate against the child API server as the child's admin.
@@ -201,8 +203,8 @@ describe('registration', () => {
 
     const second = await createSourceNamespace(world, { cluster: 'two' });
     const secondName = second.metadata?.name ?? '';
-    // Same server, spelled differently (case, default-port-free form stays equal after normalising).
-    await putK3kKubeconfig(world, secondName, kubeconfigYaml(world.child, { server: `${world.child.server.toUpperCase().replace('HTTPS', 'https')}/` }));
+    // Same server, spelled differently: upper-case host and a trailing slash.
+    await putK3kKubeconfig(world, secondName, kubeconfigYaml(world.child, { server: `${childServer(world.child).replace(CHILD_HOST, CHILD_HOST.toUpperCase())}/` }));
     const { plan } = await planJson(world);
     expect(outcomeOf(plan, secondName)).toMatchObject({ state: 'refused', reason: { code: 'server-collision' } });
     expect(await registration(world, 'two')).toBeUndefined();

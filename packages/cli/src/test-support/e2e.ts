@@ -73,6 +73,18 @@ export function childCredentials(child: ControlPlane): ChildCredentials {
 
 export type KubeconfigUser = { readonly certData: string; readonly keyData: string } | { readonly token: string };
 
+// The planes listen on loopback only, and a loopback server is useless to ArgoCD (it would
+// reach its own pod), so the registrar refuses it. Registrations therefore name the child by
+// a host name, as a provisioner would (its Service), and `whoAmI` plays the part of ArgoCD's
+// DNS by resolving every name to 127.0.0.1. The serving certificate is for `localhost`, which
+// the kubeconfig's tls-server-name supplies: TLS is verified for real.
+export const CHILD_HOST = 'child.acr.test';
+
+/** The child plane's API server as registrations name it. */
+export function childServer(child: ControlPlane): string {
+  return `https://${CHILD_HOST}:${new URL(child.server).port}`;
+}
+
 /** A provisioner-style kubeconfig (YAML) for the child plane, optionally with another server. */
 export function kubeconfigYaml(child: ControlPlane, options: { server?: string; user?: KubeconfigUser; insecure?: boolean } = {}): string {
   const creds = childCredentials(child);
@@ -87,8 +99,9 @@ export function kubeconfigYaml(child: ControlPlane, options: { server?: string; 
     'clusters:',
     '- name: child',
     '  cluster:',
-    `    server: ${options.server ?? creds.server}`,
+    `    server: ${options.server ?? childServer(child)}`,
     options.insecure === true ? '    insecure-skip-tls-verify: true' : `    certificate-authority-data: ${creds.caData}`,
+    '    tls-server-name: localhost',
     'users:',
     '- name: child-user',
     '  user:',
@@ -257,6 +270,11 @@ export function whoAmI(server: string, config: ArgoClusterConfig): Promise<{ sta
           ...(config.bearerToken !== undefined ? { authorization: `Bearer ${config.bearerToken}` } : {}),
         },
         agent: false,
+        // ArgoCD's DNS, for the test: every name is this machine (see CHILD_HOST).
+        lookup: (_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+          if (options.all === true) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+          else callback(null, '127.0.0.1', 4);
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
