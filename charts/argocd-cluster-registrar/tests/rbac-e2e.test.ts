@@ -1,0 +1,642 @@
+// The chart's RBAC, proven on a real API server: the rendered ServiceAccount, ClusterRole(Binding)
+// and Role(Binding) are applied to the `test-host` plane, a token is minted for that
+// ServiceAccount, and the CLI runs with exactly the container arguments the chart renders,
+// authenticated by that token. Registrations (and removals) must work; everything else the
+// identity tries must be refused with 403.
+
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  coreApi,
+  finalizeNamespace,
+  mintToken,
+  statusOf,
+  testChildPlane,
+  testHostPlane,
+  tokenKubeConfig,
+  uniqueName,
+} from '@argocd-cluster-registrar/testkit';
+import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
+import {
+  clusterConfig,
+  decoded,
+  eventually,
+  getSecret,
+  kubeconfigYaml,
+  putSecret,
+  whoAmI,
+} from '../../../packages/cli/src/test-support/e2e.js';
+import {
+  containerOf,
+  helm,
+  only,
+  parseManifests,
+  render,
+  repoRoot,
+  run,
+  toolsBinDir,
+  YAML,
+} from './chart-support.js';
+import type { Manifest } from './chart-support.js';
+
+const MAIN = join(repoRoot, 'packages/cli/src/main.ts');
+const SOURCE_TSCONFIG = join(repoRoot, 'packages/cli/tsconfig.source.json');
+const PREFIX = 'argocd-cluster-registrar/';
+const RBAC_KINDS = new Set([
+  'ServiceAccount',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'Role',
+  'RoleBinding',
+]);
+
+let host: ControlPlane;
+let child: ControlPlane;
+let scratch = '';
+
+beforeAll(async () => {
+  [host, child] = await Promise.all([testHostPlane(), testChildPlane()]);
+  scratch = await mkdtemp(join(tmpdir(), 'acr-rbac-e2e-'));
+});
+
+afterAll(async () => {
+  if (scratch !== '') await rm(scratch, { recursive: true, force: true });
+});
+
+async function kubectl(args: readonly string[], input?: string): Promise<string> {
+  const bin = await toolsBinDir();
+  const result = await run(
+    join(bin, 'kubectl'),
+    ['--kubeconfig', host.kubeconfigPath, ...args],
+    input === undefined ? {} : { input },
+  );
+  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed:\n${result.stderr}`);
+  return result.stdout;
+}
+
+async function applyAsAdmin(manifests: readonly Manifest[]): Promise<void> {
+  await kubectl(['apply', '-f', '-'], manifests.map((m) => `---\n${YAML.stringify(m)}`).join(''));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        resolve(typeof address === 'object' && address !== null ? address.port : 0);
+      });
+    });
+  });
+}
+
+/** The CLI's environment: sources via tsx, nothing inherited that could point it elsewhere. */
+function cliEnv(): NodeJS.ProcessEnv {
+  const inherited = Object.entries(process.env).filter(
+    ([key]) => !key.startsWith('ACR_') && key !== 'KUBECONFIG' && key !== 'KUBERNETES_SERVICE_HOST',
+  );
+  return { ...Object.fromEntries(inherited), TSX_TSCONFIG_PATH: SOURCE_TSCONFIG, NO_COLOR: '1' };
+}
+
+/** An installation of the chart's RBAC on the host plane, with a token of its ServiceAccount. */
+interface Installation {
+  readonly releaseNamespace: string;
+  readonly targetNamespace: string;
+  readonly managedBy: string;
+  readonly serviceAccount: string;
+  /** The Deployment's container args, verbatim. */
+  readonly args: readonly string[];
+  /** A kubeconfig authenticated only by the ServiceAccount's token. */
+  readonly kubeconfigPath: string;
+  readonly tokenApi: ReturnType<typeof coreApi>;
+  readonly manifests: readonly Manifest[];
+}
+
+async function install(values: Record<string, unknown> = {}): Promise<Installation> {
+  const release = uniqueName('acr');
+  const releaseNamespace = uniqueName('registrar');
+  const targetNamespace = uniqueName('argocd');
+  const managedBy = uniqueName('rbac');
+  const manifests = await render(
+    { targetNamespace, managedBy, ...values },
+    { release, namespace: releaseNamespace },
+  );
+  const api = coreApi(host);
+  for (const name of [releaseNamespace, targetNamespace]) {
+    await api.createNamespace({ body: { metadata: { name } } });
+  }
+  await applyAsAdmin(manifests.filter((m) => RBAC_KINDS.has(m.kind)));
+  const serviceAccount = only(manifests, 'ServiceAccount').metadata.name;
+  const token = await mintToken(host, releaseNamespace, serviceAccount, 3600);
+  const kubeConfig = tokenKubeConfig(host, token, serviceAccount);
+  const kubeconfigPath = join(scratch, `${release}.kubeconfig`);
+  await writeFile(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
+  await chmod(kubeconfigPath, 0o600);
+  return {
+    releaseNamespace,
+    targetNamespace,
+    managedBy,
+    serviceAccount,
+    args: containerOf(manifests).args,
+    kubeconfigPath,
+    tokenApi: coreApi(kubeConfig),
+    manifests,
+  };
+}
+
+/** A labelled source namespace holding a k3k-style kubeconfig Secret for the child plane. */
+async function sourceNamespace(installation: Installation, cluster: string): Promise<string> {
+  const name = uniqueName('k3k');
+  const api = coreApi(host);
+  await api.createNamespace({
+    body: {
+      metadata: {
+        name,
+        labels: {
+          [`${PREFIX}managed-by`]: installation.managedBy,
+          [`${PREFIX}cluster`]: cluster,
+          [`${PREFIX}team`]: 'a',
+        },
+      },
+    },
+  });
+  await putSecret(api, name, `k3k-${cluster}-kubeconfig`, {
+    'kubeconfig.yaml': kubeconfigYaml(child),
+  });
+  return name;
+}
+
+interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `node --import tsx packages/cli/src/main.ts <the Deployment's args> --once --kubeconfig <token>`. */
+function runOnce(installation: Installation): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const cli = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        MAIN,
+        ...installation.args,
+        '--once',
+        '--kubeconfig',
+        installation.kubeconfigPath,
+      ],
+      { cwd: repoRoot, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    cli.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    cli.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    cli.on('error', reject);
+    cli.on('close', (code) => {
+      resolve({
+        code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
+    });
+  });
+}
+
+async function denied(what: string, call: () => Promise<unknown>): Promise<void> {
+  let status: number | undefined;
+  try {
+    await call();
+  } catch (error) {
+    status = statusOf(error);
+  }
+  expect(status, `${what} should be refused with 403`).toBe(403);
+}
+
+describe('the chart RBAC on a real API server (default values)', () => {
+  let installation: Installation;
+  let source = '';
+  const cluster = 'rbac-child';
+
+  beforeAll(async () => {
+    installation = await install();
+    source = await sourceNamespace(installation, cluster);
+  });
+
+  test('the CLI, run with the rendered args and the ServiceAccount token, registers the child', async () => {
+    const result = await runOnce(installation);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toMatch(/forbidden/i);
+
+    const secret = await getSecret(
+      coreApi(host),
+      installation.targetNamespace,
+      `cluster-${cluster}`,
+    );
+    expect(secret?.metadata?.labels).toMatchObject({
+      'argocd.argoproj.io/secret-type': 'cluster',
+      [`${PREFIX}managed-by`]: installation.managedBy,
+      [`${PREFIX}source-namespace`]: source,
+      [`${PREFIX}team`]: 'a',
+    });
+    expect(decoded(secret, 'name')).toBe(cluster);
+    // The registered credentials authenticate against the child plane.
+    const config = clusterConfig(secret);
+    const who = await whoAmI(decoded(secret, 'server') ?? '', config);
+    expect(who.status).toBe(201);
+  });
+
+  test('a second pass writes nothing and succeeds', async () => {
+    const before = await getSecret(
+      coreApi(host),
+      installation.targetNamespace,
+      `cluster-${cluster}`,
+    );
+    const result = await runOnce(installation);
+    expect(result.code, result.stderr).toBe(0);
+    const after = await getSecret(
+      coreApi(host),
+      installation.targetNamespace,
+      `cluster-${cluster}`,
+    );
+    expect(after?.metadata?.resourceVersion).toBe(before?.metadata?.resourceVersion);
+  });
+
+  test('once the source namespace is gone, the same identity deletes the registration', async () => {
+    await coreApi(host).deleteNamespace({ name: source });
+    await finalizeNamespace(host, source);
+    const result = await runOnce(installation);
+    expect(result.code, result.stderr).toBe(0);
+    expect(
+      await getSecret(coreApi(host), installation.targetNamespace, `cluster-${cluster}`),
+    ).toBeUndefined();
+  });
+
+  test('the identity cannot write Secrets outside targetNamespace', async () => {
+    const api = installation.tokenApi;
+    const body = { metadata: { name: 'intruder' }, stringData: { a: 'b' } };
+    await denied('create a Secret in the release namespace', () =>
+      api.createNamespacedSecret({ namespace: installation.releaseNamespace, body }),
+    );
+    const other = uniqueName('victim');
+    await coreApi(host).createNamespace({ body: { metadata: { name: other } } });
+    await putSecret(coreApi(host), other, 'k3k-x-kubeconfig', {
+      'kubeconfig.yaml': 'not read here',
+    });
+    await denied('create a Secret in another namespace', () =>
+      api.createNamespacedSecret({ namespace: other, body }),
+    );
+    await denied("replace a provisioner's Secret", () =>
+      api.replaceNamespacedSecret({
+        name: 'k3k-x-kubeconfig',
+        namespace: other,
+        body: { metadata: { name: 'k3k-x-kubeconfig' } },
+      }),
+    );
+    await denied("delete a provisioner's Secret", () =>
+      api.deleteNamespacedSecret({ name: 'k3k-x-kubeconfig', namespace: other }),
+    );
+    await denied('patch a Secret in targetNamespace (patch is not granted)', () =>
+      api.patchNamespacedSecret({
+        name: 'anything',
+        namespace: installation.targetNamespace,
+        body: [],
+      }),
+    );
+  });
+
+  test('the identity cannot read what it does not need', async () => {
+    const api = installation.tokenApi;
+    await denied('get a Secret by name (reads go through list)', () =>
+      api.readNamespacedSecret({ name: 'anything', namespace: installation.targetNamespace }),
+    );
+    await denied('list ConfigMaps', () => api.listConfigMapForAllNamespaces());
+    await denied('list ConfigMaps in targetNamespace', () =>
+      api.listNamespacedConfigMap({ namespace: installation.targetNamespace }),
+    );
+    await denied('list Pods', () => api.listPodForAllNamespaces());
+    await denied('list ServiceAccounts', () => api.listServiceAccountForAllNamespaces());
+    await denied('list Events', () => api.listEventForAllNamespaces());
+    await denied('watch Secrets', () =>
+      api.listSecretForAllNamespaces({ watch: true, timeoutSeconds: 1 }),
+    );
+  });
+
+  test('the identity cannot change namespaces or use Leases without leader election', async () => {
+    const api = installation.tokenApi;
+    await denied('label a namespace', () =>
+      api.patchNamespace({
+        name: installation.targetNamespace,
+        body: [{ op: 'add', path: '/metadata/labels', value: { x: 'y' } }],
+      }),
+    );
+    await denied('delete a namespace', () =>
+      api.deleteNamespace({ name: installation.targetNamespace }),
+    );
+    await denied('create a namespace', () =>
+      api.createNamespace({ body: { metadata: { name: uniqueName('nope') } } }),
+    );
+    const canI = await run(join(await toolsBinDir(), 'kubectl'), [
+      '--kubeconfig',
+      installation.kubeconfigPath,
+      'auth',
+      'can-i',
+      'create',
+      'leases.coordination.k8s.io',
+      '-n',
+      installation.targetNamespace,
+    ]);
+    expect(canI.stdout.trim()).toBe('no');
+  });
+});
+
+describe('the chart RBAC with leader election: the daemon, exactly as deployed', () => {
+  test('takes the Lease, registers, records an Event on the source namespace and releases the Lease', async () => {
+    const [healthPort, metricsPort] = [await freePort(), await freePort()];
+    const installation = await install({
+      leaderElection: { enabled: true },
+      probes: { port: healthPort },
+      metrics: { port: metricsPort },
+      // Full passes far apart: the registration comes from the watch.
+      interval: '10m',
+      // Event failures are logged at debug level: show them if the Event never arrives.
+      debug: true,
+    });
+    expect(installation.args).toContain('--leader-elect=true');
+    const cluster = 'rbac-leader';
+    const cli = spawn(
+      process.execPath,
+      ['--import', 'tsx', MAIN, ...installation.args, '--kubeconfig', installation.kubeconfigPath],
+      {
+        cwd: repoRoot,
+        env: cliEnv(),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    cli.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-20_000);
+    });
+    const exited = new Promise<number | null>((resolve) => cli.on('exit', resolve));
+    try {
+      const admin = coreApi(host);
+      const leaseHolder = async (): Promise<string | undefined> => {
+        const list = JSON.parse(
+          await kubectl([
+            'get',
+            'leases.coordination.k8s.io',
+            '-n',
+            installation.targetNamespace,
+            '-o',
+            'json',
+          ]),
+        ) as { items: { spec: { holderIdentity?: string } }[] };
+        const holder = list.items[0]?.spec.holderIdentity;
+        return holder === undefined || holder === '' ? undefined : holder;
+      };
+      // Leader first (create + get/update of the Lease), then the namespace: its Events are
+      // written by the leader.
+      await eventually(leaseHolder, 'the daemon to hold the Lease', 60_000, 200).catch(
+        (error: unknown) => {
+          throw new Error(`${String(error)}\ndaemon log:\n${stderr}`);
+        },
+      );
+      const source = await sourceNamespace(installation, cluster);
+      await eventually(
+        () => getSecret(admin, installation.targetNamespace, `cluster-${cluster}`),
+        'the registration',
+        60_000,
+        200,
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)}\ndaemon log:\n${stderr}`);
+      });
+      const lease = JSON.parse(
+        await kubectl([
+          'get',
+          'leases.coordination.k8s.io',
+          '-n',
+          installation.targetNamespace,
+          '-o',
+          'json',
+        ]),
+      ) as {
+        items: { metadata: { name: string }; spec: { holderIdentity?: string } }[];
+      };
+      expect(lease.items.map((l) => l.metadata.name)).toEqual([
+        (only(installation.manifests, 'Role')['rules'] as { resourceNames?: string[] }[]).find(
+          (r) => r.resourceNames,
+        )?.resourceNames?.[0],
+      ]);
+      expect(lease.items[0]?.spec.holderIdentity).toBeTruthy();
+      const events = await eventually(
+        async () => {
+          const list = await admin.listNamespacedEvent({ namespace: source });
+          return list.items.length > 0 ? list.items : undefined;
+        },
+        'an Event on the source namespace',
+        30_000,
+        200,
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)}\ndaemon log:\n${stderr}`);
+      });
+      expect(events.map((e) => e.involvedObject.kind)).toContain('Namespace');
+      expect(stderr).not.toMatch(/forbidden/i);
+    } finally {
+      if (cli.exitCode === null) cli.kill('SIGTERM');
+      await exited;
+    }
+    // Released on shutdown (an update of the Lease): a standby may take over at once.
+    const after = JSON.parse(
+      await kubectl([
+        'get',
+        'leases.coordination.k8s.io',
+        '-n',
+        installation.targetNamespace,
+        '-o',
+        'json',
+      ]),
+    ) as {
+      items: { spec: { holderIdentity?: string } }[];
+    };
+    expect(after.items[0]?.spec.holderIdentity ?? '').toBe('');
+  });
+});
+
+describe('the whole chart on a real API server', () => {
+  test('every rendered object, all options on, passes server-side validation (including the policy CEL)', async () => {
+    const releaseNamespace = uniqueName('registrar');
+    const targetNamespace = uniqueName('argocd');
+    await coreApi(host).createNamespace({ body: { metadata: { name: releaseNamespace } } });
+    await coreApi(host).createNamespace({ body: { metadata: { name: targetNamespace } } });
+    const manifests = await render(
+      {
+        targetNamespace,
+        leaderElection: { enabled: true },
+        replicaCount: 2,
+        metrics: { service: { enabled: true } },
+        admissionPolicy: { enabled: true, allowedUsers: ['someone'] },
+        providers: ['vcluster', 'k3k'],
+      },
+      { release: uniqueName('acr'), namespace: releaseNamespace },
+    );
+    const output = await kubectl(
+      ['apply', '--dry-run=server', '-f', '-'],
+      manifests.map((m) => `---\n${YAML.stringify(m)}`).join(''),
+    );
+    expect(output).toContain('validatingadmissionpolicy.admissionregistration.k8s.io');
+    expect(output).toContain('deployment.apps');
+  });
+
+  test('NOTES.txt tells the user the exact kubectl label command', async () => {
+    const bin = await toolsBinDir();
+    const result = await helm([
+      'install',
+      uniqueName('acr'),
+      join(repoRoot, 'charts/argocd-cluster-registrar'),
+      '--dry-run=server',
+      '--kubeconfig',
+      host.kubeconfigPath,
+      '--namespace',
+      'default',
+      '--set',
+      'labelPrefix=registrar.example.com/,managedBy=team-a',
+    ]);
+    expect(result.code, `${bin}: ${result.stderr}`).toBe(0);
+    const notes = result.stdout.slice(result.stdout.indexOf('NOTES:'));
+    expect(notes).toContain(
+      'kubectl label namespace <namespace> \\\n    registrar.example.com/managed-by=team-a \\\n    registrar.example.com/cluster=<name>',
+    );
+  });
+});
+
+describe('the admission policy on a real API server', () => {
+  test('only allowed users and groups may set or change the registration labels', async () => {
+    // A prefix of its own: the policy is cluster-wide and other tests share this plane.
+    const labelPrefix = `${uniqueName('vap')}.example/`;
+    const labeller = uniqueName('labeller');
+    const manifests = await render(
+      {
+        labelPrefix,
+        admissionPolicy: { enabled: true, allowedGroups: ['system:masters'], allowedUsers: [] },
+      },
+      { release: uniqueName('acr'), namespace: 'default' },
+    );
+    await applyAsAdmin(manifests.filter((m) => m.kind.startsWith('ValidatingAdmissionPolicy')));
+    // An identity that may edit namespaces, but is not in the allowed lists.
+    await applyAsAdmin(
+      parseManifests(`
+apiVersion: v1
+kind: ServiceAccount
+metadata: { name: ${labeller}, namespace: default }
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: { name: ${labeller} }
+rules: [{ apiGroups: [""], resources: [namespaces], verbs: [get, create, update, patch] }]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: { name: ${labeller} }
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ${labeller} }
+subjects: [{ kind: ServiceAccount, name: ${labeller}, namespace: default }]
+`),
+    );
+    const api = coreApi(
+      tokenKubeConfig(host, await mintToken(host, 'default', labeller), labeller),
+    );
+    const target = uniqueName('tenant');
+    await api.createNamespace({
+      body: { metadata: { name: target, labels: { unrelated: 'ok' } } },
+    });
+
+    // The policy takes effect once the API server has loaded it.
+    const message = await eventually(
+      async () => {
+        try {
+          await api.replaceNamespace({
+            name: target,
+            body: {
+              metadata: {
+                name: target,
+                labels: { unrelated: 'ok', [`${labelPrefix}cluster`]: 'stolen' },
+              },
+            },
+          });
+          // Not enforced yet: undo and retry.
+          await coreApi(host).replaceNamespace({
+            name: target,
+            body: { metadata: { name: target, labels: { unrelated: 'ok' } } },
+          });
+          return undefined;
+        } catch (error) {
+          return statusOf(error) === 403
+            ? String((error as { body?: unknown }).body ?? error)
+            : undefined;
+        }
+      },
+      'the admission policy to be enforced',
+      30_000,
+      250,
+    );
+    expect(message).toContain(`${labelPrefix}cluster`);
+
+    // Other labels stay editable by the same identity.
+    await api.replaceNamespace({
+      name: target,
+      body: { metadata: { name: target, labels: { unrelated: 'changed' } } },
+    });
+    // An allowed identity (system:masters) may set them.
+    await coreApi(host).replaceNamespace({
+      name: target,
+      body: {
+        metadata: {
+          name: target,
+          labels: {
+            unrelated: 'changed',
+            [`${labelPrefix}managed-by`]: 'x',
+            [`${labelPrefix}cluster`]: 'c',
+          },
+        },
+      },
+    });
+    // ...and the other identity may neither change nor remove them.
+    await denied('change the cluster label', () =>
+      api.replaceNamespace({
+        name: target,
+        body: {
+          metadata: {
+            name: target,
+            labels: {
+              unrelated: 'changed',
+              [`${labelPrefix}managed-by`]: 'x',
+              [`${labelPrefix}cluster`]: 'other',
+            },
+          },
+        },
+      }),
+    );
+    await denied('remove the managed-by label', () =>
+      api.replaceNamespace({
+        name: target,
+        body: {
+          metadata: {
+            name: target,
+            labels: { unrelated: 'changed', [`${labelPrefix}cluster`]: 'c' },
+          },
+        },
+      }),
+    );
+    // Clean up the cluster-wide policy.
+    await kubectl([
+      'delete',
+      'validatingadmissionpolicybinding,validatingadmissionpolicy',
+      '-l',
+      `app.kubernetes.io/instance=${only(manifests, 'ValidatingAdmissionPolicy').metadata.labels?.['app.kubernetes.io/instance'] ?? ''}`,
+    ]);
+  });
+});
