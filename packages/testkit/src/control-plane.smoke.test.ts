@@ -1,0 +1,215 @@
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { AuthenticationV1Api, Watch, VersionApi } from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  adminKubeConfig,
+  coreApi,
+  finalizeNamespace,
+  mintToken,
+  rbacApi,
+  startControlPlane,
+  statusOf,
+  testChildPlane,
+  testHostPlane,
+  tokenKubeConfig,
+  uniqueName,
+} from './index.js';
+import type { ControlPlane } from './index.js';
+
+// Smoke suite against the real etcd + kube-apiserver of the integration project's global setup.
+
+let host: ControlPlane;
+
+beforeAll(async () => {
+  host = await testHostPlane();
+});
+
+async function createNamespace(name: string, labels: Record<string, string> = {}): Promise<void> {
+  await coreApi(host).createNamespace({ body: { metadata: { name, labels } } });
+}
+
+function secret(name: string, labels: Record<string, string>): V1Secret {
+  return { metadata: { name, labels }, type: 'Opaque', stringData: { value: name } };
+}
+
+async function rejectionStatus(promise: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    return statusOf(error);
+  }
+  return undefined;
+}
+
+describe('the shared planes', () => {
+  it('are real servers of the built Kubernetes version with distinct CAs', async () => {
+    const child = await testChildPlane();
+    const version = await adminKubeConfig(host).makeApiClient(VersionApi).getCode();
+    expect(version.gitVersion).toBe('v1.36.3');
+    expect(host.server).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(child.server).not.toBe(host.server);
+    expect(child.caPem).not.toBe(host.caPem);
+    expect(host.caPem).toContain('-----BEGIN CERTIFICATE-----');
+    await expect(host.stop()).rejects.toThrow(/shared/);
+  });
+});
+
+describe('namespaces and Secrets', () => {
+  const ns = uniqueName('smoke-secrets');
+  const run = uniqueName('run');
+
+  beforeAll(async () => {
+    await createNamespace(ns, { 'smoke.test/run': run });
+  });
+
+  it('creates Secrets and lists them by label selector', async () => {
+    const core = coreApi(host);
+    await core.createNamespacedSecret({ namespace: ns, body: secret('a', { role: 'kubeconfig', run }) });
+    await core.createNamespacedSecret({ namespace: ns, body: secret('b', { role: 'kubeconfig', run }) });
+    await core.createNamespacedSecret({ namespace: ns, body: secret('c', { role: 'other', run }) });
+
+    const selected = await core.listNamespacedSecret({ namespace: ns, labelSelector: 'role=kubeconfig' });
+    expect(selected.items.map((s) => s.metadata?.name).sort()).toEqual(['a', 'b']);
+
+    const acrossNamespaces = await core.listSecretForAllNamespaces({ labelSelector: `run=${run},role!=kubeconfig` });
+    expect(acrossNamespaces.items.map((s) => `${s.metadata?.namespace ?? ''}/${s.metadata?.name ?? ''}`)).toEqual([
+      `${ns}/c`,
+    ]);
+    // stringData is folded into base64 data by the server.
+    expect(acrossNamespaces.items[0]?.data?.['value']).toBe(Buffer.from('c').toString('base64'));
+
+    const namespaces = await core.listNamespace({ labelSelector: `smoke.test/run=${run}` });
+    expect(namespaces.items.map((n) => n.metadata?.name)).toEqual([ns]);
+  });
+
+  it('delivers a watch event for a created Secret', async () => {
+    const watch = new Watch(adminKubeConfig(host));
+    const name = uniqueName('watched');
+    let abort: AbortController | undefined;
+    const seen = new Promise<{ phase: string; name: string | undefined }>((resolve, reject) => {
+      watch
+        .watch(
+          `/api/v1/namespaces/${ns}/secrets`,
+          { labelSelector: 'role=watched' },
+          (phase, obj: V1Secret) => {
+            resolve({ phase, name: obj.metadata?.name });
+          },
+          (err: unknown) => {
+            if (err !== null && err !== undefined) reject(err instanceof Error ? err : new Error(String(err)));
+          },
+        )
+        .then(async (controller) => {
+          abort = controller;
+          await coreApi(host).createNamespacedSecret({ namespace: ns, body: secret(name, { role: 'watched' }) });
+        })
+        .catch(reject);
+    });
+    try {
+      await expect(seen).resolves.toEqual({ phase: 'ADDED', name });
+    } finally {
+      abort?.abort();
+    }
+  });
+
+  it('finishes a namespace deletion with finalize (no controller-manager runs)', async () => {
+    const core = coreApi(host);
+    const doomed = uniqueName('smoke-doomed');
+    await createNamespace(doomed);
+    await core.deleteNamespace({ name: doomed });
+
+    const terminating = await core.readNamespace({ name: doomed });
+    expect(terminating.status?.phase).toBe('Terminating');
+    expect(terminating.spec?.finalizers).toEqual(['kubernetes']);
+
+    await finalizeNamespace(host, doomed);
+    expect(await rejectionStatus(core.readNamespace({ name: doomed }))).toBe(404);
+    // Finalizing a namespace that is already gone is fine.
+    await finalizeNamespace(host, doomed);
+  });
+});
+
+describe('ServiceAccount tokens and RBAC', () => {
+  const ns = uniqueName('smoke-rbac');
+  const other = uniqueName('smoke-rbac-other');
+  const sa = 'reader';
+
+  beforeAll(async () => {
+    await createNamespace(ns);
+    await createNamespace(other);
+    const core = coreApi(host);
+    const rbac = rbacApi(host);
+    await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: sa } } });
+    await rbac.createNamespacedRole({
+      namespace: ns,
+      body: {
+        metadata: { name: 'secret-reader' },
+        rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] }],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: ns,
+      body: {
+        metadata: { name: 'secret-reader' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'secret-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+      },
+    });
+    await core.createNamespacedSecret({ namespace: ns, body: secret('visible', {}) });
+    await core.createNamespacedSecret({ namespace: other, body: secret('hidden', {}) });
+  });
+
+  it('mints a token that authenticates as the ServiceAccount', async () => {
+    const token = await mintToken(host, ns, sa, 600);
+    const review = await tokenKubeConfig(host, token)
+      .makeApiClient(AuthenticationV1Api)
+      .createSelfSubjectReview({ body: {} });
+    expect(review.status?.userInfo?.username).toBe(`system:serviceaccount:${ns}:${sa}`);
+  });
+
+  it('allows what the Role grants and denies the rest with 403', async () => {
+    const asReader = coreApi(tokenKubeConfig(host, await mintToken(host, ns, sa)));
+
+    const listed = await asReader.listNamespacedSecret({ namespace: ns });
+    expect(listed.items.map((s) => s.metadata?.name)).toEqual(['visible']);
+    const read = await asReader.readNamespacedSecret({ namespace: ns, name: 'visible' });
+    expect(read.metadata?.name).toBe('visible');
+
+    expect(await rejectionStatus(asReader.listNamespacedSecret({ namespace: other }))).toBe(403);
+    expect(await rejectionStatus(asReader.readNamespacedSecret({ namespace: other, name: 'hidden' }))).toBe(403);
+    expect(
+      await rejectionStatus(asReader.createNamespacedSecret({ namespace: ns, body: secret('forbidden', {}) })),
+    ).toBe(403);
+    expect(await rejectionStatus(asReader.deleteNamespacedSecret({ namespace: ns, name: 'visible' }))).toBe(403);
+    expect(await rejectionStatus(asReader.listNamespace())).toBe(403);
+  });
+
+  it('rejects an unknown token with 401', async () => {
+    const stranger = coreApi(tokenKubeConfig(host, 'not-a-token'));
+    expect(await rejectionStatus(stranger.listNamespacedSecret({ namespace: ns }))).toBe(401);
+  });
+});
+
+describe('startControlPlane', () => {
+  let own: ControlPlane | undefined;
+
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  it('starts a named plane, reuses it while healthy, and stop() removes it', async () => {
+    const name = uniqueName('smoke-own');
+    own = await startControlPlane(name, { ownerPid: process.pid });
+    const again = await startControlPlane(name);
+    expect(again.kubeconfigPath).toBe(own.kubeconfigPath);
+    expect(again.server).toBe(own.server);
+    const namespaces = await coreApi(own).listNamespace();
+    expect(namespaces.items.length).toBeGreaterThan(0);
+
+    const state = dirname(own.kubeconfigPath);
+    await own.stop();
+    own = undefined;
+    expect(existsSync(state)).toBe(false);
+  });
+});
