@@ -222,6 +222,7 @@ describe('the chart RBAC on a real API server (default values)', () => {
   let installation: Installation;
   let source = '';
   const cluster = 'rbac-child';
+  const renamed = 'rbac-child-renamed';
 
   beforeAll(async () => {
     installation = await install();
@@ -267,14 +268,35 @@ describe('the chart RBAC on a real API server (default values)', () => {
     expect(after?.metadata?.resourceVersion).toBe(before?.metadata?.resourceVersion);
   });
 
-  test('once the source namespace is gone, the same identity deletes the registration', async () => {
+  test('a rename demotes the old registration (an update) and creates the new one', async () => {
+    const admin = coreApi(host);
+    const namespace = await admin.readNamespace({ name: source });
+    const labels = { ...namespace.metadata?.labels, [`${PREFIX}cluster`]: renamed };
+    await admin.replaceNamespace({
+      name: source,
+      body: { ...namespace, metadata: { ...namespace.metadata, labels } },
+    });
+    const result = await runOnce(installation);
+    expect(result.code, result.stderr).toBe(0);
+    const demoted = await getSecret(admin, installation.targetNamespace, `cluster-${cluster}`);
+    expect(demoted?.metadata?.labels?.['argocd.argoproj.io/secret-type']).toBeUndefined();
+    expect(demoted?.metadata?.labels?.[`${PREFIX}superseded-by`]).toBe(renamed);
+    expect(
+      await getSecret(admin, installation.targetNamespace, `cluster-${renamed}`),
+    ).toBeDefined();
+  });
+
+  test('once the source namespace is gone, the same identity deletes its registrations', async () => {
     await coreApi(host).deleteNamespace({ name: source });
     await finalizeNamespace(host, source);
     const result = await runOnce(installation);
     expect(result.code, result.stderr).toBe(0);
-    expect(
-      await getSecret(coreApi(host), installation.targetNamespace, `cluster-${cluster}`),
-    ).toBeUndefined();
+    for (const name of [renamed, cluster]) {
+      expect(
+        await getSecret(coreApi(host), installation.targetNamespace, `cluster-${name}`),
+        name,
+      ).toBeUndefined();
+    }
   });
 
   test('the identity cannot write Secrets outside targetNamespace', async () => {
