@@ -5,8 +5,17 @@
 
 import { hostname } from 'node:os';
 import type { Config } from '@argocd-cluster-registrar/core';
-import { createGatherer, createLeaderElector, watchManagedNamespaces } from '@argocd-cluster-registrar/k8s-adapter';
-import type { Gatherer, KubeAccess, LeaderElector, NamespaceWatch } from '@argocd-cluster-registrar/k8s-adapter';
+import {
+  createGatherer,
+  createLeaderElector,
+  watchManagedNamespaces,
+} from '@argocd-cluster-registrar/k8s-adapter';
+import type {
+  Gatherer,
+  KubeAccess,
+  LeaderElector,
+  NamespaceWatch,
+} from '@argocd-cluster-registrar/k8s-adapter';
 import type { Logger } from './logging.js';
 import type { RegistrarMetrics } from './metrics.js';
 import { OutcomeReporter } from './outcome-events.js';
@@ -55,10 +64,23 @@ export interface DaemonOptions {
 // watched, so these are re-checked like `waiting`). Name and collision refusals change only
 // with namespaces, which the watch covers.
 const KUBECONFIG_REFUSALS = new Set([
-  'kubeconfig-unreadable', 'kubeconfig-not-yaml', 'kubeconfig-no-context', 'kubeconfig-context-dangling',
-  'server-missing', 'server-invalid', 'server-in-cluster', 'server-loopback', 'ca-invalid',
-  'client-cert-invalid', 'client-cert-incomplete', 'credentials-missing', 'file-reference',
-  'exec-plugin', 'auth-provider', 'proxy-url-invalid', 'no-candidate',
+  'kubeconfig-unreadable',
+  'kubeconfig-not-yaml',
+  'kubeconfig-no-context',
+  'kubeconfig-context-dangling',
+  'server-missing',
+  'server-invalid',
+  'server-in-cluster',
+  'server-loopback',
+  'ca-invalid',
+  'client-cert-invalid',
+  'client-cert-incomplete',
+  'credentials-missing',
+  'file-reference',
+  'exec-plugin',
+  'auth-provider',
+  'proxy-url-invalid',
+  'no-candidate',
 ]);
 
 interface Recheck {
@@ -100,7 +122,11 @@ export class Daemon {
     this.now = options.now ?? Date.now;
     this.log = options.logger;
     this.gatherer = createGatherer(options.access, options.config);
-    this.reporter = new OutcomeReporter(options.access, options.config.targetNamespace, options.logger);
+    this.reporter = new OutcomeReporter(
+      options.access,
+      options.config.targetNamespace,
+      options.logger,
+    );
     this.loopAliveAt = this.now();
   }
 
@@ -114,7 +140,10 @@ export class Daemon {
       },
       onError: (failure) => {
         metrics.apiErrors.inc({ kind: failure.kind });
-        this.log.warn('namespace watch failed; reconnecting', { kind: failure.kind, error: failure.message });
+        this.log.warn('namespace watch failed; reconnecting', {
+          kind: failure.kind,
+          error: failure.message,
+        });
       },
       onRestart: () => {
         // Events may have been missed while disconnected: look at everything again.
@@ -126,7 +155,9 @@ export class Daemon {
     if (this.options.leaderElect) {
       this.elector = createLeaderElector(access, config, {
         identity: this.options.identity ?? `${hostname()}_${process.pid}`,
-        ...(this.options.leaseDurationSeconds !== undefined ? { leaseDurationSeconds: this.options.leaseDurationSeconds } : {}),
+        ...(this.options.leaseDurationSeconds !== undefined
+          ? { leaseDurationSeconds: this.options.leaseDurationSeconds }
+          : {}),
         onChange: (leader) => {
           metrics.leader.set({}, leader ? 1 : 0);
           this.log.info(leader ? 'became the leader' : 'not the leader; standing by', {});
@@ -159,7 +190,10 @@ export class Daemon {
     const limit = 3 * this.options.config.intervalMs + 60_000;
     const now = this.now();
     if (this.passStartedAt !== undefined && now - this.passStartedAt > limit) {
-      return { ok: false, reason: `pass running for ${Math.round((now - this.passStartedAt) / 1000)}s` };
+      return {
+        ok: false,
+        reason: `pass running for ${Math.round((now - this.passStartedAt) / 1000)}s`,
+      };
     }
     if (this.passStartedAt === undefined && now - this.loopAliveAt > limit) {
       return { ok: false, reason: `loop idle for ${Math.round((now - this.loopAliveAt) / 1000)}s` };
@@ -170,7 +204,8 @@ export class Daemon {
   /** Readiness: a complete pass has run, or a standby has reached the API server. */
   readyz(): ProbeResult {
     if (this.completedOk) return { ok: true, reason: 'first pass completed' };
-    if (this.standbyConnected && !this.isWriter()) return { ok: true, reason: 'standby, connected' };
+    if (this.standbyConnected && !this.isWriter())
+      return { ok: true, reason: 'standby, connected' };
     return { ok: false, reason: 'no complete pass yet' };
   }
 
@@ -198,13 +233,20 @@ export class Daemon {
     let at = this.fullDueAt;
     if (writer && this.retryAt === 0) {
       if (this.pending.size > 0) {
-        at = Math.min(at, Math.min(this.lastPendingAt + this.timing.debounceMs, this.firstPendingAt + this.timing.maxDelayMs));
+        at = Math.min(
+          at,
+          Math.min(
+            this.lastPendingAt + this.timing.debounceMs,
+            this.firstPendingAt + this.timing.maxDelayMs,
+          ),
+        );
       }
       for (const recheck of this.rechecks.values()) at = Math.min(at, recheck.dueAt);
     }
     if (this.retryAt !== 0) at = Math.min(this.retryAt, this.fullDueAt);
     if (at > now) return { at, scope: { full: true } };
-    if (!writer || this.retryAt !== 0 || this.fullDueAt <= now) return { at, scope: { full: true } };
+    if (!writer || this.retryAt !== 0 || this.fullDueAt <= now)
+      return { at, scope: { full: true } };
     const names = new Set(this.pending);
     for (const [name, recheck] of this.rechecks) if (recheck.dueAt <= now) names.add(name);
     return { at, scope: { full: false, namespaces: [...names].sort() } };
@@ -225,10 +267,13 @@ export class Daemon {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, Math.max(0, Math.min(ms, 2 ** 31 - 1)));
+      const timer = setTimeout(
+        () => {
+          this.wake = undefined;
+          resolve();
+        },
+        Math.max(0, Math.min(ms, 2 ** 31 - 1)),
+      );
       this.wake = () => {
         clearTimeout(timer);
         resolve();
@@ -254,7 +299,14 @@ export class Daemon {
     let report: PassReport | undefined;
     try {
       report = await runPass(
-        { access: this.options.access, config, gatherer: this.gatherer, logger: this.log, metrics, now: this.now },
+        {
+          access: this.options.access,
+          config,
+          gatherer: this.gatherer,
+          logger: this.log,
+          metrics,
+          now: this.now,
+        },
         { scope, apply: writer },
       );
     } catch (err) {
@@ -268,9 +320,15 @@ export class Daemon {
     const finishedAt = this.now();
     if (report === undefined || passNeedsRetry(report)) {
       this.failureStreak += 1;
-      const delay = Math.min(this.timing.retryMs * 2 ** (this.failureStreak - 1), config.intervalMs);
+      const delay = Math.min(
+        this.timing.retryMs * 2 ** (this.failureStreak - 1),
+        config.intervalMs,
+      );
       this.retryAt = finishedAt + delay;
-      this.log.debug('pass incomplete; retrying with back-off', { inMs: delay, streak: this.failureStreak });
+      this.log.debug('pass incomplete; retrying with back-off', {
+        inMs: delay,
+        streak: this.failureStreak,
+      });
     } else {
       this.failureStreak = 0;
       this.retryAt = 0;
@@ -287,14 +345,20 @@ export class Daemon {
     this.options.onPass?.(report);
   }
 
-  private scheduleRechecks(report: PassReport, covered: ReadonlySet<string> | undefined, now: number): void {
+  private scheduleRechecks(
+    report: PassReport,
+    covered: ReadonlySet<string> | undefined,
+    now: number,
+  ): void {
     const { intervalMs } = this.options.config;
     const still = new Set<string>();
     for (const outcome of report.plan.outcomes) {
       const needs =
         outcome.state === 'waiting' ||
         outcome.state === 'stale' ||
-        (outcome.state === 'refused' && outcome.reason !== undefined && KUBECONFIG_REFUSALS.has(outcome.reason.code));
+        (outcome.state === 'refused' &&
+          outcome.reason !== undefined &&
+          KUBECONFIG_REFUSALS.has(outcome.reason.code));
       if (!needs) continue;
       still.add(outcome.namespace);
       const existing = this.rechecks.get(outcome.namespace);
@@ -303,7 +367,10 @@ export class Daemon {
       } else if (covered === undefined || covered.has(outcome.namespace)) {
         existing.attempts += 1;
         const over = existing.attempts - this.timing.recheckFastAttempts;
-        const delay = over < 0 ? this.timing.recheckMs : Math.min(this.timing.recheckMs * 2 ** (over + 1), intervalMs);
+        const delay =
+          over < 0
+            ? this.timing.recheckMs
+            : Math.min(this.timing.recheckMs * 2 ** (over + 1), intervalMs);
         existing.dueAt = now + delay;
       }
     }
@@ -316,11 +383,16 @@ export class Daemon {
     if (key === this.lastActionsKey) return;
     this.lastActionsKey = key;
     for (const action of report.plan.actions) {
-      this.log.info(writer ? `dry-run: would ${action.kind} registration` : `standby: leader would ${action.kind} registration`, {
-        cluster: action.cluster,
-        reason: action.reason.code,
-        namespace: action.reason.namespace,
-      });
+      this.log.info(
+        writer
+          ? `dry-run: would ${action.kind} registration`
+          : `standby: leader would ${action.kind} registration`,
+        {
+          cluster: action.cluster,
+          reason: action.reason.code,
+          namespace: action.reason.namespace,
+        },
+      );
     }
   }
 }

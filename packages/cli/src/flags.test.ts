@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { FLAGS, envName, flagForSetting, parseFlags, parseListenAddress, renderHelp, splitProviderList } from './flags.js';
+import {
+  FLAGS,
+  envName,
+  flagForSetting,
+  parseFlags,
+  parseListenAddress,
+  renderHelp,
+  splitProviderList,
+} from './flags.js';
 import type { CliOptions } from './flags.js';
 
 function ok(argv: readonly string[], env: Record<string, string> = {}): CliOptions {
@@ -33,8 +41,20 @@ describe('parseFlags', () => {
   });
 
   it('reads --flag value and --flag=value forms', () => {
-    const options = ok(['--target-namespace', 'argo', '--label-prefix=example.com/', '--interval', '30s', '--demoted-ttl=1h']);
-    expect(options.config).toEqual({ targetNamespace: 'argo', labelPrefix: 'example.com/', interval: '30s', demotedTTL: '1h' });
+    const options = ok([
+      '--target-namespace',
+      'argo',
+      '--label-prefix=example.com/',
+      '--interval',
+      '30s',
+      '--demoted-ttl=1h',
+    ]);
+    expect(options.config).toEqual({
+      targetNamespace: 'argo',
+      labelPrefix: 'example.com/',
+      interval: '30s',
+      demotedTTL: '1h',
+    });
     expect(options.sources).toMatchObject({ 'target-namespace': 'flag', interval: 'flag' });
   });
 
@@ -60,8 +80,12 @@ describe('parseFlags', () => {
   });
 
   it('rejects an unknown flag by name, with a suggestion', () => {
-    expect(errors(['--intervall=5s'])[0]).toBe('unknown flag --intervall (did you mean --interval?) (see --help)');
-    expect(errors(['--namespace', 'x'])[0]).toContain('unknown flag --namespace (did you mean --target-namespace?)');
+    expect(errors(['--intervall=5s'])[0]).toBe(
+      'unknown flag --intervall (did you mean --interval?) (see --help)',
+    );
+    expect(errors(['--namespace', 'x'])[0]).toContain(
+      'unknown flag --namespace (did you mean --target-namespace?)',
+    );
     expect(errors(['--clusters=a'])[0]).toMatch(/^unknown flag --clusters/);
   });
 
@@ -71,7 +95,9 @@ describe('parseFlags', () => {
   });
 
   it('rejects a value flag without its value', () => {
-    expect(errors(['--interval'])).toEqual(['flag --interval needs a value: --interval=<duration> such as 500ms, 60s, 1m30s or 168h']);
+    expect(errors(['--interval'])).toEqual([
+      'flag --interval needs a value: --interval=<duration> such as 500ms, 60s, 1m30s or 168h',
+    ]);
   });
 
   it('rejects a single-valued flag given twice', () => {
@@ -81,7 +107,9 @@ describe('parseFlags', () => {
   it('validates enumerations', () => {
     expect(ok(['--output', 'json']).output).toBe('json');
     expect(ok(['--log-format=json']).logFormat).toBe('json');
-    expect(errors(['--output=yaml'])).toEqual(['--output has invalid value "yaml": expected one of text, json']);
+    expect(errors(['--output=yaml'])).toEqual([
+      '--output has invalid value "yaml": expected one of text, json',
+    ]);
     expect(errors(['--log-format', 'pretty'])[0]).toContain('expected one of auto, text, json');
   });
 
@@ -90,12 +118,21 @@ describe('parseFlags', () => {
     expect(ok(['--metrics-addr', '127.0.0.1:0']).metricsAddr).toBe('127.0.0.1:0');
     expect(ok(['--metrics-addr=[::1]:9090']).metricsAddr).toBe('[::1]:9090');
     expect(errors(['--health-addr=8081'])[0]).toContain('expected [host]:port such as :8080');
-    expect(errors(['--health-addr=:70000'])[0]).toContain('--health-addr has invalid value ":70000"');
+    expect(errors(['--health-addr=:70000'])[0]).toContain(
+      '--health-addr has invalid value ":70000"',
+    );
   });
 
   it('repeats --provider and splits comma lists, keeping custom key lists together', () => {
-    expect(ok(['--provider', 'vcluster', '--provider=k3k']).config.providers).toEqual(['vcluster', 'k3k']);
-    expect(ok(['--provider', 'k3k,custom:*-kc=a,b,capi']).config.providers).toEqual(['k3k', 'custom:*-kc=a,b', 'capi']);
+    expect(ok(['--provider', 'vcluster', '--provider=k3k']).config.providers).toEqual([
+      'vcluster',
+      'k3k',
+    ]);
+    expect(ok(['--provider', 'k3k,custom:*-kc=a,b,capi']).config.providers).toEqual([
+      'k3k',
+      'custom:*-kc=a,b',
+      'capi',
+    ]);
   });
 
   it('requires --once for --detailed-exitcode', () => {
@@ -163,11 +200,17 @@ describe('environment variables', () => {
   });
 
   it('reads the legacy pair from the environment', () => {
-    expect(ok([], { ACR_SECRET_NAME_PATTERN: 'vc-*', ACR_SECRET_KEY: 'config' }).config).toEqual({ secretNamePattern: 'vc-*', secretKey: 'config' });
+    expect(ok([], { ACR_SECRET_NAME_PATTERN: 'vc-*', ACR_SECRET_KEY: 'config' }).config).toEqual({
+      secretNamePattern: 'vc-*',
+      secretKey: 'config',
+    });
   });
 
   it('lets a flag win over its variable', () => {
-    const options = ok(['--interval=2s', '--provider=capi'], { ACR_INTERVAL: '5s', ACR_PROVIDER: 'k3k' });
+    const options = ok(['--interval=2s', '--provider=capi'], {
+      ACR_INTERVAL: '5s',
+      ACR_PROVIDER: 'k3k',
+    });
     expect(options.config.interval).toBe('2s');
     expect(options.config.providers).toEqual(['capi']);
     expect(options.sources['interval']).toBe('flag');
@@ -182,12 +225,16 @@ describe('environment variables', () => {
     expect(errors([], { ACR_DRY_RUN: 'yes' })).toEqual([
       'ACR_DRY_RUN (for --dry-run) has invalid value "yes": expected --dry-run, --dry-run=true or --dry-run=false',
     ]);
-    expect(errors([], { ACR_OUTPUT: 'xml' })[0]).toMatch(/^ACR_OUTPUT \(for --output\) has invalid value "xml"/);
+    expect(errors([], { ACR_OUTPUT: 'xml' })[0]).toMatch(
+      /^ACR_OUTPUT \(for --output\) has invalid value "xml"/,
+    );
   });
 
   it('notes unknown ACR_ variables without failing', () => {
     const options = ok([], { ACR_INTERVALL: '5s', ACR_TOOLS_CACHE: '/x' });
-    expect(options.notices).toEqual(['ignoring unknown environment variable ACR_INTERVALL (no flag --intervall)']);
+    expect(options.notices).toEqual([
+      'ignoring unknown environment variable ACR_INTERVALL (no flag --intervall)',
+    ]);
   });
 });
 

@@ -21,50 +21,167 @@ interface FlagSpec {
   readonly placeholder?: string;
 }
 
-type FlagGroup = 'Discovery' | 'Registration' | 'Timing' | 'Connection' | 'Run mode' | 'Output' | 'Runtime';
+type FlagGroup =
+  'Discovery' | 'Registration' | 'Timing' | 'Connection' | 'Run mode' | 'Output' | 'Runtime';
 
-const GROUPS: readonly FlagGroup[] = ['Discovery', 'Registration', 'Timing', 'Connection', 'Run mode', 'Output', 'Runtime'];
+const GROUPS: readonly FlagGroup[] = [
+  'Discovery',
+  'Registration',
+  'Timing',
+  'Connection',
+  'Run mode',
+  'Output',
+  'Runtime',
+];
 
 export const FLAGS: readonly FlagSpec[] = [
-  { name: 'label-prefix', kind: 'string', group: 'Discovery', defaultText: 'argocd-cluster-registrar/', placeholder: 'prefix',
-    help: 'Prefix of the labels read off source namespaces and copied onto registrations.' },
-  { name: 'managed-by', kind: 'string', group: 'Discovery', defaultText: 'cluster-registrar', placeholder: 'name',
-    help: 'Value of <prefix>managed-by: selects the namespaces to watch and the registrations this instance owns.' },
-  { name: 'provider', kind: 'list', group: 'Discovery', defaultText: 'k3k', placeholder: 'provider',
-    help: 'Provisioner preset (k3k, vcluster, kamaji, capi) or custom:<glob>=<key>[,<key>...]; repeatable, in precedence order (env: comma list). Not combinable with the two legacy flags.' },
-  { name: 'secret-name-pattern', kind: 'string', group: 'Discovery', defaultText: 'k3k-*-kubeconfig', placeholder: 'glob',
-    help: 'Legacy: glob over kubeconfig Secret names (use --provider instead).' },
-  { name: 'secret-key', kind: 'string', group: 'Discovery', defaultText: 'kubeconfig.yaml', placeholder: 'key',
-    help: 'Legacy: key of the kubeconfig inside the Secret (use --provider instead).' },
-  { name: 'target-namespace', kind: 'string', group: 'Registration', defaultText: 'argocd', placeholder: 'namespace',
-    help: 'Namespace ArgoCD reads cluster Secrets from.' },
-  { name: 'interval', kind: 'duration', group: 'Timing', defaultText: '60s', placeholder: 'duration',
-    help: 'Time between full passes; also the minimum gap between credential-only writes.' },
-  { name: 'demoted-ttl', kind: 'duration', group: 'Timing', defaultText: '168h', placeholder: 'duration',
-    help: 'Demoted (renamed-away) registrations older than this are deleted.' },
-  { name: 'credential-refresh-window', kind: 'duration', group: 'Timing', defaultText: '0s', placeholder: 'duration',
-    help: 'Defer credential-only rewrites while the registered client certificate is valid for longer than this (0s: write at most once per interval).' },
-  { name: 'kubeconfig', kind: 'string', group: 'Connection', placeholder: 'path',
-    help: 'Kubeconfig of the host cluster when not running in-cluster (default: $KUBECONFIG, then ~/.kube/config).' },
-  { name: 'context', kind: 'string', group: 'Connection', placeholder: 'name',
-    help: 'Kubeconfig context to use (default: its current-context).' },
-  { name: 'once', kind: 'bool', group: 'Run mode', defaultText: 'false',
-    help: 'Run one pass and exit instead of running as a daemon.' },
-  { name: 'dry-run', kind: 'bool', group: 'Run mode', defaultText: 'false',
-    help: 'Gather and plan, print what would change, write nothing.' },
-  { name: 'detailed-exitcode', kind: 'bool', group: 'Run mode', defaultText: 'false',
-    help: 'With --once: exit 2 when the pass found changes (pending with --dry-run, applied otherwise), 0 when none, 1 on error.' },
-  { name: 'leader-elect', kind: 'bool', group: 'Run mode', defaultText: 'false',
-    help: 'Hold a Lease in the target namespace; only the leader writes, standbys stay ready.' },
-  { name: 'output', kind: 'enum', group: 'Output', values: ['text', 'json'], defaultText: 'text',
-    help: 'Format of the plan printed by --once.' },
-  { name: 'log-format', kind: 'enum', group: 'Output', values: ['auto', 'text', 'json'], defaultText: 'auto',
-    help: 'Log format; auto is json in-cluster and text on a terminal. Logs go to stderr.' },
+  {
+    name: 'label-prefix',
+    kind: 'string',
+    group: 'Discovery',
+    defaultText: 'argocd-cluster-registrar/',
+    placeholder: 'prefix',
+    help: 'Prefix of the labels read off source namespaces and copied onto registrations.',
+  },
+  {
+    name: 'managed-by',
+    kind: 'string',
+    group: 'Discovery',
+    defaultText: 'cluster-registrar',
+    placeholder: 'name',
+    help: 'Value of <prefix>managed-by: selects the namespaces to watch and the registrations this instance owns.',
+  },
+  {
+    name: 'provider',
+    kind: 'list',
+    group: 'Discovery',
+    defaultText: 'k3k',
+    placeholder: 'provider',
+    help: 'Provisioner preset (k3k, vcluster, kamaji, capi) or custom:<glob>=<key>[,<key>...]; repeatable, in precedence order (env: comma list). Not combinable with the two legacy flags.',
+  },
+  {
+    name: 'secret-name-pattern',
+    kind: 'string',
+    group: 'Discovery',
+    defaultText: 'k3k-*-kubeconfig',
+    placeholder: 'glob',
+    help: 'Legacy: glob over kubeconfig Secret names (use --provider instead).',
+  },
+  {
+    name: 'secret-key',
+    kind: 'string',
+    group: 'Discovery',
+    defaultText: 'kubeconfig.yaml',
+    placeholder: 'key',
+    help: 'Legacy: key of the kubeconfig inside the Secret (use --provider instead).',
+  },
+  {
+    name: 'target-namespace',
+    kind: 'string',
+    group: 'Registration',
+    defaultText: 'argocd',
+    placeholder: 'namespace',
+    help: 'Namespace ArgoCD reads cluster Secrets from.',
+  },
+  {
+    name: 'interval',
+    kind: 'duration',
+    group: 'Timing',
+    defaultText: '60s',
+    placeholder: 'duration',
+    help: 'Time between full passes; also the minimum gap between credential-only writes.',
+  },
+  {
+    name: 'demoted-ttl',
+    kind: 'duration',
+    group: 'Timing',
+    defaultText: '168h',
+    placeholder: 'duration',
+    help: 'Demoted (renamed-away) registrations older than this are deleted.',
+  },
+  {
+    name: 'credential-refresh-window',
+    kind: 'duration',
+    group: 'Timing',
+    defaultText: '0s',
+    placeholder: 'duration',
+    help: 'Defer credential-only rewrites while the registered client certificate is valid for longer than this (0s: write at most once per interval).',
+  },
+  {
+    name: 'kubeconfig',
+    kind: 'string',
+    group: 'Connection',
+    placeholder: 'path',
+    help: 'Kubeconfig of the host cluster when not running in-cluster (default: $KUBECONFIG, then ~/.kube/config).',
+  },
+  {
+    name: 'context',
+    kind: 'string',
+    group: 'Connection',
+    placeholder: 'name',
+    help: 'Kubeconfig context to use (default: its current-context).',
+  },
+  {
+    name: 'once',
+    kind: 'bool',
+    group: 'Run mode',
+    defaultText: 'false',
+    help: 'Run one pass and exit instead of running as a daemon.',
+  },
+  {
+    name: 'dry-run',
+    kind: 'bool',
+    group: 'Run mode',
+    defaultText: 'false',
+    help: 'Gather and plan, print what would change, write nothing.',
+  },
+  {
+    name: 'detailed-exitcode',
+    kind: 'bool',
+    group: 'Run mode',
+    defaultText: 'false',
+    help: 'With --once: exit 2 when the pass found changes (pending with --dry-run, applied otherwise), 0 when none, 1 on error.',
+  },
+  {
+    name: 'leader-elect',
+    kind: 'bool',
+    group: 'Run mode',
+    defaultText: 'false',
+    help: 'Hold a Lease in the target namespace; only the leader writes, standbys stay ready.',
+  },
+  {
+    name: 'output',
+    kind: 'enum',
+    group: 'Output',
+    values: ['text', 'json'],
+    defaultText: 'text',
+    help: 'Format of the plan printed by --once.',
+  },
+  {
+    name: 'log-format',
+    kind: 'enum',
+    group: 'Output',
+    values: ['auto', 'text', 'json'],
+    defaultText: 'auto',
+    help: 'Log format; auto is json in-cluster and text on a terminal. Logs go to stderr.',
+  },
   { name: 'debug', kind: 'bool', group: 'Output', defaultText: 'false', help: 'Verbose logging.' },
-  { name: 'health-addr', kind: 'addr', group: 'Runtime', defaultText: ':8081', placeholder: 'host:port',
-    help: "Address of /healthz and /readyz ('' disables)." },
-  { name: 'metrics-addr', kind: 'addr', group: 'Runtime', defaultText: ':8080', placeholder: 'host:port',
-    help: "Address of /metrics ('' disables; may equal --health-addr)." },
+  {
+    name: 'health-addr',
+    kind: 'addr',
+    group: 'Runtime',
+    defaultText: ':8081',
+    placeholder: 'host:port',
+    help: "Address of /healthz and /readyz ('' disables).",
+  },
+  {
+    name: 'metrics-addr',
+    kind: 'addr',
+    group: 'Runtime',
+    defaultText: ':8080',
+    placeholder: 'host:port',
+    help: "Address of /metrics ('' disables; may equal --health-addr).",
+  },
 ];
 
 const SPECS = new Map(FLAGS.map((spec) => [spec.name, spec]));
@@ -77,7 +194,14 @@ export function envName(flag: string): string {
 // Environment variables with the ACR_ prefix that are not flags but legitimately set by
 // the project's own tooling; anything else unknown is reported as a warning.
 const KNOWN_OTHER_ENV = new Set([
-  'ACR_TOOLS_CACHE', 'ACR_TOOLS_BIN', 'ACR_PLANES_DIR', 'ACR_PLANE_READY_TIMEOUT', 'ACR_PLANE_NAME', 'ACR_PLANE_SERVER', 'ACR_KEEP_PLANES', 'ACR_TRACE',
+  'ACR_TOOLS_CACHE',
+  'ACR_TOOLS_BIN',
+  'ACR_PLANES_DIR',
+  'ACR_PLANE_READY_TIMEOUT',
+  'ACR_PLANE_NAME',
+  'ACR_PLANE_SERVER',
+  'ACR_KEEP_PLANES',
+  'ACR_TRACE',
 ]);
 
 export type ValueSource = 'flag' | 'env' | 'default';
@@ -115,7 +239,10 @@ export type FlagParseResult =
 type RawValue = { readonly source: 'flag' | 'env'; readonly values: readonly string[] };
 
 /** Parses argv (without node and script) and the environment. Flags win over env vars. */
-export function parseFlags(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): FlagParseResult {
+export function parseFlags(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): FlagParseResult {
   const errors: FlagError[] = [];
   const fromFlags = new Map<string, string[]>();
   let help = false;
@@ -125,7 +252,11 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
     const arg = argv[i] ?? '';
     if (arg === '--') {
       const rest = argv.slice(i + 1);
-      if (rest.length > 0) errors.push({ flag: rest[0] ?? '', message: `unexpected argument ${JSON.stringify(rest[0])}: this command takes flags only (see --help)` });
+      if (rest.length > 0)
+        errors.push({
+          flag: rest[0] ?? '',
+          message: `unexpected argument ${JSON.stringify(rest[0])}: this command takes flags only (see --help)`,
+        });
       break;
     }
     if (arg === '-h' || arg === '--help' || arg === '-help') {
@@ -139,14 +270,20 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
     // Go's flag package (the 0.1.x seed) accepts -name as well as --name.
     const match = /^--?([a-z][a-z0-9-]*)(?:=([\s\S]*))?$/.exec(arg);
     if (match === null) {
-      errors.push({ flag: arg, message: `unexpected argument ${JSON.stringify(arg)}: this command takes flags only (see --help)` });
+      errors.push({
+        flag: arg,
+        message: `unexpected argument ${JSON.stringify(arg)}: this command takes flags only (see --help)`,
+      });
       continue;
     }
     const name = match[1] ?? '';
     const inline = match[2];
     const spec = SPECS.get(name);
     if (spec === undefined) {
-      errors.push({ flag: `--${name}`, message: `unknown flag --${name}${suggest(name)} (see --help)` });
+      errors.push({
+        flag: `--${name}`,
+        message: `unknown flag --${name}${suggest(name)} (see --help)`,
+      });
       continue;
     }
     let value: string;
@@ -157,7 +294,10 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
     } else {
       const next = argv[i + 1];
       if (next === undefined) {
-        errors.push({ flag: `--${name}`, message: `flag --${name} needs a value: ${acceptedForm(spec)}` });
+        errors.push({
+          flag: `--${name}`,
+          message: `flag --${name} needs a value: ${acceptedForm(spec)}`,
+        });
         continue;
       }
       value = next;
@@ -172,7 +312,8 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
   for (const key of Object.keys(env)) {
     if (!key.startsWith('ACR_') || KNOWN_OTHER_ENV.has(key)) continue;
     const flag = key.slice(4).toLowerCase().replace(/_/g, '-');
-    if (!SPECS.has(flag)) notices.push(`ignoring unknown environment variable ${key} (no flag --${flag})`);
+    if (!SPECS.has(flag))
+      notices.push(`ignoring unknown environment variable ${key} (no flag --${flag})`);
   }
 
   const raw = (name: string): RawValue | undefined => {
@@ -195,7 +336,10 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
     sources[name] = value.source;
     const spec = SPECS.get(name);
     if (value.values.length > 1 && spec?.kind !== 'list') {
-      errors.push({ flag: `--${name}`, message: `${where(name, value)} given ${value.values.length} times; it takes one value` });
+      errors.push({
+        flag: `--${name}`,
+        message: `${where(name, value)} given ${value.values.length} times; it takes one value`,
+      });
     }
     return value.values[value.values.length - 1];
   };
@@ -206,7 +350,10 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
     if (lower === 'true') return true;
     if (lower === 'false') return false;
     const value = raw(name);
-    errors.push({ flag: `--${name}`, message: `${value === undefined ? `--${name}` : where(name, value)} has invalid value ${JSON.stringify(text)}: expected --${name}, --${name}=true or --${name}=false` });
+    errors.push({
+      flag: `--${name}`,
+      message: `${value === undefined ? `--${name}` : where(name, value)} has invalid value ${JSON.stringify(text)}: expected --${name}, --${name}=true or --${name}=false`,
+    });
     return undefined;
   };
   const choice = <T extends string>(name: string, fallback: T): T => {
@@ -215,7 +362,10 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
     const spec = SPECS.get(name);
     if (spec?.values?.includes(text) === true) return text as T;
     const value = raw(name);
-    errors.push({ flag: `--${name}`, message: `${value === undefined ? `--${name}` : where(name, value)} has invalid value ${JSON.stringify(text)}: expected one of ${(spec?.values ?? []).join(', ')}` });
+    errors.push({
+      flag: `--${name}`,
+      message: `${value === undefined ? `--${name}` : where(name, value)} has invalid value ${JSON.stringify(text)}: expected one of ${(spec?.values ?? []).join(', ')}`,
+    });
     return fallback;
   };
   const address = (name: string, fallback: string): string => {
@@ -223,7 +373,10 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
     if (text === undefined) return fallback;
     if (text === '' || parseListenAddress(text) !== undefined) return text;
     const value = raw(name);
-    errors.push({ flag: `--${name}`, message: `${value === undefined ? `--${name}` : where(name, value)} has invalid value ${JSON.stringify(text)}: expected [host]:port such as :8080 or 127.0.0.1:8080, or '' to disable` });
+    errors.push({
+      flag: `--${name}`,
+      message: `${value === undefined ? `--${name}` : where(name, value)} has invalid value ${JSON.stringify(text)}: expected [host]:port such as :8080 or 127.0.0.1:8080, or '' to disable`,
+    });
     return fallback;
   };
   const providers = (): string[] | undefined => {
@@ -234,7 +387,18 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
   };
 
   const config: ConfigInput = {};
-  const setString = (name: string, key: 'targetNamespace' | 'labelPrefix' | 'managedBy' | 'secretNamePattern' | 'secretKey' | 'interval' | 'demotedTTL' | 'credentialRefreshWindow'): void => {
+  const setString = (
+    name: string,
+    key:
+      | 'targetNamespace'
+      | 'labelPrefix'
+      | 'managedBy'
+      | 'secretNamePattern'
+      | 'secretKey'
+      | 'interval'
+      | 'demotedTTL'
+      | 'credentialRefreshWindow',
+  ): void => {
     const text = single(name);
     if (text !== undefined) config[key] = text;
   };
@@ -272,7 +436,10 @@ export function parseFlags(argv: readonly string[], env: Readonly<Record<string,
     notices,
   };
   if (options.detailedExitcode && !options.once && !help && !version) {
-    errors.push({ flag: '--detailed-exitcode', message: '--detailed-exitcode only applies to a single pass: add --once' });
+    errors.push({
+      flag: '--detailed-exitcode',
+      message: '--detailed-exitcode only applies to a single pass: add --once',
+    });
   }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, options };
@@ -398,13 +565,17 @@ export function renderHelp(version: string): string {
     lines.push('', `${group}:`);
     for (const spec of FLAGS.filter((s) => s.group === group)) {
       const value =
-        spec.kind === 'bool' ? '' :
-        spec.kind === 'enum' ? ` ${(spec.values ?? []).join('|')}` :
-        ` <${spec.placeholder ?? 'value'}>`;
+        spec.kind === 'bool'
+          ? ''
+          : spec.kind === 'enum'
+            ? ` ${(spec.values ?? []).join('|')}`
+            : ` <${spec.placeholder ?? 'value'}>`;
       lines.push(`  --${spec.name}${value}`);
       lines.push(...wrap(spec.help, 72).map((l) => `      ${l}`));
       const facts = [
-        ...(spec.defaultText !== undefined ? [`default ${spec.defaultText === '' ? "''" : spec.defaultText}`] : []),
+        ...(spec.defaultText !== undefined
+          ? [`default ${spec.defaultText === '' ? "''" : spec.defaultText}`]
+          : []),
         `env ${envName(spec.name)}`,
       ];
       lines.push(`      (${facts.join('; ')})`);

@@ -27,14 +27,20 @@ const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30
 
 // Field names whose values are credential material (ArgoCD config keys, kubeconfig keys,
 // Secret payloads). Matched case-insensitively on the last path segment.
-const SENSITIVE = /^(bearertoken|token|password|keydata|certdata|cadata|client-key-data|client-certificate-data|data|config|kubeconfig|authorization|secret-data)$/i;
+const SENSITIVE =
+  /^(bearertoken|token|password|keydata|certdata|cadata|client-key-data|client-certificate-data|data|config|kubeconfig|authorization|secret-data)$/i;
 
 export const REDACTED = '(sensitive value)';
 
 /** auto → json in-cluster (KUBERNETES_SERVICE_HOST set), text otherwise. */
-export function resolveLogFormat(flag: LogFormat, env: Readonly<Record<string, string | undefined>>): 'text' | 'json' {
+export function resolveLogFormat(
+  flag: LogFormat,
+  env: Readonly<Record<string, string | undefined>>,
+): 'text' | 'json' {
   if (flag !== 'auto') return flag;
-  return env['KUBERNETES_SERVICE_HOST'] !== undefined && env['KUBERNETES_SERVICE_HOST'] !== '' ? 'json' : 'text';
+  return env['KUBERNETES_SERVICE_HOST'] !== undefined && env['KUBERNETES_SERVICE_HOST'] !== ''
+    ? 'json'
+    : 'text';
 }
 
 export function createLogger(options: LoggerOptions, bound: LogFields = {}): Logger {
@@ -51,10 +57,18 @@ export function createLogger(options: LoggerOptions, bound: LogFields = {}): Log
     }
   };
   return {
-    debug: (message, fields) => { emit('debug', message, fields); },
-    info: (message, fields) => { emit('info', message, fields); },
-    warn: (message, fields) => { emit('warn', message, fields); },
-    error: (message, fields) => { emit('error', message, fields); },
+    debug: (message, fields) => {
+      emit('debug', message, fields);
+    },
+    info: (message, fields) => {
+      emit('info', message, fields);
+    },
+    warn: (message, fields) => {
+      emit('warn', message, fields);
+    },
+    error: (message, fields) => {
+      emit('error', message, fields);
+    },
     child: (fields) => createLogger(options, { ...bound, ...fields }),
   };
 }
@@ -84,18 +98,40 @@ function normalise(value: unknown): unknown {
   return value;
 }
 
-const LEVEL_TEXT: Readonly<Record<LogLevel, string>> = { debug: 'DEBUG', info: 'INFO ', warn: 'WARN ', error: 'ERROR' };
-const LEVEL_COLOR: Readonly<Record<LogLevel, string>> = { debug: '\x1b[90m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m' };
+const LEVEL_TEXT: Readonly<Record<LogLevel, string>> = {
+  debug: 'DEBUG',
+  info: 'INFO ',
+  warn: 'WARN ',
+  error: 'ERROR',
+};
+const LEVEL_COLOR: Readonly<Record<LogLevel, string>> = {
+  debug: '\x1b[90m',
+  info: '\x1b[36m',
+  warn: '\x1b[33m',
+  error: '\x1b[31m',
+};
 
-function formatText(time: Date, level: LogLevel, message: string, fields: Record<string, unknown>, color: boolean): string {
+function formatText(
+  time: Date,
+  level: LogLevel,
+  message: string,
+  fields: Record<string, unknown>,
+  color: boolean,
+): string {
   const clock = `${pad(time.getHours())}:${pad(time.getMinutes())}:${pad(time.getSeconds())}.${String(time.getMilliseconds()).padStart(3, '0')}`;
   const levelText = color ? `${LEVEL_COLOR[level]}${LEVEL_TEXT[level]}\x1b[0m` : LEVEL_TEXT[level];
-  const pairs = Object.entries(fields).map(([key, value]) => `${color ? `\x1b[2m${key}=\x1b[0m` : `${key}=`}${formatValue(value)}`);
+  const pairs = Object.entries(fields).map(
+    ([key, value]) => `${color ? `\x1b[2m${key}=\x1b[0m` : `${key}=`}${formatValue(value)}`,
+  );
   return [clock, levelText, message, ...pairs].join(' ');
 }
 
 function formatValue(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  // JSON.stringify yields undefined for functions and symbols, whatever its declared type says.
+  const text =
+    typeof value === 'string'
+      ? value
+      : ((JSON.stringify(value) as string | undefined) ?? String(value));
   return /^[^\s"=]+$/.test(text) ? text : JSON.stringify(text);
 }
 

@@ -7,7 +7,11 @@ import { pathToFileURL } from 'node:url';
 import { parseConfig, planToJson, renderPlanText } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { applyPlan, createGatherer, loadKubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
-import type { ActionResult, GatherFailure, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
+import type {
+  ActionResult,
+  GatherFailure,
+  KubeAccess,
+} from '@argocd-cluster-registrar/k8s-adapter';
 import { Daemon } from './daemon.js';
 import { envName, flagForSetting, parseFlags, renderHelp } from './flags.js';
 import type { CliOptions } from './flags.js';
@@ -39,7 +43,9 @@ export interface Io {
 export function version(): string {
   try {
     // src/main.ts and dist/main.js both sit one level below the package root.
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version?: unknown;
+    };
     return typeof pkg.version === 'string' ? pkg.version : 'unknown';
   } catch {
     return 'unknown';
@@ -70,7 +76,8 @@ export async function main(io: Io): Promise<number> {
     if (!configured.ok) {
       for (const error of configured.errors) {
         const flag = flagForSetting(error.setting);
-        const via = options.sources[flag] === 'env' ? `${envName(flag)} (for --${flag})` : `--${flag}`;
+        const via =
+          options.sources[flag] === 'env' ? `${envName(flag)} (for --${flag})` : `--${flag}`;
         io.stderr(`error: ${via} ${JSON.stringify(error.value)}: ${error.message}\n`);
       }
       return EXIT_ERROR;
@@ -86,7 +93,9 @@ export async function main(io: Io): Promise<number> {
 
     const access = connect(options);
     logger.debug('using kubeconfig', { source: access.source, server: serverOf(access) });
-    return options.once ? await runOnce(io, options, config, access, logger) : await runDaemon(options, config, access, logger);
+    return options.once
+      ? await runOnce(io, options, config, access, logger)
+      : await runDaemon(options, config, access, logger);
   } catch (err) {
     return reportFatal(err, io, logger);
   }
@@ -103,14 +112,26 @@ function connect(options: CliOptions): KubeAccess {
   }
 }
 
-async function runOnce(io: Io, options: CliOptions, config: Config, access: KubeAccess, logger: Logger): Promise<number> {
+async function runOnce(
+  io: Io,
+  options: CliOptions,
+  config: Config,
+  access: KubeAccess,
+  logger: Logger,
+): Promise<number> {
   const metrics = new RegistrarMetrics();
   const gatherer = createGatherer(access, config);
-  const report = await runPass({ access, config, gatherer, logger, metrics, now: Date.now }, { scope: { full: true }, apply: true });
+  const report = await runPass(
+    { access, config, gatherer, logger, metrics, now: Date.now },
+    { scope: { full: true }, apply: true },
+  );
   unreachable(report.gatherFailures, access);
   if (report.applied) {
     // Logs each namespace's outcome once, and records Events for the registrations written.
-    await new OutcomeReporter(access, config.targetNamespace, logger, { onlyWrites: true }).report(report, true);
+    await new OutcomeReporter(access, config.targetNamespace, logger, { onlyWrites: true }).report(
+      report,
+      true,
+    );
   }
 
   // A dry run still asks the API server to validate each write (server-side dry run), so
@@ -120,7 +141,12 @@ async function runOnce(io: Io, options: CliOptions, config: Config, access: Kube
     previewChecks = await applyPlan(access, report.plan, { dryRun: true });
     for (const check of previewChecks) {
       if (check.failure !== undefined && check.failure.kind !== 'forbidden') {
-        logger.warn('the API server would reject this change', { action: check.action.kind, cluster: check.action.cluster, status: check.status, error: check.failure.message });
+        logger.warn('the API server would reject this change', {
+          action: check.action.kind,
+          cluster: check.action.cluster,
+          status: check.status,
+          error: check.failure.message,
+        });
       }
     }
   }
@@ -135,15 +161,24 @@ async function runOnce(io: Io, options: CliOptions, config: Config, access: Kube
     }));
     io.stdout(`${JSON.stringify(report.applied ? { ...document, results } : document, null, 2)}\n`);
   } else {
-    io.stdout(renderPlanText(report.plan, { color: io.stdoutIsTty && io.env['NO_COLOR'] === undefined, dryRun: config.dryRun }));
+    io.stdout(
+      renderPlanText(report.plan, {
+        color: io.stdoutIsTty && io.env['NO_COLOR'] === undefined,
+        dryRun: config.dryRun,
+      }),
+    );
     if (report.applied && report.results.length > 0) {
       const failed = report.results.filter((r) => r.status !== 'applied');
-      io.stdout(`\nApplied ${report.results.length - failed.length} of ${report.results.length} change(s).${failed.length > 0 ? ` ${failed.length} not applied; see the log.` : ''}\n`);
+      io.stdout(
+        `\nApplied ${report.results.length - failed.length} of ${report.results.length} change(s).${failed.length > 0 ? ` ${failed.length} not applied; see the log.` : ''}\n`,
+      );
     }
   }
 
   if (report.gatherFailures.length > 0) {
-    io.stderr(`error: the pass was incomplete: ${report.gatherFailures.length} read(s) failed (first: ${report.gatherFailures[0]?.scope}: ${report.gatherFailures[0]?.failure.message})${report.withheld.length > 0 ? `; ${report.withheld.length} deletion(s) withheld` : ''}\n`);
+    io.stderr(
+      `error: the pass was incomplete: ${report.gatherFailures.length} read(s) failed (first: ${report.gatherFailures[0]?.scope}: ${report.gatherFailures[0]?.failure.message})${report.withheld.length > 0 ? `; ${report.withheld.length} deletion(s) withheld` : ''}\n`,
+    );
     return EXIT_ERROR;
   }
   if (report.results.some((r) => r.status !== 'applied')) return EXIT_ERROR;
@@ -151,13 +186,22 @@ async function runOnce(io: Io, options: CliOptions, config: Config, access: Kube
   return EXIT_OK;
 }
 
-async function runDaemon(options: CliOptions, config: Config, access: KubeAccess, logger: Logger): Promise<number> {
+async function runDaemon(
+  options: CliOptions,
+  config: Config,
+  access: KubeAccess,
+  logger: Logger,
+): Promise<number> {
   const metrics = new RegistrarMetrics();
   const daemon = new Daemon({ access, config, logger, metrics, leaderElect: options.leaderElect });
   const servers = await startServers({
     healthAddr: options.healthAddr,
     metricsAddr: options.metricsAddr,
-    endpoints: { healthz: () => daemon.healthz(), readyz: () => daemon.readyz(), metrics: () => metrics.render() },
+    endpoints: {
+      healthz: () => daemon.healthz(),
+      readyz: () => daemon.readyz(),
+      metrics: () => metrics.render(),
+    },
     logger,
   });
   logger.info('starting', {
@@ -173,14 +217,20 @@ async function runDaemon(options: CliOptions, config: Config, access: KubeAccess
   });
 
   const stopped = new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => { resolve('SIGTERM'); });
-    process.once('SIGINT', () => { resolve('SIGINT'); });
+    process.once('SIGTERM', () => {
+      resolve('SIGTERM');
+    });
+    process.once('SIGINT', () => {
+      resolve('SIGINT');
+    });
   });
   daemon.start();
   const signal = await stopped;
   logger.info('shutting down', { signal });
   // A second signal while draining exits at once.
-  const force = (): void => { process.exit(EXIT_ERROR); };
+  const force = (): void => {
+    process.exit(EXIT_ERROR);
+  };
   process.once('SIGTERM', force);
   process.once('SIGINT', force);
   await daemon.stop();
@@ -199,15 +249,30 @@ function unreachable(failures: readonly GatherFailure[], access: KubeAccess): vo
   const first = failures[0];
   if (first === undefined) return;
   const kinds = new Set(failures.map((f) => f.failure.kind));
-  const hint = access.source === 'in-cluster' ? '' : '; check --kubeconfig/--context (or $KUBECONFIG)';
-  if (kinds.size === 1 && kinds.has('transient') && /connection|timed out/.test(first.failure.message)) {
-    throw new UsageError(`cannot reach the API server ${serverOf(access)} (kubeconfig ${access.source}): ${first.failure.message}${hint}`);
+  const hint =
+    access.source === 'in-cluster' ? '' : '; check --kubeconfig/--context (or $KUBECONFIG)';
+  if (
+    kinds.size === 1 &&
+    kinds.has('transient') &&
+    /connection|timed out/.test(first.failure.message)
+  ) {
+    throw new UsageError(
+      `cannot reach the API server ${serverOf(access)} (kubeconfig ${access.source}): ${first.failure.message}${hint}`,
+    );
   }
   if (kinds.size === 1 && kinds.has('unauthorized')) {
-    throw new UsageError(`the API server ${serverOf(access)} rejected the credentials of ${access.source} (401 Unauthorized)${hint}`);
+    throw new UsageError(
+      `the API server ${serverOf(access)} rejected the credentials of ${access.source} (401 Unauthorized)${hint}`,
+    );
   }
-  if (kinds.size === 1 && kinds.has('unknown') && failures.every((f) => /request failed|unexpected error/.test(f.failure.message))) {
-    throw new UsageError(`cannot talk to the API server ${serverOf(access)} (kubeconfig ${access.source}): ${first.failure.message}${hint}`);
+  if (
+    kinds.size === 1 &&
+    kinds.has('unknown') &&
+    failures.every((f) => /request failed|unexpected error/.test(f.failure.message))
+  ) {
+    throw new UsageError(
+      `cannot talk to the API server ${serverOf(access)} (kubeconfig ${access.source}): ${first.failure.message}${hint}`,
+    );
   }
 }
 
@@ -219,7 +284,8 @@ function reportFatal(err: unknown, io: Io, logger: Logger | undefined): number {
   const message = err instanceof Error ? err.message : String(err);
   if (logger !== undefined) logger.error('fatal error', { error: message });
   else io.stderr(`error: ${message}\n`);
-  if (io.env['ACR_TRACE'] !== undefined && err instanceof Error && err.stack !== undefined) io.stderr(`${err.stack}\n`);
+  if (io.env['ACR_TRACE'] !== undefined && err instanceof Error && err.stack !== undefined)
+    io.stderr(`${err.stack}\n`);
   return EXIT_ERROR;
 }
 

@@ -36,7 +36,11 @@ function formatNumber(value: number): string {
 
 abstract class Metric implements Series {
   protected readonly values = new Map<string, { labels: LabelSet; value: number }>();
-  constructor(readonly name: string, readonly help: string, readonly type: 'gauge' | 'counter') {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'gauge' | 'counter',
+  ) {}
   protected add(labels: LabelSet, delta: number, replace: boolean): void {
     const key = labelKey(labels);
     const current = this.values.get(key);
@@ -47,7 +51,9 @@ abstract class Metric implements Series {
   }
   render(): string[] {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`];
-    for (const { labels, value } of [...this.values.values()].sort((a, b) => labelKey(a.labels).localeCompare(labelKey(b.labels)))) {
+    for (const { labels, value } of [...this.values.values()].sort((a, b) =>
+      labelKey(a.labels).localeCompare(labelKey(b.labels)),
+    )) {
       lines.push(`${this.name}${renderLabels(labels)} ${formatNumber(value)}`);
     }
     return lines;
@@ -81,7 +87,11 @@ export class Histogram implements Series {
   private readonly counts: number[];
   private sum = 0;
   private count = 0;
-  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly buckets: readonly number[],
+  ) {
     this.counts = buckets.map(() => 0);
   }
   observe(value: number): void {
@@ -106,21 +116,59 @@ export class Histogram implements Series {
   }
 }
 
-const STATES: readonly OutcomeState[] = ['registered', 'unchanged', 'waiting', 'refused', 'stale', 'skipped'];
+const STATES: readonly OutcomeState[] = [
+  'registered',
+  'unchanged',
+  'waiting',
+  'refused',
+  'stale',
+  'skipped',
+];
 
 /** The registrar's metrics, named as the chart's dashboards and alerts expect. */
 export class RegistrarMetrics {
-  readonly registrations = new Gauge('registrar_registrations', 'Source namespaces by outcome state of the last pass.');
-  readonly credentialExpiry = new Gauge('registrar_credential_expiry_timestamp_seconds', 'Expiry (Unix seconds) of the registered client certificate, by cluster.');
-  readonly refusals = new Gauge('registrar_refusals', 'Source namespaces refused in the last pass, by refusal reason.');
-  readonly passDuration = new Histogram('registrar_pass_duration_seconds', 'Duration of a gather-plan-apply pass.', [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]);
+  readonly registrations = new Gauge(
+    'registrar_registrations',
+    'Source namespaces by outcome state of the last pass.',
+  );
+  readonly credentialExpiry = new Gauge(
+    'registrar_credential_expiry_timestamp_seconds',
+    'Expiry (Unix seconds) of the registered client certificate, by cluster.',
+  );
+  readonly refusals = new Gauge(
+    'registrar_refusals',
+    'Source namespaces refused in the last pass, by refusal reason.',
+  );
+  readonly passDuration = new Histogram(
+    'registrar_pass_duration_seconds',
+    'Duration of a gather-plan-apply pass.',
+    [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  );
   readonly apiErrors = new Counter('registrar_api_errors_total', 'Kubernetes API errors, by kind.');
-  readonly actions = new Counter('registrar_actions_total', 'Planned actions executed, by kind and status.');
-  readonly passes = new Counter('registrar_passes_total', 'Passes run, by scope (full or partial) and result (ok or error).');
-  readonly leader = new Gauge('registrar_leader', '1 while this instance may write (leader, or leader election disabled).');
-  readonly lastPass = new Gauge('registrar_last_pass_timestamp_seconds', 'End of the last completed pass (Unix seconds).');
-  private readonly rss = new Gauge('process_resident_memory_bytes', 'Resident memory size in bytes.');
-  private readonly started = new Gauge('process_start_time_seconds', 'Start time of the process since the Unix epoch in seconds.');
+  readonly actions = new Counter(
+    'registrar_actions_total',
+    'Planned actions executed, by kind and status.',
+  );
+  readonly passes = new Counter(
+    'registrar_passes_total',
+    'Passes run, by scope (full or partial) and result (ok or error).',
+  );
+  readonly leader = new Gauge(
+    'registrar_leader',
+    '1 while this instance may write (leader, or leader election disabled).',
+  );
+  readonly lastPass = new Gauge(
+    'registrar_last_pass_timestamp_seconds',
+    'End of the last completed pass (Unix seconds).',
+  );
+  private readonly rss = new Gauge(
+    'process_resident_memory_bytes',
+    'Resident memory size in bytes.',
+  );
+  private readonly started = new Gauge(
+    'process_start_time_seconds',
+    'Start time of the process since the Unix epoch in seconds.',
+  );
 
   constructor() {
     for (const state of STATES) this.registrations.set({ state }, 0);
@@ -140,19 +188,33 @@ export class RegistrarMetrics {
       }
       if (outcome.credentialNotAfter !== undefined && outcome.cluster !== undefined) {
         const seconds = Date.parse(outcome.credentialNotAfter) / 1000;
-        if (Number.isFinite(seconds)) expiry.push({ labels: { cluster: outcome.cluster }, value: seconds });
+        if (Number.isFinite(seconds))
+          expiry.push({ labels: { cluster: outcome.cluster }, value: seconds });
       }
     }
-    this.registrations.replaceAll([...byState].map(([state, value]) => ({ labels: { state }, value })));
-    this.refusals.replaceAll([...byRefusal].map(([reason, value]) => ({ labels: { reason }, value })));
+    this.registrations.replaceAll(
+      [...byState].map(([state, value]) => ({ labels: { state }, value })),
+    );
+    this.refusals.replaceAll(
+      [...byRefusal].map(([reason, value]) => ({ labels: { reason }, value })),
+    );
     this.credentialExpiry.replaceAll(expiry);
   }
 
   render(): string {
     this.rss.set({}, process.memoryUsage.rss());
     const all: Series[] = [
-      this.registrations, this.credentialExpiry, this.refusals, this.passDuration, this.apiErrors,
-      this.actions, this.passes, this.leader, this.lastPass, this.rss, this.started,
+      this.registrations,
+      this.credentialExpiry,
+      this.refusals,
+      this.passDuration,
+      this.apiErrors,
+      this.actions,
+      this.passes,
+      this.leader,
+      this.lastPass,
+      this.rss,
+      this.started,
     ];
     return `${all.flatMap((s) => s.render()).join('\n')}\n`;
   }

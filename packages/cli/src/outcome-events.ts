@@ -61,7 +61,8 @@ export class OutcomeReporter {
       this.seen.set(outcome.namespace, { key });
       this.log(outcome, category, previous === undefined);
       const event = eventFor(outcome, category, previous === undefined, this.targetNamespace);
-      if (event !== undefined && (this.options.onlyWrites !== true || write?.status === 'applied')) events.push(event);
+      if (event !== undefined && (this.options.onlyWrites !== true || write?.status === 'applied'))
+        events.push(event);
     }
     for (const name of [...this.seen.keys()]) if (!present.has(name)) this.seen.delete(name);
 
@@ -70,9 +71,19 @@ export class OutcomeReporter {
         events.map(async (event) => {
           const uid = uids.get(event.namespace);
           if (uid === undefined) return;
-          const failure = await recordNamespaceEvent(this.access, { name: event.namespace, uid }, { type: event.type, reason: event.reason, message: event.message }, EVENT_COMPONENT);
+          const failure = await recordNamespaceEvent(
+            this.access,
+            { name: event.namespace, uid },
+            { type: event.type, reason: event.reason, message: event.message },
+            EVENT_COMPONENT,
+          );
           if (failure !== undefined) {
-            this.logger.debug('could not record event', { namespace: event.namespace, reason: event.reason, kind: failure.kind, error: failure.message });
+            this.logger.debug('could not record event', {
+              namespace: event.namespace,
+              reason: event.reason,
+              kind: failure.kind,
+              error: failure.message,
+            });
           }
         }),
       );
@@ -86,19 +97,27 @@ export class OutcomeReporter {
       cluster: outcome.cluster,
       state: outcome.state,
       reason: outcome.reason?.code,
-      source: outcome.source !== undefined ? `${outcome.source.secret}/${outcome.source.key}` : undefined,
+      source:
+        outcome.source !== undefined ? `${outcome.source.secret}/${outcome.source.key}` : undefined,
     };
     const message = outcome.reason?.message;
     switch (category) {
       case 'registered':
-        if (!first || outcome.state === 'registered') this.logger.info('namespace registered', fields);
+        if (!first || outcome.state === 'registered')
+          this.logger.info('namespace registered', fields);
         else this.logger.debug('namespace registered (unchanged)', fields);
         return;
       case 'waiting':
         this.logger.info('namespace waiting for a kubeconfig', { ...fields, detail: message });
         return;
       case 'refused':
-        this.logger.warn('namespace refused', { ...fields, detail: message, rejected: outcome.rejected.map((r) => `${r.candidate.secret}/${r.candidate.key}: ${r.refusal.code}`) });
+        this.logger.warn('namespace refused', {
+          ...fields,
+          detail: message,
+          rejected: outcome.rejected.map(
+            (r) => `${r.candidate.secret}/${r.candidate.key}: ${r.refusal.code}`,
+          ),
+        });
         return;
       case 'stale':
         this.logger.warn('registration stale', { ...fields, detail: message });
@@ -114,14 +133,29 @@ function categorise(outcome: NamespaceOutcome): Category {
   return outcome.state === 'unchanged' ? 'registered' : outcome.state;
 }
 
-function findWrite(results: readonly ActionResult[], plan: Plan, outcome: NamespaceOutcome): ActionResult | undefined {
+function findWrite(
+  results: readonly ActionResult[],
+  plan: Plan,
+  outcome: NamespaceOutcome,
+): ActionResult | undefined {
   if (outcome.cluster === undefined) return undefined;
-  const planned = plan.actions.some((a) => a.cluster === outcome.cluster && (a.kind === 'create' || a.kind === 'update'));
+  const planned = plan.actions.some(
+    (a) => a.cluster === outcome.cluster && (a.kind === 'create' || a.kind === 'update'),
+  );
   if (!planned) return undefined;
-  return results.find((r) => r.action.cluster === outcome.cluster && (r.action.kind === 'create' || r.action.kind === 'update'));
+  return results.find(
+    (r) =>
+      r.action.cluster === outcome.cluster &&
+      (r.action.kind === 'create' || r.action.kind === 'update'),
+  );
 }
 
-function eventFor(outcome: NamespaceOutcome, category: Category, first: boolean, targetNamespace: string): OutcomeEvent | undefined {
+function eventFor(
+  outcome: NamespaceOutcome,
+  category: Category,
+  first: boolean,
+  targetNamespace: string,
+): OutcomeEvent | undefined {
   const namespace = outcome.namespace;
   switch (category) {
     case 'registered':
@@ -134,9 +168,19 @@ function eventFor(outcome: NamespaceOutcome, category: Category, first: boolean,
         message: `Registered with ArgoCD as cluster "${outcome.cluster ?? ''}" (Secret ${targetNamespace}/cluster-${outcome.cluster ?? ''}${outcome.source !== undefined ? `, kubeconfig from Secret ${outcome.source.secret} key ${outcome.source.key}` : ''})`,
       };
     case 'refused':
-      return { namespace, type: 'Warning', reason: 'Refused', message: outcome.reason?.message ?? 'refused' };
+      return {
+        namespace,
+        type: 'Warning',
+        reason: 'Refused',
+        message: outcome.reason?.message ?? 'refused',
+      };
     case 'stale':
-      return { namespace, type: 'Warning', reason: 'Stale', message: `Registration kept but stale: ${outcome.reason?.message ?? 'the kubeconfig is missing or unusable'}` };
+      return {
+        namespace,
+        type: 'Warning',
+        reason: 'Stale',
+        message: `Registration kept but stale: ${outcome.reason?.message ?? 'the kubeconfig is missing or unusable'}`,
+      };
     case 'waiting':
     case 'skipped':
       return undefined;

@@ -5,11 +5,17 @@
 import { plan as makePlan } from '@argocd-cluster-registrar/core';
 import type { Action, Config, Plan, Snapshot } from '@argocd-cluster-registrar/core';
 import { applyPlan } from '@argocd-cluster-registrar/k8s-adapter';
-import type { ActionResult, GatherFailure, Gatherer, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
+import type {
+  ActionResult,
+  GatherFailure,
+  Gatherer,
+  KubeAccess,
+} from '@argocd-cluster-registrar/k8s-adapter';
 import type { Logger } from './logging.js';
 import type { RegistrarMetrics } from './metrics.js';
 
-export type PassScope = { readonly full: true } | { readonly full: false; readonly namespaces: readonly string[] };
+export type PassScope =
+  { readonly full: true } | { readonly full: false; readonly namespaces: readonly string[] };
 
 export interface PassReport {
   readonly scope: 'full' | 'partial';
@@ -44,26 +50,42 @@ export interface ReconcilerDeps {
 
 export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promise<PassReport> {
   const started = performance.now();
-  const gathered = options.scope.full ? await deps.gatherer.full() : await deps.gatherer.refresh(options.scope.namespaces);
+  const gathered = options.scope.full
+    ? await deps.gatherer.full()
+    : await deps.gatherer.refresh(options.scope.namespaces);
   for (const failure of gathered.failures) {
     deps.metrics.apiErrors.inc({ kind: failure.failure.kind });
-    deps.logger.warn('gather failed', { scope: failure.scope, kind: failure.failure.kind, error: failure.failure.message });
+    deps.logger.warn('gather failed', {
+      scope: failure.scope,
+      kind: failure.failure.kind,
+      error: failure.failure.message,
+    });
   }
 
-  const plan = makePlan(gathered.snapshot, deps.config, deps.now(), { translate: deps.gatherer.translate });
+  const plan = makePlan(gathered.snapshot, deps.config, deps.now(), {
+    translate: deps.gatherer.translate,
+  });
 
   // Defence in depth: the gatherer already marks lookups `unknown` when a read it needed
   // failed, but a deletion is the one mistake that cannot be undone, so an incomplete
   // gather never deletes anything.
-  const withheld = gathered.failures.length > 0 ? plan.actions.filter((a) => a.kind === 'delete') : [];
+  const withheld =
+    gathered.failures.length > 0 ? plan.actions.filter((a) => a.kind === 'delete') : [];
   if (withheld.length > 0) {
-    deps.logger.warn('deletions withheld: the gather was incomplete', { count: withheld.length, clusters: withheld.map((a) => a.cluster) });
+    deps.logger.warn('deletions withheld: the gather was incomplete', {
+      count: withheld.length,
+      clusters: withheld.map((a) => a.cluster),
+    });
   }
 
   let results: readonly ActionResult[] = [];
   if (options.apply && !deps.config.dryRun) {
-    const toApply = withheld.length > 0 ? { ...plan, actions: plan.actions.filter((a) => a.kind !== 'delete') } : plan;
-    if (toApply.actions.length > 0) results = await applyPlan(deps.access, toApply, { dryRun: false });
+    const toApply =
+      withheld.length > 0
+        ? { ...plan, actions: plan.actions.filter((a) => a.kind !== 'delete') }
+        : plan;
+    if (toApply.actions.length > 0)
+      results = await applyPlan(deps.access, toApply, { dryRun: false });
     for (const result of results) {
       deps.metrics.actions.inc({ kind: result.action.kind, status: result.status });
       if (result.failure !== undefined) deps.metrics.apiErrors.inc({ kind: result.failure.kind });
@@ -75,7 +97,10 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
   deps.metrics.passDuration.observe(durationMs / 1000);
   deps.metrics.recordOutcomes(plan.outcomes);
   const failed = gathered.failures.length > 0 || results.some((r) => r.failure !== undefined);
-  deps.metrics.passes.inc({ scope: options.scope.full ? 'full' : 'partial', result: failed ? 'error' : 'ok' });
+  deps.metrics.passes.inc({
+    scope: options.scope.full ? 'full' : 'partial',
+    result: failed ? 'error' : 'ok',
+  });
   deps.metrics.lastPass.set({}, Date.now() / 1000);
   deps.logger.debug('pass complete', {
     scope: options.scope.full ? 'full' : `partial(${options.scope.namespaces.length})`,
@@ -87,7 +112,11 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     ms: Math.round(durationMs),
   });
   for (const warning of plan.warnings) {
-    deps.logger.debug('plan warning', { code: warning.code, namespace: warning.namespace, message: warning.message });
+    deps.logger.debug('plan warning', {
+      code: warning.code,
+      namespace: warning.namespace,
+      message: warning.message,
+    });
   }
 
   return {
@@ -105,17 +134,31 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
 
 /** True when the pass failed in a way worth retrying sooner than the next interval. */
 export function passNeedsRetry(report: PassReport): boolean {
-  return report.gatherFailures.length > 0 || report.withheld.length > 0 || report.results.some((r) => r.status !== 'applied' && r.status !== 'dry-run');
+  return (
+    report.gatherFailures.length > 0 ||
+    report.withheld.length > 0 ||
+    report.results.some((r) => r.status !== 'applied' && r.status !== 'dry-run')
+  );
 }
 
 function logResult(logger: Logger, result: ActionResult, targetNamespace: string): void {
   const action = result.action;
   const secret = `${targetNamespace}/cluster-${action.cluster}`;
-  const fields = { action: action.kind, cluster: action.cluster, secret, reason: action.reason.code, namespace: action.reason.namespace };
+  const fields = {
+    action: action.kind,
+    cluster: action.cluster,
+    secret,
+    reason: action.reason.code,
+    namespace: action.reason.namespace,
+  };
   if (result.status === 'applied') {
     logger.info(`${pastTense(action.kind)} registration`, fields);
   } else {
-    logger.warn(`${action.kind} not applied`, { ...fields, status: result.status, error: result.failure?.message });
+    logger.warn(`${action.kind} not applied`, {
+      ...fields,
+      status: result.status,
+      error: result.failure?.message,
+    });
   }
 }
 

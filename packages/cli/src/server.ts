@@ -35,14 +35,16 @@ export async function startServers(options: {
 }): Promise<RunningServers> {
   const byAddress = new Map<string, Role[]>();
   if (options.healthAddr !== '') byAddress.set(options.healthAddr, ['health']);
-  if (options.metricsAddr !== '') byAddress.set(options.metricsAddr, [...(byAddress.get(options.metricsAddr) ?? []), 'metrics']);
+  if (options.metricsAddr !== '')
+    byAddress.set(options.metricsAddr, [...(byAddress.get(options.metricsAddr) ?? []), 'metrics']);
 
   const servers: Server[] = [];
   const bound: Partial<Record<Role, AddressInfo>> = {};
   try {
     for (const [address, roles] of byAddress) {
       const listen = parseListenAddress(address);
-      if (listen === undefined) throw new Error(`invalid listen address ${JSON.stringify(address)}`);
+      if (listen === undefined)
+        throw new Error(`invalid listen address ${JSON.stringify(address)}`);
       const server = createServer((req, res) => {
         handle(req, res, roles, options.endpoints);
       });
@@ -58,7 +60,9 @@ export async function startServers(options: {
       for (const role of roles) bound[role] = info;
       options.logger.info('listening', {
         address: `${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`,
-        serves: roles.flatMap((r) => (r === 'health' ? ['/healthz', '/readyz'] : ['/metrics'])).join(','),
+        serves: roles
+          .flatMap((r) => (r === 'health' ? ['/healthz', '/readyz'] : ['/metrics']))
+          .join(','),
       });
     }
   } catch (err) {
@@ -74,14 +78,22 @@ export async function startServers(options: {
   };
 }
 
-function handle(req: IncomingMessage, res: ServerResponse, roles: readonly Role[], endpoints: Endpoints): void {
+function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  roles: readonly Role[],
+  endpoints: Endpoints,
+): void {
   const path = (req.url ?? '/').split('?')[0];
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD' }).end();
     return;
   }
   try {
-    if (roles.includes('health') && (path === '/healthz' || path === '/livez' || path === '/readyz')) {
+    if (
+      roles.includes('health') &&
+      (path === '/healthz' || path === '/livez' || path === '/readyz')
+    ) {
       const result = path === '/readyz' ? endpoints.readyz() : endpoints.healthz();
       res.writeHead(result.ok ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(`${result.ok ? 'ok' : 'not ok'}: ${result.reason}\n`);

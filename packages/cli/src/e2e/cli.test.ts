@@ -5,7 +5,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyOnce, createSourceNamespace, createWorld, kubeconfigYaml, putK3kKubeconfig, runCli } from '../test-support/e2e.js';
+import {
+  applyOnce,
+  createSourceNamespace,
+  createWorld,
+  kubeconfigYaml,
+  putK3kKubeconfig,
+  runCli,
+} from '../test-support/e2e.js';
 
 describe('argocd-cluster-registrar (process)', () => {
   it('prints grouped help with defaults and env names, and the version', async () => {
@@ -46,8 +53,25 @@ describe('argocd-cluster-registrar (process)', () => {
     const path = join(dir, 'kubeconfig');
     writeFileSync(
       path,
-      ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: gone', '  cluster:', '    server: https://127.0.0.1:1', 'users:', '- name: u', '  user:', '    token: abc',
-        'contexts:', '- name: gone', '  context:', '    cluster: gone', '    user: u', 'current-context: gone', ''].join('\n'),
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        '- name: gone',
+        '  cluster:',
+        '    server: https://127.0.0.1:1',
+        'users:',
+        '- name: u',
+        '  user:',
+        '    token: abc',
+        'contexts:',
+        '- name: gone',
+        '  context:',
+        '    cluster: gone',
+        '    user: u',
+        'current-context: gone',
+        '',
+      ].join('\n'),
     );
     const run = await runCli(['--once', '--kubeconfig', path]);
     expect(run.code).toBe(1);

@@ -33,10 +33,24 @@ describe('registered credentials authenticate against the child API server', () 
     const config = clusterConfig(secret);
     expect(config.bearerToken).toBeUndefined();
     expect(config.tlsClientConfig.certData).toBeDefined();
-    expect(await whoAmI(decoded(secret, 'server') ?? '', config)).toEqual({ status: 201, username: 'acr-admin' });
+    expect(await whoAmI(decoded(secret, 'server') ?? '', config)).toEqual({
+      status: 201,
+      username: 'acr-admin',
+    });
 
     // And the registration's CA is what makes the TLS handshake verify: without it, it fails.
-    const withoutCa = { ...config, tlsClientConfig: { insecure: false, ...(config.tlsClientConfig.certData !== undefined ? { certData: config.tlsClientConfig.certData } : {}), ...(config.tlsClientConfig.keyData !== undefined ? { keyData: config.tlsClientConfig.keyData } : {}) } };
+    const withoutCa = {
+      ...config,
+      tlsClientConfig: {
+        insecure: false,
+        ...(config.tlsClientConfig.certData !== undefined
+          ? { certData: config.tlsClientConfig.certData }
+          : {}),
+        ...(config.tlsClientConfig.keyData !== undefined
+          ? { keyData: config.tlsClientConfig.keyData }
+          : {}),
+      },
+    };
     await expect(whoAmI(decoded(secret, 'server') ?? '', withoutCa)).rejects.toThrow();
   });
 
@@ -45,7 +59,10 @@ describe('registered credentials authenticate against the child API server', () 
     const saNamespace = uniqueName('argocd-manager');
     const child = coreApi(world.child);
     await child.createNamespace({ body: { metadata: { name: saNamespace } } });
-    await child.createNamespacedServiceAccount({ namespace: saNamespace, body: { metadata: { name: 'argocd-manager' } } });
+    await child.createNamespacedServiceAccount({
+      namespace: saNamespace,
+      body: { metadata: { name: 'argocd-manager' } },
+    });
     await rbacApi(world.child).createClusterRoleBinding({
       body: {
         metadata: { name: saNamespace },
@@ -56,7 +73,11 @@ describe('registered credentials authenticate against the child API server', () 
     const token = await mintToken(world.child, saNamespace, 'argocd-manager');
 
     const ns = await createSourceNamespace(world, { cluster: 'token' });
-    await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child, { user: { token } }));
+    await putK3kKubeconfig(
+      world,
+      ns.metadata?.name ?? '',
+      kubeconfigYaml(world.child, { user: { token } }),
+    );
     await applyOnce(world);
 
     const secret = await registration(world, 'token');

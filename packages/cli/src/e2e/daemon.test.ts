@@ -30,11 +30,22 @@ afterEach(async () => {
   daemon = undefined;
 });
 
-async function startReady(extra: readonly string[] = []): Promise<{ daemon: RunningDaemon; port: number }> {
-  const running = startDaemon([...world.baseArgs, '--interval=10m', '--health-addr=127.0.0.1:0', '--metrics-addr=127.0.0.1:0', ...extra]);
+async function startReady(
+  extra: readonly string[] = [],
+): Promise<{ daemon: RunningDaemon; port: number }> {
+  const running = startDaemon([
+    ...world.baseArgs,
+    '--interval=10m',
+    '--health-addr=127.0.0.1:0',
+    '--metrics-addr=127.0.0.1:0',
+    ...extra,
+  ]);
   daemon = running;
   const port = await running.healthPort();
-  await eventually(async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined), 'the daemon to be ready');
+  await eventually(
+    async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined),
+    'the daemon to be ready',
+  );
   return { daemon: running, port };
 }
 
@@ -48,7 +59,10 @@ describe('daemon', () => {
     const ns = await createSourceNamespace(world, { cluster: 'late' });
     const name = ns.metadata?.name ?? '';
     // The watch brings the namespace in; without a kubeconfig it is waiting.
-    await eventually(async () => (logged(running, 'namespace waiting for a kubeconfig', name) ? true : undefined), 'the namespace to be waiting');
+    await eventually(
+      async () => (logged(running, 'namespace waiting for a kubeconfig', name) ? true : undefined),
+      'the namespace to be waiting',
+    );
 
     await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
     // Secrets are not watched and the next full pass is 10 minutes away: only the prompt
@@ -65,14 +79,22 @@ describe('daemon', () => {
     await eventually(() => registration(world, 'short-lived'), 'the registration');
 
     await deleteNamespace(world, name);
-    await eventually(async () => ((await registration(world, 'short-lived')) === undefined ? true : undefined), 'the registration to be removed', 20_000);
+    await eventually(
+      async () => ((await registration(world, 'short-lived')) === undefined ? true : undefined),
+      'the registration to be removed',
+      20_000,
+    );
   });
 
   it('serves probes and metrics', async () => {
     const ns = await createSourceNamespace(world, { cluster: 'observed' });
     await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
     const refused = await createSourceNamespace(world, { cluster: 'Not_Valid' });
-    await putK3kKubeconfig(world, refused.metadata?.name ?? '', kubeconfigYaml(world.child, { server: 'https://other.example' }));
+    await putK3kKubeconfig(
+      world,
+      refused.metadata?.name ?? '',
+      kubeconfigYaml(world.child, { server: 'https://other.example' }),
+    );
     const { port } = await startReady();
     await eventually(() => registration(world, 'observed'), 'the registration');
 
@@ -82,17 +104,23 @@ describe('daemon', () => {
     // Same address for both: one server answers /metrics too.
     const metrics = await eventually(async () => {
       const body = (await httpGet(port, '/metrics')).body;
-      return body.includes('registrar_actions_total{kind="create",status="applied"} 1') ? body : undefined;
+      return body.includes('registrar_actions_total{kind="create",status="applied"} 1')
+        ? body
+        : undefined;
     }, 'metrics after the first write');
     expect(metrics).toMatch(/^registrar_registrations\{state="(registered|unchanged)"\} 1$/m);
     expect(metrics).toContain('registrar_refusals{reason="name-invalid"} 1');
-    expect(metrics).toMatch(/^registrar_credential_expiry_timestamp_seconds\{cluster="observed"\} \d+/m);
+    expect(metrics).toMatch(
+      /^registrar_credential_expiry_timestamp_seconds\{cluster="observed"\} \d+/m,
+    );
     expect(metrics).toContain('registrar_pass_duration_seconds_count');
     expect(metrics).toContain('registrar_leader 1');
     expect(metrics).toContain('# TYPE registrar_api_errors_total counter');
 
     // The refusal, and why, is on the namespace for its owner to see.
-    const events = await world.hostApi.listNamespacedEvent({ namespace: refused.metadata?.name ?? '' });
+    const events = await world.hostApi.listNamespacedEvent({
+      namespace: refused.metadata?.name ?? '',
+    });
     const refusal = events.items.find((e) => e.reason === 'Refused');
     expect(refusal?.type).toBe('Warning');
     expect(refusal?.message).toContain('Not_Valid');
@@ -104,7 +132,10 @@ describe('daemon', () => {
     const leaseName = `argocd-cluster-registrar-${world.managedBy}`;
     const held = await eventually(async () => {
       try {
-        const lease = await leases.readNamespacedLease({ name: leaseName, namespace: world.target });
+        const lease = await leases.readNamespacedLease({
+          name: leaseName,
+          namespace: world.target,
+        });
         return (lease.spec?.holderIdentity ?? '') !== '' ? lease : undefined;
       } catch {
         return undefined;

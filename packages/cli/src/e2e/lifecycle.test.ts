@@ -37,11 +37,17 @@ async function registered(cluster: string, options: { server?: string } = {}): P
   return name;
 }
 
-async function relabel(name: string, change: (labels: Record<string, string>) => void): Promise<void> {
+async function relabel(
+  name: string,
+  change: (labels: Record<string, string>) => void,
+): Promise<void> {
   const current = await world.hostApi.readNamespace({ name });
   const labels = { ...(current.metadata?.labels ?? {}) };
   change(labels);
-  await world.hostApi.replaceNamespace({ name, body: { ...current, metadata: { ...current.metadata, labels } } });
+  await world.hostApi.replaceNamespace({
+    name,
+    body: { ...current, metadata: { ...current.metadata, labels } },
+  });
 }
 
 describe('lifecycle', () => {
@@ -56,20 +62,26 @@ describe('lifecycle', () => {
 
     await deleteNamespace(world, name);
     const { plan } = await planJson(world);
-    expect(plan.actions.map((a) => [a.kind, a.reason.code])).toEqual([['delete', 'source-namespace-not-found']]);
+    expect(plan.actions.map((a) => [a.kind, a.reason.code])).toEqual([
+      ['delete', 'source-namespace-not-found'],
+    ]);
     expect(plan.results?.map((r) => r.status)).toEqual(['applied']);
     expect(await registration(world, 'doomed')).toBeUndefined();
   });
 
   it('removes the old registration by uid when a namespace is recreated with the same name', async () => {
     const name = await registered('phoenix');
-    const oldUid = (await registration(world, 'phoenix'))?.metadata?.labels?.[`${PREFIX}source-namespace-uid`];
+    const oldUid = (await registration(world, 'phoenix'))?.metadata?.labels?.[
+      `${PREFIX}source-namespace-uid`
+    ];
     await deleteNamespace(world, name);
 
     // Same name, new uid, not labelled for us at first: the old registration is provably stale.
     await world.hostApi.createNamespace({ body: { metadata: { name } } });
     const { plan } = await planJson(world);
-    expect(plan.actions.map((a) => [a.kind, a.reason.code])).toEqual([['delete', 'source-namespace-replaced']]);
+    expect(plan.actions.map((a) => [a.kind, a.reason.code])).toEqual([
+      ['delete', 'source-namespace-replaced'],
+    ]);
     expect(await registration(world, 'phoenix')).toBeUndefined();
 
     // Labelled again, it registers afresh with the new uid.
@@ -93,14 +105,20 @@ describe('lifecycle', () => {
       labels[`${PREFIX}cluster`] = 'after';
     });
     const { plan } = await planJson(world);
-    expect(plan.actions.map((a) => `${a.kind}:${a.cluster}`).sort()).toEqual(['create:after', 'demote:before']);
+    expect(plan.actions.map((a) => `${a.kind}:${a.cluster}`).sort()).toEqual([
+      'create:after',
+      'demote:before',
+    ]);
     const demoted = await registration(world, 'before');
     expect(demoted?.metadata?.labels).not.toHaveProperty('argocd.argoproj.io/secret-type');
     expect(demoted?.metadata?.labels).toMatchObject({
       [`${PREFIX}orphaned-secret-type`]: 'cluster',
       [`${PREFIX}superseded-by`]: 'after',
     });
-    expect(demoted?.metadata?.labels?.[`${PREFIX}stale-since`] ?? demoted?.metadata?.annotations?.[`${PREFIX}stale-since`]).toBeDefined();
+    expect(
+      demoted?.metadata?.labels?.[`${PREFIX}stale-since`] ??
+        demoted?.metadata?.annotations?.[`${PREFIX}stale-since`],
+    ).toBeDefined();
     expect(await registration(world, 'after')).toBeDefined();
 
     await relabel(name, (labels) => {
@@ -120,7 +138,13 @@ describe('lifecycle', () => {
     await world.hostApi.replaceNamespacedSecret({
       name: 'cluster-pinned',
       namespace: world.target,
-      body: { ...current, metadata: { ...current?.metadata, labels: { ...current?.metadata?.labels, [`${PREFIX}prune`]: 'disabled' } } },
+      body: {
+        ...current,
+        metadata: {
+          ...current?.metadata,
+          labels: { ...current?.metadata?.labels, [`${PREFIX}prune`]: 'disabled' },
+        },
+      },
     });
     const pinned = await registration(world, 'pinned');
     await deleteNamespace(world, name);
@@ -128,7 +152,9 @@ describe('lifecycle', () => {
     const { plan } = await planJson(world);
     expect(plan.actions).toEqual([]);
     expect(plan.warnings.map((w) => w.code)).toContain('prune-disabled');
-    expect((await registration(world, 'pinned'))?.metadata?.resourceVersion).toBe(pinned?.metadata?.resourceVersion);
+    expect((await registration(world, 'pinned'))?.metadata?.resourceVersion).toBe(
+      pinned?.metadata?.resourceVersion,
+    );
   });
 
   it('carries a rotated client certificate into the registration', async () => {
@@ -140,11 +166,16 @@ describe('lifecycle', () => {
     // the shortest interval is 1s, so wait that long first.
     await new Promise((r) => setTimeout(r, 1100));
     const { plan } = await planJson(world, { extra: ['--interval=1s'] });
-    expect(plan.actions.map((a) => [a.kind, a.reason.code])).toEqual([['update', 'credentials-changed']]);
+    expect(plan.actions.map((a) => [a.kind, a.reason.code])).toEqual([
+      ['update', 'credentials-changed'],
+    ]);
 
     const secret = await registration(world, 'rotating');
     expect(clusterConfig(secret).tlsClientConfig.certData).toBe(rotated.certData);
-    expect(await whoAmI(decoded(secret, 'server') ?? '', clusterConfig(secret))).toEqual({ status: 201, username: 'acr-rotated' });
+    expect(await whoAmI(decoded(secret, 'server') ?? '', clusterConfig(secret))).toEqual({
+      status: 201,
+      username: 'acr-rotated',
+    });
   });
 
   it('keeps the registration intact and reports stale when the kubeconfig turns to garbage', async () => {
@@ -173,13 +204,23 @@ describe('lifecycle', () => {
       labels[`${PREFIX}cluster`] = 'renamed-new';
     });
     const fresh = await createSourceNamespace(world, { cluster: 'fresh' });
-    await putK3kKubeconfig(world, fresh.metadata?.name ?? '', kubeconfigYaml(world.child, { server: 'https://fresh.example:6443' }));
+    await putK3kKubeconfig(
+      world,
+      fresh.metadata?.name ?? '',
+      kubeconfigYaml(world.child, { server: 'https://fresh.example:6443' }),
+    );
 
     const snapshot = async (): Promise<Record<string, string>> =>
-      Object.fromEntries([...(await targetSecrets(world))].map(([n, s]) => [n, s.metadata?.resourceVersion ?? '']));
+      Object.fromEntries(
+        [...(await targetSecrets(world))].map(([n, s]) => [n, s.metadata?.resourceVersion ?? '']),
+      );
     const before = await snapshot();
 
-    const { plan, run } = await planJson(world, { dryRun: true, extra: ['--detailed-exitcode'], allowCodes: [2] });
+    const { plan, run } = await planJson(world, {
+      dryRun: true,
+      extra: ['--detailed-exitcode'],
+      allowCodes: [2],
+    });
     expect(run.code).toBe(2);
     expect(plan.results).toBeUndefined();
     expect(plan.actions.map((a) => `${a.kind}:${a.cluster}`).sort()).toEqual([
@@ -193,7 +234,8 @@ describe('lifecycle', () => {
 
     const text = await runCli([...world.baseArgs, '--once', '--dry-run', '--log-format=json']);
     expect(text.code).toBe(0);
-    for (const cluster of ['fresh', 'renamed-new', 'gone', 'renamed', 'changed']) expect(text.stdout).toContain(cluster);
+    for (const cluster of ['fresh', 'renamed-new', 'gone', 'renamed', 'changed'])
+      expect(text.stdout).toContain(cluster);
     expect(await snapshot()).toEqual(before);
   });
 });

@@ -53,11 +53,20 @@ describe('registration', () => {
     expect(decoded(secret, 'server')).toBe(childServer(world.child));
     const creds = childCredentials(world.child);
     expect(clusterConfig(secret)).toEqual({
-      tlsClientConfig: { insecure: false, serverName: 'localhost', caData: creds.caData, certData: creds.certData, keyData: creds.keyData },
+      tlsClientConfig: {
+        insecure: false,
+        serverName: 'localhost',
+        caData: creds.caData,
+        certData: creds.certData,
+        keyData: creds.keyData,
+      },
     });
 
     // The credentials authenticate against the child API server as the child's admin.
-    expect(await whoAmI(decoded(secret, 'server') ?? '', clusterConfig(secret))).toEqual({ status: 201, username: 'acr-admin' });
+    expect(await whoAmI(decoded(secret, 'server') ?? '', clusterConfig(secret))).toEqual({
+      status: 201,
+      username: 'acr-admin',
+    });
 
     const events = await world.hostApi.listNamespacedEvent({ namespace: name });
     expect(events.items.map((e) => e.reason)).toContain('Registered');
@@ -67,7 +76,9 @@ describe('registration', () => {
     // vc-config-xyz sorts before vc-xyz: ordering must not be what keeps it out.
     const ns = await createSourceNamespace(world, { cluster: 'vc-one' });
     const name = ns.metadata?.name ?? '';
-    await putSecret(world.hostApi, name, 'vc-config-xyz', { 'config.yaml': 'exportKubeConfig:\n  server: https://nope\n' });
+    await putSecret(world.hostApi, name, 'vc-config-xyz', {
+      'config.yaml': 'exportKubeConfig:\n  server: https://nope\n',
+    });
     const loopback = kubeconfigYaml(world.child, { server: 'https://localhost:8443' });
     await putSecret(world.hostApi, name, 'vc-xyz', { config: loopback });
 
@@ -86,7 +97,12 @@ describe('registration', () => {
   it('copies prefixed labels and removes them again; never copies foreign keys', async () => {
     const ns = await createSourceNamespace(world, {
       cluster: 'labelled',
-      labels: { [`${PREFIX}flux`]: 'true', [`${PREFIX}tier`]: 'gold', 'argocd.argoproj.io/instance': 'x', team: 'a' },
+      labels: {
+        [`${PREFIX}flux`]: 'true',
+        [`${PREFIX}tier`]: 'gold',
+        'argocd.argoproj.io/instance': 'x',
+        team: 'a',
+      },
     });
     const name = ns.metadata?.name ?? '';
     await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
@@ -101,14 +117,20 @@ describe('registration', () => {
     await world.hostApi.replaceNamespacedSecret({
       name: `cluster-labelled`,
       namespace: world.target,
-      body: { ...before, metadata: { ...before?.metadata, labels: { ...labels, 'example.com/owner': 'ops' } } },
+      body: {
+        ...before,
+        metadata: { ...before?.metadata, labels: { ...labels, 'example.com/owner': 'ops' } },
+      },
     });
 
     const current = await world.hostApi.readNamespace({ name });
     const nsLabels = { ...(current.metadata?.labels ?? {}) };
     delete nsLabels[`${PREFIX}flux`];
     nsLabels[`${PREFIX}tier`] = 'silver';
-    await world.hostApi.replaceNamespace({ name, body: { ...current, metadata: { ...current.metadata, labels: nsLabels } } });
+    await world.hostApi.replaceNamespace({
+      name,
+      body: { ...current, metadata: { ...current.metadata, labels: nsLabels } },
+    });
     await applyOnce(world);
 
     labels = (await registration(world, 'labelled'))?.metadata?.labels ?? {};
@@ -120,12 +142,19 @@ describe('registration', () => {
   it('copies prefixed annotations, not others', async () => {
     const ns = await createSourceNamespace(world, {
       cluster: 'annotated',
-      annotations: { [`${PREFIX}owner`]: 'team-a', [`${PREFIX}description`]: 'a child cluster', 'example.com/other': 'no' },
+      annotations: {
+        [`${PREFIX}owner`]: 'team-a',
+        [`${PREFIX}description`]: 'a child cluster',
+        'example.com/other': 'no',
+      },
     });
     await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
     await applyOnce(world);
     const annotations = (await registration(world, 'annotated'))?.metadata?.annotations ?? {};
-    expect(annotations).toMatchObject({ [`${PREFIX}owner`]: 'team-a', [`${PREFIX}description`]: 'a child cluster' });
+    expect(annotations).toMatchObject({
+      [`${PREFIX}owner`]: 'team-a',
+      [`${PREFIX}description`]: 'a child cluster',
+    });
     expect(annotations).not.toHaveProperty('example.com/other');
   });
 
@@ -135,7 +164,9 @@ describe('registration', () => {
     await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
     const { plan } = await planJson(world);
     expect(outcomeOf(plan, name)?.state).toBe('skipped');
-    expect(plan.warnings.some((w) => w.code === 'cluster-label-missing' && w.namespace === name)).toBe(true);
+    expect(
+      plan.warnings.some((w) => w.code === 'cluster-label-missing' && w.namespace === name),
+    ).toBe(true);
     expect([...(await targetSecrets(world)).keys()]).toEqual([]);
   });
 
@@ -144,7 +175,10 @@ describe('registration', () => {
     const name = ns.metadata?.name ?? '';
     await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
     const { plan } = await planJson(world);
-    expect(outcomeOf(plan, name)).toMatchObject({ state: 'refused', reason: { code: 'name-invalid' } });
+    expect(outcomeOf(plan, name)).toMatchObject({
+      state: 'refused',
+      reason: { code: 'name-invalid' },
+    });
     expect([...(await targetSecrets(world)).keys()]).toEqual([]);
   });
 
@@ -152,9 +186,17 @@ describe('registration', () => {
     const handMade = await world.hostApi.createNamespacedSecret({
       namespace: world.target,
       body: {
-        metadata: { name: 'cluster-manual', labels: { 'argocd.argoproj.io/secret-type': 'cluster' }, annotations: { note: 'by hand' } },
+        metadata: {
+          name: 'cluster-manual',
+          labels: { 'argocd.argoproj.io/secret-type': 'cluster' },
+          annotations: { note: 'by hand' },
+        },
         type: 'Opaque',
-        stringData: { name: 'manual', server: 'https://manual.example:6443', config: '{"tlsClientConfig":{"insecure":true}}' },
+        stringData: {
+          name: 'manual',
+          server: 'https://manual.example:6443',
+          config: '{"tlsClientConfig":{"insecure":true}}',
+        },
       },
     });
     const ns = await createSourceNamespace(world, { cluster: 'manual' });
@@ -176,19 +218,30 @@ describe('registration', () => {
   it('keeps a name with its incumbent when a second namespace claims it, without flapping', async () => {
     const first = await createSourceNamespace(world, { cluster: 'shared' });
     const firstName = first.metadata?.name ?? '';
-    await putK3kKubeconfig(world, firstName, kubeconfigYaml(world.child, { server: 'https://first.example:6443' }));
+    await putK3kKubeconfig(
+      world,
+      firstName,
+      kubeconfigYaml(world.child, { server: 'https://first.example:6443' }),
+    );
     await applyOnce(world);
     const registered = await registration(world, 'shared');
     expect(registered?.metadata?.labels?.[`${PREFIX}source-namespace`]).toBe(firstName);
 
     const second = await createSourceNamespace(world, { cluster: 'shared' });
     const secondName = second.metadata?.name ?? '';
-    await putK3kKubeconfig(world, secondName, kubeconfigYaml(world.child, { server: 'https://second.example:6443' }));
+    await putK3kKubeconfig(
+      world,
+      secondName,
+      kubeconfigYaml(world.child, { server: 'https://second.example:6443' }),
+    );
 
     for (let pass = 0; pass < 3; pass += 1) {
       const { plan } = await planJson(world);
       expect(plan.actions).toEqual([]);
-      expect(outcomeOf(plan, secondName)).toMatchObject({ state: 'refused', reason: { code: 'name-claimed' } });
+      expect(outcomeOf(plan, secondName)).toMatchObject({
+        state: 'refused',
+        reason: { code: 'name-claimed' },
+      });
       expect(outcomeOf(plan, firstName)?.state).toBe('unchanged');
     }
     const after = await registration(world, 'shared');
@@ -204,9 +257,18 @@ describe('registration', () => {
     const second = await createSourceNamespace(world, { cluster: 'two' });
     const secondName = second.metadata?.name ?? '';
     // Same server, spelled differently: upper-case host and a trailing slash.
-    await putK3kKubeconfig(world, secondName, kubeconfigYaml(world.child, { server: `${childServer(world.child).replace(CHILD_HOST, CHILD_HOST.toUpperCase())}/` }));
+    await putK3kKubeconfig(
+      world,
+      secondName,
+      kubeconfigYaml(world.child, {
+        server: `${childServer(world.child).replace(CHILD_HOST, CHILD_HOST.toUpperCase())}/`,
+      }),
+    );
     const { plan } = await planJson(world);
-    expect(outcomeOf(plan, secondName)).toMatchObject({ state: 'refused', reason: { code: 'server-collision' } });
+    expect(outcomeOf(plan, secondName)).toMatchObject({
+      state: 'refused',
+      reason: { code: 'server-collision' },
+    });
     expect(await registration(world, 'two')).toBeUndefined();
     expect(await registration(world, 'one')).toBeDefined();
   });

@@ -8,13 +8,21 @@ import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { CoreV1Api, V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { ArgoClusterConfig } from '@argocd-cluster-registrar/core';
-import { coreApi, finalizeNamespace, statusOf, testChildPlane, testHostPlane, uniqueName } from '@argocd-cluster-registrar/testkit';
+import {
+  coreApi,
+  finalizeNamespace,
+  statusOf,
+  testChildPlane,
+  testHostPlane,
+  uniqueName,
+} from '@argocd-cluster-registrar/testkit';
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 
 export const PREFIX = 'argocd-cluster-registrar/';
@@ -48,7 +56,14 @@ export async function createWorld(): Promise<World> {
     childApi: coreApi(child),
     target,
     managedBy,
-    baseArgs: ['--kubeconfig', host.kubeconfigPath, '--target-namespace', target, '--managed-by', managedBy],
+    baseArgs: [
+      '--kubeconfig',
+      host.kubeconfigPath,
+      '--target-namespace',
+      target,
+      '--managed-by',
+      managedBy,
+    ],
   };
 }
 
@@ -68,10 +83,16 @@ export function childCredentials(child: ControlPlane): ChildCredentials {
   if (cluster?.caData === undefined || user?.certData === undefined || user.keyData === undefined) {
     throw new Error('child kubeconfig lacks embedded CA or client certificate data');
   }
-  return { server: cluster.server, caData: cluster.caData, certData: user.certData, keyData: user.keyData };
+  return {
+    server: cluster.server,
+    caData: cluster.caData,
+    certData: user.certData,
+    keyData: user.keyData,
+  };
 }
 
-export type KubeconfigUser = { readonly certData: string; readonly keyData: string } | { readonly token: string };
+export type KubeconfigUser =
+  { readonly certData: string; readonly keyData: string } | { readonly token: string };
 
 // The planes listen on loopback only, and a loopback server is useless to ArgoCD (it would
 // reach its own pod), so the registrar refuses it. Registrations therefore name the child by
@@ -86,7 +107,10 @@ export function childServer(child: ControlPlane): string {
 }
 
 /** A provisioner-style kubeconfig (YAML) for the child plane, optionally with another server. */
-export function kubeconfigYaml(child: ControlPlane, options: { server?: string; user?: KubeconfigUser; insecure?: boolean } = {}): string {
+export function kubeconfigYaml(
+  child: ControlPlane,
+  options: { server?: string; user?: KubeconfigUser; insecure?: boolean } = {},
+): string {
   const creds = childCredentials(child);
   const user = options.user ?? { certData: creds.certData, keyData: creds.keyData };
   const userLines =
@@ -100,7 +124,9 @@ export function kubeconfigYaml(child: ControlPlane, options: { server?: string; 
     '- name: child',
     '  cluster:',
     `    server: ${options.server ?? childServer(child)}`,
-    options.insecure === true ? '    insecure-skip-tls-verify: true' : `    certificate-authority-data: ${creds.caData}`,
+    options.insecure === true
+      ? '    insecure-skip-tls-verify: true'
+      : `    certificate-authority-data: ${creds.caData}`,
     '    tls-server-name: localhost',
     'users:',
     '- name: child-user',
@@ -119,32 +145,68 @@ export function kubeconfigYaml(child: ControlPlane, options: { server?: string; 
 /** Creates a source namespace labelled for this world. `cluster: undefined` omits the label. */
 export async function createSourceNamespace(
   world: World,
-  options: { name?: string; cluster?: string | null; labels?: Record<string, string>; annotations?: Record<string, string> } = {},
+  options: {
+    name?: string;
+    cluster?: string | null;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  } = {},
 ): Promise<V1Namespace> {
   const name = options.name ?? uniqueName('k3k');
-  const labels: Record<string, string> = { [`${PREFIX}managed-by`]: world.managedBy, ...(options.labels ?? {}) };
+  const labels: Record<string, string> = {
+    [`${PREFIX}managed-by`]: world.managedBy,
+    ...(options.labels ?? {}),
+  };
   if (options.cluster !== null) labels[`${PREFIX}cluster`] = options.cluster ?? name;
   return world.hostApi.createNamespace({
-    body: { metadata: { name, labels, ...(options.annotations !== undefined ? { annotations: options.annotations } : {}) } },
+    body: {
+      metadata: {
+        name,
+        labels,
+        ...(options.annotations !== undefined ? { annotations: options.annotations } : {}),
+      },
+    },
   });
 }
 
 /** Creates or replaces a Secret whose data is given as plain text. */
-export async function putSecret(api: CoreV1Api, namespace: string, name: string, data: Record<string, string>, type = 'Opaque'): Promise<V1Secret> {
-  const encoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]));
+export async function putSecret(
+  api: CoreV1Api,
+  namespace: string,
+  name: string,
+  data: Record<string, string>,
+  type = 'Opaque',
+): Promise<V1Secret> {
+  const encoded = Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]),
+  );
   const existing = await getSecret(api, namespace, name);
   if (existing === undefined) {
-    return api.createNamespacedSecret({ namespace, body: { metadata: { name, namespace }, type, data: encoded } });
+    return api.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name, namespace }, type, data: encoded },
+    });
   }
   return api.replaceNamespacedSecret({ name, namespace, body: { ...existing, data: encoded } });
 }
 
 /** The k3k provisioner's Secret: `k3k-<cluster>-kubeconfig`, key `kubeconfig.yaml`. */
-export async function putK3kKubeconfig(world: World, namespace: string, kubeconfig: string, cluster = 'c'): Promise<V1Secret> {
-  return putSecret(world.hostApi, namespace, `k3k-${cluster}-kubeconfig`, { 'kubeconfig.yaml': kubeconfig });
+export async function putK3kKubeconfig(
+  world: World,
+  namespace: string,
+  kubeconfig: string,
+  cluster = 'c',
+): Promise<V1Secret> {
+  return putSecret(world.hostApi, namespace, `k3k-${cluster}-kubeconfig`, {
+    'kubeconfig.yaml': kubeconfig,
+  });
 }
 
-export async function getSecret(api: CoreV1Api, namespace: string, name: string): Promise<V1Secret | undefined> {
+export async function getSecret(
+  api: CoreV1Api,
+  namespace: string,
+  name: string,
+): Promise<V1Secret | undefined> {
   try {
     return await api.readNamespacedSecret({ name, namespace });
   } catch (err) {
@@ -187,25 +249,39 @@ export interface CliRun {
 }
 
 function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, TSX_TSCONFIG_PATH: SOURCE_TSCONFIG, NO_COLOR: '1', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TSX_TSCONFIG_PATH: SOURCE_TSCONFIG,
+    NO_COLOR: '1',
+    ...extra,
+  };
   // The CLI must not pick up the runner's own cluster settings.
   delete env['KUBERNETES_SERVICE_HOST'];
   delete env['KUBECONFIG'];
-  for (const key of Object.keys(env)) if (key.startsWith('ACR_') && !(key in extra)) delete env[key];
+  for (const key of Object.keys(env))
+    if (key.startsWith('ACR_') && !(key in extra)) delete env[key];
   return env;
 }
 
 /** Runs `node --import tsx packages/cli/src/main.ts <args>` to completion. */
 export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: REPO, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+      cwd: REPO,
+      env: cliEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
     child.on('close', (code) => {
-      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      resolve({
+        code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
     });
   });
 }
@@ -213,7 +289,8 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
 /** One applying pass of this world; fails the test on a non-zero exit. */
 export async function applyOnce(world: World, extra: readonly string[] = []): Promise<CliRun> {
   const run = await runCli([...world.baseArgs, '--once', '--log-format=json', ...extra]);
-  if (run.code !== 0) throw new Error(`cli exited ${String(run.code)}\n${run.stderr}\n${run.stdout}`);
+  if (run.code !== 0)
+    throw new Error(`cli exited ${String(run.code)}\n${run.stderr}\n${run.stdout}`);
   return run;
 }
 
@@ -234,15 +311,34 @@ export interface JsonPlan {
   readonly formatVersion: string;
   readonly actions: readonly JsonAction[];
   readonly outcomes: readonly JsonOutcome[];
-  readonly warnings: readonly { readonly code: string; readonly namespace?: string; readonly message: string }[];
-  readonly results?: readonly { readonly kind: string; readonly cluster: string; readonly status: string }[];
+  readonly warnings: readonly {
+    readonly code: string;
+    readonly namespace?: string;
+    readonly message: string;
+  }[];
+  readonly results?: readonly {
+    readonly kind: string;
+    readonly cluster: string;
+    readonly status: string;
+  }[];
 }
 
 /** One pass with --output json (applying unless `dryRun`); returns the parsed document. */
-export async function planJson(world: World, options: { dryRun?: boolean; extra?: readonly string[]; allowCodes?: readonly number[] } = {}): Promise<{ plan: JsonPlan; run: CliRun }> {
-  const args = [...world.baseArgs, '--once', '--output=json', '--log-format=json', ...(options.dryRun === true ? ['--dry-run'] : []), ...(options.extra ?? [])];
+export async function planJson(
+  world: World,
+  options: { dryRun?: boolean; extra?: readonly string[]; allowCodes?: readonly number[] } = {},
+): Promise<{ plan: JsonPlan; run: CliRun }> {
+  const args = [
+    ...world.baseArgs,
+    '--once',
+    '--output=json',
+    '--log-format=json',
+    ...(options.dryRun === true ? ['--dry-run'] : []),
+    ...(options.extra ?? []),
+  ];
   const run = await runCli(args);
-  if (!(options.allowCodes ?? [0]).includes(run.code ?? -1)) throw new Error(`cli exited ${String(run.code)}\n${run.stderr}`);
+  if (!(options.allowCodes ?? [0]).includes(run.code ?? -1))
+    throw new Error(`cli exited ${String(run.code)}\n${run.stderr}`);
   return { plan: JSON.parse(run.stdout) as JsonPlan, run };
 }
 
@@ -250,11 +346,22 @@ export function outcomeOf(plan: JsonPlan, namespace: string): JsonOutcome | unde
   return plan.outcomes.find((o) => o.namespace === namespace);
 }
 
+const everyNameIsThisMachine: LookupFunction = (_host, options, callback) => {
+  if (options.all === true) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+  else callback(null, '127.0.0.1', 4);
+};
+
 /** Authenticates against a Kubernetes API server with a registration's config; returns the user name it sees. */
-export function whoAmI(server: string, config: ArgoClusterConfig): Promise<{ status: number; username?: string }> {
+export function whoAmI(
+  server: string,
+  config: ArgoClusterConfig,
+): Promise<{ status: number; username?: string }> {
   const tls = config.tlsClientConfig;
   const url = new URL('/apis/authentication.k8s.io/v1/selfsubjectreviews', server);
-  const body = JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+  const body = JSON.stringify({
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'SelfSubjectReview',
+  });
   return new Promise((resolve, reject) => {
     const req = request(
       url,
@@ -267,14 +374,13 @@ export function whoAmI(server: string, config: ArgoClusterConfig): Promise<{ sta
         rejectUnauthorized: !tls.insecure,
         headers: {
           'content-type': 'application/json',
-          ...(config.bearerToken !== undefined ? { authorization: `Bearer ${config.bearerToken}` } : {}),
+          ...(config.bearerToken !== undefined
+            ? { authorization: `Bearer ${config.bearerToken}` }
+            : {}),
         },
         agent: false,
         // ArgoCD's DNS, for the test: every name is this machine (see CHILD_HOST).
-        lookup: (_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-          if (options.all === true) callback(null, [{ address: '127.0.0.1', family: 4 }]);
-          else callback(null, '127.0.0.1', 4);
-        },
+        lookup: everyNameIsThisMachine,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -282,7 +388,9 @@ export function whoAmI(server: string, config: ArgoClusterConfig): Promise<{ sta
         res.on('end', () => {
           const status = res.statusCode ?? 0;
           try {
-            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { status?: { userInfo?: { username?: string } } };
+            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+              status?: { userInfo?: { username?: string } };
+            };
             const username = parsed.status?.userInfo?.username;
             resolve(username === undefined ? { status } : { status, username });
           } catch {
@@ -297,7 +405,10 @@ export function whoAmI(server: string, config: ArgoClusterConfig): Promise<{ sta
 }
 
 /** A new client certificate for the child plane signed by its CA (a "rotation"). */
-export function mintChildClientCertificate(child: ControlPlane, commonName: string): { certData: string; keyData: string } {
+export function mintChildClientCertificate(
+  child: ControlPlane,
+  commonName: string,
+): { certData: string; keyData: string } {
   const pki = join(dirname(child.kubeconfigPath), 'pki');
   const work = mkdtempSync(join(tmpdir(), 'acr-rotate-'));
   try {
@@ -306,10 +417,48 @@ export function mintChildClientCertificate(child: ControlPlane, commonName: stri
     const crt = join(work, 'client.crt');
     const ext = join(work, 'client.ext');
     const quiet = { stdio: 'ignore' as const };
-    execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', key], quiet);
-    execFileSync('openssl', ['req', '-new', '-key', key, '-subj', `/O=system:masters/CN=${commonName}`, '-out', csr], quiet);
-    execFileSync('bash', ['-c', `printf '%s\\n' 'basicConstraints=critical,CA:FALSE' 'keyUsage=critical,digitalSignature,keyEncipherment' 'extendedKeyUsage=clientAuth' > "${ext}"`], quiet);
-    execFileSync('openssl', ['x509', '-req', '-in', csr, '-CA', join(pki, 'ca.crt'), '-CAkey', join(pki, 'ca.key'), '-CAcreateserial', '-CAserial', join(work, 'ca.srl'), '-sha256', '-days', '30', '-extfile', ext, '-out', crt], quiet);
+    execFileSync(
+      'openssl',
+      ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', key],
+      quiet,
+    );
+    execFileSync(
+      'openssl',
+      ['req', '-new', '-key', key, '-subj', `/O=system:masters/CN=${commonName}`, '-out', csr],
+      quiet,
+    );
+    execFileSync(
+      'bash',
+      [
+        '-c',
+        `printf '%s\\n' 'basicConstraints=critical,CA:FALSE' 'keyUsage=critical,digitalSignature,keyEncipherment' 'extendedKeyUsage=clientAuth' > "${ext}"`,
+      ],
+      quiet,
+    );
+    execFileSync(
+      'openssl',
+      [
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        join(pki, 'ca.crt'),
+        '-CAkey',
+        join(pki, 'ca.key'),
+        '-CAcreateserial',
+        '-CAserial',
+        join(work, 'ca.srl'),
+        '-sha256',
+        '-days',
+        '30',
+        '-extfile',
+        ext,
+        '-out',
+        crt,
+      ],
+      quiet,
+    );
     return {
       certData: readFileSync(crt).toString('base64'),
       keyData: readFileSync(key).toString('base64'),
@@ -320,7 +469,12 @@ export function mintChildClientCertificate(child: ControlPlane, commonName: stri
 }
 
 /** Polls `check` until it returns a value (not undefined) or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 30_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -341,8 +495,15 @@ export interface RunningDaemon {
 }
 
 /** Starts the daemon as a child process (JSON logs parsed as they arrive). */
-export function startDaemon(args: readonly string[], env: Record<string, string> = {}): RunningDaemon {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--log-format=json', ...args], { cwd: REPO, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export function startDaemon(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): RunningDaemon {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--log-format=json', ...args], {
+    cwd: REPO,
+    env: cliEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: Record<string, unknown>[] = [];
   let buffer = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -371,9 +532,13 @@ export function startDaemon(args: readonly string[], env: Record<string, string>
     exited,
     healthPort: () =>
       eventually(async () => {
-        const line = logs.find((l) => l['msg'] === 'listening' && String(l['serves']).includes('/healthz'));
+        const line = logs.find(
+          (l) => l['msg'] === 'listening' && String(l['serves']).includes('/healthz'),
+        );
         const address = line === undefined ? undefined : String(line['address']);
-        return address === undefined ? undefined : Number(address.slice(address.lastIndexOf(':') + 1));
+        return address === undefined
+          ? undefined
+          : Number(address.slice(address.lastIndexOf(':') + 1));
       }, 'the daemon to listen'),
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null) child.kill(signal);
@@ -382,7 +547,10 @@ export function startDaemon(args: readonly string[], env: Record<string, string>
   };
 }
 
-export async function httpGet(port: number, path: string): Promise<{ status: number; body: string }> {
+export async function httpGet(
+  port: number,
+  path: string,
+): Promise<{ status: number; body: string }> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`);
   return { status: response.status, body: await response.text() };
 }
