@@ -3,12 +3,13 @@
 // the plan was made against, and a 409 or 404 is reported, not forced (the next pass
 // re-plans from fresh data). One failed action never stops the others.
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
-import { CoreV1Api } from '@kubernetes/client-node';
+import type { CoreV1Api } from '@kubernetes/client-node';
 import type { Action, Plan } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { mapBounded } from './concurrency.js';
 import type { KubeAccess } from './kube-access.js';
+import { coreApiFor } from './kube-clients.js';
 import { toSecretBody } from './observed-objects.js';
 
 export type ActionStatus =
@@ -40,7 +41,7 @@ export async function applyPlan(
   plan: Plan,
   options: ApplyOptions,
 ): Promise<readonly ActionResult[]> {
-  const api = access.kubeConfig.makeApiClient(CoreV1Api);
+  const api = coreApiFor(access);
   const results = new Array<ActionResult>(plan.actions.length);
 
   const chains = new Map<string, number[]>();

@@ -2,10 +2,10 @@
 // what the registrar did with it. Best effort: a failure is returned, never thrown.
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
 import { hostname } from 'node:os';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
+import { coreApiFor } from './kube-clients.js';
 
 export interface NamespaceEvent {
   readonly type: 'Normal' | 'Warning';
@@ -23,7 +23,7 @@ export async function recordNamespaceEvent(
   event: NamespaceEvent,
   component: string,
 ): Promise<ApiFailure | undefined> {
-  const api = access.kubeConfig.makeApiClient(CoreV1Api);
+  const api = coreApiFor(access);
   const now = new Date();
   try {
     await api.createNamespacedEvent({

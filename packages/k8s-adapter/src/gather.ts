@@ -1,7 +1,6 @@
 // Gather: read everything the planner needs into a Snapshot. Read-only. Every failure is a
 // value in `failures`; nothing is inferred from a failed read (a lookup is `notFound` only
 // on a 404, and every lookup is `unknown` when the lists it depends on are incomplete).
-import { CoreV1Api } from '@kubernetes/client-node';
 import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import {
   ARGOCD_SECRET_TYPE_LABEL,
@@ -21,6 +20,7 @@ import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { mapBounded } from './concurrency.js';
 import type { KubeAccess } from './kube-access.js';
+import { coreApiFor } from './kube-clients.js';
 import {
   byName,
   byNamespaceThenName,
@@ -112,7 +112,7 @@ class Pass {
 }
 
 export function createGatherer(access: KubeAccess, config: Config): Gatherer {
-  const api = access.kubeConfig.makeApiClient(CoreV1Api);
+  const api = coreApiFor(access);
   const keys = labelKeys(config.labelPrefix);
   const managedSelector = `${keys.managedBy}=${config.managedBy}`;
   const cache = createTranslationCache(translateSecretKey);

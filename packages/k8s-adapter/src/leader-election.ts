@@ -2,11 +2,12 @@
 // conditional on the Lease's resourceVersion, and expiry is judged by how long the record
 // has stayed unchanged on *our* clock, so clock skew between replicas does not matter.
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
-import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
+import { V1MicroTime } from '@kubernetes/client-node';
 import type { V1Lease } from '@kubernetes/client-node';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
+import { coordinationApiFor } from './kube-clients.js';
 
 export interface LeaderElector {
   isLeader(): boolean;
@@ -40,7 +41,7 @@ export function createLeaderElector(
   config: Config,
   options: LeaderElectionOptions,
 ): LeaderElector {
-  const api = access.kubeConfig.makeApiClient(CoordinationV1Api);
+  const api = coordinationApiFor(access);
   const name = leaseName(config);
   const namespace = config.targetNamespace;
   const durationMs = (options.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS) * 1000;

@@ -1,12 +1,12 @@
 // Watch managed namespaces and report the names that changed. The daemon is
 // level-triggered: a name is only a hint to re-read that namespace, never a decision.
-import { CoreV1Api, Watch } from '@kubernetes/client-node';
 import { labelKeys } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { classifyApiError, classifyStatusObject } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { createBackoff } from './backoff.js';
 import type { KubeAccess } from './kube-access.js';
+import { coreApiFor, watchFor } from './kube-clients.js';
 
 export interface NamespaceWatch {
   stop(): void;
@@ -42,8 +42,8 @@ export function watchManagedNamespaces(
   config: Config,
   handlers: NamespaceWatchHandlers,
 ): NamespaceWatch {
-  const api = access.kubeConfig.makeApiClient(CoreV1Api);
-  const watcher = new Watch(access.kubeConfig);
+  const api = coreApiFor(access);
+  const watcher = watchFor(access);
   const labelSelector = `${labelKeys(config.labelPrefix).managedBy}=${config.managedBy}`;
   const backoff = createBackoff(BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);
 
