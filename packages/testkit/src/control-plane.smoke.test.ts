@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AuthenticationV1Api, Watch, VersionApi } from '@kubernetes/client-node';
@@ -97,7 +98,8 @@ describe('namespaces and Secrets', () => {
             resolve({ phase, name: obj.metadata?.name });
           },
           (err: unknown) => {
-            if (err !== null && err !== undefined) reject(err instanceof Error ? err : new Error(String(err)));
+            if (err instanceof Error) reject(err);
+            else if (err !== null && err !== undefined) reject(new Error('watch ended with a non-Error failure'));
           },
         )
         .then(async (controller) => {
@@ -127,6 +129,13 @@ describe('namespaces and Secrets', () => {
     expect(await rejectionStatus(core.readNamespace({ name: doomed }))).toBe(404);
     // Finalizing a namespace that is already gone is fine.
     await finalizeNamespace(host, doomed);
+  });
+
+  it('deletes a live namespace for good with finalize alone', async () => {
+    const live = uniqueName('smoke-live');
+    await createNamespace(live);
+    await finalizeNamespace(host, live);
+    expect(await rejectionStatus(coreApi(host).readNamespace({ name: live }))).toBe(404);
   });
 });
 

@@ -138,9 +138,9 @@ export async function mintToken(
 }
 
 /**
- * Finishes the deletion of a namespace (no controller-manager runs, so nobody else empties
- * spec.finalizers): finalize, delete, and wait until it is gone. Gone already is fine.
- * Objects inside it stay in etcd; use unique namespace names.
+ * Deletes a namespace for good (no controller-manager runs, so nobody else empties
+ * spec.finalizers): delete if not yet Terminating, finalize, delete again, and wait until it
+ * is gone. Gone already is fine. Objects inside it stay in etcd; use unique namespace names.
  */
 export async function finalizeNamespace(plane: PlaneRef, namespace: string): Promise<void> {
   await runControlPlaneScript(['finalize', plane.name, namespace]);
