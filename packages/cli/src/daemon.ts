@@ -30,8 +30,8 @@ export interface DaemonTiming {
   readonly maxDelayMs: number;
   /** First re-check delay of a waiting/stale namespace. */
   readonly recheckMs: number;
-  /** Re-checks at `recheckMs` before backing off (doubling, capped at the interval). */
-  readonly recheckFastAttempts: number;
+  /** How long a namespace is re-checked every `recheckMs` before backing off (doubling, capped at the interval). */
+  readonly recheckFastWindowMs: number;
   /** First retry delay after a failed pass (doubling, capped at the interval). */
   readonly retryMs: number;
 }
@@ -40,9 +40,9 @@ export const DEFAULT_TIMING: DaemonTiming = {
   debounceMs: 150,
   maxDelayMs: 1000,
   recheckMs: 1000,
-  // About a minute of prompt re-checks covers a provisioner that is still booting; after
-  // that a namespace is more likely broken than slow, so re-checks thin out.
-  recheckFastAttempts: 60,
+  // Five minutes of prompt re-checks cover a provisioner that is still booting its cluster;
+  // after that the namespace is more likely broken than slow, so re-checks thin out.
+  recheckFastWindowMs: 300_000,
   retryMs: 1000,
 };
 
@@ -84,7 +84,10 @@ const KUBECONFIG_REFUSALS = new Set([
 ]);
 
 interface Recheck {
-  attempts: number;
+  /** When the namespace was first seen needing a re-check. */
+  readonly since: number;
+  /** Re-checks made after the fast window. */
+  slow: number;
   dueAt: number;
 }
 
@@ -363,15 +366,18 @@ export class Daemon {
       still.add(outcome.namespace);
       const existing = this.rechecks.get(outcome.namespace);
       if (existing === undefined) {
-        this.rechecks.set(outcome.namespace, { attempts: 0, dueAt: now + this.timing.recheckMs });
+        this.rechecks.set(outcome.namespace, {
+          since: now,
+          slow: 0,
+          dueAt: now + this.timing.recheckMs,
+        });
       } else if (covered === undefined || covered.has(outcome.namespace)) {
-        existing.attempts += 1;
-        const over = existing.attempts - this.timing.recheckFastAttempts;
-        const delay =
-          over < 0
-            ? this.timing.recheckMs
-            : Math.min(this.timing.recheckMs * 2 ** (over + 1), intervalMs);
-        existing.dueAt = now + delay;
+        let delay = this.timing.recheckMs;
+        if (now - existing.since >= this.timing.recheckFastWindowMs) {
+          existing.slow += 1;
+          delay = Math.min(this.timing.recheckMs * 2 ** Math.min(existing.slow, 30), intervalMs);
+        }
+        existing.dueAt = now + Math.min(delay, intervalMs);
       }
     }
     for (const name of [...this.rechecks.keys()]) if (!still.has(name)) this.rechecks.delete(name);

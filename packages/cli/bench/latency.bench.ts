@@ -1,0 +1,222 @@
+// Latency of the daemon against a real control plane (DESIGN §8: p99 ≤ 2 s each):
+//   appear:  a labelled namespace is waiting; its kubeconfig Secret is created → registered
+//   delete:  a registered namespace is deleted and finalized → registration removed
+// The daemon runs as users run it (a child process, default timing, 60s interval, so a full
+// pass never rescues a trial). Times are taken in this process from two watches (target
+// Secrets, managed namespaces), so both ends of a measurement share one clock.
+//
+//   node --expose-gc --import tsx packages/cli/bench/latency.bench.ts [trials]
+
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment, @typescript-eslint/no-misused-spread -- client-node's models are plain data classes and its API takes object literals. */
+import { spawn } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
+import { startControlPlane } from '../../testkit/src/index.js';
+
+const TRIALS = Number(process.argv[2] ?? 60);
+const TARGET = 'argocd';
+const MANAGED_BY = 'bench-latency';
+const PREFIX = 'argocd-cluster-registrar/';
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function percentile(sorted: readonly number[], p: number): number {
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] ?? NaN;
+}
+
+async function main(): Promise<void> {
+  process.stderr.write(`starting plane bench-latency…\n`);
+  const plane = await startControlPlane('bench-latency', { ownerPid: process.pid });
+  const kc = new KubeConfig();
+  kc.loadFromString(plane.kubeConfig);
+  const api = kc.makeApiClient(CoreV1Api);
+  const user = kc.getCurrentUser();
+  const cluster = kc.getCurrentCluster();
+  if (user?.certData === undefined || user.keyData === undefined || cluster?.caData === undefined) {
+    throw new Error('plane kubeconfig lacks embedded credentials');
+  }
+  try {
+    await api.createNamespace({ body: { metadata: { name: TARGET } } });
+  } catch {
+    // exists from an earlier run
+  }
+  const run = Date.now().toString(36);
+
+  // One clock for both ends of every measurement: event arrival in this process.
+  const secretEvents = new Map<string, { added?: number; deleted?: number }>();
+  const namespaceDeleted = new Map<string, number>();
+  const watch = new Watch(kc);
+  const secretWatch = await watch.watch(
+    `/api/v1/namespaces/${TARGET}/secrets`,
+    {},
+    (type: string, obj: { metadata?: { name?: string } }) => {
+      const name = obj.metadata?.name ?? '';
+      const entry = secretEvents.get(name) ?? {};
+      if (type === 'ADDED') entry.added ??= performance.now();
+      if (type === 'DELETED') entry.deleted ??= performance.now();
+      secretEvents.set(name, entry);
+    },
+    () => undefined,
+  );
+  const namespaceWatch = await watch.watch(
+    '/api/v1/namespaces',
+    { labelSelector: `${PREFIX}managed-by=${MANAGED_BY}` },
+    (type: string, obj: { metadata?: { name?: string } }) => {
+      if (type === 'DELETED') namespaceDeleted.set(obj.metadata?.name ?? '', performance.now());
+    },
+    () => undefined,
+  );
+
+  // The daemon, from sources, with default timing.
+  const daemon = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'packages/cli/src/main.ts',
+      '--kubeconfig',
+      plane.kubeconfigPath,
+      '--target-namespace',
+      TARGET,
+      '--managed-by',
+      MANAGED_BY,
+      '--health-addr',
+      '',
+      '--metrics-addr',
+      '',
+      '--log-format',
+      'json',
+    ],
+    {
+      cwd: repo,
+      env: { ...process.env, TSX_TSCONFIG_PATH: `${repo}packages/cli/tsconfig.source.json` },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const waiting = new Set<string>();
+  let buffer = '';
+  daemon.stderr.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    let newline = buffer.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      newline = buffer.indexOf('\n');
+      try {
+        const entry = JSON.parse(line) as { msg?: string; namespace?: string };
+        if (entry.msg === 'namespace waiting for a kubeconfig' && entry.namespace !== undefined) {
+          waiting.add(entry.namespace);
+        }
+      } catch {
+        // not a log line
+      }
+    }
+  });
+
+  const until = async (check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> => {
+    const deadline = Date.now() + timeoutMs;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await sleep(5);
+    }
+  };
+
+  const kubeconfig = (index: number): string =>
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{name: c, cluster: {server: "https://child-${index}.bench.test:6443", certificate-authority-data: ${cluster.caData}}}]`,
+      `users: [{name: u, user: {client-certificate-data: ${user.certData}, client-key-data: ${user.keyData}}}]`,
+      'contexts: [{name: c, context: {cluster: c, user: u}}]',
+      'current-context: c',
+      '',
+    ].join('\n');
+
+  const appear: number[] = [];
+  const gone: number[] = [];
+  const names: string[] = [];
+  try {
+    for (let i = 0; i < TRIALS; i += 1) {
+      const name = `lat-${run}-${i}`;
+      const clusterName = `c-${run}-${i}`;
+      names.push(name);
+      await api.createNamespace({
+        body: {
+          metadata: {
+            name,
+            labels: { [`${PREFIX}managed-by`]: MANAGED_BY, [`${PREFIX}cluster`]: clusterName },
+          },
+        },
+      });
+      await until(() => waiting.has(name), `namespace ${name} to be waiting`);
+      // Land the Secret at a random phase of the daemon's re-check cycle.
+      await sleep(Math.random() * 1500);
+      const start = performance.now();
+      await api.createNamespacedSecret({
+        namespace: name,
+        body: {
+          metadata: { name: `k3k-${clusterName}-kubeconfig` },
+          data: { 'kubeconfig.yaml': Buffer.from(kubeconfig(i)).toString('base64') },
+        },
+      });
+      await until(
+        () => secretEvents.get(`cluster-${clusterName}`)?.added !== undefined,
+        `cluster-${clusterName}`,
+      );
+      appear.push((secretEvents.get(`cluster-${clusterName}`)?.added ?? NaN) - start);
+      process.stderr.write(`appear ${i + 1}/${TRIALS}\r`);
+    }
+    process.stderr.write('\n');
+
+    for (let i = 0; i < TRIALS; i += 1) {
+      const name = names[i] ?? '';
+      const clusterName = `c-${run}-${i}`;
+      await api.deleteNamespace({ name });
+      await sleep(Math.random() * 500);
+      // No controller-manager: finish the deletion ourselves, as the namespace controller would.
+      const ns = await api.readNamespace({ name });
+      await api.replaceNamespaceFinalize({ name, body: { ...ns, spec: { finalizers: [] } } });
+      await until(() => namespaceDeleted.has(name), `namespace ${name} to be gone`);
+      await until(
+        () => secretEvents.get(`cluster-${clusterName}`)?.deleted !== undefined,
+        `cluster-${clusterName} removal`,
+      );
+      gone.push(
+        (secretEvents.get(`cluster-${clusterName}`)?.deleted ?? NaN) -
+          (namespaceDeleted.get(name) ?? NaN),
+      );
+      process.stderr.write(`delete ${i + 1}/${TRIALS}\r`);
+    }
+    process.stderr.write('\n');
+  } finally {
+    daemon.kill('SIGTERM');
+    secretWatch.abort();
+    namespaceWatch.abort();
+    await plane.stop();
+  }
+
+  const row = (label: string, samples: number[]): string => {
+    const sorted = [...samples].sort((a, b) => a - b);
+    const f = (ms: number): string => `${(ms / 1000).toFixed(3)} s`;
+    return `| ${label} | ${sorted.length} | ${f(percentile(sorted, 50))} | ${f(percentile(sorted, 99))} | ${f(sorted[sorted.length - 1] ?? NaN)} |`;
+  };
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  console.log(
+    `\nDaemon latency (${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version})`,
+  );
+  console.log('| measurement | trials | p50 | p99 | max |');
+  console.log('|---|---|---|---|---|');
+  console.log(row('kubeconfig appears → registered', appear));
+  console.log(row('namespace deleted (finalized) → deregistered', gone));
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
