@@ -4,6 +4,9 @@
 // authenticated by that token. Registrations (and removals) must work; everything else the
 // identity tries must be refused with 403.
 
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's V1*
+   models are plain data classes; its API methods take object literals. */
+
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -271,10 +274,16 @@ describe('the chart RBAC on a real API server (default values)', () => {
   test('a rename demotes the old registration (an update) and creates the new one', async () => {
     const admin = coreApi(host);
     const namespace = await admin.readNamespace({ name: source });
-    const labels = { ...namespace.metadata?.labels, [`${PREFIX}cluster`]: renamed };
+    const labels = { ...(namespace.metadata?.labels ?? {}), [`${PREFIX}cluster`]: renamed };
     await admin.replaceNamespace({
       name: source,
-      body: { ...namespace, metadata: { ...namespace.metadata, labels } },
+      body: {
+        metadata: {
+          name: source,
+          labels,
+          resourceVersion: namespace.metadata?.resourceVersion ?? '',
+        },
+      },
     });
     const result = await runOnce(installation);
     expect(result.code, result.stderr).toBe(0);
