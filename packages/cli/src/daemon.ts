@@ -4,7 +4,7 @@
 // burst of events becomes one pass.
 
 import { hostname } from 'node:os';
-import type { Config } from '@argocd-cluster-registrar/core';
+import type { Config, RefusalCode } from '@argocd-cluster-registrar/core';
 import {
   createGatherer,
   createLeaderElector,
@@ -63,25 +63,38 @@ export interface DaemonOptions {
 // Refusals that a change to the kubeconfig Secret can cure (a namespace's Secrets are not
 // watched, so these are re-checked like `waiting`). Name and collision refusals change only
 // with namespaces, which the watch covers.
-const KUBECONFIG_REFUSALS = new Set([
-  'kubeconfig-unreadable',
-  'kubeconfig-not-yaml',
-  'kubeconfig-no-context',
-  'kubeconfig-context-dangling',
-  'server-missing',
-  'server-invalid',
-  'server-in-cluster',
-  'server-loopback',
-  'ca-invalid',
-  'client-cert-invalid',
-  'client-cert-incomplete',
-  'credentials-missing',
-  'file-reference',
-  'exec-plugin',
-  'auth-provider',
-  'proxy-url-invalid',
-  'no-candidate',
-]);
+// A Record, not a Set, so a new refusal code fails to compile until it is classified here.
+const CURABLE_BY_KUBECONFIG: Readonly<Record<RefusalCode, boolean>> = {
+  'kubeconfig-unreadable': true,
+  'kubeconfig-not-yaml': true,
+  'kubeconfig-no-context': true,
+  'kubeconfig-context-dangling': true,
+  'server-missing': true,
+  'server-invalid': true,
+  'server-in-cluster': true,
+  'server-loopback': true,
+  'ca-invalid': true,
+  'client-cert-invalid': true,
+  'client-cert-incomplete': true,
+  'credentials-missing': true,
+  'file-reference': true,
+  'exec-plugin': true,
+  'auth-provider': true,
+  impersonation: true,
+  'proxy-url-invalid': true,
+  'no-candidate': true,
+  'name-missing': false,
+  'name-invalid': false,
+  'name-claimed': false,
+  'name-foreign': false,
+  'server-collision': false,
+  'server-override-invalid': false,
+  'target-foreign': false,
+};
+
+function curableByKubeconfig(code: string): boolean {
+  return (CURABLE_BY_KUBECONFIG as Readonly<Record<string, boolean>>)[code] === true;
+}
 
 interface Recheck {
   /** When the namespace was first seen needing a re-check. */
@@ -361,7 +374,7 @@ export class Daemon {
         outcome.state === 'stale' ||
         (outcome.state === 'refused' &&
           outcome.reason !== undefined &&
-          KUBECONFIG_REFUSALS.has(outcome.reason.code));
+          curableByKubeconfig(outcome.reason.code));
       if (!needs) continue;
       still.add(outcome.namespace);
       const existing = this.rechecks.get(outcome.namespace);
