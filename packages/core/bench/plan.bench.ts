@@ -175,10 +175,96 @@ interface Row {
   readonly firstActions: number;
   readonly runs: number;
   readonly coldRuns: number;
+  /** Heap in use (after a GC) holding the snapshot, its registrations and the parse cache. */
+  readonly heapMiB: number;
+}
+
+const cpuModel =
+  /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? 'unknown';
+let nproc = String(availableParallelism());
+try {
+  nproc = execFileSync('nproc', { encoding: 'utf8' }).trim();
+} catch {
+  // nproc missing: availableParallelism() is the same figure.
+}
+
+const fmt = (ms: number): string =>
+  ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
+const perNs = (ms: number, size: number): string => ((ms * 1000) / size).toFixed(2);
+
+function table(rows: readonly Row[]): string {
+  return [
+    '| namespaces | steady, pre-parsed (ms) | µs/namespace | steady, parsing included (ms) | µs/namespace | first pass, pre-parsed (ms) | actions steady / first | heap (MiB) | runs (cold) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (row) =>
+        `| ${row.size.toLocaleString('en-US')} | ${fmt(row.steadyWarm)} | ${perNs(row.steadyWarm, row.size)} | ${fmt(row.steadyCold)} | ${perNs(row.steadyCold, row.size)} | ${fmt(row.firstWarm)} | ${row.steadyActions} / ${row.firstActions} | ${row.heapMiB.toFixed(0)} | ${row.runs} (${row.coldRuns}) |`,
+    ),
+  ].join('\n');
+}
+
+function findings(rows: readonly Row[]): string {
+  const lines: string[] = [];
+  const at10k = rows.find((row) => row.size === 10_000);
+  if (at10k !== undefined) {
+    lines.push(
+      `10,000 namespaces, pre-parsed: ${fmt(at10k.steadyWarm)} ms (budget ${BUDGET_MS} ms): ${at10k.steadyWarm <= BUDGET_MS ? 'within budget' : 'OVER BUDGET'}.`,
+    );
+  }
+  for (let i = 1; i < rows.length; i++) {
+    const [small, large] = [rows[i - 1], rows[i]];
+    if (small === undefined || large === undefined) continue;
+    const growth = large.steadyWarm / small.steadyWarm / (large.size / small.size);
+    lines.push(
+      `Pre-parsed cost per namespace from ${small.size.toLocaleString('en-US')} to ${large.size.toLocaleString('en-US')}: ×${growth.toFixed(2)} (1.00 is linear).`,
+    );
+  }
+  return lines.join('\n');
+}
+
+// Written after every size, so a size that does not finish still leaves the others on record.
+function report(rows: readonly Row[], pending: readonly number[]): void {
+  const load = loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ');
+  const machine = `${nproc} CPUs (nproc), ${cpuModel}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}; load average ${load} (the machine is shared)`;
+  const notFinished =
+    pending.length === 0
+      ? ''
+      : `\nNot measured (the run stopped before): ${pending.map((size) => size.toLocaleString('en-US')).join(', ')} namespaces.\n`;
+  const markdown = `## plan() — DESIGN §8: 10,000 namespaces ≤ ${BUDGET_MS} ms with kubeconfigs pre-parsed
+
+Command: \`pnpm bench -- plan\` (script \`packages/core/bench/plan.bench.ts\`).
+Machine: ${machine}.
+Measured: ${new Date().toISOString().slice(0, 10)}.
+
+Each namespace has its own kubeconfig Secret (real EC CA, client certificate and key; a unique
+server address) and a copied prefixed label. Figures are medians of the given number of runs
+(pre-parsed: after one warm-up; parsing included: the number in brackets, no warm-up), with a
+GC before each run.
+
+- **steady, pre-parsed**: every namespace already registered and up to date (a normal daemon
+  pass; expected actions: 0). The translator memoises by Secret uid + resourceVersion + key,
+  as the daemon does, and has seen every kubeconfig.
+- **steady, parsing included**: the same pass with a fresh translator, so every kubeconfig is
+  decoded, parsed as YAML and its certificates read.
+- **first pass, pre-parsed**: nothing registered yet; every namespace yields a create.
+- **heap**: V8 heap in use after a GC while holding the snapshot, the registrations and the
+  parse cache (a hint for the 256 MiB budget, not the daemon's resident memory).
+
+${table(rows)}
+
+${findings(rows)}
+${notFinished}`;
+  mkdirSync(join(root, 'docs', 'bench'), { recursive: true });
+  writeFileSync(join(root, 'docs', 'bench', 'plan.md'), markdown);
+  console.log(
+    `\n${table(rows)}\n\n${findings(rows)}\nmachine: ${machine}\nwrote docs/bench/plan.md`,
+  );
 }
 
 const rows: Row[] = [];
-for (const size of sizes) {
+for (const [index, size] of sizes.entries()) {
   const runs = size >= 100_000 ? 3 : 7;
   // Parsing 100,000 kubeconfigs takes minutes on a busy machine: fewer cold runs, no warm-up
   // (the JIT is warm from the pre-parsed runs and the first pass).
@@ -187,6 +273,8 @@ for (const size of sizes) {
   const warm = memoisingTranslator();
   const first = plan(fresh, config, NOW, { translate: warm });
   const steady = steadySnapshot(fresh, first);
+  gc?.();
+  const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
 
   const steadyWarm = measure(runs, () => plan(steady, config, NOW, { translate: warm }));
   const steadyCold = measure(
@@ -204,66 +292,8 @@ for (const size of sizes) {
     firstActions: firstWarm.actions,
     runs,
     coldRuns,
+    heapMiB,
   });
   console.log(`measured ${size} namespaces`);
+  report(rows, sizes.slice(index + 1));
 }
-
-const fmt = (ms: number): string =>
-  ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0);
-const perNs = (ms: number, size: number): string => ((ms * 1000) / size).toFixed(2);
-const header =
-  '| namespaces | steady, pre-parsed (ms) | µs/namespace | steady, parsing included (ms) | µs/namespace | first pass, pre-parsed (ms) | actions steady / first | runs (cold) |';
-const table = [
-  header,
-  '|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ...rows.map(
-    (row) =>
-      `| ${row.size.toLocaleString('en-US')} | ${fmt(row.steadyWarm)} | ${perNs(row.steadyWarm, row.size)} | ${fmt(row.steadyCold)} | ${perNs(row.steadyCold, row.size)} | ${fmt(row.firstWarm)} | ${row.steadyActions} / ${row.firstActions} | ${row.runs} (${row.coldRuns}) |`,
-  ),
-].join('\n');
-
-const cpuModel =
-  /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? 'unknown';
-let nproc = String(availableParallelism());
-try {
-  nproc = execFileSync('nproc', { encoding: 'utf8' }).trim();
-} catch {
-  // nproc missing: availableParallelism() is the same figure.
-}
-const load = loadavg()
-  .map((value) => value.toFixed(1))
-  .join(' ');
-const machine = `${nproc} CPUs (nproc), ${cpuModel}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}; load average at the end of the run ${load} (the machine is shared)`;
-
-const at10k = rows.find((row) => row.size === 10_000);
-const verdict =
-  at10k === undefined
-    ? ''
-    : `\n10,000 namespaces, pre-parsed: ${fmt(at10k.steadyWarm)} ms (budget ${BUDGET_MS} ms): ${at10k.steadyWarm <= BUDGET_MS ? 'within budget' : 'OVER BUDGET'}.\n`;
-
-console.log(`\n${table}\n${verdict}\nmachine: ${machine}`);
-
-const markdown = `## plan() — DESIGN §8: 10,000 namespaces ≤ ${BUDGET_MS} ms with kubeconfigs pre-parsed
-
-Command: \`pnpm bench -- plan\` (script \`packages/core/bench/plan.bench.ts\`).
-Machine: ${machine}.
-Measured: ${new Date().toISOString().slice(0, 10)}.
-
-Each namespace has its own kubeconfig Secret (real EC CA, client certificate and key; a unique
-server address) and a copied prefixed label. Figures are medians of the given number of runs
-(pre-parsed: after one warm-up; parsing included: the number in brackets, no warm-up), with a
-GC before each run.
-
-- **steady, pre-parsed**: every namespace already registered and up to date (a normal daemon
-  pass; expected actions: 0). The translator memoises by Secret uid + resourceVersion + key,
-  as the daemon does, and has seen every kubeconfig.
-- **steady, parsing included**: the same pass with a fresh translator, so every kubeconfig is
-  decoded, parsed as YAML and its certificates read.
-- **first pass, pre-parsed**: nothing registered yet; every namespace yields a create.
-
-${table}
-${verdict}`;
-
-mkdirSync(join(root, 'docs', 'bench'), { recursive: true });
-writeFileSync(join(root, 'docs', 'bench', 'plan.md'), markdown);
-console.log('wrote docs/bench/plan.md');
