@@ -192,7 +192,9 @@ describe('planToJson', () => {
 
 // Credential material looks like base64 in practice; the second arbitrary covers anything else.
 const base64Credential = fc.string({
-  unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/='),
+  unit: fc.constantFrom(
+    ...Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/='),
+  ),
   minLength: 16,
   maxLength: 64,
 });

@@ -163,6 +163,8 @@ const fullPlan: Plan = {
   ],
 };
 
+const ESC = String.fromCharCode(27);
+
 describe('renderPlanText', () => {
   it('renders every kind of action, the namespaces needing attention, warnings and the summary', () => {
     expect(renderPlanText(fullPlan)).toBe(
@@ -311,7 +313,9 @@ Plan: 0 to create, 0 to update, 0 to demote, 1 to delete.
     const coloured = renderPlanText(fullPlan, { color: true });
     expect(coloured).toContain('\u001b[32m+\u001b[0m \u001b[1margocd/cluster-alpha\u001b[0m');
     expect(coloured).toContain('\u001b[31m-\u001b[0m \u001b[1margocd/cluster-gone\u001b[0m');
-    expect(coloured.replace(/\u001b\[[0-9;]*m/g, '')).toBe(renderPlanText(fullPlan));
+    expect(coloured.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '')).toBe(
+      renderPlanText(fullPlan),
+    );
     expect(renderPlanText(fullPlan)).not.toContain('\u001b');
   });
 });
