@@ -159,7 +159,7 @@ class Planner {
   /** ArgoCD cluster name → the foreign Secret that already uses it. */
   private readonly foreignNames = new Map<string, ObservedSecret>();
   /** Normalised server → holders, by Secret name. */
-  private readonly holders = new Map<string, Map<string, Holder>>();
+  private readonly holders = new Map<string, Holder[]>();
   private readonly holderBySecret = new Map<string, Holder>();
   /** Cluster name → the namespace that holds or won it this pass. */
   private readonly nameWinners = new Map<
@@ -432,22 +432,21 @@ class Planner {
   }
 
   private hold(holder: Holder): void {
-    const previous = this.holderBySecret.get(holder.secret);
-    if (previous !== undefined) this.holders.get(previous.server)?.delete(holder.secret);
+    this.release(holder.secret);
     this.holderBySecret.set(holder.secret, holder);
-    let byServer = this.holders.get(holder.server);
-    if (byServer === undefined) {
-      byServer = new Map();
-      this.holders.set(holder.server, byServer);
-    }
-    byServer.set(holder.secret, holder);
+    const byServer = this.holders.get(holder.server);
+    if (byServer === undefined) this.holders.set(holder.server, [holder]);
+    else byServer.push(holder);
   }
 
   private release(secret: string): void {
     const previous = this.holderBySecret.get(secret);
     if (previous === undefined) return;
-    this.holders.get(previous.server)?.delete(secret);
     this.holderBySecret.delete(secret);
+    const byServer = this.holders.get(previous.server);
+    if (byServer === undefined) return;
+    const index = byServer.indexOf(previous);
+    if (index >= 0) byServer.splice(index, 1);
   }
 
   // -------------------------------------------------------------------------------------
@@ -538,7 +537,7 @@ class Planner {
       target,
       incumbent,
       desired: built.secret,
-      server: normaliseServer(built.server),
+      server: normalised(built.server),
       translation: chosen.translation,
       clusterConfig: built.clusterConfig,
       won: false,
@@ -577,20 +576,19 @@ class Planner {
    * younger healthy one. A claim refused for a server that a later claim gave up is retried.
    */
   private settle(claims: Claim[]): void {
-    const created = new Map<Subject, number>();
-    for (const claim of claims) {
-      if (!claim.incumbent)
-        created.set(
-          claim.subject,
+    // Claims arrive in namespace-name order and sort() is stable: incumbents keep that order,
+    // newcomers sort by age with name as the tie-break for free.
+    const incumbents = claims.filter((claim) => claim.incumbent);
+    const newcomers = claims
+      .filter((claim) => !claim.incumbent)
+      .map((claim) => ({
+        claim,
+        created:
           parseTimestamp(claim.subject.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER,
-        );
-    }
-    claims.sort((a, b) => {
-      if (a.incumbent !== b.incumbent) return a.incumbent ? -1 : 1;
-      const age = (created.get(a.subject) ?? 0) - (created.get(b.subject) ?? 0);
-      return age !== 0 ? age : compareStrings(a.subject.namespace.name, b.subject.namespace.name);
-    });
-    let pending = claims;
+      }))
+      .sort((a, b) => a.created - b.created)
+      .map(({ claim }) => claim);
+    let pending = incumbents.concat(newcomers);
     let progress = true;
     while (progress) {
       progress = false;
@@ -614,10 +612,12 @@ class Planner {
       return false;
     }
     const targetName = registrationName(claim.cluster);
-    const blockers = [...(this.holders.get(claim.server)?.values() ?? [])].filter(
-      (holder) => holder.secret !== targetName && holder.ownerUid !== subject.namespace.uid,
-    );
-    const blocker = blockers.sort((a, b) => compareStrings(a.secret, b.secret))[0];
+    let blocker: Holder | undefined;
+    for (const holder of this.holders.get(claim.server) ?? []) {
+      if (holder.secret === targetName || holder.ownerUid === subject.namespace.uid) continue;
+      if (blocker === undefined || compareStrings(holder.secret, blocker.secret) < 0)
+        blocker = holder;
+    }
     if (blocker !== undefined) {
       claim.refusal = { code: 'server-collision', message: this.collisionMessage(claim, blocker) };
       return false;
@@ -628,14 +628,16 @@ class Planner {
       subject,
       why: claim.incumbent ? 'holds the registration' : 'is older or sorts first',
     });
-    this.hold({
-      secret: targetName,
-      server: claim.server,
-      foreign: false,
-      ownerUid: subject.namespace.uid,
-      ownerName: subject.namespace.name,
-      claimed: true,
-    });
+    const held = this.holderBySecret.get(targetName);
+    if (held?.server !== claim.server || held.ownerUid !== subject.namespace.uid)
+      this.hold({
+        secret: targetName,
+        server: claim.server,
+        foreign: false,
+        ownerUid: subject.namespace.uid,
+        ownerName: subject.namespace.name,
+        claimed: true,
+      });
     // The namespace's old registrations are demoted (or taken over): their servers are free.
     for (const registration of subject.registrations) {
       if (
@@ -860,12 +862,26 @@ class Planner {
 
   private outcome(subject: Subject): NamespaceOutcome {
     const namespace = subject.namespace.name;
+    const claim = subject.claim;
+    const chosen = subject.selection?.chosen;
+    // The common case, built directly: a namespace whose registration is (now) up to date.
+    if (claim?.translation !== undefined && chosen !== undefined && !this.deferred.has(subject)) {
+      const outcome: { -readonly [K in keyof NamespaceOutcome]: NamespaceOutcome[K] } = {
+        namespace,
+        cluster: claim.cluster,
+        rejected: subject.selection?.rejected ?? [],
+        source: chosen.candidate,
+        state: this.written.has(subject) || claim.target === undefined ? 'registered' : 'unchanged',
+      };
+      const notAfter = claim.translation.clientCertificate?.notAfter;
+      if (notAfter !== undefined) outcome.credentialNotAfter = notAfter;
+      return outcome;
+    }
     const base = {
       namespace,
       ...(subject.cluster === undefined ? {} : { cluster: subject.cluster }),
       rejected: subject.selection?.rejected ?? [],
     };
-    const chosen = subject.selection?.chosen;
     const source: { source?: CandidateRef } =
       chosen === undefined ? {} : { source: chosen.candidate };
     const kept = subject.registrations.map((registration) => registration.secret.name);
@@ -887,24 +903,14 @@ class Planner {
     if (subject.refusal !== undefined) {
       return { ...base, ...source, state: 'refused', reason: withKept(subject.refusal, kept) };
     }
-    const claim = subject.claim;
-    if (claim !== undefined && claim.translation !== undefined) {
-      const deferral = this.deferred.get(subject);
-      if (deferral !== undefined) {
-        return {
-          ...base,
-          ...source,
-          state: 'unchanged',
-          reason: { code: 'credential-refresh-deferred', message: deferral.message },
-          ...(deferral.notAfter === undefined ? {} : { credentialNotAfter: deferral.notAfter }),
-        };
-      }
-      const notAfter = claim.translation.clientCertificate?.notAfter;
+    const deferral = this.deferred.get(subject);
+    if (deferral !== undefined) {
       return {
         ...base,
         ...source,
-        state: this.written.has(subject) || claim.target === undefined ? 'registered' : 'unchanged',
-        ...(notAfter === undefined ? {} : { credentialNotAfter: notAfter }),
+        state: 'unchanged',
+        reason: { code: 'credential-refresh-deferred', message: deferral.message },
+        ...(deferral.notAfter === undefined ? {} : { credentialNotAfter: deferral.notAfter }),
       };
     }
     // No usable kubeconfig.
@@ -1143,12 +1149,15 @@ function certificateOf(certData: unknown): CertificateFacts | undefined {
 }
 
 function sameRecord(a: Labels, b: Labels): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) {
+  let count = 0;
+  for (const key in a) {
     if (a[key] !== b[key] || !Object.hasOwn(b, key)) return false;
+    count++;
   }
-  return true;
+  for (const key in b) {
+    if (Object.hasOwn(b, key)) count--;
+  }
+  return count === 0;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1266,9 +1275,34 @@ function readData(secret: ObservedSecret, key: string): string | undefined {
   return encoded === undefined ? undefined : decodeBase64Text(encoded);
 }
 
+// `data.server` values recur pass after pass: decode and normalise each distinct one once.
+const SERVER_CACHE_LIMIT = 100_000;
+const normalisedServers = new Map<string, string>();
+
+/** normaliseServer, memoised (bounded; dropped whole when full). */
+function normalised(server: string): string {
+  let result = normalisedServers.get(server);
+  if (result === undefined) {
+    if (normalisedServers.size >= SERVER_CACHE_LIMIT) normalisedServers.clear();
+    result = normaliseServer(server);
+    normalisedServers.set(server, result);
+  }
+  return result;
+}
+
+const decodedServers = new Map<string, string>();
+
 function readServer(secret: ObservedSecret): string | undefined {
-  const server = readData(secret, 'server');
-  return server === undefined || server === '' ? undefined : normaliseServer(server);
+  const encoded = secret.data['server'];
+  if (encoded === undefined) return undefined;
+  let server = decodedServers.get(encoded);
+  if (server === undefined) {
+    if (decodedServers.size >= SERVER_CACHE_LIMIT) decodedServers.clear();
+    const text = decodeBase64Text(encoded);
+    server = text === undefined || text === '' ? '' : normalised(text);
+    decodedServers.set(encoded, server);
+  }
+  return server === '' ? undefined : server;
 }
 
 function observedRef(secret: ObservedSecret): ObservedRef {

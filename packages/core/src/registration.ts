@@ -93,11 +93,36 @@ export function clusterConfigJson(config: ArgoClusterConfig): string {
 // pass from re-encoding every certificate. Memoising a pure function keeps plan() pure.
 const encodedConfigs = new WeakMap<ArgoClusterConfig, string>();
 
+// Names and servers recur pass after pass; encoding them once keeps a steady pass from
+// rebuilding (and the collector from sweeping) tens of thousands of small strings. Bounded:
+// the cache is dropped whole when it grows past the limit.
+const TEXT_CACHE_LIMIT = 100_000;
+const encodedTexts = new Map<string, string>();
+
+/**
+ * One contiguous copy of a string built by many concatenations: such strings are ropes, and
+ * a cached value is compared with the existing Secret's on every pass.
+ */
+function flat(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
+/** base64 of short, recurring text (names, servers, projects), memoised. */
+export function encodeText(text: string): string {
+  let encoded = encodedTexts.get(text);
+  if (encoded === undefined) {
+    if (encodedTexts.size >= TEXT_CACHE_LIMIT) encodedTexts.clear();
+    encoded = flat(encodeBase64Text(text));
+    encodedTexts.set(text, encoded);
+  }
+  return encoded;
+}
+
 /** base64 of {@link clusterConfigJson}, memoised per config object. */
 export function encodeClusterConfig(config: ArgoClusterConfig): string {
   let encoded = encodedConfigs.get(config);
   if (encoded === undefined) {
-    encoded = encodeBase64Text(clusterConfigJson(config));
+    encoded = flat(encodeBase64Text(clusterConfigJson(config)));
     encodedConfigs.set(config, encoded);
   }
   return encoded;
@@ -140,8 +165,10 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   // The prune veto is set by people on the registration itself; it is not ours to drop.
   const prune = existing?.labels[keys.prune];
   if (prune !== undefined) labels[keys.prune] = prune;
-  for (const [key, value] of Object.entries(namespace.labels)) {
-    if (hasPrefix(keys, key) && !keys.reserved.has(key)) labels[key] = value;
+  // for-in rather than Object.entries: this runs for every namespace on every pass.
+  for (const key in namespace.labels) {
+    const value = namespace.labels[key];
+    if (value !== undefined && hasPrefix(keys, key) && !keys.reserved.has(key)) labels[key] = value;
   }
   labels[ARGOCD_SECRET_TYPE_LABEL] = ARGOCD_CLUSTER_SECRET_TYPE;
   labels[keys.managedBy] = input.config.managedBy;
@@ -151,26 +178,28 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   labels[keys.provider] = input.provider;
 
   const annotations: Record<string, string> = keepForeignKeys(existing?.annotations, keys);
-  Object.assign(annotations, copyAnnotations(namespace, keys, warnings));
+  const copied = copyAnnotations(namespace, keys, warnings);
+  for (const key in copied) annotations[key] = copied[key] ?? '';
   const stamped = existing?.annotations[keys.credentialsUpdatedAt];
   if (stamped !== undefined) annotations[keys.credentialsUpdatedAt] = stamped;
 
   const data: Record<string, string> = {
-    name: encodeBase64Text(input.cluster),
-    server: encodeBase64Text(server),
+    name: encodeText(input.cluster),
+    server: encodeText(server),
     config: encodeClusterConfig(clusterConfig),
   };
   const project = namespace.labels[keys.project];
-  if (project !== undefined && project !== '') data['project'] = encodeBase64Text(project);
+  if (project !== undefined && project !== '') data['project'] = encodeText(project);
   const namespaces = namespaceList(namespace.annotations[keys.namespaces]);
-  if (namespaces !== undefined) data['namespaces'] = encodeBase64Text(namespaces);
+  if (namespaces !== undefined) data['namespaces'] = encodeText(namespaces);
   const clusterResources =
     namespace.labels[keys.clusterResources] ?? namespace.annotations[keys.clusterResources];
-  if (clusterResources === 'true') data['clusterResources'] = encodeBase64Text('true');
+  if (clusterResources === 'true') data['clusterResources'] = encodeText('true');
   // ArgoCD data keys we never write (`shard`, say) are an operator's: keep them.
   if (existing !== undefined) {
-    for (const [key, value] of Object.entries(existing.data)) {
-      if (!OWN_DATA_KEYS.has(key)) data[key] = value;
+    for (const key in existing.data) {
+      const value = existing.data[key];
+      if (value !== undefined && !OWN_DATA_KEYS.has(key)) data[key] = value;
     }
   }
 
@@ -206,8 +235,10 @@ export function stampCredentials(
 function keepForeignKeys(existing: Labels | undefined, keys: LabelKeys): Record<string, string> {
   const kept: Record<string, string> = {};
   if (existing === undefined) return kept;
-  for (const [key, value] of Object.entries(existing)) {
-    if (!hasPrefix(keys, key) && key !== ARGOCD_SECRET_TYPE_LABEL) kept[key] = value;
+  for (const key in existing) {
+    const value = existing[key];
+    if (value !== undefined && !hasPrefix(keys, key) && key !== ARGOCD_SECRET_TYPE_LABEL)
+      kept[key] = value;
   }
   return kept;
 }
@@ -228,9 +259,12 @@ function copyAnnotations(
   warnings: Warning[],
 ): Record<string, string> {
   const copied: Record<string, string> = {};
-  const prefixed = Object.keys(namespace.annotations)
-    .filter((key) => hasPrefix(keys, key) && !keys.reserved.has(key))
-    .sort();
+  const prefixed: string[] = [];
+  for (const key in namespace.annotations) {
+    if (hasPrefix(keys, key) && !keys.reserved.has(key)) prefixed.push(key);
+  }
+  if (prefixed.length === 0) return copied;
+  prefixed.sort();
   const overLimit: string[] = [];
   let count = 0;
   let total = 0;
