@@ -366,10 +366,8 @@ export function scenario(from?: Snapshot): Scenario {
 }
 
 function withKey(record: Labels, key: string, value: string | null): Labels {
-  const copy: Record<string, string> = { ...record };
-  if (value === null) delete copy[key];
-  else copy[key] = value;
-  return copy;
+  const copy = Object.fromEntries(Object.entries(record).filter(([existing]) => existing !== key));
+  return value === null ? copy : { ...copy, [key]: value };
 }
 
 // ---------------------------------------------------------------------------------------
