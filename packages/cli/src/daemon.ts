@@ -107,7 +107,7 @@ interface Recheck {
 export class Daemon {
   private readonly timing: DaemonTiming;
   private readonly gatherer: Gatherer;
-  private readonly reporter: OutcomeReporter;
+  private reporter: OutcomeReporter;
   private readonly now: () => number;
   private readonly log: Logger;
 
@@ -138,12 +138,13 @@ export class Daemon {
     this.now = options.now ?? Date.now;
     this.log = options.logger;
     this.gatherer = createGatherer(options.access, options.config);
-    this.reporter = new OutcomeReporter(
-      options.access,
-      options.config.targetNamespace,
-      options.logger,
-    );
+    this.reporter = this.newReporter();
     this.loopAliveAt = this.now();
+  }
+
+  private newReporter(): OutcomeReporter {
+    const { access, config, logger } = this.options;
+    return new OutcomeReporter(access, config.targetNamespace, logger);
   }
 
   /** Starts the watch, the elector and the loop; the first pass is a full one, at once. */
@@ -177,8 +178,12 @@ export class Daemon {
         onChange: (leader) => {
           metrics.leader.set({}, leader ? 1 : 0);
           this.log.info(leader ? 'became the leader' : 'not the leader; standing by', {});
-          // A new leader starts from a full pass: it saw nothing while standing by.
-          if (leader) this.fullDueAt = this.now();
+          // A new leader starts from a full pass, and reports every namespace afresh: what
+          // it noticed while standing by was never reported as Events.
+          if (leader) {
+            this.fullDueAt = this.now();
+            this.reporter = this.newReporter();
+          }
           this.notify();
         },
       });

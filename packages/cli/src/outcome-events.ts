@@ -54,9 +54,10 @@ export class OutcomeReporter {
       if (previous?.key === key) continue;
 
       // A registration counts once its write succeeded; a failed write is retried and
-      // reported on the pass that lands it.
+      // reported on the pass that lands it. A pass that writes nothing (dry run, standby)
+      // leaves it to be reported by the pass that does.
       const write = findWrite(pass.results, pass.plan, outcome);
-      if (outcome.state === 'registered' && pass.applied && write?.status !== 'applied') continue;
+      if (outcome.state === 'registered' && write?.status !== 'applied') continue;
 
       this.seen.set(outcome.namespace, { key });
       this.log(outcome, category, previous === undefined);

@@ -19,15 +19,15 @@ import {
 import type { RunningDaemon, World } from '../test-support/e2e.js';
 
 let world: World;
-let daemon: RunningDaemon | undefined;
+let daemons: RunningDaemon[] = [];
 
 beforeEach(async () => {
   world = await createWorld();
 });
 
 afterEach(async () => {
-  await daemon?.stop('SIGKILL');
-  daemon = undefined;
+  await Promise.all(daemons.map((d) => d.stop('SIGKILL')));
+  daemons = [];
 });
 
 async function startReady(
@@ -40,7 +40,7 @@ async function startReady(
     '--metrics-addr=127.0.0.1:0',
     ...extra,
   ]);
-  daemon = running;
+  daemons.push(running);
   const port = await running.healthPort();
   await eventually(
     async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined),
@@ -148,9 +148,59 @@ describe('daemon', () => {
     await eventually(() => registration(world, 'led'), 'the leader to register');
 
     expect(await running.stop('SIGTERM')).toBe(0);
-    daemon = undefined;
     const released = await leases.readNamespacedLease({ name: leaseName, namespace: world.target });
     expect(released.spec?.holderIdentity ?? '').toBe('');
     expect(running.logs.some((l) => l['msg'] === 'stopped')).toBe(true);
+  });
+
+  it('lets only the leader write; a ready standby takes over when the leader stops', async () => {
+    const leases = adminKubeConfig(world.host).makeApiClient(CoordinationV1Api);
+    const leaseName = `argocd-cluster-registrar-${world.managedBy}`;
+    const holder = async (): Promise<string> => {
+      try {
+        const lease = await leases.readNamespacedLease({
+          name: leaseName,
+          namespace: world.target,
+        });
+        return lease.spec?.holderIdentity ?? '';
+      } catch {
+        return '';
+      }
+    };
+    const first = await startReady(['--leader-elect']);
+    await eventually(
+      async () => ((await holder()).endsWith(`_${first.daemon.process.pid}`) ? true : undefined),
+      'the first daemon to lead',
+    );
+    // The standby is ready without holding the Lease.
+    const second = await startReady(['--leader-elect']);
+
+    const ns = await createSourceNamespace(world, { cluster: 'first' });
+    await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
+    await eventually(() => registration(world, 'first'), 'the leader to register');
+    const writes = (d: RunningDaemon): number =>
+      d.logs.filter(
+        (l) =>
+          String(l['msg']).endsWith(' registration') &&
+          l['level'] === 'info' &&
+          !String(l['msg']).includes('would'),
+      ).length;
+    expect(writes(second.daemon)).toBe(0);
+
+    // The leader releases the Lease on SIGTERM, so the standby takes over without waiting
+    // for it to expire, and writes from then on.
+    expect(await first.daemon.stop('SIGTERM')).toBe(0);
+    await eventually(
+      async () => ((await holder()).endsWith(`_${second.daemon.process.pid}`) ? true : undefined),
+      'the standby to take over',
+    );
+    const next = await createSourceNamespace(world, { cluster: 'second' });
+    await putK3kKubeconfig(
+      world,
+      next.metadata?.name ?? '',
+      kubeconfigYaml(world.child, { server: 'https://second.example:6443' }),
+    );
+    await eventually(() => registration(world, 'second'), 'the new leader to register');
+    expect(second.daemon.logs.some((l) => l['msg'] === 'became the leader')).toBe(true);
   });
 });
