@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import type { NamespaceOutcome } from '@argocd-cluster-registrar/core';
+import { RegistrarMetrics } from './metrics.js';
+
+const outcome = (
+  namespace: string,
+  state: NamespaceOutcome['state'],
+  extra: Partial<NamespaceOutcome> = {},
+): NamespaceOutcome => ({
+  namespace,
+  state,
+  rejected: [],
+  ...extra,
+});
+
+describe('RegistrarMetrics', () => {
+  it('exposes every series in Prometheus text format', () => {
+    const metrics = new RegistrarMetrics();
+    metrics.recordOutcomes([
+      outcome('a', 'registered', { cluster: 'a', credentialNotAfter: '2027-01-01T00:00:00Z' }),
+      outcome('b', 'unchanged', { cluster: 'b' }),
+      outcome('c', 'refused', {
+        cluster: 'c"quoted',
+        reason: { code: 'name-invalid', message: 'bad' },
+      }),
+      outcome('d', 'refused', { reason: { code: 'name-invalid', message: 'bad' } }),
+    ]);
+    metrics.passDuration.observe(0.2);
+    metrics.apiErrors.inc({ kind: 'transient' });
+    metrics.actions.inc({ kind: 'create', status: 'applied' });
+    metrics.leader.set({}, 1);
+    const text = metrics.render();
+    expect(text).toContain('# TYPE registrar_registrations gauge');
+    expect(text).toContain('registrar_registrations{state="registered"} 1\n');
+    expect(text).toContain('registrar_registrations{state="waiting"} 0\n');
+    expect(text).toContain('registrar_refusals{reason="name-invalid"} 2\n');
+    expect(text).toContain(
+      'registrar_credential_expiry_timestamp_seconds{cluster="a"} 1798761600\n',
+    );
+    expect(text).toContain('registrar_pass_duration_seconds_bucket{le="0.25"} 1\n');
+    expect(text).toContain('registrar_pass_duration_seconds_bucket{le="0.1"} 0\n');
+    expect(text).toContain('registrar_pass_duration_seconds_bucket{le="+Inf"} 1\n');
+    expect(text).toContain('registrar_pass_duration_seconds_count 1\n');
+    expect(text).toContain('registrar_api_errors_total{kind="transient"} 1\n');
+    expect(text).toContain('registrar_actions_total{kind="create",status="applied"} 1\n');
+    expect(text).toContain('registrar_leader 1\n');
+    expect(text).toMatch(/^process_resident_memory_bytes \d+$/m);
+    expect(text.endsWith('\n')).toBe(true);
+  });
+
+  it('forgets clusters and refusal reasons that are gone', () => {
+    const metrics = new RegistrarMetrics();
+    metrics.recordOutcomes([
+      outcome('a', 'refused', {
+        cluster: 'a',
+        reason: { code: 'server-collision', message: 'x' },
+        credentialNotAfter: '2027-01-01T00:00:00Z',
+      }),
+    ]);
+    metrics.recordOutcomes([]);
+    const text = metrics.render();
+    expect(text).not.toContain('server-collision');
+    expect(text).not.toContain('cluster="a"');
+    expect(text).toContain('registrar_registrations{state="refused"} 0');
+  });
+
+  it('escapes label values', () => {
+    const metrics = new RegistrarMetrics();
+    metrics.apiErrors.inc({ kind: 'a"b\\c\nd' });
+    expect(metrics.render()).toContain('registrar_api_errors_total{kind="a\\"b\\\\c\\nd"} 1');
+  });
+});
