@@ -47,19 +47,30 @@ export function decodeBase64(text: string): Uint8Array | undefined {
 }
 
 export function encodeBase64(bytes: Uint8Array): string {
-  let result = '';
+  // Emit char codes into a buffer and build the string in chunks: appending one character at a
+  // time makes V8 chain thousands of tiny strings, which is slow to compare and heavy to hold.
+  const codes = new Uint16Array(Math.ceil(bytes.length / 3) * 4);
+  let o = 0;
   for (let i = 0; i < bytes.length; i += 3) {
     const a = bytes[i] ?? 0;
     const b = bytes[i + 1] ?? 0;
     const c = bytes[i + 2] ?? 0;
     const triple = (a << 16) | (b << 8) | c;
-    result += ALPHABET.charAt((triple >> 18) & 0x3f);
-    result += ALPHABET.charAt((triple >> 12) & 0x3f);
-    result += i + 1 < bytes.length ? ALPHABET.charAt((triple >> 6) & 0x3f) : '=';
-    result += i + 2 < bytes.length ? ALPHABET.charAt(triple & 0x3f) : '=';
+    codes[o++] = ALPHABET_CODES[(triple >> 18) & 0x3f] ?? PAD;
+    codes[o++] = ALPHABET_CODES[(triple >> 12) & 0x3f] ?? PAD;
+    codes[o++] = i + 1 < bytes.length ? (ALPHABET_CODES[(triple >> 6) & 0x3f] ?? PAD) : PAD;
+    codes[o++] = i + 2 < bytes.length ? (ALPHABET_CODES[triple & 0x3f] ?? PAD) : PAD;
+  }
+  let result = '';
+  for (let start = 0; start < codes.length; start += CHUNK) {
+    result += String.fromCharCode(...codes.subarray(start, start + CHUNK));
   }
   return result;
 }
+
+const PAD = 0x3d; // '='
+const CHUNK = 8192;
+const ALPHABET_CODES = Array.from(ALPHABET, (char) => char.charCodeAt(0));
 
 /**
  * UTF-8 encoding of a JavaScript string. A lone surrogate has no UTF-8 form; it becomes
