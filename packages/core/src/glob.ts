@@ -7,9 +7,15 @@ type Token =
   | { readonly kind: 'star' }
   | { readonly kind: 'any' }
   | { readonly kind: 'literal'; readonly char: string }
-  | { readonly kind: 'class'; readonly negated: boolean; readonly ranges: readonly (readonly [number, number])[] };
+  | {
+      readonly kind: 'class';
+      readonly negated: boolean;
+      readonly ranges: readonly (readonly [number, number])[];
+    };
 
-type Parsed = { readonly ok: true; readonly tokens: readonly Token[] } | { readonly ok: false; readonly error: string };
+type Parsed =
+  | { readonly ok: true; readonly tokens: readonly Token[] }
+  | { readonly ok: false; readonly error: string };
 
 const cache = new Map<string, Parsed>();
 
@@ -101,42 +107,52 @@ export function validateGlob(pattern: string): string | undefined {
   return result.ok ? undefined : result.error;
 }
 
-function matchesOne(token: Token, char: string): boolean {
-  switch (token.kind) {
-    case 'any':
-      return char !== '/';
-    case 'literal':
-      return token.char === char;
-    case 'class': {
-      const code = char.codePointAt(0) ?? 0;
-      const inClass = token.ranges.some(([lo, hi]) => lo <= code && code <= hi);
-      return inClass !== token.negated;
-    }
-    case 'star':
-      return false;
-  }
+const compiled = new Map<string, RegExp | null>();
+
+// Only syntax characters may be escaped in a `u` RegExp.
+const escapeRegExp = (char: string): string => char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const codePointClass = (code: number): string => `\\u{${code.toString(16)}}`;
+
+/**
+ * The token list as one anchored RegExp: the planner matches every Secret of every managed
+ * namespace against every provider glob, so the per-call cost must be a regex test, not a
+ * re-walk of the tokens.
+ */
+function toRegExp(tokens: readonly Token[]): RegExp {
+  const source = tokens
+    .map((token) => {
+      switch (token.kind) {
+        case 'star':
+          return '[^/]*';
+        case 'any':
+          return '[^/]';
+        case 'literal':
+          return escapeRegExp(token.char);
+        case 'class': {
+          // Go accepts an inverted range (`[z-a]`) and it matches nothing; RegExp refuses it.
+          const ranges = token.ranges.filter(([lo, hi]) => lo <= hi);
+          if (ranges.length === 0) return token.negated ? '[\\s\\S]' : '(?!)';
+          const members = ranges
+            .map(([lo, hi]) =>
+              lo === hi ? codePointClass(lo) : `${codePointClass(lo)}-${codePointClass(hi)}`,
+            )
+            .join('');
+          return `[${token.negated ? '^' : ''}${members}]`;
+        }
+      }
+    })
+    .join('');
+  return new RegExp(`^${source}$`, 'u');
 }
 
 /** Whether `name` matches `pattern` as a whole (Go path.Match); false for a malformed pattern. */
 export function matchGlob(pattern: string, name: string): boolean {
-  const result = parsed(pattern);
-  if (!result.ok) return false;
-  const tokens = result.tokens;
-  const chars = codePoints(name);
-  // reachable[j]: the tokens consumed so far can match chars[0..j). Linear in tokens × name.
-  let reachable: boolean[] = new Array<boolean>(chars.length + 1).fill(false);
-  reachable[0] = true;
-  for (const token of tokens) {
-    const next: boolean[] = new Array<boolean>(chars.length + 1).fill(false);
-    for (let j = 0; j <= chars.length; j++) {
-      if (token.kind === 'star') {
-        // A star extends any reachable position across non-`/` characters.
-        if (reachable[j] === true || (j > 0 && next[j - 1] === true && chars[j - 1] !== '/')) next[j] = true;
-      } else if (j > 0 && reachable[j - 1] === true && matchesOne(token, chars[j - 1] ?? '')) {
-        next[j] = true;
-      }
-    }
-    reachable = next;
+  let regexp = compiled.get(pattern);
+  if (regexp === undefined) {
+    const result = parsed(pattern);
+    regexp = result.ok ? toRegExp(result.tokens) : null;
+    if (compiled.size > 1000) compiled.clear();
+    compiled.set(pattern, regexp);
   }
-  return reachable[chars.length] === true;
+  return regexp !== null && regexp.test(name);
 }
