@@ -31,14 +31,14 @@ export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from '
 export { sha256Hex, fingerprint } from './sha256.js';
 
 // Planning
-export { plan, type PlanOptions } from './plan.js';
+export { plan, diffSecret, type PlanOptions } from './plan.js';
 export {
   labelKeys,
   ARGOCD_SECRET_TYPE_LABEL,
   ARGOCD_CLUSTER_SECRET_TYPE,
   type LabelKeys,
 } from './label-keys.js';
-export { registrationName } from './registration.js';
+export { registrationName, buildRegistration, isDnsSubdomain } from './registration.js';
 
 // Rendering and snapshots
 export { renderPlanText, summaryLine, LEGEND, type RenderTextOptions } from './render-text.js';
