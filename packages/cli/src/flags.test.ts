@@ -87,6 +87,8 @@ describe('parseFlags', () => {
       'unknown flag --namespace (did you mean --target-namespace?)',
     );
     expect(errors(['--clusters=a'])[0]).toMatch(/^unknown flag --clusters/);
+    // The unknown flag's value is not reported as a stray argument too.
+    expect(errors(['--intervl', '5s'])).toHaveLength(1);
   });
 
   it('rejects positional arguments', () => {

@@ -284,6 +284,9 @@ export function parseFlags(
         flag: `--${name}`,
         message: `unknown flag --${name}${suggest(name)} (see --help)`,
       });
+      // Its value, if it has one, is not a second problem worth reporting.
+      const next = argv[i + 1];
+      if (inline === undefined && next !== undefined && !next.startsWith('-')) i += 1;
       continue;
     }
     let value: string;
