@@ -26,6 +26,7 @@ export interface OutcomeEvent {
 
 export class OutcomeReporter {
   private readonly seen = new Map<string, Seen>();
+  private warnings = new Set<string>();
 
   /**
    * `onlyWrites`: a one-shot run has no memory of earlier runs, so it reports only what it
@@ -66,6 +67,7 @@ export class OutcomeReporter {
         events.push(event);
     }
     for (const name of [...this.seen.keys()]) if (!present.has(name)) this.seen.delete(name);
+    this.reportWarnings(pass);
 
     if (emitEvents && pass.applied) {
       await Promise.all(
@@ -90,6 +92,24 @@ export class OutcomeReporter {
       );
     }
     return events;
+  }
+
+  // A plan warning is news the first time it appears; repeated every pass it is noise.
+  private reportWarnings(pass: PassReport): void {
+    const current = new Set<string>();
+    for (const warning of pass.plan.warnings) {
+      const key = `${warning.code}|${warning.namespace ?? ''}|${warning.secret ?? ''}|${warning.message}`;
+      current.add(key);
+      const fields = {
+        code: warning.code,
+        namespace: warning.namespace,
+        secret: warning.secret,
+        detail: warning.message,
+      };
+      if (this.warnings.has(key)) this.logger.debug('plan warning', fields);
+      else this.logger.warn('plan warning', fields);
+    }
+    this.warnings = current;
   }
 
   private log(outcome: NamespaceOutcome, category: Category, first: boolean): void {

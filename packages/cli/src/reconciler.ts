@@ -111,14 +111,6 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     requests: gathered.requests,
     ms: Math.round(durationMs),
   });
-  for (const warning of plan.warnings) {
-    deps.logger.debug('plan warning', {
-      code: warning.code,
-      namespace: warning.namespace,
-      message: warning.message,
-    });
-  }
-
   return {
     scope: options.scope.full ? 'full' : 'partial',
     snapshot: gathered.snapshot,
