@@ -151,24 +151,35 @@ function measure(
   runs: number,
   once: () => Plan,
   warmUp = true,
-): { medianMs: number; actions: number } {
+): { medianMs: number; cpuMs: number; actions: number } {
   const times: number[] = [];
+  const cpuTimes: number[] = [];
   let actions = 0;
   if (warmUp) once(); // JIT, and for a shared memoising translator its parse cache
   for (let run = 0; run < runs; run++) {
     gc?.();
+    const cpuStart = process.cpuUsage();
     const start = performance.now();
     const result = once();
     times.push(performance.now() - start);
+    // CPU time of this process: on a shared, busy machine it is closer than wall time to
+    // what an idle machine would show (it includes V8's GC helper threads, so it errs high).
+    const cpu = process.cpuUsage(cpuStart);
+    cpuTimes.push((cpu.user + cpu.system) / 1000);
     actions = result.actions.length;
   }
-  times.sort((a, b) => a - b);
-  return { medianMs: times[Math.floor(times.length / 2)] ?? Number.NaN, actions };
+  return { medianMs: median(times), cpuMs: median(cpuTimes), actions };
+}
+
+function median(values: number[]): number {
+  values.sort((a, b) => a - b);
+  return values[Math.floor(values.length / 2)] ?? Number.NaN;
 }
 
 interface Row {
   readonly size: number;
   readonly steadyWarm: number;
+  readonly steadyWarmCpu: number;
   readonly steadyCold: number;
   readonly firstWarm: number;
   readonly steadyActions: number;
@@ -194,11 +205,11 @@ const perNs = (ms: number, size: number): string => ((ms * 1000) / size).toFixed
 
 function table(rows: readonly Row[]): string {
   return [
-    '| namespaces | steady, pre-parsed (ms) | µs/namespace | steady, parsing included (ms) | µs/namespace | first pass, pre-parsed (ms) | actions steady / first | heap (MiB) | runs (cold) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| namespaces | steady, pre-parsed (ms) | CPU (ms) | µs/namespace | steady, parsing included (ms) | µs/namespace | first pass, pre-parsed (ms) | actions steady / first | heap (MiB) | runs (cold) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
-        `| ${row.size.toLocaleString('en-US')} | ${fmt(row.steadyWarm)} | ${perNs(row.steadyWarm, row.size)} | ${fmt(row.steadyCold)} | ${perNs(row.steadyCold, row.size)} | ${fmt(row.firstWarm)} | ${row.steadyActions} / ${row.firstActions} | ${row.heapMiB.toFixed(0)} | ${row.runs} (${row.coldRuns}) |`,
+        `| ${row.size.toLocaleString('en-US')} | ${fmt(row.steadyWarm)} | ${fmt(row.steadyWarmCpu)} | ${perNs(row.steadyWarm, row.size)} | ${fmt(row.steadyCold)} | ${perNs(row.steadyCold, row.size)} | ${fmt(row.firstWarm)} | ${row.steadyActions} / ${row.firstActions} | ${row.heapMiB.toFixed(0)} | ${row.runs} (${row.coldRuns}) |`,
     ),
   ].join('\n');
 }
@@ -208,7 +219,7 @@ function findings(rows: readonly Row[]): string {
   const at10k = rows.find((row) => row.size === 10_000);
   if (at10k !== undefined) {
     lines.push(
-      `10,000 namespaces, pre-parsed: ${fmt(at10k.steadyWarm)} ms (budget ${BUDGET_MS} ms): ${at10k.steadyWarm <= BUDGET_MS ? 'within budget' : 'OVER BUDGET'}.`,
+      `10,000 namespaces, pre-parsed: ${fmt(at10k.steadyWarm)} ms wall, ${fmt(at10k.steadyWarmCpu)} ms CPU (budget ${BUDGET_MS} ms): ${at10k.steadyWarm <= BUDGET_MS ? 'within budget' : at10k.steadyWarmCpu <= BUDGET_MS ? 'over budget in wall time, within it in CPU time (a busy machine)' : 'OVER BUDGET'}.`,
     );
   }
   for (let i = 1; i < rows.length; i++) {
@@ -249,6 +260,9 @@ GC before each run.
 - **steady, parsing included**: the same pass with a fresh translator, so every kubeconfig is
   decoded, parsed as YAML and its certificates read.
 - **first pass, pre-parsed**: nothing registered yet; every namespace yields a create.
+- **CPU**: user + system CPU time of the process for the steady pre-parsed pass; on a busy
+  shared machine it is closer than wall time to an idle machine's figure (it counts V8's GC
+  helper threads too, so it errs high).
 - **heap**: V8 heap in use after a GC while holding the snapshot, the registrations and the
   parse cache (a hint for the 256 MiB budget, not the daemon's resident memory).
 
@@ -286,6 +300,7 @@ for (const [index, size] of sizes.entries()) {
   rows.push({
     size,
     steadyWarm: steadyWarm.medianMs,
+    steadyWarmCpu: steadyWarm.cpuMs,
     steadyCold: steadyCold.medianMs,
     firstWarm: firstWarm.medianMs,
     steadyActions: steadyWarm.actions,
