@@ -1,0 +1,110 @@
+// runPass in-process against the real host plane. The one thing injected is a gather failure
+// (added to the real gatherer's report) to prove the last line of defence: an incomplete
+// gather never deletes, whatever the planner decided.
+
+import { beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '@argocd-cluster-registrar/core';
+import type { Config } from '@argocd-cluster-registrar/core';
+import { createGatherer, loadKubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
+import type { Gatherer, GatherResult, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
+import { silentLogger } from './logging.js';
+import { RegistrarMetrics } from './metrics.js';
+import { passNeedsRetry, runPass } from './reconciler.js';
+import {
+  createSourceNamespace,
+  createWorld,
+  deleteNamespace,
+  kubeconfigYaml,
+  putK3kKubeconfig,
+  registration,
+} from './test-support/e2e.js';
+import type { World } from './test-support/e2e.js';
+
+let world: World;
+let access: KubeAccess;
+let config: Config;
+
+beforeEach(async () => {
+  world = await createWorld();
+  access = loadKubeAccess({ kubeconfig: world.host.kubeconfigPath });
+  const parsed = parseConfig({ targetNamespace: world.target, managedBy: world.managedBy });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  config = parsed.config;
+});
+
+function withInjectedFailure(gatherer: Gatherer): Gatherer {
+  const inject = (result: GatherResult): GatherResult => ({
+    ...result,
+    failures: [
+      ...result.failures,
+      {
+        scope: 'list secrets in elsewhere',
+        failure: { kind: 'transient', message: 'injected', retryable: true },
+      },
+    ],
+  });
+  return {
+    translate: gatherer.translate,
+    full: async () => inject(await gatherer.full()),
+    refresh: async (namespaces) => inject(await gatherer.refresh(namespaces)),
+  };
+}
+
+describe('runPass', () => {
+  it('withholds deletions when the gather was incomplete, and applies them once it is complete', async () => {
+    const ns = await createSourceNamespace(world, { cluster: 'kept' });
+    const name = ns.metadata?.name ?? '';
+    await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
+    const metrics = new RegistrarMetrics();
+    const deps = { access, config, logger: silentLogger, metrics, now: Date.now };
+
+    const first = await runPass(
+      { ...deps, gatherer: createGatherer(access, config) },
+      { scope: { full: true }, apply: true },
+    );
+    expect(first.results.map((r) => [r.action.kind, r.status])).toEqual([['create', 'applied']]);
+    await deleteNamespace(world, name);
+
+    const incomplete = await runPass(
+      { ...deps, gatherer: withInjectedFailure(createGatherer(access, config)) },
+      { scope: { full: true }, apply: true },
+    );
+    expect(incomplete.plan.actions.map((a) => a.kind)).toEqual(['delete']);
+    expect(incomplete.withheld.map((a) => a.cluster)).toEqual(['kept']);
+    expect(incomplete.results).toEqual([]);
+    expect(passNeedsRetry(incomplete)).toBe(true);
+    expect(await registration(world, 'kept')).toBeDefined();
+    expect(metrics.apiErrors.get({ kind: 'transient' })).toBe(1);
+
+    const complete = await runPass(
+      { ...deps, gatherer: createGatherer(access, config) },
+      { scope: { full: true }, apply: true },
+    );
+    expect(complete.results.map((r) => [r.action.kind, r.status])).toEqual([['delete', 'applied']]);
+    expect(passNeedsRetry(complete)).toBe(false);
+    expect(await registration(world, 'kept')).toBeUndefined();
+  });
+
+  it('plans without writing when apply is off (standby) or in dry-run', async () => {
+    const ns = await createSourceNamespace(world, { cluster: 'planned' });
+    await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
+    const deps = {
+      access,
+      config,
+      logger: silentLogger,
+      metrics: new RegistrarMetrics(),
+      now: Date.now,
+      gatherer: createGatherer(access, config),
+    };
+    const standby = await runPass(deps, { scope: { full: true }, apply: false });
+    expect(standby.applied).toBe(false);
+    expect(standby.plan.actions.map((a) => a.kind)).toEqual(['create']);
+    const dryRun = await runPass(
+      { ...deps, config: { ...config, dryRun: true } },
+      { scope: { full: true }, apply: true },
+    );
+    expect(dryRun.applied).toBe(false);
+    expect(dryRun.results).toEqual([]);
+    expect(await registration(world, 'planned')).toBeUndefined();
+  });
+});
