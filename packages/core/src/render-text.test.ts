@@ -265,6 +265,9 @@ Plan: 0 to create, 0 to update, 0 to demote, 1 to delete.
       '    reason: namespace n claims this cluster again: the demoted registration is restored',
     );
     expect(
+      lines(updateWith({ code: 'taken-over', namespace: 'n', previousNamespace: 'old' })),
+    ).toBe('    reason: namespace n takes over the registration that namespace old gave up');
+    expect(
       lines({
         ...remove,
         reason: {

@@ -107,6 +107,8 @@ export function describeReason(action: Action): string {
           return `the labels or annotations of namespace ${reason.namespace} changed`;
         case 'restored-from-demotion':
           return `namespace ${reason.namespace} claims this cluster again: the demoted registration is restored`;
+        case 'taken-over':
+          return `namespace ${reason.namespace} takes over the registration that namespace ${reason.previousNamespace} gave up`;
         default:
           return unreachable(reason);
       }
