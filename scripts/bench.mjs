@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-const filter = process.argv[2] ?? '';
+// pnpm forwards a literal `--` when called as `pnpm bench -- <filter>`.
+const filter = process.argv.slice(2).find((arg) => arg !== '--') ?? '';
 const scripts = readdirSync('packages')
   .map((pkg) => join('packages', pkg, 'bench'))
   .filter((dir) => existsSync(dir))
