@@ -11,14 +11,20 @@ const filter = process.argv.slice(2).find((arg) => arg !== '--') ?? '';
 const scripts = readdirSync('packages')
   .map((pkg) => join('packages', pkg, 'bench'))
   .filter((dir) => existsSync(dir))
-  .flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.bench.ts')).map((f) => join(dir, f)))
+  .flatMap((dir) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.bench.ts'))
+      .map((f) => join(dir, f)),
+  )
   .filter((path) => path.includes(filter))
   .sort();
 
 let failed = 0;
 for (const script of scripts) {
   console.log(`\n=== ${script}`);
-  const result = spawnSync('node', ['--expose-gc', '--import', 'tsx', script], { stdio: 'inherit' });
+  const result = spawnSync('node', ['--expose-gc', '--import', 'tsx', script], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0) failed += 1;
 }
 if (scripts.length === 0) console.log('no benchmark matched');

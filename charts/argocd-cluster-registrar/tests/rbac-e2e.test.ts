@@ -4,9 +4,6 @@
 // authenticated by that token. Registrations (and removals) must work; everything else the
 // identity tries must be refused with 403.
 
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's V1*
-   models are plain data classes; its API methods take object literals. */
-
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';

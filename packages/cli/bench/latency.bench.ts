@@ -7,7 +7,6 @@
 //
 //   node --expose-gc --import tsx packages/cli/bench/latency.bench.ts [trials]
 
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment, @typescript-eslint/no-misused-spread -- client-node's models are plain data classes and its API takes object literals. */
 import { spawn } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';

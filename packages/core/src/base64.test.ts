@@ -1,7 +1,14 @@
 import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeBase64, decodeBase64Text, decodeUtf8, encodeBase64, encodeBase64Text, encodeUtf8 } from './base64.js';
+import {
+  decodeBase64,
+  decodeBase64Text,
+  decodeUtf8,
+  encodeBase64,
+  encodeBase64Text,
+  encodeUtf8,
+} from './base64.js';
 
 const bytesOf = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
 
@@ -58,10 +65,13 @@ describe('decodeBase64 is strict', () => {
 
   it('accepts exactly what re-encodes to itself', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(...'AZaz09+/=-_ \n'.split('')), maxLength: 16 }), (text) => {
-        const decoded = decodeBase64(text);
-        if (decoded !== undefined) expect(encodeBase64(decoded)).toBe(text);
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'AZaz09+/=-_ \n'.split('')), maxLength: 16 }),
+        (text) => {
+          const decoded = decodeBase64(text);
+          if (decoded !== undefined) expect(encodeBase64(decoded)).toBe(text);
+        },
+      ),
     );
   });
 });
@@ -94,7 +104,9 @@ describe('UTF-8', () => {
   });
 
   it('decodes 1- to 4-byte sequences', () => {
-    expect(decodeUtf8(Uint8Array.from([0x24, 0xc2, 0xa2, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80]))).toBe('$¢€😀');
+    expect(
+      decodeUtf8(Uint8Array.from([0x24, 0xc2, 0xa2, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80])),
+    ).toBe('$¢€😀');
   });
 
   it('decodes long inputs (chunked flush)', () => {
@@ -120,7 +132,9 @@ describe('UTF-8', () => {
 
 describe('text helpers', () => {
   it('round-trips text', () => {
-    expect(encodeBase64Text('apiVersion: v1\n€')).toBe(Buffer.from('apiVersion: v1\n€').toString('base64'));
+    expect(encodeBase64Text('apiVersion: v1\n€')).toBe(
+      Buffer.from('apiVersion: v1\n€').toString('base64'),
+    );
     expect(decodeBase64Text(encodeBase64Text('kind: Config'))).toBe('kind: Config');
   });
 

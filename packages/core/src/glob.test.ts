@@ -100,19 +100,33 @@ describe('matchGlob (Go path.Match semantics)', () => {
 
   it('a star-free literal pattern matches only itself', () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^[a-z0-9.-]{0,20}$/), fc.stringMatching(/^[a-z0-9.-]{0,20}$/), (pattern, name) => {
-        expect(matchGlob(pattern, name)).toBe(pattern === name);
-      }),
+      fc.property(
+        fc.stringMatching(/^[a-z0-9.-]{0,20}$/),
+        fc.stringMatching(/^[a-z0-9.-]{0,20}$/),
+        (pattern, name) => {
+          expect(matchGlob(pattern, name)).toBe(pattern === name);
+        },
+      ),
     );
   });
 
   it('agrees with an equivalent regular expression on DNS names', () => {
     const toRegExp = (pattern: string): RegExp =>
-      new RegExp(`^${pattern.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}$`, 'u');
+      new RegExp(
+        `^${pattern
+          .replace(/[.+^${}()|\\]/g, '\\$&')
+          .replace(/\*/g, '[^/]*')
+          .replace(/\?/g, '[^/]')}$`,
+        'u',
+      );
     fc.assert(
-      fc.property(fc.stringMatching(/^[a-c*?.-]{0,8}$/), fc.stringMatching(/^[a-c.-]{0,10}$/), (pattern, name) => {
-        expect(matchGlob(pattern, name)).toBe(toRegExp(pattern).test(name));
-      }),
+      fc.property(
+        fc.stringMatching(/^[a-c*?.-]{0,8}$/),
+        fc.stringMatching(/^[a-c.-]{0,10}$/),
+        (pattern, name) => {
+          expect(matchGlob(pattern, name)).toBe(toRegExp(pattern).test(name));
+        },
+      ),
     );
   });
 

@@ -24,7 +24,12 @@ const CERT = b64(CLIENT_CERT_PEM);
 const KEY = b64(CLIENT_KEY_PEM);
 const SERVER = 'https://k3k-a-service.k3k-a:443';
 
-const K3K: TranslateContext = { namespace: 'k3k-a', secret: 'k3k-a-kubeconfig', key: 'kubeconfig.yaml', provider: PROVIDER_PRESETS.k3k };
+const K3K: TranslateContext = {
+  namespace: 'k3k-a',
+  secret: 'k3k-a-kubeconfig',
+  key: 'kubeconfig.yaml',
+  provider: PROVIDER_PRESETS.k3k,
+};
 const WHERE = 'namespace k3k-a, Secret k3k-a-kubeconfig key kubeconfig.yaml: ';
 
 type Fields = Record<string, unknown>;
@@ -49,7 +54,10 @@ function dropUndefined(fields: Fields): Fields {
 }
 
 function translated(result: TranslationResult) {
-  if (!result.ok) throw new Error(`expected a translation, got ${result.refusal.code}: ${result.refusal.message}`);
+  if (!result.ok)
+    throw new Error(
+      `expected a translation, got ${result.refusal.code}: ${result.refusal.message}`,
+    );
   expect(argoConfigProblems(result.translation.server, result.translation.config)).toEqual([]);
   return result.translation;
 }
@@ -57,7 +65,9 @@ function translated(result: TranslationResult) {
 function refused(result: TranslationResult, code: RefusalCode): string {
   if (result.ok) throw new Error(`expected refusal ${code}, got a translation`);
   expect(result.refusal.code).toBe(code);
-  expect(result.refusal.message.startsWith(WHERE) || result.refusal.message.startsWith('namespace ')).toBe(true);
+  expect(
+    result.refusal.message.startsWith(WHERE) || result.refusal.message.startsWith('namespace '),
+  ).toBe(true);
   return result.refusal.message;
 }
 
@@ -73,33 +83,75 @@ describe('translateKubeconfig: a clean k3k kubeconfig', () => {
   });
 
   it('keeps tlsClientConfig keys in a fixed order', () => {
-    const translation = translated(translateKubeconfig(kubeconfig({ cluster: { 'tls-server-name': 'api.child', 'proxy-url': 'http://proxy:3128' } }), K3K));
+    const translation = translated(
+      translateKubeconfig(
+        kubeconfig({
+          cluster: { 'tls-server-name': 'api.child', 'proxy-url': 'http://proxy:3128' },
+        }),
+        K3K,
+      ),
+    );
     expect(JSON.stringify(translation.config)).toBe(
-      JSON.stringify({ tlsClientConfig: { insecure: false, serverName: 'api.child', caData: CA, certData: CERT, keyData: KEY }, proxyUrl: 'http://proxy:3128' }),
+      JSON.stringify({
+        tlsClientConfig: {
+          insecure: false,
+          serverName: 'api.child',
+          caData: CA,
+          certData: CERT,
+          keyData: KEY,
+        },
+        proxyUrl: 'http://proxy:3128',
+      }),
     );
   });
 
   it('removes trailing slashes from the server', () => {
-    expect(translated(translateKubeconfig(kubeconfig({ cluster: { server: 'https://api.child:6443//' } }), K3K)).server).toBe('https://api.child:6443');
+    expect(
+      translated(
+        translateKubeconfig(kubeconfig({ cluster: { server: 'https://api.child:6443//' } }), K3K),
+      ).server,
+    ).toBe('https://api.child:6443');
   });
 
   it('keeps the server otherwise as written', () => {
-    expect(translated(translateKubeconfig(kubeconfig({ cluster: { server: 'https://API.child:443' } }), K3K)).server).toBe('https://API.child:443');
+    expect(
+      translated(
+        translateKubeconfig(kubeconfig({ cluster: { server: 'https://API.child:443' } }), K3K),
+      ).server,
+    ).toBe('https://API.child:443');
   });
 
   it('accepts base64 wrapped over lines (Go skips CR and LF) and re-emits it canonically', () => {
     const wrapped = CA.replace(/(.{64})/g, '$1\n');
     expect(wrapped).toContain('\n');
-    expect(translated(translateKubeconfig(kubeconfig({ cluster: { 'certificate-authority-data': wrapped } }), K3K)).config.tlsClientConfig.caData).toBe(CA);
+    expect(
+      translated(
+        translateKubeconfig(
+          kubeconfig({ cluster: { 'certificate-authority-data': wrapped } }),
+          K3K,
+        ),
+      ).config.tlsClientConfig.caData,
+    ).toBe(CA);
   });
 
   it('accepts a CA bundle of several certificates', () => {
     const bundle = b64(`${CA_CERT_PEM}\n${OTHER_CA_CERT_PEM}`);
-    expect(translated(translateKubeconfig(kubeconfig({ cluster: { 'certificate-authority-data': bundle } }), K3K)).config.tlsClientConfig.caData).toBe(bundle);
+    expect(
+      translated(
+        translateKubeconfig(kubeconfig({ cluster: { 'certificate-authority-data': bundle } }), K3K),
+      ).config.tlsClientConfig.caData,
+    ).toBe(bundle);
   });
 
   it('works without a CA (system roots)', () => {
-    expect(translated(translateKubeconfig(kubeconfig({ cluster: { 'certificate-authority-data': undefined } }), K3K)).config.tlsClientConfig).toEqual({
+    expect(
+      translated(
+        translateKubeconfig(
+          kubeconfig({ cluster: { 'certificate-authority-data': undefined } }),
+          K3K,
+        ),
+      ).config.tlsClientConfig,
+    ).toEqual({
       insecure: false,
       certData: CERT,
       keyData: KEY,
@@ -108,11 +160,16 @@ describe('translateKubeconfig: a clean k3k kubeconfig', () => {
 
   it('accepts a traditional RSA key', () => {
     const key = b64(RSA_TRADITIONAL_KEY_PEM);
-    expect(translated(translateKubeconfig(kubeconfig({ user: { 'client-key-data': key } }), K3K)).config.tlsClientConfig.keyData).toBe(key);
+    expect(
+      translated(translateKubeconfig(kubeconfig({ user: { 'client-key-data': key } }), K3K)).config
+        .tlsClientConfig.keyData,
+    ).toBe(key);
   });
 
   it('accepts an SEC1 EC key', () => {
-    translated(translateKubeconfig(kubeconfig({ user: { 'client-key-data': b64(CA_KEY_PEM) } }), K3K));
+    translated(
+      translateKubeconfig(kubeconfig({ user: { 'client-key-data': b64(CA_KEY_PEM) } }), K3K),
+    );
   });
 
   it('parses JSON kubeconfigs', () => {
@@ -120,11 +177,17 @@ describe('translateKubeconfig: a clean k3k kubeconfig', () => {
       clusters: [{ name: 'c', cluster: { server: SERVER } }],
       users: [{ name: 'u', user: { token: 'abc' } }],
     });
-    expect(translated(translateKubeconfig(json, K3K)).config).toEqual({ bearerToken: 'abc', tlsClientConfig: { insecure: false } });
+    expect(translated(translateKubeconfig(json, K3K)).config).toEqual({
+      bearerToken: 'abc',
+      tlsClientConfig: { insecure: false },
+    });
   });
 
   it('ignores fields ArgoCD has no use for', () => {
-    const text = kubeconfig({ cluster: { extensions: [{ name: 'x', extension: {} }], 'disable-compression': true }, root: { preferences: {} } });
+    const text = kubeconfig({
+      cluster: { extensions: [{ name: 'x', extension: {} }], 'disable-compression': true },
+      root: { preferences: {} },
+    });
     translated(translateKubeconfig(text, K3K));
   });
 });
@@ -132,7 +195,10 @@ describe('translateKubeconfig: a clean k3k kubeconfig', () => {
 describe('context choice', () => {
   const cluster = (name: string, server: string) => ({ name, cluster: { server } });
   const user = (name: string, token: string) => ({ name, user: { token } });
-  const context = (name: string, clusterName: string, userName: string) => ({ name, context: { cluster: clusterName, user: userName } });
+  const context = (name: string, clusterName: string, userName: string) => ({
+    name,
+    context: { cluster: clusterName, user: userName },
+  });
 
   it('uses the only cluster and user even without contexts or current-context', () => {
     const text = stringify({ clusters: [cluster('c', 'https://a')], users: [user('u', 't')] });
@@ -140,7 +206,11 @@ describe('context choice', () => {
   });
 
   it('uses the only pair even when current-context dangles', () => {
-    const text = stringify({ clusters: [cluster('c', 'https://a')], users: [user('u', 't')], 'current-context': 'gone' });
+    const text = stringify({
+      clusters: [cluster('c', 'https://a')],
+      users: [user('u', 't')],
+      'current-context': 'gone',
+    });
     expect(translated(translateKubeconfig(text, K3K)).server).toBe('https://a');
   });
 
@@ -179,48 +249,119 @@ describe('context choice', () => {
   });
 
   it('refuses a kubeconfig without clusters or users', () => {
-    expect(refused(translateKubeconfig(stringify({ users: [user('u', 't')] }), K3K), 'kubeconfig-no-context')).toContain('defines no cluster');
-    expect(refused(translateKubeconfig(stringify({ clusters: [cluster('c', 'https://a')] }), K3K), 'kubeconfig-no-context')).toContain('defines no user');
+    expect(
+      refused(
+        translateKubeconfig(stringify({ users: [user('u', 't')] }), K3K),
+        'kubeconfig-no-context',
+      ),
+    ).toContain('defines no cluster');
+    expect(
+      refused(
+        translateKubeconfig(stringify({ clusters: [cluster('c', 'https://a')] }), K3K),
+        'kubeconfig-no-context',
+      ),
+    ).toContain('defines no user');
     refused(translateKubeconfig('apiVersion: v1\nkind: Config\n', K3K), 'kubeconfig-no-context');
   });
 
   it.each([
-    ['current-context names no context', { contexts: [], 'current-context': 'x' }, 'current-context names context "x", which the kubeconfig does not define'],
-    ['context names a missing cluster', { contexts: [context('x', 'nope', 'ua')], 'current-context': 'x' }, 'context "x" names cluster "nope"'],
-    ['context names a missing user', { contexts: [context('x', 'a', 'nope')], 'current-context': 'x' }, 'context "x" names user "nope"'],
-    ['context without a user', { contexts: [{ name: 'x', context: { cluster: 'a' } }], 'current-context': 'x' }, 'names no user'],
-    ['duplicate contexts', { contexts: [context('x', 'a', 'ua'), context('x', 'b', 'ub')], 'current-context': 'x' }, 'defines 2 times'],
+    [
+      'current-context names no context',
+      { contexts: [], 'current-context': 'x' },
+      'current-context names context "x", which the kubeconfig does not define',
+    ],
+    [
+      'context names a missing cluster',
+      { contexts: [context('x', 'nope', 'ua')], 'current-context': 'x' },
+      'context "x" names cluster "nope"',
+    ],
+    [
+      'context names a missing user',
+      { contexts: [context('x', 'a', 'nope')], 'current-context': 'x' },
+      'context "x" names user "nope"',
+    ],
+    [
+      'context without a user',
+      { contexts: [{ name: 'x', context: { cluster: 'a' } }], 'current-context': 'x' },
+      'names no user',
+    ],
+    [
+      'duplicate contexts',
+      { contexts: [context('x', 'a', 'ua'), context('x', 'b', 'ub')], 'current-context': 'x' },
+      'defines 2 times',
+    ],
   ])('refuses when %s', (_why, extra, expected) => {
-    const text = stringify({ clusters: [cluster('a', 'https://a'), cluster('b', 'https://b')], users: [user('ua', 't'), user('ub', 't')], ...extra });
-    expect(refused(translateKubeconfig(text, K3K), 'kubeconfig-context-dangling')).toContain(expected);
+    const text = stringify({
+      clusters: [cluster('a', 'https://a'), cluster('b', 'https://b')],
+      users: [user('ua', 't'), user('ub', 't')],
+      ...extra,
+    });
+    expect(refused(translateKubeconfig(text, K3K), 'kubeconfig-context-dangling')).toContain(
+      expected,
+    );
   });
 });
 
 describe('server rules', () => {
   it('refuses a missing server, naming the fix', () => {
-    expect(refused(translateKubeconfig(kubeconfig({ cluster: { server: undefined } }), K3K), 'server-missing')).toBe(
+    expect(
+      refused(
+        translateKubeconfig(kubeconfig({ cluster: { server: undefined } }), K3K),
+        'server-missing',
+      ),
+    ).toBe(
       `${WHERE}cluster "default" has no server; set its server to the child API server's https:// address, or set the \`<label-prefix>server\` namespace annotation`,
     );
   });
 
-  it.each(['api.child:6443', 'ftp://api.child', 'https://', 'https://user:pw@api.child', 'https://api.child?x=1'])('refuses invalid server %j', (server) => {
-    const message = refused(translateKubeconfig(kubeconfig({ cluster: { server } }), K3K), 'server-invalid');
+  it.each([
+    'api.child:6443',
+    'ftp://api.child',
+    'https://',
+    'https://user:pw@api.child',
+    'https://api.child?x=1',
+  ])('refuses invalid server %j', (server) => {
+    const message = refused(
+      translateKubeconfig(kubeconfig({ cluster: { server } }), K3K),
+      'server-invalid',
+    );
     expect(message).not.toContain('pw@');
   });
 
-  it.each(['https://kubernetes.default.svc', 'https://KUBERNETES.default.svc.cluster.local.:443', 'https://kubernetes'])('refuses in-cluster server %j', (server) => {
-    expect(refused(translateKubeconfig(kubeconfig({ cluster: { server } }), K3K), 'server-in-cluster')).toContain('its own service account');
+  it.each([
+    'https://kubernetes.default.svc',
+    'https://KUBERNETES.default.svc.cluster.local.:443',
+    'https://kubernetes',
+  ])('refuses in-cluster server %j', (server) => {
+    expect(
+      refused(translateKubeconfig(kubeconfig({ cluster: { server } }), K3K), 'server-in-cluster'),
+    ).toContain('its own service account');
   });
 
-  it.each(['https://127.0.0.1:6443', 'https://localhost:8443', 'https://[::1]:443', 'https://0.0.0.0:6443'])('refuses loopback %j for k3k with the annotation hint', (server) => {
-    const message = refused(translateKubeconfig(kubeconfig({ cluster: { server } }), K3K), 'server-loopback');
+  it.each([
+    'https://127.0.0.1:6443',
+    'https://localhost:8443',
+    'https://[::1]:443',
+    'https://0.0.0.0:6443',
+  ])('refuses loopback %j for k3k with the annotation hint', (server) => {
+    const message = refused(
+      translateKubeconfig(kubeconfig({ cluster: { server } }), K3K),
+      'server-loopback',
+    );
     expect(message).toContain('the `<label-prefix>server` namespace annotation');
   });
 
-  const VCLUSTER: TranslateContext = { namespace: 'team-a', secret: 'vc-my-vcluster', key: 'config', provider: PROVIDER_PRESETS.vcluster };
+  const VCLUSTER: TranslateContext = {
+    namespace: 'team-a',
+    secret: 'vc-my-vcluster',
+    key: 'config',
+    provider: PROVIDER_PRESETS.vcluster,
+  };
 
   it('rewrites loopback to the vcluster Service and warns', () => {
-    const translation = translated(translateKubeconfig(kubeconfig({ cluster: { server: 'https://localhost:8443' } }), VCLUSTER));
+    const translation = translated(
+      translateKubeconfig(kubeconfig({ cluster: { server: 'https://localhost:8443' } }), VCLUSTER),
+    );
     expect(translation.server).toBe('https://my-vcluster.team-a');
     expect(translation.config.tlsClientConfig.serverName).toBeUndefined();
     expect(translation.warnings).toEqual([
@@ -228,30 +369,53 @@ describe('server rules', () => {
         code: 'loopback-rewritten',
         namespace: 'team-a',
         secret: 'vc-my-vcluster',
-        message: 'namespace team-a, Secret vc-my-vcluster key config: server https://localhost:8443 is a loopback address; registered the vcluster Service https://my-vcluster.team-a instead',
+        message:
+          'namespace team-a, Secret vc-my-vcluster key config: server https://localhost:8443 is a loopback address; registered the vcluster Service https://my-vcluster.team-a instead',
       },
     ]);
   });
 
   it('leaves a non-loopback vcluster server alone', () => {
-    const translation = translated(translateKubeconfig(kubeconfig({ cluster: { server: 'https://vc.example.com' } }), VCLUSTER));
+    const translation = translated(
+      translateKubeconfig(kubeconfig({ cluster: { server: 'https://vc.example.com' } }), VCLUSTER),
+    );
     expect(translation.server).toBe('https://vc.example.com');
     expect(translation.warnings).toEqual([]);
   });
 
   it('refuses a loopback rewrite when the Secret is not vc-<name>', () => {
     const context: TranslateContext = { ...VCLUSTER, secret: 'my-kubeconfig' };
-    expect(refused(translateKubeconfig(kubeconfig({ cluster: { server: 'https://127.0.0.1' } }), context), 'server-loopback')).toContain('is not vc-<vcluster>');
+    expect(
+      refused(
+        translateKubeconfig(kubeconfig({ cluster: { server: 'https://127.0.0.1' } }), context),
+        'server-loopback',
+      ),
+    ).toContain('is not vc-<vcluster>');
   });
 
   it('still refuses in-cluster servers for vcluster', () => {
-    refused(translateKubeconfig(kubeconfig({ cluster: { server: 'https://kubernetes.default.svc' } }), VCLUSTER), 'server-in-cluster');
+    refused(
+      translateKubeconfig(
+        kubeconfig({ cluster: { server: 'https://kubernetes.default.svc' } }),
+        VCLUSTER,
+      ),
+      'server-in-cluster',
+    );
   });
 
   it('does not check the server when the namespace overrides it', () => {
     const context: TranslateContext = { ...K3K, serverOverridden: true };
-    expect(translated(translateKubeconfig(kubeconfig({ cluster: { server: 'https://api.child' } }), context)).server).toBe('https://api.child');
-    for (const server of ['https://127.0.0.1:6443', 'https://kubernetes.default.svc', undefined, 'not a url']) {
+    expect(
+      translated(
+        translateKubeconfig(kubeconfig({ cluster: { server: 'https://api.child' } }), context),
+      ).server,
+    ).toBe('https://api.child');
+    for (const server of [
+      'https://127.0.0.1:6443',
+      'https://kubernetes.default.svc',
+      undefined,
+      'not a url',
+    ]) {
       const result = translateKubeconfig(kubeconfig({ cluster: { server } }), context);
       expect(result.ok).toBe(true);
     }
@@ -260,28 +424,51 @@ describe('server rules', () => {
 
 describe('TLS', () => {
   it('drops the CA when insecure, with a warning', () => {
-    const translation = translated(translateKubeconfig(kubeconfig({ cluster: { 'insecure-skip-tls-verify': true } }), K3K));
-    expect(translation.config.tlsClientConfig).toEqual({ insecure: true, certData: CERT, keyData: KEY });
+    const translation = translated(
+      translateKubeconfig(kubeconfig({ cluster: { 'insecure-skip-tls-verify': true } }), K3K),
+    );
+    expect(translation.config.tlsClientConfig).toEqual({
+      insecure: true,
+      certData: CERT,
+      keyData: KEY,
+    });
     expect(translation.warnings.map((warning) => warning.code)).toEqual(['insecure-drops-ca']);
     expect(translation.warnings[0]?.message).toContain(WHERE);
   });
 
   it('insecure without a CA gives no warning', () => {
-    const translation = translated(translateKubeconfig(kubeconfig({ cluster: { 'insecure-skip-tls-verify': true, 'certificate-authority-data': undefined } }), K3K));
+    const translation = translated(
+      translateKubeconfig(
+        kubeconfig({
+          cluster: { 'insecure-skip-tls-verify': true, 'certificate-authority-data': undefined },
+        }),
+        K3K,
+      ),
+    );
     expect(translation.warnings).toEqual([]);
   });
 
   it('reads YAML 1.1 booleans as kubectl does', () => {
-    const text = kubeconfig().replace('certificate-authority-data', 'insecure-skip-tls-verify: yes\n      certificate-authority-data');
+    const text = kubeconfig().replace(
+      'certificate-authority-data',
+      'insecure-skip-tls-verify: yes\n      certificate-authority-data',
+    );
     expect(translated(translateKubeconfig(text, K3K)).config.tlsClientConfig.insecure).toBe(true);
   });
 
   it('refuses a non-boolean insecure flag', () => {
-    refused(translateKubeconfig(kubeconfig({ cluster: { 'insecure-skip-tls-verify': 'maybe' } }), K3K), 'kubeconfig-not-yaml');
+    refused(
+      translateKubeconfig(kubeconfig({ cluster: { 'insecure-skip-tls-verify': 'maybe' } }), K3K),
+      'kubeconfig-not-yaml',
+    );
   });
 
   it('maps tls-server-name to serverName', () => {
-    expect(translated(translateKubeconfig(kubeconfig({ cluster: { 'tls-server-name': 'k3k-a-service' } }), K3K)).config.tlsClientConfig.serverName).toBe('k3k-a-service');
+    expect(
+      translated(
+        translateKubeconfig(kubeconfig({ cluster: { 'tls-server-name': 'k3k-a-service' } }), K3K),
+      ).config.tlsClientConfig.serverName,
+    ).toBe('k3k-a-service');
   });
 
   it.each([
@@ -294,15 +481,20 @@ describe('TLS', () => {
     ['a corrupt certificate', b64(CA_CERT_PEM.replace(/\n[A-Za-z0-9+/]{64}\n/, '\nAAAA\n'))],
     ['raw PEM instead of base64', CA_CERT_PEM],
   ])('refuses a CA that is %s', (_why, value) => {
-    expect(refused(translateKubeconfig(kubeconfig({ cluster: { 'certificate-authority-data': value } }), K3K), 'ca-invalid')).toContain(
-      'certificate-authority-data of cluster "default"',
-    );
+    expect(
+      refused(
+        translateKubeconfig(kubeconfig({ cluster: { 'certificate-authority-data': value } }), K3K),
+        'ca-invalid',
+      ),
+    ).toContain('certificate-authority-data of cluster "default"');
   });
 });
 
 describe('credentials', () => {
   it('prefers the client certificate over token and basic auth', () => {
-    const translation = translated(translateKubeconfig(kubeconfig({ user: { token: 't', username: 'u', password: 'p' } }), K3K));
+    const translation = translated(
+      translateKubeconfig(kubeconfig({ user: { token: 't', username: 'u', password: 'p' } }), K3K),
+    );
     expect(translation.config.bearerToken).toBeUndefined();
     expect(translation.config.username).toBeUndefined();
     expect(translation.config.tlsClientConfig.certData).toBe(CERT);
@@ -310,17 +502,45 @@ describe('credentials', () => {
 
   it('uses the token when there is no certificate, over basic auth', () => {
     const translation = translated(
-      translateKubeconfig(kubeconfig({ user: { 'client-certificate-data': undefined, 'client-key-data': undefined, token: 'tok', username: 'u', password: 'p' } }), K3K),
+      translateKubeconfig(
+        kubeconfig({
+          user: {
+            'client-certificate-data': undefined,
+            'client-key-data': undefined,
+            token: 'tok',
+            username: 'u',
+            password: 'p',
+          },
+        }),
+        K3K,
+      ),
     );
-    expect(translation.config).toEqual({ bearerToken: 'tok', tlsClientConfig: { insecure: false, caData: CA } });
+    expect(translation.config).toEqual({
+      bearerToken: 'tok',
+      tlsClientConfig: { insecure: false, caData: CA },
+    });
     expect(translation.clientCertificate).toBeUndefined();
   });
 
   it('uses basic auth last', () => {
     const translation = translated(
-      translateKubeconfig(kubeconfig({ user: { 'client-certificate-data': undefined, 'client-key-data': undefined, username: 'admin', password: 'pw' } }), K3K),
+      translateKubeconfig(
+        kubeconfig({
+          user: {
+            'client-certificate-data': undefined,
+            'client-key-data': undefined,
+            username: 'admin',
+            password: 'pw',
+          },
+        }),
+        K3K,
+      ),
     );
-    expect(translation.config).toEqual({ username: 'admin', password: 'pw', tlsClientConfig: { insecure: false, caData: CA } });
+    expect(translation.config).toEqual({
+      username: 'admin',
+      password: 'pw',
+      tlsClientConfig: { insecure: false, caData: CA },
+    });
   });
 
   it.each([
@@ -330,37 +550,75 @@ describe('credentials', () => {
     ['an empty token', { token: '' }, 'no client certificate, token or username and password'],
     ['a null token', { token: null }, 'no client certificate, token or username and password'],
   ])('refuses a user with %s', (_why, fields, expected) => {
-    const text = kubeconfig({ user: { 'client-certificate-data': undefined, 'client-key-data': undefined, ...fields } });
-    expect(refused(translateKubeconfig(text, K3K), 'credentials-missing')).toBe(`${WHERE}user "default" has ${expected}; use a kubeconfig with a client certificate or token`);
-  });
-
-  it('refuses a certificate without a key and the reverse', () => {
-    expect(refused(translateKubeconfig(kubeconfig({ user: { 'client-key-data': undefined } }), K3K), 'client-cert-incomplete')).toContain('client-certificate-data but no client-key-data');
-    expect(refused(translateKubeconfig(kubeconfig({ user: { 'client-certificate-data': undefined, token: 't' } }), K3K), 'client-cert-incomplete')).toContain(
-      'client-key-data but no client-certificate-data',
+    const text = kubeconfig({
+      user: { 'client-certificate-data': undefined, 'client-key-data': undefined, ...fields },
+    });
+    expect(refused(translateKubeconfig(text, K3K), 'credentials-missing')).toBe(
+      `${WHERE}user "default" has ${expected}; use a kubeconfig with a client certificate or token`,
     );
   });
 
+  it('refuses a certificate without a key and the reverse', () => {
+    expect(
+      refused(
+        translateKubeconfig(kubeconfig({ user: { 'client-key-data': undefined } }), K3K),
+        'client-cert-incomplete',
+      ),
+    ).toContain('client-certificate-data but no client-key-data');
+    expect(
+      refused(
+        translateKubeconfig(
+          kubeconfig({ user: { 'client-certificate-data': undefined, token: 't' } }),
+          K3K,
+        ),
+        'client-cert-incomplete',
+      ),
+    ).toContain('client-key-data but no client-certificate-data');
+  });
+
   it.each([
-    ['certificate', { 'client-certificate-data': 'not base64' }, 'client-certificate-data of user "default" is not padded standard base64'],
+    [
+      'certificate',
+      { 'client-certificate-data': 'not base64' },
+      'client-certificate-data of user "default" is not padded standard base64',
+    ],
     ['certificate', { 'client-certificate-data': KEY }, 'does not hold a PEM CERTIFICATE block'],
     ['key', { 'client-key-data': CERT }, 'does not hold a PEM PRIVATE KEY block'],
-    ['key', { 'client-key-data': b64(CLIENT_KEY_PEM.replace(/PRIVATE KEY/g, 'ENCRYPTED PRIVATE KEY')) }, 'encrypted'],
-    ['key', { 'client-key-data': b64('-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\nAAAA\n-----END RSA PRIVATE KEY-----\n') }, 'encrypted'],
+    [
+      'key',
+      { 'client-key-data': b64(CLIENT_KEY_PEM.replace(/PRIVATE KEY/g, 'ENCRYPTED PRIVATE KEY')) },
+      'encrypted',
+    ],
+    [
+      'key',
+      {
+        'client-key-data': b64(
+          '-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\nAAAA\n-----END RSA PRIVATE KEY-----\n',
+        ),
+      },
+      'encrypted',
+    ],
     ['key', { 'client-key-data': 'QUJD' }, 'does not hold a PEM PRIVATE KEY block'],
   ])('refuses an invalid %s', (_what, fields, expected) => {
-    expect(refused(translateKubeconfig(kubeconfig({ user: fields }), K3K), 'client-cert-invalid')).toContain(expected);
+    expect(
+      refused(translateKubeconfig(kubeconfig({ user: fields }), K3K), 'client-cert-invalid'),
+    ).toContain(expected);
   });
 
   it('refuses exec plugins with the documented message', () => {
-    const text = kubeconfig({ user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' } } });
+    const text = kubeconfig({
+      user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' } },
+    });
     expect(refused(translateKubeconfig(text, K3K), 'exec-plugin')).toBe(
       'namespace k3k-a, Secret k3k-a-kubeconfig key kubeconfig.yaml: the kubeconfig uses an exec plugin, which would run a command inside ArgoCD; use a kubeconfig with a client certificate or token',
     );
   });
 
   it('refuses auth-provider plugins', () => {
-    refused(translateKubeconfig(kubeconfig({ user: { 'auth-provider': { name: 'gcp' } } }), K3K), 'auth-provider');
+    refused(
+      translateKubeconfig(kubeconfig({ user: { 'auth-provider': { name: 'gcp' } } }), K3K),
+      'auth-provider',
+    );
   });
 
   it('ignores an empty exec block as client-go does', () => {
@@ -368,13 +626,26 @@ describe('credentials', () => {
   });
 
   it('refuses impersonation', () => {
-    expect(refused(translateKubeconfig(kubeconfig({ user: { as: 'someone' } }), K3K), 'impersonation')).toContain('"as"');
-    refused(translateKubeconfig(kubeconfig({ user: { 'as-groups': ['g'] } }), K3K), 'impersonation');
+    expect(
+      refused(translateKubeconfig(kubeconfig({ user: { as: 'someone' } }), K3K), 'impersonation'),
+    ).toContain('"as"');
+    refused(
+      translateKubeconfig(kubeconfig({ user: { 'as-groups': ['g'] } }), K3K),
+      'impersonation',
+    );
   });
 
   it('refuses a password that YAML reads as a number, as kubectl does', () => {
-    const text = kubeconfig({ user: { 'client-certificate-data': undefined, 'client-key-data': undefined, username: 'admin' } }).replace('username: admin', 'username: admin\n      password: 123456');
-    expect(refused(translateKubeconfig(text, K3K), 'kubeconfig-not-yaml')).toContain('"password" of user "default" is not a string (quote it)');
+    const text = kubeconfig({
+      user: {
+        'client-certificate-data': undefined,
+        'client-key-data': undefined,
+        username: 'admin',
+      },
+    }).replace('username: admin', 'username: admin\n      password: 123456');
+    expect(refused(translateKubeconfig(text, K3K), 'kubeconfig-not-yaml')).toContain(
+      '"password" of user "default" is not a string (quote it)',
+    );
   });
 });
 
@@ -385,7 +656,9 @@ describe('file references', () => {
     ['user', 'client-key', '/etc/client.key', 'client-key-data'],
     ['user', 'tokenFile', '/var/run/token', 'token'],
   ])('refuses %s.%s', (section, field, path, inline) => {
-    const text = kubeconfig(section === 'cluster' ? { cluster: { [field]: path } } : { user: { [field]: path } });
+    const text = kubeconfig(
+      section === 'cluster' ? { cluster: { [field]: path } } : { user: { [field]: path } },
+    );
     const message = refused(translateKubeconfig(text, K3K), 'file-reference');
     expect(message).toContain(`("${field}")`);
     expect(message).toContain(`embed the content as "${inline}"`);
@@ -393,12 +666,21 @@ describe('file references', () => {
 });
 
 describe('proxy-url', () => {
-  it.each(['http://proxy:3128', 'https://proxy', 'socks5://proxy:1080'])('passes %j through', (proxy) => {
-    expect(translated(translateKubeconfig(kubeconfig({ cluster: { 'proxy-url': proxy } }), K3K)).config.proxyUrl).toBe(proxy);
-  });
+  it.each(['http://proxy:3128', 'https://proxy', 'socks5://proxy:1080'])(
+    'passes %j through',
+    (proxy) => {
+      expect(
+        translated(translateKubeconfig(kubeconfig({ cluster: { 'proxy-url': proxy } }), K3K)).config
+          .proxyUrl,
+      ).toBe(proxy);
+    },
+  );
 
   it.each(['ftp://proxy', 'http://user:secret@proxy:3128', 'proxy:3128'])('refuses %j', (proxy) => {
-    const message = refused(translateKubeconfig(kubeconfig({ cluster: { 'proxy-url': proxy } }), K3K), 'proxy-url-invalid');
+    const message = refused(
+      translateKubeconfig(kubeconfig({ cluster: { 'proxy-url': proxy } }), K3K),
+      'proxy-url-invalid',
+    );
     expect(message).not.toContain('secret@');
   });
 });
@@ -414,26 +696,43 @@ describe('unreadable text', () => {
     ['a custom tag', 'clusters: !foo x\n', 'is not valid YAML'],
     ['a binary tag', 'a: !!binary aGk=\n', 'is not valid YAML'],
     ['clusters not a list', 'clusters: {a: 1}\n', '"clusters" is not a list'],
-    ['an entry without a name', 'clusters: [{cluster: {server: "https://a"}}]\n', 'clusters[0] has no name'],
+    [
+      'an entry without a name',
+      'clusters: [{cluster: {server: "https://a"}}]\n',
+      'clusters[0] has no name',
+    ],
     ['a cluster body that is a string', 'clusters: [{name: a, cluster: x}]\n', 'is not a mapping'],
-    ['a server that is a number', 'clusters: [{name: a, cluster: {server: 1}}]\nusers: [{name: u, user: {token: t}}]\n', '"server" of cluster "a" is not a string'],
+    [
+      'a server that is a number',
+      'clusters: [{name: a, cluster: {server: 1}}]\nusers: [{name: u, user: {token: t}}]\n',
+      '"server" of cluster "a" is not a string',
+    ],
   ])('refuses %s', (_why, text, expected) => {
     expect(refused(translateKubeconfig(text, K3K), 'kubeconfig-not-yaml')).toContain(expected);
   });
 
   it('refuses an alias bomb without hanging', () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 12; i++) lines.push(`a${i}: &a${i} [*a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}]`);
+    for (let i = 1; i < 12; i++)
+      lines.push(
+        `a${i}: &a${i} [*a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}]`,
+      );
     refused(translateKubeconfig(lines.join('\n'), K3K), 'kubeconfig-not-yaml');
   });
 
   it('keeps date-looking strings as strings', () => {
-    const text = stringify({ clusters: [{ name: 'c', cluster: { server: SERVER } }], users: [{ name: 'u', user: { token: '2001-12-14' } }] });
+    const text = stringify({
+      clusters: [{ name: 'c', cluster: { server: SERVER } }],
+      users: [{ name: 'u', user: { token: '2001-12-14' } }],
+    });
     expect(translated(translateKubeconfig(text, K3K)).config.bearerToken).toBe('2001-12-14');
   });
 
   it('omits the key from messages when the context has none', () => {
-    const message = refused(translateKubeconfig('', { namespace: 'ns', secret: 's', provider: PROVIDER_PRESETS.k3k }), 'kubeconfig-not-yaml');
+    const message = refused(
+      translateKubeconfig('', { namespace: 'ns', secret: 's', provider: PROVIDER_PRESETS.k3k }),
+      'kubeconfig-not-yaml',
+    );
     expect(message.startsWith('namespace ns, Secret s: ')).toBe(true);
   });
 });
@@ -444,7 +743,17 @@ describe('unreadable text', () => {
 const providers: readonly Provider[] = Object.values(PROVIDER_PRESETS);
 
 const junk = fc.oneof(
-  fc.constantFrom<unknown>('not base64', CA_CERT_PEM, '', null, true, 0, 'yes', { command: 'x' }, []),
+  fc.constantFrom<unknown>(
+    'not base64',
+    CA_CERT_PEM,
+    '',
+    null,
+    true,
+    0,
+    'yes',
+    { command: 'x' },
+    [],
+  ),
   fc.string({ maxLength: 12 }),
 );
 /** Mostly valid values, so that translations succeed often enough to test the output. */
@@ -452,11 +761,29 @@ const field = (...valid: unknown[]): fc.Arbitrary<unknown> =>
   fc.oneof({ arbitrary: fc.constantFrom(...valid), weight: 6 }, { arbitrary: junk, weight: 1 });
 /** A field that is absent with the given odds (out of 10). */
 const optional = (absent: number, value: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
-  fc.oneof({ arbitrary: fc.constant(undefined), weight: absent }, { arbitrary: value, weight: 10 - absent });
-const fields = (shape: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Fields> => fc.record(shape).map(dropUndefined);
+  fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: absent },
+    { arbitrary: value, weight: 10 - absent },
+  );
+const fields = (shape: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Fields> =>
+  fc.record(shape).map(dropUndefined);
 const clusterFields = fields({
-  server: optional(1, field('https://api.child:6443', 'https://api.child/', 'http://10.0.0.1', 'https://127.0.0.1:6443', 'https://localhost', 'https://kubernetes.default.svc', 'ftp://x')),
-  'certificate-authority-data': optional(3, field(CA, b64(`${CA_CERT_PEM}${OTHER_CA_CERT_PEM}`), KEY)),
+  server: optional(
+    1,
+    field(
+      'https://api.child:6443',
+      'https://api.child/',
+      'http://10.0.0.1',
+      'https://127.0.0.1:6443',
+      'https://localhost',
+      'https://kubernetes.default.svc',
+      'ftp://x',
+    ),
+  ),
+  'certificate-authority-data': optional(
+    3,
+    field(CA, b64(`${CA_CERT_PEM}${OTHER_CA_CERT_PEM}`), KEY),
+  ),
   'certificate-authority': optional(9, field('/etc/ca.crt')),
   'insecure-skip-tls-verify': optional(5, field(true, false)),
   'tls-server-name': optional(5, field('api.child')),
@@ -476,9 +803,20 @@ const userFields = fields({
 const names = fc.constantFrom('a', 'b', 'c');
 const kubeconfigObject = fc.record(
   {
-    clusters: fc.uniqueArray(fc.record({ name: names, cluster: clusterFields }), { selector: (entry) => entry.name, minLength: 1, maxLength: 2 }),
-    users: fc.uniqueArray(fc.record({ name: names, user: userFields }), { selector: (entry) => entry.name, minLength: 1, maxLength: 2 }),
-    contexts: fc.array(fc.record({ name: names, context: fc.record({ cluster: names, user: names }) }), { maxLength: 3 }),
+    clusters: fc.uniqueArray(fc.record({ name: names, cluster: clusterFields }), {
+      selector: (entry) => entry.name,
+      minLength: 1,
+      maxLength: 2,
+    }),
+    users: fc.uniqueArray(fc.record({ name: names, user: userFields }), {
+      selector: (entry) => entry.name,
+      minLength: 1,
+      maxLength: 2,
+    }),
+    contexts: fc.array(
+      fc.record({ name: names, context: fc.record({ cluster: names, user: names }) }),
+      { maxLength: 3 },
+    ),
     'current-context': names,
   },
   { requiredKeys: ['clusters', 'users'] },
@@ -493,10 +831,20 @@ const translateContext = fc.record({
 describe('properties', () => {
   it('arbitrary text as a kubeconfig never throws', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: fc.constantFrom(...'{}[]:-&*!|>\'"#%@`, \n\tab?=~'.split('')), maxLength: 80 })), translateContext, (text, context) => {
-        const result = translateKubeconfig(text, context);
-        expect(typeof result.ok).toBe('boolean');
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.string({
+            unit: fc.constantFrom(...'{}[]:-&*!|>\'"#%@`, \n\tab?=~'.split('')),
+            maxLength: 80,
+          }),
+        ),
+        translateContext,
+        (text, context) => {
+          const result = translateKubeconfig(text, context);
+          expect(typeof result.ok).toBe('boolean');
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -512,19 +860,35 @@ describe('properties', () => {
   it('every emitted config is valid for ArgoCD', () => {
     let translations = 0;
     fc.assert(
-      fc.property(kubeconfigObject, translateContext, fc.boolean(), (object, context, overridden) => {
-        const result = translateKubeconfig(stringify(object), { ...context, ...(overridden ? { serverOverridden: true } : {}) });
-        if (!result.ok) {
-          expect(result.refusal.message.startsWith(`namespace ${context.namespace}, Secret ${context.secret} key ${context.key}: `)).toBe(true);
-          return;
-        }
-        translations++;
-        const { server, config } = result.translation;
-        // With an override the server is replaced by the planner; everything else must hold.
-        const problems = argoConfigProblems(overridden ? 'https://override.example' : server, config);
-        expect(problems).toEqual([]);
-        if (config.tlsClientConfig.certData !== undefined) expect(result.translation.clientCertificate).toBeDefined();
-      }),
+      fc.property(
+        kubeconfigObject,
+        translateContext,
+        fc.boolean(),
+        (object, context, overridden) => {
+          const result = translateKubeconfig(stringify(object), {
+            ...context,
+            ...(overridden ? { serverOverridden: true } : {}),
+          });
+          if (!result.ok) {
+            expect(
+              result.refusal.message.startsWith(
+                `namespace ${context.namespace}, Secret ${context.secret} key ${context.key}: `,
+              ),
+            ).toBe(true);
+            return;
+          }
+          translations++;
+          const { server, config } = result.translation;
+          // With an override the server is replaced by the planner; everything else must hold.
+          const problems = argoConfigProblems(
+            overridden ? 'https://override.example' : server,
+            config,
+          );
+          expect(problems).toEqual([]);
+          if (config.tlsClientConfig.certData !== undefined)
+            expect(result.translation.clientCertificate).toBeDefined();
+        },
+      ),
       { numRuns: 1000 },
     );
     // The generator must actually reach successful translations for the property to mean anything.
@@ -535,7 +899,10 @@ describe('properties', () => {
     fc.assert(
       fc.property(clusterFields, userFields, (cluster, user) => {
         const result = translateKubeconfig(kubeconfig({ cluster, user }), K3K);
-        if (result.ok) expect(argoConfigProblems(result.translation.server, result.translation.config)).toEqual([]);
+        if (result.ok)
+          expect(argoConfigProblems(result.translation.server, result.translation.config)).toEqual(
+            [],
+          );
       }),
       { numRuns: 500 },
     );

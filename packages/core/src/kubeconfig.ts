@@ -7,7 +7,15 @@
 
 import { parseDocument } from 'yaml';
 import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
-import type { ArgoClusterConfig, CertificateFacts, Provider, Refusal, RefusalCode, TranslationResult, Warning } from './types.js';
+import type {
+  ArgoClusterConfig,
+  CertificateFacts,
+  Provider,
+  Refusal,
+  RefusalCode,
+  TranslationResult,
+  Warning,
+} from './types.js';
 import { decodeBase64, decodeUtf8, encodeBase64 } from './base64.js';
 import { classifyServer, proxyUrlProblem, redactUrl } from './server-address.js';
 import { readCertificateDer, readPemBlocks } from './x509.js';
@@ -47,15 +55,23 @@ const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   strict: true,
   uniqueKeys: true,
   prettyErrors: false,
-  customTags: (tags) => tags.filter((tag) => (typeof tag === 'string' ? !EXCLUDED_TAG_IDS.has(tag) : !EXCLUDED_TAGS.has(tag.tag))),
+  customTags: (tags) =>
+    tags.filter((tag) =>
+      typeof tag === 'string' ? !EXCLUDED_TAG_IDS.has(tag) : !EXCLUDED_TAGS.has(tag.tag),
+    ),
 };
 
 type YamlMap = Readonly<Record<string, unknown>>;
 
 const isMap = (value: unknown): value is YamlMap =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.getPrototypeOf(value) === Object.prototype;
 
-type Parsed = { readonly ok: true; readonly root: YamlMap } | { readonly ok: false; readonly problem: string; readonly empty: boolean };
+type Parsed =
+  | { readonly ok: true; readonly root: YamlMap }
+  | { readonly ok: false; readonly problem: string; readonly empty: boolean };
 
 function parseYaml(text: string): Parsed {
   try {
@@ -64,15 +80,24 @@ function parseYaml(text: string): Parsed {
     if (issue !== undefined) {
       const line = issue.linePos?.[0].line;
       const detail = (issue.message.split('\n')[0] ?? '').slice(0, 120);
-      return { ok: false, problem: `it is not valid YAML (${detail}${line === undefined ? '' : ` at line ${line}`})`, empty: false };
+      return {
+        ok: false,
+        problem: `it is not valid YAML (${detail}${line === undefined ? '' : ` at line ${line}`})`,
+        empty: false,
+      };
     }
     const root: unknown = document.toJS({ maxAliasCount: 100 });
-    if (root === null || root === undefined) return { ok: false, problem: 'it is empty', empty: true };
+    if (root === null || root === undefined)
+      return { ok: false, problem: 'it is empty', empty: true };
     if (!isMap(root)) return { ok: false, problem: 'it is not a YAML mapping', empty: false };
     return { ok: true, root };
   } catch {
     // toJS throws on alias bombs and similar; to the user that is simply unreadable YAML.
-    return { ok: false, problem: 'it is not valid YAML (too many aliases or a malformed structure)', empty: false };
+    return {
+      ok: false,
+      problem: 'it is not valid YAML (too many aliases or a malformed structure)',
+      empty: false,
+    };
   }
 }
 
@@ -81,26 +106,37 @@ function parseYaml(text: string): Parsed {
 // phrase; `null` and empty strings read as absent, as they do in client-go.
 
 class Problem {
-  constructor(readonly code: RefusalCode, readonly problem: string, readonly fix: string) {}
+  constructor(
+    readonly code: RefusalCode,
+    readonly problem: string,
+    readonly fix: string,
+  ) {}
 }
 
-const NOT_A_KUBECONFIG_FIX = 'store a kubeconfig as written by `kubectl config view --raw --flatten`';
+const NOT_A_KUBECONFIG_FIX =
+  'store a kubeconfig as written by `kubectl config view --raw --flatten`';
 
 function notKubeconfig(problem: string): Problem {
-  return new Problem('kubeconfig-not-yaml', `the kubeconfig is malformed: ${problem}`, NOT_A_KUBECONFIG_FIX);
+  return new Problem(
+    'kubeconfig-not-yaml',
+    `the kubeconfig is malformed: ${problem}`,
+    NOT_A_KUBECONFIG_FIX,
+  );
 }
 
 function readString(body: YamlMap, field: string, owner: string): string | undefined | Problem {
   const value = body[field];
   if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') return notKubeconfig(`"${field}" of ${owner} is not a string (quote it)`);
+  if (typeof value !== 'string')
+    return notKubeconfig(`"${field}" of ${owner} is not a string (quote it)`);
   return value;
 }
 
 function readBoolean(body: YamlMap, field: string, owner: string): boolean | Problem {
   const value = body[field];
   if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean') return notKubeconfig(`"${field}" of ${owner} is not true or false`);
+  if (typeof value !== 'boolean')
+    return notKubeconfig(`"${field}" of ${owner} is not true or false`);
   return value;
 }
 
@@ -109,7 +145,11 @@ interface NamedEntry {
   readonly body: YamlMap;
 }
 
-function readNamedList(root: YamlMap, list: 'clusters' | 'users' | 'contexts', field: 'cluster' | 'user' | 'context'): NamedEntry[] | Problem {
+function readNamedList(
+  root: YamlMap,
+  list: 'clusters' | 'users' | 'contexts',
+  field: 'cluster' | 'user' | 'context',
+): NamedEntry[] | Problem {
   const value = root[list];
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) return notKubeconfig(`"${list}" is not a list`);
@@ -117,18 +157,30 @@ function readNamedList(root: YamlMap, list: 'clusters' | 'users' | 'contexts', f
   for (const [index, entry] of (value as unknown[]).entries()) {
     if (!isMap(entry)) return notKubeconfig(`${list}[${index}] is not a mapping`);
     const name = entry['name'];
-    if (typeof name !== 'string' || name === '') return notKubeconfig(`${list}[${index}] has no name`);
+    if (typeof name !== 'string' || name === '')
+      return notKubeconfig(`${list}[${index}] has no name`);
     const body = entry[field];
-    if (body !== undefined && body !== null && !isMap(body)) return notKubeconfig(`"${field}" of ${list}[${index}] (${JSON.stringify(name)}) is not a mapping`);
+    if (body !== undefined && body !== null && !isMap(body))
+      return notKubeconfig(
+        `"${field}" of ${list}[${index}] (${JSON.stringify(name)}) is not a mapping`,
+      );
     entries.push({ name, body: body ?? {} });
   }
   return entries;
 }
 
-function findNamed(entries: readonly NamedEntry[], name: string, kind: string, referrer: string): NamedEntry | Problem {
+function findNamed(
+  entries: readonly NamedEntry[],
+  name: string,
+  kind: string,
+  referrer: string,
+): NamedEntry | Problem {
   const found = entries.filter((entry) => entry.name === name);
   if (found.length === 1 && found[0] !== undefined) return found[0];
-  const known = entries.map((entry) => JSON.stringify(entry.name)).slice(0, 10).join(', ');
+  const known = entries
+    .map((entry) => JSON.stringify(entry.name))
+    .slice(0, 10)
+    .join(', ');
   if (found.length > 1) {
     return new Problem(
       'kubeconfig-context-dangling',
@@ -161,13 +213,23 @@ function selectPair(root: YamlMap): Selected | Problem {
 
   const [onlyCluster] = clusters;
   const [onlyUser] = users;
-  if (clusters.length === 1 && users.length === 1 && onlyCluster !== undefined && onlyUser !== undefined) {
+  if (
+    clusters.length === 1 &&
+    users.length === 1 &&
+    onlyCluster !== undefined &&
+    onlyUser !== undefined
+  ) {
     return { cluster: onlyCluster, user: onlyUser };
   }
   const current = readString(root, 'current-context', 'the kubeconfig');
   if (current instanceof Problem) return current;
   if (current === undefined) {
-    const what = clusters.length === 0 ? 'defines no cluster' : users.length === 0 ? 'defines no user' : `has ${clusters.length} clusters and ${users.length} users and no current-context`;
+    const what =
+      clusters.length === 0
+        ? 'defines no cluster'
+        : users.length === 0
+          ? 'defines no user'
+          : `has ${clusters.length} clusters and ${users.length} users and no current-context`;
     return new Problem(
       'kubeconfig-no-context',
       `the kubeconfig ${what}, so there is no way to tell which cluster to register`,
@@ -203,7 +265,12 @@ function selectPair(root: YamlMap): Selected | Problem {
  * LF; anything else must be padded standard base64. Returns the bytes (re-encoded
  * canonically for ArgoCD) and the PEM blocks.
  */
-function readPemData(value: string): { readonly bytes: Uint8Array; readonly blocks: ReturnType<typeof readPemBlocks> } | 'base64' | 'pem' {
+function readPemData(
+  value: string,
+):
+  | { readonly bytes: Uint8Array; readonly blocks: ReturnType<typeof readPemBlocks> }
+  | 'base64'
+  | 'pem' {
   const bytes = decodeBase64(value.replace(/[\r\n]/g, ''));
   if (bytes === undefined || bytes.length === 0) return 'base64';
   const text = decodeUtf8(bytes);
@@ -227,7 +294,11 @@ const FILE_FIELDS: readonly (readonly ['cluster' | 'user', string, string])[] = 
 const IMPERSONATION_FIELDS = ['as', 'as-uid', 'as-groups', 'as-user-extra'];
 
 const present = (value: unknown): boolean =>
-  value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0) && !(isMap(value) && Object.keys(value).length === 0);
+  value !== undefined &&
+  value !== null &&
+  value !== '' &&
+  !(Array.isArray(value) && value.length === 0) &&
+  !(isMap(value) && Object.keys(value).length === 0);
 
 const CREDENTIAL_FIX = 'use a kubeconfig with a client certificate or token';
 const SERVER_ANNOTATION_HINT = 'the `<label-prefix>server` namespace annotation';
@@ -248,15 +319,28 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
   const user = selected.user.body;
   const warnings: Warning[] = [];
   const warn = (code: Warning['code'], message: string): void => {
-    warnings.push({ code, namespace: context.namespace, secret: context.secret, message: `${where(context)}: ${message}` });
+    warnings.push({
+      code,
+      namespace: context.namespace,
+      secret: context.secret,
+      message: `${where(context)}: ${message}`,
+    });
   };
 
   // Commands and files would run or be read inside the ArgoCD pod: refused before anything else.
   if (present(user['exec'])) {
-    return new Problem('exec-plugin', `the kubeconfig uses an exec plugin, which would run a command inside ArgoCD`, CREDENTIAL_FIX);
+    return new Problem(
+      'exec-plugin',
+      `the kubeconfig uses an exec plugin, which would run a command inside ArgoCD`,
+      CREDENTIAL_FIX,
+    );
   }
   if (present(user['auth-provider'])) {
-    return new Problem('auth-provider', `the kubeconfig uses an auth-provider plugin, which ArgoCD would have to run with its own credentials`, CREDENTIAL_FIX);
+    return new Problem(
+      'auth-provider',
+      `the kubeconfig uses an auth-provider plugin, which ArgoCD would have to run with its own credentials`,
+      CREDENTIAL_FIX,
+    );
   }
   for (const [section, field, inline] of FILE_FIELDS) {
     const body = section === 'cluster' ? cluster : user;
@@ -283,7 +367,11 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
   let server = rawServer?.replace(/\/+$/, '') ?? '';
   if (context.serverOverridden !== true) {
     if (rawServer === undefined) {
-      return new Problem('server-missing', `${clusterOwner} has no server`, `set its server to the child API server's https:// address, or set ${SERVER_ANNOTATION_HINT}`);
+      return new Problem(
+        'server-missing',
+        `${clusterOwner} has no server`,
+        `set its server to the child API server's https:// address, or set ${SERVER_ANNOTATION_HINT}`,
+      );
     }
     const classified = classifyServer(server);
     switch (classified.kind) {
@@ -320,7 +408,10 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
           );
         }
         const rewritten = `https://${name}.${context.namespace}`;
-        warn('loopback-rewritten', `server ${redactUrl(server)} is a loopback address; registered the vcluster Service ${rewritten} instead`);
+        warn(
+          'loopback-rewritten',
+          `server ${redactUrl(server)} is a loopback address; registered the vcluster Service ${rewritten} instead`,
+        );
         server = rewritten;
         break;
       }
@@ -336,13 +427,30 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
   if (caField instanceof Problem) return caField;
   let caData: string | undefined;
   if (caField !== undefined && insecure) {
-    warn('insecure-drops-ca', `${clusterOwner} sets insecure-skip-tls-verify, so its certificate-authority-data is not registered (ArgoCD rejects both together)`);
+    warn(
+      'insecure-drops-ca',
+      `${clusterOwner} sets insecure-skip-tls-verify, so its certificate-authority-data is not registered (ArgoCD rejects both together)`,
+    );
   } else if (caField !== undefined) {
     const ca = readPemData(caField);
-    const certificates = typeof ca === 'string' ? [] : ca.blocks.filter((block) => block.label === 'CERTIFICATE');
-    if (typeof ca === 'string' || certificates.length === 0 || certificates.some((block) => block.der === undefined || readCertificateDer(block.der) === undefined)) {
-      const why = ca === 'base64' ? 'is not padded standard base64' : 'does not hold PEM CERTIFICATE blocks that parse';
-      return new Problem('ca-invalid', `certificate-authority-data of ${clusterOwner} ${why}`, 'set it to the base64 of the PEM CA bundle, or remove it');
+    const certificates =
+      typeof ca === 'string' ? [] : ca.blocks.filter((block) => block.label === 'CERTIFICATE');
+    if (
+      typeof ca === 'string' ||
+      certificates.length === 0 ||
+      certificates.some(
+        (block) => block.der === undefined || readCertificateDer(block.der) === undefined,
+      )
+    ) {
+      const why =
+        ca === 'base64'
+          ? 'is not padded standard base64'
+          : 'does not hold PEM CERTIFICATE blocks that parse';
+      return new Problem(
+        'ca-invalid',
+        `certificate-authority-data of ${clusterOwner} ${why}`,
+        'set it to the base64 of the PEM CA bundle, or remove it',
+      );
     }
     caData = encodeBase64(ca.bytes);
   }
@@ -359,7 +467,13 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
   const password = readString(user, 'password', userOwner);
   if (password instanceof Problem) return password;
 
-  const tlsClientConfig: { insecure: boolean; serverName?: string; caData?: string; certData?: string; keyData?: string } = { insecure };
+  const tlsClientConfig: {
+    insecure: boolean;
+    serverName?: string;
+    caData?: string;
+    certData?: string;
+    keyData?: string;
+  } = { insecure };
   if (serverName !== undefined) tlsClientConfig.serverName = serverName;
   if (caData !== undefined) tlsClientConfig.caData = caData;
   let credentials: { username: string; password: string } | { bearerToken: string } | undefined;
@@ -374,18 +488,44 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
       );
     }
     const cert = readPemData(certField);
-    const certBlock = typeof cert === 'string' ? undefined : cert.blocks.find((block) => block.label === 'CERTIFICATE');
+    const certBlock =
+      typeof cert === 'string'
+        ? undefined
+        : cert.blocks.find((block) => block.label === 'CERTIFICATE');
     const facts = certBlock?.der === undefined ? undefined : readCertificateDer(certBlock.der);
     if (typeof cert === 'string' || facts === undefined) {
-      const why = cert === 'base64' ? 'is not padded standard base64' : 'does not hold a PEM CERTIFICATE block that parses';
-      return new Problem('client-cert-invalid', `client-certificate-data of ${userOwner} ${why}`, 'set it to the base64 of the PEM client certificate');
+      const why =
+        cert === 'base64'
+          ? 'is not padded standard base64'
+          : 'does not hold a PEM CERTIFICATE block that parses';
+      return new Problem(
+        'client-cert-invalid',
+        `client-certificate-data of ${userOwner} ${why}`,
+        'set it to the base64 of the PEM client certificate',
+      );
     }
     const key = readPemData(keyField);
-    const keyBlock = typeof key === 'string' ? undefined : key.blocks.find((block) => isPrivateKeyLabel(block.label) && block.der !== undefined);
+    const keyBlock =
+      typeof key === 'string'
+        ? undefined
+        : key.blocks.find((block) => isPrivateKeyLabel(block.label) && block.der !== undefined);
     if (typeof key === 'string' || keyBlock === undefined) {
-      const encrypted = typeof key !== 'string' && key.blocks.some((block) => block.label === 'ENCRYPTED PRIVATE KEY' || block.der === undefined);
-      const why = key === 'base64' ? 'is not padded standard base64' : encrypted ? 'holds an encrypted private key' : 'does not hold a PEM PRIVATE KEY block';
-      return new Problem('client-cert-invalid', `client-key-data of ${userOwner} ${why}`, 'set it to the base64 of the unencrypted PEM private key');
+      const encrypted =
+        typeof key !== 'string' &&
+        key.blocks.some(
+          (block) => block.label === 'ENCRYPTED PRIVATE KEY' || block.der === undefined,
+        );
+      const why =
+        key === 'base64'
+          ? 'is not padded standard base64'
+          : encrypted
+            ? 'holds an encrypted private key'
+            : 'does not hold a PEM PRIVATE KEY block';
+      return new Problem(
+        'client-cert-invalid',
+        `client-key-data of ${userOwner} ${why}`,
+        'set it to the base64 of the unencrypted PEM private key',
+      );
     }
     tlsClientConfig.certData = encodeBase64(cert.bytes);
     tlsClientConfig.keyData = encodeBase64(key.bytes);
@@ -395,7 +535,12 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
   } else if (username !== undefined && password !== undefined) {
     credentials = { username, password };
   } else {
-    const partial = username !== undefined ? 'a username but no password' : password !== undefined ? 'a password but no username' : 'no client certificate, token or username and password';
+    const partial =
+      username !== undefined
+        ? 'a username but no password'
+        : password !== undefined
+          ? 'a password but no username'
+          : 'no client certificate, token or username and password';
     return new Problem('credentials-missing', `${userOwner} has ${partial}`, CREDENTIAL_FIX);
   }
 
@@ -404,14 +549,22 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
   if (proxyUrl !== undefined) {
     const problem = proxyUrlProblem(proxyUrl);
     if (problem !== undefined) {
-      return new Problem('proxy-url-invalid', `proxy-url ${JSON.stringify(redactUrl(proxyUrl))} of ${clusterOwner} ${problem}`, 'set it to http://, https:// or socks5://<host>:<port> without credentials, or remove it');
+      return new Problem(
+        'proxy-url-invalid',
+        `proxy-url ${JSON.stringify(redactUrl(proxyUrl))} of ${clusterOwner} ${problem}`,
+        'set it to http://, https:// or socks5://<host>:<port> without credentials, or remove it',
+      );
     }
   }
 
   // Fixed key order, so equal configs serialise equally.
   const config: ArgoClusterConfig = {
-    ...(credentials !== undefined && 'username' in credentials ? { username: credentials.username, password: credentials.password } : {}),
-    ...(credentials !== undefined && 'bearerToken' in credentials ? { bearerToken: credentials.bearerToken } : {}),
+    ...(credentials !== undefined && 'username' in credentials
+      ? { username: credentials.username, password: credentials.password }
+      : {}),
+    ...(credentials !== undefined && 'bearerToken' in credentials
+      ? { bearerToken: credentials.bearerToken }
+      : {}),
     tlsClientConfig,
     ...(proxyUrl !== undefined ? { proxyUrl } : {}),
   };
@@ -429,10 +582,23 @@ function refusal(context: TranslateContext, problem: Problem): Refusal {
 }
 
 /** Translates one kubeconfig; never throws. */
-export function translateKubeconfig(kubeconfigText: string, context: TranslateContext): TranslationResult {
+export function translateKubeconfig(
+  kubeconfigText: string,
+  context: TranslateContext,
+): TranslationResult {
   const parsed = parseYaml(kubeconfigText);
   if (!parsed.ok) {
-    return { ok: false, refusal: refusal(context, new Problem('kubeconfig-not-yaml', `the kubeconfig ${parsed.problem}`, NOT_A_KUBECONFIG_FIX)) };
+    return {
+      ok: false,
+      refusal: refusal(
+        context,
+        new Problem(
+          'kubeconfig-not-yaml',
+          `the kubeconfig ${parsed.problem}`,
+          NOT_A_KUBECONFIG_FIX,
+        ),
+      ),
+    };
   }
   const draft = translateRoot(parsed.root, context);
   if (draft instanceof Problem) return { ok: false, refusal: refusal(context, draft) };

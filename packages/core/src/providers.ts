@@ -1,17 +1,40 @@
 // Provider presets (where each provisioner writes its child cluster's kubeconfig) and the
 // choice of kubeconfig among a namespace's candidate Secrets (DESIGN §3).
 
-import type { CandidateRef, ObservedSecret, Provider, ProviderName, Refusal, Translation, TranslationResult } from './types.js';
+import type {
+  CandidateRef,
+  ObservedSecret,
+  Provider,
+  ProviderName,
+  Refusal,
+  Translation,
+  TranslationResult,
+} from './types.js';
 import { decodeBase64Text } from './base64.js';
 import { matchGlob } from './glob.js';
 import { translateKubeconfig } from './kubeconfig.js';
 
 export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, Provider>> = {
-  k3k: { name: 'k3k', secretNamePattern: 'k3k-*-kubeconfig', keys: ['kubeconfig.yaml'], loopbackRewrite: false },
+  k3k: {
+    name: 'k3k',
+    secretNamePattern: 'k3k-*-kubeconfig',
+    keys: ['kubeconfig.yaml'],
+    loopbackRewrite: false,
+  },
   // vcluster's kubeconfig points at localhost (for port-forwarding); the Service is the way in.
-  vcluster: { name: 'vcluster', secretNamePattern: 'vc-*', keys: ['config'], loopbackRewrite: true },
+  vcluster: {
+    name: 'vcluster',
+    secretNamePattern: 'vc-*',
+    keys: ['config'],
+    loopbackRewrite: true,
+  },
   // admin.svc addresses the in-cluster Service; admin.conf is the external endpoint.
-  kamaji: { name: 'kamaji', secretNamePattern: '*-admin-kubeconfig', keys: ['admin.svc', 'admin.conf'], loopbackRewrite: false },
+  kamaji: {
+    name: 'kamaji',
+    secretNamePattern: '*-admin-kubeconfig',
+    keys: ['admin.svc', 'admin.conf'],
+    loopbackRewrite: false,
+  },
   capi: {
     name: 'capi',
     secretNamePattern: '*-kubeconfig',
@@ -29,14 +52,25 @@ export interface TranslateOptions {
   readonly serverOverridden?: boolean;
 }
 
-export type Translator = (secret: ObservedSecret, key: string, provider: Provider, options?: TranslateOptions) => TranslationResult;
+export type Translator = (
+  secret: ObservedSecret,
+  key: string,
+  provider: Provider,
+  options?: TranslateOptions,
+) => TranslationResult;
 
 /** Decodes `data[key]` (base64 as served) and translates it. */
 export const translateSecretKey: Translator = (secret, key, provider, options) => {
   const where = `namespace ${secret.namespace}, Secret ${secret.name} key ${key}`;
   const value = secret.data[key];
   if (value === undefined) {
-    return { ok: false, refusal: { code: 'kubeconfig-unreadable', message: `${where}: the Secret has no such key; store the kubeconfig under ${key}` } };
+    return {
+      ok: false,
+      refusal: {
+        code: 'kubeconfig-unreadable',
+        message: `${where}: the Secret has no such key; store the kubeconfig under ${key}`,
+      },
+    };
   }
   const text = decodeBase64Text(value);
   if (text === undefined) {
@@ -58,7 +92,11 @@ export const translateSecretKey: Translator = (secret, key, provider, options) =
 };
 
 export interface KubeconfigSelection {
-  readonly chosen?: { readonly candidate: CandidateRef; readonly translation: Translation; readonly secret: ObservedSecret };
+  readonly chosen?: {
+    readonly candidate: CandidateRef;
+    readonly translation: Translation;
+    readonly secret: ObservedSecret;
+  };
   readonly rejected: readonly { readonly candidate: CandidateRef; readonly refusal: Refusal }[];
 }
 
@@ -83,18 +121,29 @@ export function selectKubeconfig(
   const own = secrets.filter((secret) => secret.namespace === namespace);
   for (const provider of providers) {
     const candidates = own
-      .filter((secret) => matchGlob(provider.secretNamePattern, secret.name) && provider.keys.some((key) => Object.hasOwn(secret.data, key)))
+      .filter(
+        (secret) =>
+          matchGlob(provider.secretNamePattern, secret.name) &&
+          provider.keys.some((key) => Object.hasOwn(secret.data, key)),
+      )
       .sort((a, b) => {
         const preferred = provider.preferredSecretType;
-        if (preferred !== undefined && (a.type === preferred) !== (b.type === preferred)) return a.type === preferred ? -1 : 1;
+        if (preferred !== undefined && (a.type === preferred) !== (b.type === preferred))
+          return a.type === preferred ? -1 : 1;
         return compare(a.name, b.name) || compare(a.uid, b.uid);
       });
     for (const secret of candidates) {
       for (const key of provider.keys) {
         if (!Object.hasOwn(secret.data, key)) continue;
-        const candidate: CandidateRef = { namespace, secret: secret.name, key, provider: provider.name };
+        const candidate: CandidateRef = {
+          namespace,
+          secret: secret.name,
+          key,
+          provider: provider.name,
+        };
         const result = translate(secret, key, provider, options);
-        if (result.ok) return { chosen: { candidate, translation: result.translation, secret }, rejected };
+        if (result.ok)
+          return { chosen: { candidate, translation: result.translation, secret }, rejected };
         rejected.push({ candidate, refusal: result.refusal });
       }
     }

@@ -31,7 +31,12 @@ describe('normaliseServer', () => {
   });
 
   it('makes spellings of one server equal', () => {
-    const spellings = ['https://k.example.com', 'https://K.example.com:443', 'HTTPS://k.example.com/', 'https://k.example.com.:443/'];
+    const spellings = [
+      'https://k.example.com',
+      'https://K.example.com:443',
+      'HTTPS://k.example.com/',
+      'https://k.example.com.:443/',
+    ];
     expect(new Set(spellings.map(normaliseServer)).size).toBe(1);
   });
 });
@@ -159,12 +164,15 @@ describe('classifyServer', () => {
 });
 
 describe('proxyUrlProblem', () => {
-  it.each(['http://proxy:3128', 'https://proxy.example.com', 'socks5://10.0.0.1:1080', 'SOCKS5://proxy/', 'http://[fd00::1]:3128'])(
-    '%j is usable',
-    (url) => {
-      expect(proxyUrlProblem(url)).toBeUndefined();
-    },
-  );
+  it.each([
+    'http://proxy:3128',
+    'https://proxy.example.com',
+    'socks5://10.0.0.1:1080',
+    'SOCKS5://proxy/',
+    'http://[fd00::1]:3128',
+  ])('%j is usable', (url) => {
+    expect(proxyUrlProblem(url)).toBeUndefined();
+  });
 
   it.each([
     ['proxy:3128', 'is not a URL'],
@@ -184,7 +192,9 @@ describe('proxyUrlProblem', () => {
 
 describe('redactUrl', () => {
   it('masks user-info, query and fragment', () => {
-    expect(redactUrl('https://user:secret@host:6443/p?token=abc#x')).toBe('https://***@host:6443/p?***#***');
+    expect(redactUrl('https://user:secret@host:6443/p?token=abc#x')).toBe(
+      'https://***@host:6443/p?***#***',
+    );
     expect(redactUrl('https://host')).toBe('https://host');
   });
 });

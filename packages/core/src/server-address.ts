@@ -43,7 +43,10 @@ export function normaliseServer(url: string): string {
   if (parsed === undefined) return url.trim().replace(/\/+$/, '');
   let host = parsed.host;
   if (host.endsWith('.') && host.length > 1) host = host.slice(0, -1);
-  const port = parsed.port === undefined || parsed.port === DEFAULT_PORTS[parsed.scheme] ? '' : `:${parsed.port}`;
+  const port =
+    parsed.port === undefined || parsed.port === DEFAULT_PORTS[parsed.scheme]
+      ? ''
+      : `:${parsed.port}`;
   const userInfo = parsed.userInfo === undefined ? '' : `${parsed.userInfo}@`;
   let tail = parsed.path;
   if (parsed.query !== undefined) tail += `?${parsed.query}`;
@@ -121,7 +124,9 @@ function isLoopbackHost(host: string): boolean {
     const zeros = bytes.slice(0, 15).every((byte) => byte === 0);
     // ::1, :: (unspecified: connects locally), and IPv4-mapped/compatible loopback.
     if (zeros && (bytes[15] === 1 || bytes[15] === 0)) return true;
-    const mapped = bytes.slice(0, 10).every((byte) => byte === 0) && ((bytes[10] === 0xff && bytes[11] === 0xff) || (bytes[10] === 0 && bytes[11] === 0));
+    const mapped =
+      bytes.slice(0, 10).every((byte) => byte === 0) &&
+      ((bytes[10] === 0xff && bytes[11] === 0xff) || (bytes[10] === 0 && bytes[11] === 0));
     return mapped && (bytes[12] === 127 || bytes.slice(12).every((byte) => byte === 0));
   }
   const ipv4 = parseIpv4(host);
@@ -131,7 +136,12 @@ function isLoopbackHost(host: string): boolean {
 
 /** `kubernetes`, `kubernetes.default`, `kubernetes.default.svc` and `kubernetes.default.svc.<cluster domain>`. */
 function isInClusterHost(host: string): boolean {
-  return host === 'kubernetes' || host === 'kubernetes.default' || host === 'kubernetes.default.svc' || host.startsWith('kubernetes.default.svc.');
+  return (
+    host === 'kubernetes' ||
+    host === 'kubernetes.default' ||
+    host === 'kubernetes.default.svc' ||
+    host.startsWith('kubernetes.default.svc.')
+  );
 }
 
 /**
@@ -143,8 +153,12 @@ export function classifyServer(url: string): { kind: ServerKind; host?: string }
   const parsed = parseServer(url);
   if (parsed === undefined) return { kind: 'invalid' };
   if (parsed.scheme !== 'https' && parsed.scheme !== 'http') return { kind: 'invalid' };
-  if (parsed.userInfo !== undefined || parsed.query !== undefined || parsed.fragment !== undefined) return { kind: 'invalid' };
-  if (parsed.port !== undefined && (!/^\d{1,5}$/.test(parsed.port) || Number(parsed.port) > 65535 || Number(parsed.port) === 0)) {
+  if (parsed.userInfo !== undefined || parsed.query !== undefined || parsed.fragment !== undefined)
+    return { kind: 'invalid' };
+  if (
+    parsed.port !== undefined &&
+    (!/^\d{1,5}$/.test(parsed.port) || Number(parsed.port) > 65535 || Number(parsed.port) === 0)
+  ) {
     return { kind: 'invalid' };
   }
   const ipv6 = IPV6.exec(parsed.host);
@@ -169,13 +183,22 @@ export function classifyServer(url: string): { kind: ServerKind; host?: string }
 export function proxyUrlProblem(url: string): string | undefined {
   const parsed = parseServer(url);
   if (parsed === undefined) return 'is not a URL';
-  if (!['http', 'https', 'socks5'].includes(parsed.scheme)) return 'must use http://, https:// or socks5://';
+  if (!['http', 'https', 'socks5'].includes(parsed.scheme))
+    return 'must use http://, https:// or socks5://';
   if (parsed.userInfo !== undefined) return 'must not carry a user name or password';
-  if (parsed.host === '' || (IPV6.exec(parsed.host) === null && !REG_NAME.test(parsed.host))) return 'has no valid host';
-  if (parsed.port !== undefined && (!/^\d{1,5}$/.test(parsed.port) || Number(parsed.port) > 65535 || Number(parsed.port) === 0)) {
+  if (parsed.host === '' || (IPV6.exec(parsed.host) === null && !REG_NAME.test(parsed.host)))
+    return 'has no valid host';
+  if (
+    parsed.port !== undefined &&
+    (!/^\d{1,5}$/.test(parsed.port) || Number(parsed.port) > 65535 || Number(parsed.port) === 0)
+  ) {
     return 'has an invalid port';
   }
-  if ((parsed.path !== '' && parsed.path !== '/') || parsed.query !== undefined || parsed.fragment !== undefined) {
+  if (
+    (parsed.path !== '' && parsed.path !== '/') ||
+    parsed.query !== undefined ||
+    parsed.fragment !== undefined
+  ) {
     return 'must be a bare scheme://host[:port]';
   }
   return undefined;

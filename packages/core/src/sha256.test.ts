@@ -20,7 +20,9 @@ describe('sha256Hex', () => {
   });
 
   it('one million "a"', () => {
-    expect(sha256Hex('a'.repeat(1_000_000))).toBe('cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0');
+    expect(sha256Hex('a'.repeat(1_000_000))).toBe(
+      'cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0',
+    );
   });
 
   it('hashes a string as its UTF-8 bytes', () => {

@@ -39,7 +39,12 @@ export interface ObservedSecret {
  * namespace is not among the managed ones. Only `notFound` (or a different uid) is proof.
  */
 export type SourceLookup =
-  | { readonly state: 'present'; readonly uid: string; readonly labels: Labels; readonly deletionTimestamp?: Timestamp }
+  | {
+      readonly state: 'present';
+      readonly uid: string;
+      readonly labels: Labels;
+      readonly deletionTimestamp?: Timestamp;
+    }
   | { readonly state: 'notFound' }
   | { readonly state: 'unknown'; readonly reason: string };
 
@@ -231,18 +236,56 @@ export type UpdateReason =
   /** A claimant takes over a registration its previous namespace gave up (renamed, gone, demoted). */
   | { readonly code: 'taken-over'; readonly namespace: string; readonly previousNamespace: string };
 
-export type DemoteReason = { readonly code: 'renamed'; readonly namespace: string; readonly supersededBy: string };
+export type DemoteReason = {
+  readonly code: 'renamed';
+  readonly namespace: string;
+  readonly supersededBy: string;
+};
 
 export type DeleteReason =
   | { readonly code: 'source-namespace-not-found'; readonly namespace: string }
-  | { readonly code: 'source-namespace-replaced'; readonly namespace: string; readonly recordedUid: string; readonly observedUid: string }
-  | { readonly code: 'demotion-expired'; readonly namespace: string; readonly staleSince: Timestamp };
+  | {
+      readonly code: 'source-namespace-replaced';
+      readonly namespace: string;
+      readonly recordedUid: string;
+      readonly observedUid: string;
+    }
+  | {
+      readonly code: 'demotion-expired';
+      readonly namespace: string;
+      readonly staleSince: Timestamp;
+    };
 
 export type Action =
-  | { readonly kind: 'create'; readonly cluster: string; readonly secret: DesiredSecret; readonly changes: readonly FieldChange[]; readonly reason: CreateReason }
-  | { readonly kind: 'update'; readonly cluster: string; readonly target: ObservedRef; readonly secret: DesiredSecret; readonly changes: readonly FieldChange[]; readonly reason: UpdateReason }
-  | { readonly kind: 'demote'; readonly cluster: string; readonly target: ObservedRef; readonly secret: DesiredSecret; readonly changes: readonly FieldChange[]; readonly reason: DemoteReason }
-  | { readonly kind: 'delete'; readonly cluster: string; readonly target: ObservedRef; readonly reason: DeleteReason };
+  | {
+      readonly kind: 'create';
+      readonly cluster: string;
+      readonly secret: DesiredSecret;
+      readonly changes: readonly FieldChange[];
+      readonly reason: CreateReason;
+    }
+  | {
+      readonly kind: 'update';
+      readonly cluster: string;
+      readonly target: ObservedRef;
+      readonly secret: DesiredSecret;
+      readonly changes: readonly FieldChange[];
+      readonly reason: UpdateReason;
+    }
+  | {
+      readonly kind: 'demote';
+      readonly cluster: string;
+      readonly target: ObservedRef;
+      readonly secret: DesiredSecret;
+      readonly changes: readonly FieldChange[];
+      readonly reason: DemoteReason;
+    }
+  | {
+      readonly kind: 'delete';
+      readonly cluster: string;
+      readonly target: ObservedRef;
+      readonly reason: DeleteReason;
+    };
 
 export type ActionKind = Action['kind'];
 
@@ -254,7 +297,16 @@ export interface NamespaceOutcome {
   readonly cluster?: string;
   readonly state: OutcomeState;
   /** Why: absent for a plain `registered`/`unchanged`. */
-  readonly reason?: Refusal | { readonly code: 'waiting-for-kubeconfig' | 'credential-refresh-deferred' | 'terminating' | 'cluster-label-missing'; readonly message: string };
+  readonly reason?:
+    | Refusal
+    | {
+        readonly code:
+          | 'waiting-for-kubeconfig'
+          | 'credential-refresh-deferred'
+          | 'terminating'
+          | 'cluster-label-missing';
+        readonly message: string;
+      };
   /** The kubeconfig in use, when one translated. */
   readonly source?: CandidateRef;
   /** Candidates that were tried and failed, with why. */

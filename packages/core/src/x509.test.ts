@@ -23,43 +23,71 @@ import { readCertificateDer, readCertificateFacts, readPemBlocks } from './x509.
 /** DER element with a definite length. */
 function tlv(tag: number, content: readonly number[]): number[] {
   const length = content.length;
-  const header = length < 0x80 ? [length] : length < 0x100 ? [0x81, length] : [0x82, length >> 8, length & 0xff];
+  const header =
+    length < 0x80 ? [length] : length < 0x100 ? [0x81, length] : [0x82, length >> 8, length & 0xff];
   return [tag, ...header, ...content];
 }
 const ascii = (text: string): number[] => Array.from(text, (c) => c.charCodeAt(0));
-const issuerName = tlv(0x30, tlv(0x31, tlv(0x30, [...tlv(0x06, [0x55, 0x04, 0x03]), ...tlv(0x0c, ascii('x'))])));
+const issuerName = tlv(
+  0x30,
+  tlv(0x31, tlv(0x30, [...tlv(0x06, [0x55, 0x04, 0x03]), ...tlv(0x0c, ascii('x'))])),
+);
 
 /** A structurally minimal certificate: only the fields the reader walks are meaningful. */
 function syntheticCertificate(notBefore: number[], notAfter: number[], padding = 0): Uint8Array {
   const subject = tlv(0x30, new Array<number>(padding).fill(0));
-  const tbs = tlv(0x30, [...tlv(0x02, [1]), ...tlv(0x30, []), ...issuerName, ...tlv(0x30, [...notBefore, ...notAfter]), ...subject]);
+  const tbs = tlv(0x30, [
+    ...tlv(0x02, [1]),
+    ...tlv(0x30, []),
+    ...issuerName,
+    ...tlv(0x30, [...notBefore, ...notAfter]),
+    ...subject,
+  ]);
   return Uint8Array.from(tlv(0x30, [...tbs, ...tlv(0x30, []), ...tlv(0x03, [0])]));
 }
 const utc = (text: string): number[] => tlv(0x17, ascii(text));
 const generalized = (text: string): number[] => tlv(0x18, ascii(text));
-const toPem = (der: Uint8Array): string => `-----BEGIN CERTIFICATE-----\n${encodeBase64(der)}\n-----END CERTIFICATE-----\n`;
+const toPem = (der: Uint8Array): string =>
+  `-----BEGIN CERTIFICATE-----\n${encodeBase64(der)}\n-----END CERTIFICATE-----\n`;
 
 describe('readCertificateFacts on openssl-generated certificates', () => {
   it.each([
     ['client (v1, UTCTime)', CLIENT_CERT_PEM, CA_ISSUER, CLIENT_NOT_AFTER],
     ['rotated client, same CA', CLIENT2_CERT_PEM, CA_ISSUER, CLIENT2_NOT_AFTER],
     ['self-signed CA (v3)', CA_CERT_PEM, CA_ISSUER, CA_NOT_AFTER],
-    ['CA valid past 2050 (GeneralizedTime)', OTHER_CA_CERT_PEM, OTHER_CA_ISSUER, OTHER_CA_NOT_AFTER],
+    [
+      'CA valid past 2050 (GeneralizedTime)',
+      OTHER_CA_CERT_PEM,
+      OTHER_CA_ISSUER,
+      OTHER_CA_NOT_AFTER,
+    ],
     ['client of the other CA', OTHER_CLIENT_CERT_PEM, OTHER_CA_ISSUER, OTHER_CLIENT_NOT_AFTER],
   ])('%s', (_name, pem, issuer, notAfter) => {
     expect(readCertificateFacts(pem)).toEqual({ issuer, notAfter });
   });
 
   it('agrees with Node on the expiry', () => {
-    for (const pem of [CA_CERT_PEM, CLIENT_CERT_PEM, CLIENT2_CERT_PEM, OTHER_CA_CERT_PEM, OTHER_CLIENT_CERT_PEM]) {
-      const expected = new Date(new X509Certificate(pem).validTo).toISOString().replace('.000Z', 'Z');
+    for (const pem of [
+      CA_CERT_PEM,
+      CLIENT_CERT_PEM,
+      CLIENT2_CERT_PEM,
+      OTHER_CA_CERT_PEM,
+      OTHER_CLIENT_CERT_PEM,
+    ]) {
+      const expected = new Date(new X509Certificate(pem).validTo)
+        .toISOString()
+        .replace('.000Z', 'Z');
       expect(readCertificateFacts(pem)?.notAfter).toBe(expected);
     }
   });
 
   it('equal issuers compare equal, different issuers differ', () => {
-    expect(readCertificateFacts(CLIENT_CERT_PEM)?.issuer).toBe(readCertificateFacts(CLIENT2_CERT_PEM)?.issuer);
-    expect(readCertificateFacts(CLIENT_CERT_PEM)?.issuer).not.toBe(readCertificateFacts(OTHER_CLIENT_CERT_PEM)?.issuer);
+    expect(readCertificateFacts(CLIENT_CERT_PEM)?.issuer).toBe(
+      readCertificateFacts(CLIENT2_CERT_PEM)?.issuer,
+    );
+    expect(readCertificateFacts(CLIENT_CERT_PEM)?.issuer).not.toBe(
+      readCertificateFacts(OTHER_CLIENT_CERT_PEM)?.issuer,
+    );
   });
 
   it('reads the first CERTIFICATE block of a bundle, skipping other blocks and text', () => {
@@ -68,7 +96,9 @@ describe('readCertificateFacts on openssl-generated certificates', () => {
   });
 
   it('accepts CRLF line endings and indentation', () => {
-    const crlf = CLIENT_CERT_PEM.split('\n').map((line) => `  ${line}`).join('\r\n');
+    const crlf = CLIENT_CERT_PEM.split('\n')
+      .map((line) => `  ${line}`)
+      .join('\r\n');
     expect(readCertificateFacts(crlf)?.notAfter).toBe(CLIENT_NOT_AFTER);
   });
 });
@@ -80,9 +110,15 @@ describe('readCertificateFacts on malformed input', () => {
     ['only a key', CA_KEY_PEM],
     ['an unterminated block', CLIENT_CERT_PEM.replace('-----END CERTIFICATE-----', '')],
     ['a mismatched END label', CLIENT_CERT_PEM.replace('END CERTIFICATE', 'END X509 CRL')],
-    ['bad base64 in the body', '-----BEGIN CERTIFICATE-----\nnot*base64\n-----END CERTIFICATE-----\n'],
+    [
+      'bad base64 in the body',
+      '-----BEGIN CERTIFICATE-----\nnot*base64\n-----END CERTIFICATE-----\n',
+    ],
     ['an empty body', '-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n'],
-    ['a body with headers', '-----BEGIN CERTIFICATE-----\nProc-Type: 4,ENCRYPTED\n\nMAA=\n-----END CERTIFICATE-----\n'],
+    [
+      'a body with headers',
+      '-----BEGIN CERTIFICATE-----\nProc-Type: 4,ENCRYPTED\n\nMAA=\n-----END CERTIFICATE-----\n',
+    ],
     ['a key in a CERTIFICATE block', CLIENT_KEY_PEM.replace(/PRIVATE KEY/g, 'CERTIFICATE')],
   ])('%s → undefined', (_why, pem) => {
     expect(readCertificateFacts(pem)).toBeUndefined();
@@ -108,12 +144,17 @@ describe('readCertificateFacts on malformed input', () => {
   it('single-byte corruptions of a real certificate never throw', () => {
     const der = readPemBlocks(CLIENT_CERT_PEM)[0]?.der ?? new Uint8Array();
     fc.assert(
-      fc.property(fc.nat({ max: der.length - 1 }), fc.integer({ min: 0, max: 255 }), (index, value) => {
-        const copy = Uint8Array.from(der);
-        copy[index] = value;
-        const facts = readCertificateDer(copy);
-        if (facts !== undefined) expect(facts.notAfter).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-      }),
+      fc.property(
+        fc.nat({ max: der.length - 1 }),
+        fc.integer({ min: 0, max: 255 }),
+        (index, value) => {
+          const copy = Uint8Array.from(der);
+          copy[index] = value;
+          const facts = readCertificateDer(copy);
+          if (facts !== undefined)
+            expect(facts.notAfter).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+        },
+      ),
     );
   });
 
@@ -162,7 +203,9 @@ describe('validity times', () => {
   });
 
   it('a bad notBefore makes the certificate unreadable', () => {
-    expect(readCertificateDer(syntheticCertificate(utc('nope'), utc('250101000000Z')))).toBeUndefined();
+    expect(
+      readCertificateDer(syntheticCertificate(utc('nope'), utc('250101000000Z'))),
+    ).toBeUndefined();
   });
 
   it('rejects BER indefinite lengths', () => {
@@ -181,9 +224,15 @@ describe('validity times', () => {
 describe('readPemBlocks', () => {
   it('lists blocks in order with their labels', () => {
     const blocks = readPemBlocks(`${CA_CERT_PEM}\n${CLIENT_KEY_PEM}\n${CA_KEY_PEM}`);
-    expect(blocks.map((block) => block.label)).toEqual(['CERTIFICATE', 'PRIVATE KEY', 'EC PRIVATE KEY']);
+    expect(blocks.map((block) => block.label)).toEqual([
+      'CERTIFICATE',
+      'PRIVATE KEY',
+      'EC PRIVATE KEY',
+    ]);
     expect(blocks.every((block) => block.der !== undefined)).toBe(true);
-    expect(encodeBase64(blocks[0]?.der ?? new Uint8Array())).toBe(CA_CERT_PEM.split('\n').slice(1, -1).join(''));
+    expect(encodeBase64(blocks[0]?.der ?? new Uint8Array())).toBe(
+      CA_CERT_PEM.split('\n').slice(1, -1).join(''),
+    );
   });
 
   it('a BEGIN inside an open block restarts it', () => {

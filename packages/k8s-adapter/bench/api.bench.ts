@@ -12,7 +12,6 @@
 // docs/bench/adapter.md. Latency (kubeconfig appears → registered, namespace deleted →
 // deregistered) needs the daemon and is measured by the CLI's benchmark.
 
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';

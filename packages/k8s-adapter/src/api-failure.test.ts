@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { tokenKubeConfig, uniqueName } from '@argocd-cluster-registrar/testkit';

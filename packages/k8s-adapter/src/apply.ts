@@ -2,7 +2,7 @@
 // re-decides: a create never overwrites, an update or delete is conditional on the object
 // the plan was made against, and a 409 or 404 is reported, not forced (the next pass
 // re-plans from fresh data). One failed action never stops the others.
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
+
 import type { CoreV1Api } from '@kubernetes/client-node';
 import type { Action, Plan } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';

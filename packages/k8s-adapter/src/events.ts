@@ -1,6 +1,6 @@
 // Kubernetes Events on a source namespace, so `kubectl get events -n <ns>` tells its owner
 // what the registrar did with it. Best effort: a failure is returned, never thrown.
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
+
 import { hostname } from 'node:os';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { createLeaderElector, leaseName } from './leader-election.js';

@@ -1,7 +1,7 @@
 // Leader election on a coordination.k8s.io/v1 Lease, the client-go way: every write is
 // conditional on the Lease's resourceVersion, and expiry is judged by how long the record
 // has stayed unchanged on *our* clock, so clock skew between replicas does not matter.
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
+
 import { V1MicroTime } from '@kubernetes/client-node';
 import type { V1Lease } from '@kubernetes/client-node';
 import type { Config } from '@argocd-cluster-registrar/core';

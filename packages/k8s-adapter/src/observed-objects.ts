@@ -1,5 +1,5 @@
 // Conversions between client-node's objects and the planner's plain, serialisable view.
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
+
 import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type {
   DesiredSecret,

@@ -19,7 +19,11 @@ export function tokenKubeConfig(
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [
-      { name: plane.name, server: plane.server, caData: Buffer.from(plane.caPem).toString('base64') },
+      {
+        name: plane.name,
+        server: plane.server,
+        caData: Buffer.from(plane.caPem).toString('base64'),
+      },
     ],
     users: [{ name: user, token }],
     contexts: [{ name: `${plane.name}-${user}`, cluster: plane.name, user }],

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AuthenticationV1Api, Watch, VersionApi } from '@kubernetes/client-node';
@@ -67,17 +66,28 @@ describe('namespaces and Secrets', () => {
 
   it('creates Secrets and lists them by label selector', async () => {
     const core = coreApi(host);
-    await core.createNamespacedSecret({ namespace: ns, body: secret('a', { role: 'kubeconfig', run }) });
-    await core.createNamespacedSecret({ namespace: ns, body: secret('b', { role: 'kubeconfig', run }) });
+    await core.createNamespacedSecret({
+      namespace: ns,
+      body: secret('a', { role: 'kubeconfig', run }),
+    });
+    await core.createNamespacedSecret({
+      namespace: ns,
+      body: secret('b', { role: 'kubeconfig', run }),
+    });
     await core.createNamespacedSecret({ namespace: ns, body: secret('c', { role: 'other', run }) });
 
-    const selected = await core.listNamespacedSecret({ namespace: ns, labelSelector: 'role=kubeconfig' });
+    const selected = await core.listNamespacedSecret({
+      namespace: ns,
+      labelSelector: 'role=kubeconfig',
+    });
     expect(selected.items.map((s) => s.metadata?.name).sort()).toEqual(['a', 'b']);
 
-    const acrossNamespaces = await core.listSecretForAllNamespaces({ labelSelector: `run=${run},role!=kubeconfig` });
-    expect(acrossNamespaces.items.map((s) => `${s.metadata?.namespace ?? ''}/${s.metadata?.name ?? ''}`)).toEqual([
-      `${ns}/c`,
-    ]);
+    const acrossNamespaces = await core.listSecretForAllNamespaces({
+      labelSelector: `run=${run},role!=kubeconfig`,
+    });
+    expect(
+      acrossNamespaces.items.map((s) => `${s.metadata?.namespace ?? ''}/${s.metadata?.name ?? ''}`),
+    ).toEqual([`${ns}/c`]);
     // stringData is folded into base64 data by the server.
     expect(acrossNamespaces.items[0]?.data?.['value']).toBe(Buffer.from('c').toString('base64'));
 
@@ -99,12 +109,16 @@ describe('namespaces and Secrets', () => {
           },
           (err: unknown) => {
             if (err instanceof Error) reject(err);
-            else if (err !== null && err !== undefined) reject(new Error('watch ended with a non-Error failure'));
+            else if (err !== null && err !== undefined)
+              reject(new Error('watch ended with a non-Error failure'));
           },
         )
         .then(async (controller) => {
           abort = controller;
-          await coreApi(host).createNamespacedSecret({ namespace: ns, body: secret(name, { role: 'watched' }) });
+          await coreApi(host).createNamespacedSecret({
+            namespace: ns,
+            body: secret(name, { role: 'watched' }),
+          });
         })
         .catch(reject);
     });
@@ -186,11 +200,17 @@ describe('ServiceAccount tokens and RBAC', () => {
     expect(read.metadata?.name).toBe('visible');
 
     expect(await rejectionStatus(asReader.listNamespacedSecret({ namespace: other }))).toBe(403);
-    expect(await rejectionStatus(asReader.readNamespacedSecret({ namespace: other, name: 'hidden' }))).toBe(403);
     expect(
-      await rejectionStatus(asReader.createNamespacedSecret({ namespace: ns, body: secret('forbidden', {}) })),
+      await rejectionStatus(asReader.readNamespacedSecret({ namespace: other, name: 'hidden' })),
     ).toBe(403);
-    expect(await rejectionStatus(asReader.deleteNamespacedSecret({ namespace: ns, name: 'visible' }))).toBe(403);
+    expect(
+      await rejectionStatus(
+        asReader.createNamespacedSecret({ namespace: ns, body: secret('forbidden', {}) }),
+      ),
+    ).toBe(403);
+    expect(
+      await rejectionStatus(asReader.deleteNamespacedSecret({ namespace: ns, name: 'visible' })),
+    ).toBe(403);
     expect(await rejectionStatus(asReader.listNamespace())).toBe(403);
   });
 

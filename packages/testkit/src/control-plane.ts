@@ -113,7 +113,8 @@ export async function startControlPlane(
     options.progress === undefined ? {} : { progress: options.progress },
   );
   const kubeconfigPath = lastLine(stdout);
-  if (kubeconfigPath === '') throw new Error(`control-plane up --name ${name} printed no kubeconfig path`);
+  if (kubeconfigPath === '')
+    throw new Error(`control-plane up --name ${name} printed no kubeconfig path`);
   return attachControlPlane(name, kubeconfigPath);
 }
 

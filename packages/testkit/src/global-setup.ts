@@ -27,7 +27,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const reasons = started.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
     throw new Error(`could not start the test control planes:\n${reasons.join('\n')}`);
   }
-  project.provide('acrTestHost', { name: host.value.name, kubeconfigPath: host.value.kubeconfigPath });
-  project.provide('acrTestChild', { name: child.value.name, kubeconfigPath: child.value.kubeconfigPath });
+  project.provide('acrTestHost', {
+    name: host.value.name,
+    kubeconfigPath: host.value.kubeconfigPath,
+  });
+  project.provide('acrTestChild', {
+    name: child.value.name,
+    kubeconfigPath: child.value.kubeconfigPath,
+  });
   return stopAll;
 }

@@ -60,7 +60,8 @@ describe('daemon', () => {
     const name = ns.metadata?.name ?? '';
     // The watch brings the namespace in; without a kubeconfig it is waiting.
     await eventually(
-      async () => (logged(running, 'namespace waiting for a kubeconfig', name) ? true : undefined),
+      () =>
+        Promise.resolve(logged(running, 'namespace waiting for a kubeconfig', name) || undefined),
       'the namespace to be waiting',
     );
 

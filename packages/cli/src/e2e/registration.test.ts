@@ -124,8 +124,9 @@ describe('registration', () => {
     });
 
     const current = await world.hostApi.readNamespace({ name });
-    const nsLabels = { ...(current.metadata?.labels ?? {}) };
-    delete nsLabels[`${PREFIX}flux`];
+    const nsLabels = Object.fromEntries(
+      Object.entries(current.metadata?.labels ?? {}).filter(([key]) => key !== `${PREFIX}flux`),
+    );
     nsLabels[`${PREFIX}tier`] = 'silver';
     await world.hostApi.replaceNamespace({
       name,

@@ -249,18 +249,16 @@ export interface CliRun {
 }
 
 function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  // The CLI must not pick up the runner's own cluster settings.
+  const inherited = Object.entries(process.env).filter(
+    ([key]) => key !== 'KUBERNETES_SERVICE_HOST' && key !== 'KUBECONFIG' && !key.startsWith('ACR_'),
+  );
+  return {
+    ...Object.fromEntries(inherited),
     TSX_TSCONFIG_PATH: SOURCE_TSCONFIG,
     NO_COLOR: '1',
     ...extra,
   };
-  // The CLI must not pick up the runner's own cluster settings.
-  delete env['KUBERNETES_SERVICE_HOST'];
-  delete env['KUBECONFIG'];
-  for (const key of Object.keys(env))
-    if (key.startsWith('ACR_') && !(key in extra)) delete env[key];
-  return env;
 }
 
 /** Runs `node --import tsx packages/cli/src/main.ts <args>` to completion. */
@@ -506,7 +504,7 @@ export function startDaemon(
   });
   const logs: Record<string, unknown>[] = [];
   let buffer = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     buffer += chunk.toString('utf8');
     let newline = buffer.indexOf('\n');
     while (newline >= 0) {
@@ -520,7 +518,7 @@ export function startDaemon(
       newline = buffer.indexOf('\n');
     }
   });
-  child.stdout?.resume();
+  child.stdout.resume();
   const exited = new Promise<number | null>((resolve) => {
     child.on('exit', (code) => {
       resolve(code);
@@ -531,14 +529,14 @@ export function startDaemon(
     logs,
     exited,
     healthPort: () =>
-      eventually(async () => {
+      eventually(() => {
         const line = logs.find(
           (l) => l['msg'] === 'listening' && String(l['serves']).includes('/healthz'),
         );
         const address = line === undefined ? undefined : String(line['address']);
-        return address === undefined
-          ? undefined
-          : Number(address.slice(address.lastIndexOf(':') + 1));
+        return Promise.resolve(
+          address === undefined ? undefined : Number(address.slice(address.lastIndexOf(':') + 1)),
+        );
       }, 'the daemon to listen'),
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null) child.kill(signal);

@@ -1,7 +1,7 @@
 // Shared set-up for the adapter's integration tests: the run's real host plane (started by
 // the testkit's global setup), a KubeAccess loaded the way the CLI loads one, and a Config
 // whose managedBy is unique per test file, so files never see each other's namespaces.
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data classes and its API takes object literals. */
+
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { V1Secret } from '@kubernetes/client-node';
 import {
