@@ -821,6 +821,38 @@ const kubeconfigObject = fc.record(
   },
   { requiredKeys: ['clusters', 'users'] },
 );
+/**
+ * Kubeconfigs that usually translate (one cluster, one user, one credential form), so the
+ * ArgoCD-validity property spends most of its runs on emitted configs, not on refusals.
+ */
+const usableKubeconfigObject = fc
+  .record({
+    server: fc.constantFrom('https://api.child:6443', 'https://api.child/', 'http://10.0.0.1'),
+    ca: fc.option(fc.constantFrom(CA), { nil: undefined }),
+    insecure: fc.option(fc.boolean(), { nil: undefined }),
+    serverName: fc.option(fc.constant('api.child'), { nil: undefined }),
+    credential: fc.constantFrom<Fields>(
+      { 'client-certificate-data': CERT, 'client-key-data': KEY },
+      { token: 'eyJhbGciOi.x.y' },
+      { username: 'admin', password: 'pw' },
+    ),
+  })
+  .map(({ server, ca, insecure, serverName, credential }) => ({
+    clusters: [
+      {
+        name: 'a',
+        cluster: dropUndefined({
+          server,
+          'certificate-authority-data': ca,
+          'insecure-skip-tls-verify': insecure,
+          'tls-server-name': serverName,
+        }),
+      },
+    ],
+    users: [{ name: 'a', user: credential }],
+    contexts: [{ name: 'a', context: { cluster: 'a', user: 'a' } }],
+    'current-context': 'a',
+  }));
 const translateContext = fc.record({
   namespace: fc.constantFrom('ns', 'team-a'),
   secret: fc.constantFrom('vc-x', 'k3k-a-kubeconfig', 'vc-', 'vc-Bad.Name'),
@@ -861,7 +893,7 @@ describe('properties', () => {
     let translations = 0;
     fc.assert(
       fc.property(
-        kubeconfigObject,
+        fc.oneof(kubeconfigObject, usableKubeconfigObject),
         translateContext,
         fc.boolean(),
         (object, context, overridden) => {
@@ -891,8 +923,9 @@ describe('properties', () => {
       ),
       { numRuns: 1000 },
     );
-    // The generator must actually reach successful translations for the property to mean anything.
-    expect(translations).toBeGreaterThan(20);
+    // The generator must actually reach successful translations for the property to mean
+    // anything: about half of the runs translate, so 100 of 1000 leaves a wide margin.
+    expect(translations).toBeGreaterThan(100);
   });
 
   it('mutations of a valid kubeconfig give a valid config or a refusal', () => {
