@@ -288,6 +288,43 @@ Plan: 0 to create, 0 to update, 0 to demote, 1 to delete.
     );
   });
 
+  it('does not repeat a lone candidate refusal that the reason already quotes', () => {
+    const refusal = {
+      code: 'file-reference',
+      message: 'namespace n, Secret k3k-n-kubeconfig key kubeconfig.yaml: uses a file',
+    } as const;
+    const plan: Plan = {
+      actions: [],
+      warnings: [],
+      outcomes: [
+        {
+          namespace: 'n',
+          cluster: 'n',
+          state: 'refused',
+          reason: refusal,
+          rejected: [
+            {
+              candidate: {
+                namespace: 'n',
+                secret: 'k3k-n-kubeconfig',
+                key: 'kubeconfig.yaml',
+                provider: 'k3k',
+              },
+              refusal,
+            },
+          ],
+        },
+      ],
+    };
+    expect(renderPlanText(plan)).toBe(
+      `Namespaces needing attention:
+  refused  n (cluster "n"): namespace n, Secret k3k-n-kubeconfig key kubeconfig.yaml: uses a file [file-reference]
+
+No changes. 0 registrations up to date.
+`,
+    );
+  });
+
   it('fingerprints a sensitive value that reached it in clear, rather than print it', () => {
     const leaky: Action = {
       ...update,

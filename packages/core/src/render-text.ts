@@ -206,6 +206,8 @@ function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter)
     outcome.reason === undefined ? '' : `: ${outcome.reason.message} [${outcome.reason.code}]`;
   const lines = [`  ${state}  ${outcome.namespace}${cluster}${why}`];
   for (const { candidate, refusal } of outcome.rejected) {
+    // The reason already quotes a lone candidate's refusal; saying it twice is noise.
+    if (refusal.message === outcome.reason?.message) continue;
     lines.push(
       `  ${' '.repeat(width)}    ${paint.dim('candidate')} ${candidate.secret}[${candidate.key}] (${candidate.provider}): ${refusal.message} [${refusal.code}]`,
     );
