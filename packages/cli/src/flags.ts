@@ -143,6 +143,20 @@ export const FLAGS: readonly FlagSpec[] = [
     help: 'With --once: exit 2 when the pass found changes (pending with --dry-run, applied otherwise), 0 when none, 1 on error.',
   },
   {
+    name: 'save-snapshot',
+    kind: 'string',
+    group: 'Run mode',
+    placeholder: 'file',
+    help: 'With --once: also write what was gathered to this file (mode 0600; it holds the kubeconfig Secrets, so treat it as a secret), to reproduce the plan elsewhere with --from-snapshot.',
+  },
+  {
+    name: 'from-snapshot',
+    kind: 'string',
+    group: 'Run mode',
+    placeholder: 'file',
+    help: 'Plan from a snapshot saved with --save-snapshot instead of a cluster: connects to nothing and writes nothing (implies --once --dry-run). Time-dependent rules use the current time.',
+  },
+  {
     name: 'leader-elect',
     kind: 'bool',
     group: 'Run mode',
@@ -214,6 +228,10 @@ export interface CliOptions {
   readonly leaderElect: boolean;
   readonly kubeconfig?: string;
   readonly context?: string;
+  /** With --once: where to write the gathered snapshot. */
+  readonly saveSnapshot?: string;
+  /** Plan from this saved snapshot instead of a cluster. */
+  readonly fromSnapshot?: string;
   readonly output: OutputFormat;
   readonly logFormat: LogFormat;
   /** '' disables. */
@@ -422,13 +440,20 @@ export function parseFlags(
 
   const kubeconfig = single('kubeconfig');
   const context = single('context');
+  const saveSnapshot = single('save-snapshot');
+  const fromSnapshot = single('from-snapshot');
+  const replaying = fromSnapshot !== undefined && fromSnapshot !== '';
+  // Replaying a snapshot is a preview by definition: nothing to connect to, nothing to write.
+  if (replaying) config.dryRun = true;
   const options: CliOptions = {
     config,
-    once: bool('once') ?? false,
+    once: replaying || (bool('once') ?? false),
     detailedExitcode: bool('detailed-exitcode') ?? false,
     leaderElect: bool('leader-elect') ?? false,
     ...(kubeconfig !== undefined && kubeconfig !== '' ? { kubeconfig } : {}),
     ...(context !== undefined && context !== '' ? { context } : {}),
+    ...(saveSnapshot !== undefined && saveSnapshot !== '' ? { saveSnapshot } : {}),
+    ...(replaying ? { fromSnapshot } : {}),
     output: choice<OutputFormat>('output', 'text'),
     logFormat: choice<LogFormat>('log-format', 'auto'),
     healthAddr: address('health-addr', ':8081'),
@@ -443,6 +468,28 @@ export function parseFlags(
       flag: '--detailed-exitcode',
       message: '--detailed-exitcode only applies to a single pass: add --once',
     });
+  }
+  if (options.saveSnapshot !== undefined && !options.once && !help && !version) {
+    errors.push({
+      flag: '--save-snapshot',
+      message: '--save-snapshot saves the snapshot of a single pass: add --once',
+    });
+  }
+  if (replaying) {
+    const conflicting = {
+      'save-snapshot': options.saveSnapshot !== undefined,
+      kubeconfig: options.kubeconfig !== undefined,
+      context: options.context !== undefined,
+      'leader-elect': options.leaderElect,
+    };
+    for (const [other, given] of Object.entries(conflicting)) {
+      if (given) {
+        errors.push({
+          flag: '--from-snapshot',
+          message: `--from-snapshot plans without a cluster, so --${other} has nothing to do: drop one of them`,
+        });
+      }
+    }
   }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, options };

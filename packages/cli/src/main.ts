@@ -2,10 +2,17 @@
 // Entry point: flags → config → one pass (--once) or the daemon. One top-level catch maps
 // every failure to an exit code and a message that says what to do.
 
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { parseConfig, planToJson, renderPlanText } from '@argocd-cluster-registrar/core';
-import type { Config } from '@argocd-cluster-registrar/core';
+import {
+  parseConfig,
+  plan,
+  planToJson,
+  renderPlanText,
+  snapshotFromJson,
+  snapshotToJson,
+} from '@argocd-cluster-registrar/core';
+import type { Config, Plan } from '@argocd-cluster-registrar/core';
 import { applyPlan, createGatherer, loadKubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import type {
   ActionResult,
@@ -90,6 +97,7 @@ export async function main(io: Io): Promise<number> {
       color: io.stderrIsTty && io.env['NO_COLOR'] === undefined,
     });
     for (const notice of options.notices) logger.warn(notice);
+    if (options.fromSnapshot !== undefined) return replaySnapshot(io, options, config);
 
     const access = connect(options);
     logger.debug('using kubeconfig', { source: access.source, server: serverOf(access) });
@@ -151,29 +159,12 @@ async function runOnce(
     }
   }
 
-  if (options.output === 'json') {
-    const document = planToJson(report.plan);
-    const results = report.results.map((r) => ({
-      kind: r.action.kind,
-      cluster: r.action.cluster,
-      status: r.status,
-      ...(r.failure !== undefined ? { error: r.failure.message } : {}),
-    }));
-    io.stdout(`${JSON.stringify(report.applied ? { ...document, results } : document, null, 2)}\n`);
-  } else {
-    io.stdout(
-      renderPlanText(report.plan, {
-        color: io.stdoutIsTty && io.env['NO_COLOR'] === undefined,
-        dryRun: config.dryRun,
-      }),
-    );
-    if (report.applied && report.results.length > 0) {
-      const failed = report.results.filter((r) => r.status !== 'applied');
-      io.stdout(
-        `\nApplied ${report.results.length - failed.length} of ${report.results.length} change(s).${failed.length > 0 ? ` ${failed.length} not applied; see the log.` : ''}\n`,
-      );
-    }
+  if (options.saveSnapshot !== undefined) {
+    // The snapshot holds the kubeconfig Secrets as gathered: owner-only, like a kubeconfig.
+    writeFileSync(options.saveSnapshot, snapshotToJson(report.snapshot), { mode: 0o600 });
+    logger.info('snapshot saved; it contains credentials', { file: options.saveSnapshot });
   }
+  printPlan(io, options, config, report.plan, report.applied ? report.results : undefined);
 
   if (report.gatherFailures.length > 0) {
     io.stderr(
@@ -184,6 +175,61 @@ async function runOnce(
   if (report.results.some((r) => r.status !== 'applied')) return EXIT_ERROR;
   if (options.detailedExitcode && report.plan.actions.length > 0) return EXIT_CHANGES;
   return EXIT_OK;
+}
+
+/** Plans from a snapshot saved by --save-snapshot: no cluster, no writes. */
+function replaySnapshot(io: Io, options: CliOptions, config: Config): number {
+  const file = options.fromSnapshot ?? '';
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(
+      `cannot read the snapshot ${file}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const loaded = snapshotFromJson(text);
+  if (!loaded.ok) {
+    throw new UsageError(`${file} is not a snapshot saved by --save-snapshot: ${loaded.error}`);
+  }
+  const replayed = plan(loaded.snapshot, config, Date.now());
+  printPlan(io, options, config, replayed, undefined);
+  return options.detailedExitcode && replayed.actions.length > 0 ? EXIT_CHANGES : EXIT_OK;
+}
+
+/** The plan on stdout, as text or JSON; `results` when the pass applied it. */
+function printPlan(
+  io: Io,
+  options: CliOptions,
+  config: Config,
+  planned: Plan,
+  results: readonly ActionResult[] | undefined,
+): void {
+  if (options.output === 'json') {
+    const document = planToJson(planned);
+    const outcomes = results?.map((r) => ({
+      kind: r.action.kind,
+      cluster: r.action.cluster,
+      status: r.status,
+      ...(r.failure !== undefined ? { error: r.failure.message } : {}),
+    }));
+    io.stdout(
+      `${JSON.stringify(outcomes !== undefined ? { ...document, results: outcomes } : document, null, 2)}\n`,
+    );
+    return;
+  }
+  io.stdout(
+    renderPlanText(planned, {
+      color: io.stdoutIsTty && io.env['NO_COLOR'] === undefined,
+      dryRun: config.dryRun,
+    }),
+  );
+  if (results !== undefined && results.length > 0) {
+    const failed = results.filter((r) => r.status !== 'applied');
+    io.stdout(
+      `\nApplied ${results.length - failed.length} of ${results.length} change(s).${failed.length > 0 ? ` ${failed.length} not applied; see the log.` : ''}\n`,
+    );
+  }
 }
 
 async function runDaemon(

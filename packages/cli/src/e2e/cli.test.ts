@@ -1,7 +1,7 @@
 // The command's contract as a process: help, version, exit codes and the messages that
 // tell a user what to fix.
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   putK3kKubeconfig,
   runCli,
 } from '../test-support/e2e.js';
+import type { JsonPlan } from '../test-support/e2e.js';
 
 describe('argocd-cluster-registrar (process)', () => {
   it('prints grouped help with defaults and env names, and the version', async () => {
@@ -97,5 +98,39 @@ describe('argocd-cluster-registrar (process)', () => {
     await applyOnce(world);
     const settled = await runCli([...world.baseArgs, '--once', '--dry-run', '--detailed-exitcode']);
     expect(settled.code).toBe(0);
+  });
+
+  it('--save-snapshot then --from-snapshot reproduces the plan without a cluster', async () => {
+    const world = await createWorld();
+    const ns = await createSourceNamespace(world, { cluster: 'replay' });
+    await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
+    const file = join(mkdtempSync(join(tmpdir(), 'acr-snapshot-')), 'snapshot.json');
+
+    const live = await runCli([
+      ...world.baseArgs,
+      ...['--once', '--dry-run', '--output=json', '--save-snapshot', file],
+    ]);
+    expect(live.code, live.stderr).toBe(0);
+    // It holds the kubeconfig Secrets: readable by its owner only.
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const replay = await runCli([
+      ...['--from-snapshot', file, '--output=json', '--detailed-exitcode'],
+      ...['--target-namespace', world.target, '--managed-by', world.managedBy],
+    ]);
+    expect(replay.code, replay.stderr).toBe(2);
+    const shape = (text: string) => {
+      const planned = JSON.parse(text) as JsonPlan;
+      return {
+        actions: planned.actions.map((a) => [a.kind, a.cluster, a.reason.code]),
+        outcomes: planned.outcomes.map((o) => [o.namespace, o.state]),
+      };
+    };
+    expect(shape(replay.stdout)).toEqual(shape(live.stdout));
+    expect(shape(replay.stdout).actions).toContainEqual(['create', 'replay', 'new-registration']);
+
+    const both = await runCli(['--from-snapshot', file, '--kubeconfig', world.host.kubeconfigPath]);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('--from-snapshot plans without a cluster, so --kubeconfig');
   });
 });
