@@ -79,6 +79,7 @@ function freshSnapshot(count: number): Snapshot {
     namespaces.push({
       name: namespace,
       uid: `ns-uid-${i}`,
+      resourceVersion: '1',
       labels: {
         [keys.managedBy]: config.managedBy,
         [keys.cluster]: cluster,

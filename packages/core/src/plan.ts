@@ -17,6 +17,12 @@ import {
   type LabelKeys,
 } from './label-keys.js';
 import {
+  PlanMemo,
+  type BuildMemo,
+  type NamespaceMemo,
+  type SecretMemo,
+} from './plan-memo.js';
+import {
   selectKubeconfig,
   translateSecretKey,
   type KubeconfigSelection,
@@ -32,6 +38,7 @@ import {
   registrationName,
   restoredSecret,
   stampCredentials,
+  type RegistrationResult,
 } from './registration.js';
 import { normaliseServer } from './server-address.js';
 import { fingerprint } from './sha256.js';
@@ -61,6 +68,20 @@ import type {
 export interface PlanOptions {
   /** Kubeconfig translator; inject a caching one so a steady-state pass re-parses nothing. */
   readonly translate?: Translator;
+  /**
+   * What earlier passes worked out, keyed by uid + resourceVersion (see plan-memo.ts): a
+   * daemon passes one memo to every pass so a steady-state pass rebuilds nothing. The plan is
+   * the same, byte for byte, with or without it.
+   */
+  readonly memo?: PlanMemo;
+}
+
+export { createPlanMemo, PlanMemo } from './plan-memo.js';
+
+/** The kubeconfig a namespace uses (or why none), without the Secret objects themselves. */
+export interface Selection {
+  readonly chosen?: { readonly candidate: CandidateRef; readonly translation: Translation };
+  readonly rejected: KubeconfigSelection['rejected'];
 }
 
 type OutcomeReason = NonNullable<NamespaceOutcome['reason']>;
@@ -73,7 +94,9 @@ interface Subject {
   /** Set when the namespace cannot claim a name at all (label missing, empty or invalid). */
   readonly nameProblem: OutcomeReason | undefined;
   readonly terminating: boolean;
-  selection: KubeconfigSelection | undefined;
+  selection: Selection | undefined;
+  /** This namespace's memo entry, when planning with a memo. */
+  memo: NamespaceMemo | undefined;
   /** Active owned registrations recorded for this namespace (name + uid). */
   readonly registrations: Registration[];
   claim: Claim | undefined;
@@ -116,6 +139,8 @@ interface Claim {
   /** Absent for a restore without a usable kubeconfig (metadata only). */
   readonly translation: Translation | undefined;
   readonly clusterConfig: ArgoClusterConfig | undefined;
+  /** Where the desired registration (and its comparison) is remembered across passes. */
+  readonly memo: BuildMemo | undefined;
   won: boolean;
   refusal: Refusal | undefined;
 }
@@ -144,7 +169,13 @@ export function plan(
   now: number,
   options: PlanOptions = {},
 ): Plan {
-  return new Planner(snapshot, config, now, options.translate ?? translateSecretKey).run();
+  const translate = options.translate ?? translateSecretKey;
+  const memo = options.memo;
+  if (memo === undefined) return new Planner(snapshot, config, now, translate, undefined).run();
+  const pass = memo.begin(JSON.stringify(config), translate);
+  const result = new Planner(snapshot, config, now, translate, { memo, pass }).run();
+  memo.sweep();
+  return result;
 }
 
 class Planner {
@@ -179,6 +210,7 @@ class Planner {
     private readonly config: Config,
     private readonly now: number,
     private readonly translate: Translator,
+    private readonly memo: { readonly memo: PlanMemo; readonly pass: number } | undefined,
   ) {
     this.keys = labelKeys(config.labelPrefix);
   }
@@ -214,6 +246,7 @@ class Planner {
         nameProblem: this.nameProblem(namespace, cluster),
         terminating: namespace.deletionTimestamp !== undefined,
         selection: undefined,
+        memo: this.namespaceMemo(namespace),
         registrations: [],
         claim: undefined,
         refusal: undefined,
@@ -263,13 +296,7 @@ class Planner {
         subject.namespace.annotations[this.keys.server] === undefined
           ? undefined
           : { serverOverridden: true };
-      subject.selection = selectKubeconfig(
-        name,
-        candidates.get(name) ?? [],
-        this.config.providers,
-        this.translate,
-        options,
-      );
+      subject.selection = this.select(subject, candidates.get(name) ?? [], options !== undefined);
       const chosen = subject.selection.chosen;
       if (chosen === undefined) continue;
       for (const warning of chosen.translation.warnings) this.warnings.push(warning);
@@ -284,6 +311,81 @@ class Planner {
     }
   }
 
+  /** selectKubeconfig, remembered while the namespace's candidates keep their versions. */
+  private select(
+    subject: Subject,
+    candidates: readonly ObservedSecret[],
+    serverOverridden: boolean,
+  ): Selection {
+    const entry = subject.memo;
+    const cached = entry?.selection;
+    if (
+      cached?.serverOverridden === serverOverridden &&
+      sameVersions(cached.uids, cached.resourceVersions, candidates)
+    )
+      return cached.selection;
+    const selected = selectKubeconfig(
+      subject.namespace.name,
+      candidates,
+      this.config.providers,
+      this.translate,
+      serverOverridden ? { serverOverridden } : undefined,
+    );
+    // Without the Secret objects: a memo must not keep a pass's Secrets alive.
+    const selection: Selection =
+      selected.chosen === undefined
+        ? { rejected: selected.rejected }
+        : {
+            chosen: {
+              candidate: selected.chosen.candidate,
+              translation: selected.chosen.translation,
+            },
+            rejected: selected.rejected,
+          };
+    if (entry !== undefined)
+      entry.selection = {
+        uids: candidates.map((secret) => secret.uid),
+        resourceVersions: candidates.map((secret) => secret.resourceVersion),
+        serverOverridden,
+        selection,
+      };
+    return selection;
+  }
+
+  private namespaceMemo(namespace: SourceNamespace): NamespaceMemo | undefined {
+    if (this.memo === undefined) return undefined;
+    const { memo, pass } = this.memo;
+    let entry = memo.namespaces.get(namespace.name);
+    if (entry?.uid !== namespace.uid) {
+      entry = { uid: namespace.uid, seen: pass, selection: undefined, build: undefined };
+      memo.namespaces.set(namespace.name, entry);
+    }
+    entry.seen = pass;
+    return entry;
+  }
+
+  /** Facts of a target-namespace Secret, remembered per uid + resourceVersion. */
+  private secretFacts(secret: ObservedSecret): SecretMemo {
+    const memo = this.memo;
+    let entry = memo?.memo.secrets.get(secret.uid);
+    if (
+      entry === undefined ||
+      entry.resourceVersion !== secret.resourceVersion ||
+      entry.name !== secret.name
+    ) {
+      entry = {
+        name: secret.name,
+        resourceVersion: secret.resourceVersion,
+        seen: 0,
+        server: readServer(secret),
+        dataName: null,
+      };
+      memo?.memo.secrets.set(secret.uid, entry);
+    }
+    if (memo !== undefined) entry.seen = memo.pass;
+    return entry;
+  }
+
   // -------------------------------------------------------------------------------------
   // 2. Registrations and the names and servers they hold
 
@@ -296,10 +398,12 @@ class Planner {
       if (this.clusterSecretsByName.has(secret.name)) continue;
       this.clusterSecretsByName.set(secret.name, secret);
       const active = secret.labels[ARGOCD_SECRET_TYPE_LABEL] === ARGOCD_CLUSTER_SECRET_TYPE;
-      const server = readServer(secret);
+      const facts = this.secretFacts(secret);
+      const server = facts.server;
       if (secret.labels[keys.managedBy] !== this.config.managedBy) {
         if (!active) continue;
-        const name = readData(secret, 'name');
+        if (facts.dataName === null) facts.dataName = readData(secret, 'name');
+        const name = facts.dataName;
         if (name !== undefined && !this.foreignNames.has(name)) this.foreignNames.set(name, secret);
         if (server !== undefined)
           this.hold({
@@ -511,21 +615,15 @@ class Planner {
           server: target.server,
           translation: undefined,
           clusterConfig: undefined,
+          memo: undefined,
           won: false,
           refusal: undefined,
         };
       }
       return undefined;
     }
-    const built = buildRegistration({
-      namespace: subject.namespace,
-      cluster,
-      provider: chosen.candidate.provider,
-      translation: chosen.translation,
-      keys: this.keys,
-      config: this.config,
-      ...(target === undefined ? {} : { existing: target.secret }),
-    });
+    const memo = this.build(subject, cluster, chosen, target?.secret);
+    const built = memo.result;
     for (const warning of built.warnings) this.warnings.push(warning);
     if (!built.ok) {
       subject.refusal = built.refusal;
@@ -537,12 +635,83 @@ class Planner {
       target,
       incumbent,
       desired: built.secret,
-      server: normalised(built.server),
+      server: memo.server ?? normaliseServer(built.server),
       translation: chosen.translation,
       clusterConfig: built.clusterConfig,
+      memo: subject.memo === undefined ? undefined : memo,
       won: false,
       refusal: undefined,
     };
+  }
+
+  /**
+   * buildRegistration, remembered while the namespace, its translation and the existing
+   * registration keep their versions (the result is a pure function of those).
+   */
+  private build(
+    subject: Subject,
+    cluster: string,
+    chosen: NonNullable<Selection['chosen']>,
+    existing: ObservedSecret | undefined,
+  ): BuildMemo {
+    const namespace = subject.namespace;
+    const entry = subject.memo;
+    const cached = entry?.build;
+    if (
+      cached !== undefined &&
+      (cached.namespaceObject === namespace ||
+        (cached.namespaceVersion !== undefined &&
+          cached.namespaceVersion === namespace.resourceVersion)) &&
+      cached.translation === chosen.translation &&
+      cached.provider === chosen.candidate.provider &&
+      cached.cluster === cluster &&
+      cached.existingUid === existing?.uid &&
+      cached.existingVersion === existing?.resourceVersion
+    )
+      return cached;
+    const result: RegistrationResult = buildRegistration({
+      namespace,
+      cluster,
+      provider: chosen.candidate.provider,
+      translation: chosen.translation,
+      keys: this.keys,
+      config: this.config,
+      ...(existing === undefined ? {} : { existing }),
+    });
+    const built: BuildMemo = {
+      namespaceVersion: namespace.resourceVersion,
+      namespaceObject: namespace.resourceVersion === undefined ? namespace : undefined,
+      cluster,
+      provider: chosen.candidate.provider,
+      translation: chosen.translation,
+      existingUid: existing?.uid,
+      existingVersion: existing?.resourceVersion,
+      result,
+      server: result.ok ? normaliseServer(result.server) : undefined,
+      comparison: undefined,
+    };
+    if (entry !== undefined) entry.build = built;
+    return built;
+  }
+
+  /** compareRegistration, remembered with the desired registration it compared. */
+  private compare(claim: Claim, existing: ObservedSecret): Comparison {
+    const memo = claim.memo;
+    if (memo === undefined) return compareRegistration(existing, claim.desired);
+    let comparison = memo.comparison;
+    if (comparison === undefined) {
+      comparison = compareRegistration(existing, claim.desired);
+      memo.comparison = comparison;
+    }
+    if (comparison.equal && memo.result.ok && comparison.desired.data !== existing.data) {
+      // Up to date: desired data equals the existing data, key for key. Point at this pass's
+      // copy rather than keep one of our own (or an earlier pass's) alive.
+      const desired = { ...comparison.desired, data: existing.data };
+      memo.result = { ...memo.result, secret: desired };
+      comparison = { ...comparison, desired };
+      memo.comparison = comparison;
+    }
+    return comparison;
   }
 
   private pinnedMessage(target: Registration): string {
@@ -696,7 +865,7 @@ class Planner {
         });
         continue;
       }
-      const comparison = compareRegistration(target.secret, claim.desired);
+      const comparison = this.compare(claim, target.secret);
       if (comparison.equal) continue;
       if (!target.active) {
         const secret = sortedSecret(
@@ -983,7 +1152,7 @@ function leftoverHint(secret: ObservedSecret): string {
 // ---------------------------------------------------------------------------------------
 // Comparing an existing registration with the desired one
 
-interface Comparison {
+export interface Comparison {
   readonly equal: boolean;
   /** The desired Secret, with equal-meaning `config` bytes kept as they are. */
   readonly desired: DesiredSecret;
@@ -1275,34 +1444,25 @@ function readData(secret: ObservedSecret, key: string): string | undefined {
   return encoded === undefined ? undefined : decodeBase64Text(encoded);
 }
 
-// `data.server` values recur pass after pass: decode and normalise each distinct one once.
-const SERVER_CACHE_LIMIT = 100_000;
-const normalisedServers = new Map<string, string>();
-
-/** normaliseServer, memoised (bounded; dropped whole when full). */
-function normalised(server: string): string {
-  let result = normalisedServers.get(server);
-  if (result === undefined) {
-    if (normalisedServers.size >= SERVER_CACHE_LIMIT) normalisedServers.clear();
-    result = normaliseServer(server);
-    normalisedServers.set(server, result);
-  }
-  return result;
+/** Normalised `data.server`, `undefined` when absent, not base64 or empty. */
+function readServer(secret: ObservedSecret): string | undefined {
+  const text = readData(secret, 'server');
+  return text === undefined || text === '' ? undefined : normaliseServer(text);
 }
 
-const decodedServers = new Map<string, string>();
-
-function readServer(secret: ObservedSecret): string | undefined {
-  const encoded = secret.data['server'];
-  if (encoded === undefined) return undefined;
-  let server = decodedServers.get(encoded);
-  if (server === undefined) {
-    if (decodedServers.size >= SERVER_CACHE_LIMIT) decodedServers.clear();
-    const text = decodeBase64Text(encoded);
-    server = text === undefined || text === '' ? '' : normalised(text);
-    decodedServers.set(encoded, server);
+/** True when `secrets` are exactly the remembered uids, at the remembered versions. */
+function sameVersions(
+  uids: readonly string[],
+  versions: readonly string[],
+  secrets: readonly ObservedSecret[],
+): boolean {
+  if (uids.length !== secrets.length) return false;
+  for (let i = 0; i < secrets.length; i++) {
+    const secret = secrets[i];
+    if (secret === undefined || secret.uid !== uids[i] || secret.resourceVersion !== versions[i])
+      return false;
   }
-  return server === '' ? undefined : server;
+  return true;
 }
 
 function observedRef(secret: ObservedSecret): ObservedRef {

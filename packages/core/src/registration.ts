@@ -88,44 +88,14 @@ export function clusterConfigJson(config: ArgoClusterConfig): string {
   return JSON.stringify(out);
 }
 
-// Translations are cached by the caller (per Secret uid + resourceVersion + key), so the same
-// config object comes back pass after pass: remembering its encoding keeps a steady-state
-// pass from re-encoding every certificate. Memoising a pure function keeps plan() pure.
-const encodedConfigs = new WeakMap<ArgoClusterConfig, string>();
-
-// Names and servers recur pass after pass; encoding them once keeps a steady pass from
-// rebuilding (and the collector from sweeping) tens of thousands of small strings. Bounded:
-// the cache is dropped whole when it grows past the limit.
-const TEXT_CACHE_LIMIT = 100_000;
-const encodedTexts = new Map<string, string>();
-
-/**
- * One contiguous copy of a string built by many concatenations: such strings are ropes, and
- * a cached value is compared with the existing Secret's on every pass.
- */
-function flat(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
-}
-
-/** base64 of short, recurring text (names, servers, projects), memoised. */
+/** base64 of short text (names, servers, projects). */
 export function encodeText(text: string): string {
-  let encoded = encodedTexts.get(text);
-  if (encoded === undefined) {
-    if (encodedTexts.size >= TEXT_CACHE_LIMIT) encodedTexts.clear();
-    encoded = flat(encodeBase64Text(text));
-    encodedTexts.set(text, encoded);
-  }
-  return encoded;
+  return encodeBase64Text(text);
 }
 
-/** base64 of {@link clusterConfigJson}, memoised per config object. */
+/** base64 of {@link clusterConfigJson}. Cross-pass reuse is the plan memo's job. */
 export function encodeClusterConfig(config: ArgoClusterConfig): string {
-  let encoded = encodedConfigs.get(config);
-  if (encoded === undefined) {
-    encoded = flat(encodeBase64Text(clusterConfigJson(config)));
-    encodedConfigs.set(config, encoded);
-  }
-  return encoded;
+  return encodeBase64Text(clusterConfigJson(config));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -14,6 +14,11 @@ export type Timestamp = string;
 export interface SourceNamespace {
   readonly name: string;
   readonly uid: string;
+  /**
+   * As served. Optional: with it, a plan memo reuses what it derived from this namespace
+   * until the namespace changes; without it, only while the very same object is passed.
+   */
+  readonly resourceVersion?: string;
   readonly labels: Labels;
   readonly annotations: Labels;
   readonly creationTimestamp: Timestamp;

@@ -1,0 +1,102 @@
+// What plan() may remember between passes (DESIGN §8: a steady-state pass re-parses and
+// rebuilds nothing). Everything here is the result of a pure function of inputs that are
+// immutable for a given identity, Kubernetes' uid + resourceVersion, so a plan made with a
+// warm memo is byte-identical to one made without it. The caller owns the memo (one per
+// daemon, passed to every plan()); core itself keeps no state between calls.
+
+import type { Comparison, Selection } from './plan.js';
+import type { Translator } from './providers.js';
+import type { RegistrationResult } from './registration.js';
+import type { ProviderName, SourceNamespace, Translation } from './types.js';
+
+/** Facts read from a Secret of the target namespace, valid for one uid + resourceVersion. */
+export interface SecretMemo {
+  readonly name: string;
+  readonly resourceVersion: string;
+  seen: number;
+  /** Normalised `data.server`; `undefined` when absent or unreadable. */
+  readonly server: string | undefined;
+  /** Decoded `data.name`; `null` until first needed (only foreign Secrets need it). */
+  dataName: string | undefined | null;
+}
+
+/** The kubeconfig choice of one namespace, valid while its candidates and override flag are. */
+export interface SelectionMemo {
+  /** uid and resourceVersion of each candidate Secret, in snapshot order. */
+  readonly uids: readonly string[];
+  readonly resourceVersions: readonly string[];
+  readonly serverOverridden: boolean;
+  readonly selection: Selection;
+}
+
+/** The desired registration of one namespace and its comparison with the existing one. */
+export interface BuildMemo {
+  /** The namespace's resourceVersion; without one, the namespace object itself is the key. */
+  readonly namespaceVersion: string | undefined;
+  readonly namespaceObject: SourceNamespace | undefined;
+  readonly cluster: string;
+  readonly provider: ProviderName;
+  readonly translation: Translation;
+  readonly existingUid: string | undefined;
+  readonly existingVersion: string | undefined;
+  /**
+   * When the registration is up to date this holds the existing Secret's own `data` (equal
+   * by definition), so the memo does not keep a second copy of every encoded config.
+   */
+  result: RegistrationResult;
+  /** Normalised server of the desired registration. */
+  readonly server: string | undefined;
+  /** Computed on first use (incumbent claims only). */
+  comparison: Comparison | undefined;
+}
+
+export interface NamespaceMemo {
+  readonly uid: string;
+  seen: number;
+  selection: SelectionMemo | undefined;
+  build: BuildMemo | undefined;
+}
+
+/**
+ * Create with {@link createPlanMemo} and pass the same memo to every plan() of one process.
+ * Opaque: its fields are the planner's business. It forgets whatever a pass did not see, and
+ * everything when the configuration or the translator changes.
+ */
+export class PlanMemo {
+  /** @internal */
+  configKey: string | undefined = undefined;
+  /** @internal */
+  translate: Translator | undefined = undefined;
+  /** @internal */
+  pass = 0;
+  /** @internal By namespace name. */
+  readonly namespaces = new Map<string, NamespaceMemo>();
+  /** @internal Target-namespace Secrets by uid. */
+  readonly secrets = new Map<string, SecretMemo>();
+
+  /** @internal Starts a pass; returns its number. */
+  begin(configKey: string, translate: Translator): number {
+    if (configKey !== this.configKey || translate !== this.translate) {
+      this.namespaces.clear();
+      this.secrets.clear();
+      this.configKey = configKey;
+      this.translate = translate;
+    }
+    this.pass += 1;
+    return this.pass;
+  }
+
+  /** @internal Drops what the pass did not see (deleted namespaces and Secrets). */
+  sweep(): void {
+    for (const [key, entry] of this.namespaces) {
+      if (entry.seen !== this.pass) this.namespaces.delete(key);
+    }
+    for (const [key, entry] of this.secrets) {
+      if (entry.seen !== this.pass) this.secrets.delete(key);
+    }
+  }
+}
+
+export function createPlanMemo(): PlanMemo {
+  return new PlanMemo();
+}
