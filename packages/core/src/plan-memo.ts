@@ -4,16 +4,27 @@
 // warm memo is byte-identical to one made without it. The caller owns the memo (one per
 // daemon, passed to every plan()); core itself keeps no state between calls.
 
-import type { Comparison, Selection } from './plan.js';
+import type { Comparison, NamespaceFacts, Registration, Selection, Subject } from './plan.js';
 import type { Translator } from './providers.js';
 import type { RegistrationResult } from './registration.js';
-import type { ProviderName, SourceNamespace, Translation } from './types.js';
+import type {
+  NamespaceOutcome,
+  ObservedSecret,
+  ProviderName,
+  SourceNamespace,
+  Translation,
+} from './types.js';
 
-/** Facts read from a Secret of the target namespace, valid for one uid + resourceVersion. */
+/**
+ * A Secret of the target namespace, by name: facts valid for one uid + resourceVersion, and
+ * (for the pass that saw it last) the Secret itself and its registration when it is ours.
+ */
 export interface SecretMemo {
-  readonly name: string;
+  readonly uid: string;
   readonly resourceVersion: string;
   seen: number;
+  secret: ObservedSecret | undefined;
+  registration: Registration | undefined;
   /** Normalised `data.server`; `undefined` when absent or unreadable. */
   readonly server: string | undefined;
   /** Decoded `data.name`; `null` until first needed (only foreign Secrets need it). */
@@ -50,11 +61,17 @@ export interface BuildMemo {
   comparison: Comparison | undefined;
 }
 
+/** A managed namespace, by name, while its uid stays the same. */
 export interface NamespaceMemo {
   readonly uid: string;
   seen: number;
+  facts: NamespaceFacts | undefined;
   selection: SelectionMemo | undefined;
   build: BuildMemo | undefined;
+  /** Last pass's outcome, handed out again when nothing in it changed. */
+  outcome: NamespaceOutcome | undefined;
+  /** The pass's subject (valid while `seen` is the current pass). */
+  subject: Subject | undefined;
 }
 
 /**
@@ -71,8 +88,12 @@ export class PlanMemo {
   pass = 0;
   /** @internal By namespace name. */
   readonly namespaces = new Map<string, NamespaceMemo>();
-  /** @internal Target-namespace Secrets by uid. */
+  /** @internal Target-namespace Secrets by name. */
   readonly secrets = new Map<string, SecretMemo>();
+  /** @internal Entries seen this pass: when all were, there is nothing to sweep. */
+  seenNamespaces = 0;
+  /** @internal */
+  seenSecrets = 0;
 
   /** @internal Starts a pass; returns its number. */
   begin(configKey: string, translate: Translator): number {
@@ -83,16 +104,28 @@ export class PlanMemo {
       this.translate = translate;
     }
     this.pass += 1;
+    this.seenNamespaces = 0;
+    this.seenSecrets = 0;
     return this.pass;
   }
 
   /** @internal Drops what the pass did not see (deleted namespaces and Secrets). */
   sweep(): void {
-    for (const [key, entry] of this.namespaces) {
-      if (entry.seen !== this.pass) this.namespaces.delete(key);
+    if (this.namespaces.size > this.seenNamespaces) {
+      for (const [key, entry] of this.namespaces) {
+        if (entry.seen !== this.pass) this.namespaces.delete(key);
+      }
     }
-    for (const [key, entry] of this.secrets) {
-      if (entry.seen !== this.pass) this.secrets.delete(key);
+    if (this.secrets.size > this.seenSecrets) {
+      for (const [key, entry] of this.secrets) {
+        if (entry.seen !== this.pass) this.secrets.delete(key);
+      }
+    }
+    // Nothing of this pass outlives it except through the facts.
+    for (const entry of this.namespaces.values()) entry.subject = undefined;
+    for (const entry of this.secrets.values()) {
+      entry.secret = undefined;
+      entry.registration = undefined;
     }
   }
 }

@@ -84,24 +84,44 @@ export interface Selection {
   readonly rejected: KubeconfigSelection['rejected'];
 }
 
-type OutcomeReason = NonNullable<NamespaceOutcome['reason']>;
+export type OutcomeReason = NonNullable<NamespaceOutcome['reason']>;
+
+/** What a namespace's labels say about its claim; remembered per namespace version. */
+export interface NamespaceFacts {
+  readonly namespaceVersion: string | undefined;
+  readonly namespaceObject: SourceNamespace | undefined;
+  readonly cluster: string | undefined;
+  readonly secretName: string | undefined;
+  readonly nameProblem: OutcomeReason | undefined;
+  readonly warning: Warning | undefined;
+}
+
+const NO_REGISTRATIONS: readonly Registration[] = [];
 
 /** A managed namespace, as far as this pass is concerned. */
-interface Subject {
+export interface Subject {
   readonly namespace: SourceNamespace;
   /** The `<prefix>cluster` label, when present. */
   readonly cluster: string | undefined;
+  /** `cluster-<cluster>`, when the namespace can claim a name. */
+  readonly secretName: string | undefined;
   /** Set when the namespace cannot claim a name at all (label missing, empty or invalid). */
   readonly nameProblem: OutcomeReason | undefined;
   readonly terminating: boolean;
   selection: Selection | undefined;
-  /** This namespace's memo entry, when planning with a memo. */
-  memo: NamespaceMemo | undefined;
+  /** This namespace's memo entry. */
+  readonly memo: NamespaceMemo;
   /** Active owned registrations recorded for this namespace (name + uid). */
-  readonly registrations: Registration[];
+  registrations: readonly Registration[];
   claim: Claim | undefined;
   /** Set when the namespace's claim was refused before settling. */
   refusal: Refusal | undefined;
+  /** Why it holds or won its cluster name, once it does. */
+  why: string | undefined;
+  /** Candidate Secrets seen this pass that matched the remembered ones, in order. */
+  matched: number;
+  /** False once a candidate Secret differs from the remembered ones. */
+  candidatesSame: boolean;
 }
 
 type SourceStatus =
@@ -111,7 +131,7 @@ type SourceStatus =
   | { readonly kind: 'unknown'; readonly why: string };
 
 /** A Secret we own in the target namespace. */
-interface Registration {
+export interface Registration {
   readonly secret: ObservedSecret;
   readonly cluster: string;
   readonly sourceName: string | undefined;
@@ -126,6 +146,8 @@ interface Registration {
   readonly role: 'incumbent' | 'releasable' | 'pinned';
   /** Normalised `data.server`, when readable. */
   readonly server: string | undefined;
+  /** Written by a won claim: nothing else may happen to it this pass. */
+  targeted: boolean;
 }
 
 interface Claim {
@@ -170,10 +192,11 @@ export function plan(
   options: PlanOptions = {},
 ): Plan {
   const translate = options.translate ?? translateSecretKey;
-  const memo = options.memo;
-  if (memo === undefined) return new Planner(snapshot, config, now, translate, undefined).run();
-  const pass = memo.begin(JSON.stringify(config), translate);
-  const result = new Planner(snapshot, config, now, translate, { memo, pass }).run();
+  // Without a memo the pass gets a fresh one: one code path, and what a warm memo returns is
+  // by construction what a cold one computes.
+  const memo = options.memo ?? new PlanMemo();
+  memo.begin(JSON.stringify(config), translate);
+  const result = new Planner(snapshot, config, now, translate, memo).run();
   memo.sweep();
   return result;
 }
@@ -183,22 +206,15 @@ class Planner {
   private readonly warnings: Warning[] = [];
   private readonly actions: Action[] = [];
   private readonly subjects: Subject[] = [];
-  private readonly subjectsByName = new Map<string, Subject>();
+  private readonly pass: number;
   private readonly registrations: Registration[] = [];
-  private readonly clusterSecretsByName = new Map<string, ObservedSecret>();
-  private readonly ownedByName = new Map<string, Registration>();
   /** ArgoCD cluster name → the foreign Secret that already uses it. */
   private readonly foreignNames = new Map<string, ObservedSecret>();
   /** Normalised server → holders, by Secret name. */
   private readonly holders = new Map<string, Holder[]>();
   private readonly holderBySecret = new Map<string, Holder>();
   /** Cluster name → the namespace that holds or won it this pass. */
-  private readonly nameWinners = new Map<
-    string,
-    { readonly subject: Subject; readonly why: string }
-  >();
-  /** Registrations a won claim writes: nothing else may happen to them this pass. */
-  private readonly targeted = new Set<Registration>();
+  private readonly nameWinners = new Map<string, Subject>();
   private readonly deferred = new Map<
     Subject,
     { readonly message: string; readonly notAfter: string | undefined }
@@ -210,9 +226,10 @@ class Planner {
     private readonly config: Config,
     private readonly now: number,
     private readonly translate: Translator,
-    private readonly memo: { readonly memo: PlanMemo; readonly pass: number } | undefined,
+    private readonly memo: PlanMemo,
   ) {
     this.keys = labelKeys(config.labelPrefix);
+    this.pass = memo.pass;
   }
 
   run(): Plan {
@@ -237,33 +254,73 @@ class Planner {
     const sorted = [...this.snapshot.namespaces].sort(
       (a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid),
     );
-    for (const namespace of sorted) {
-      if (this.subjectsByName.has(namespace.name)) continue; // one object per name; the API guarantees it
-      const cluster = namespace.labels[this.keys.cluster];
+    for (let i = 0; i < sorted.length; i++) {
+      const namespace = sorted[i] as SourceNamespace;
+      const memo = this.namespaceMemo(namespace);
+      if (memo === undefined) continue; // one object per name; the API guarantees it
+      const facts = this.namespaceFacts(namespace, memo);
+      if (facts.warning !== undefined) this.warnings.push(facts.warning);
       const subject: Subject = {
         namespace,
-        cluster,
-        nameProblem: this.nameProblem(namespace, cluster),
+        cluster: facts.cluster,
+        secretName: facts.secretName,
+        nameProblem: facts.nameProblem,
         terminating: namespace.deletionTimestamp !== undefined,
         selection: undefined,
-        memo: this.namespaceMemo(namespace),
-        registrations: [],
+        memo,
+        registrations: NO_REGISTRATIONS,
         claim: undefined,
         refusal: undefined,
+        why: undefined,
+        matched: 0,
+        candidatesSame: true,
       };
+      memo.subject = subject;
       this.subjects.push(subject);
-      this.subjectsByName.set(namespace.name, subject);
     }
+  }
+
+  /** The managed namespace of this name, if there is one this pass. */
+  private subjectNamed(name: string): Subject | undefined {
+    const entry = this.memo.namespaces.get(name);
+    return entry?.seen === this.pass ? entry.subject : undefined;
+  }
+
+  /** The namespace's cluster name and whether it can claim it, remembered per version. */
+  private namespaceFacts(namespace: SourceNamespace, memo: NamespaceMemo): NamespaceFacts {
+    const cached = memo.facts;
+    if (
+      cached !== undefined &&
+      (cached.namespaceObject === namespace ||
+        (cached.namespaceVersion !== undefined &&
+          cached.namespaceVersion === namespace.resourceVersion))
+    )
+      return cached;
+    const cluster = namespace.labels[this.keys.cluster];
+    const warnings: Warning[] = [];
+    const nameProblem = this.nameProblem(namespace, cluster, warnings);
+    const facts: NamespaceFacts = {
+      namespaceVersion: namespace.resourceVersion,
+      namespaceObject: namespace.resourceVersion === undefined ? namespace : undefined,
+      cluster,
+      secretName:
+        cluster === undefined || nameProblem !== undefined ? undefined : registrationName(cluster),
+      nameProblem,
+      warning: warnings[0],
+    };
+    memo.facts = facts;
+    return facts;
   }
 
   private nameProblem(
     namespace: SourceNamespace,
     cluster: string | undefined,
+    warnings: Warning[],
   ): OutcomeReason | undefined {
     const key = this.keys.cluster;
     if (cluster === undefined) {
       const message = `namespace ${namespace.name} carries ${this.keys.managedBy}=${this.config.managedBy} but no ${key} label; add ${key}=<name> to register it`;
-      this.warn('cluster-label-missing', message, namespace.name);
+      warnings.push({ code: 'cluster-label-missing', namespace: namespace.name, message });
       return { code: 'cluster-label-missing', message };
     }
     if (cluster === '') {
@@ -282,21 +339,43 @@ class Planner {
   }
 
   private selectKubeconfigs(): void {
-    const candidates = new Map<string, ObservedSecret[]>();
-    for (const secret of this.snapshot.candidateSecrets) {
-      const list = candidates.get(secret.namespace);
-      if (list === undefined) candidates.set(secret.namespace, [secret]);
-      else list.push(secret);
+    // Check each namespace's candidates against the remembered ones in passing; only the
+    // namespaces where something differs get their candidates collected and re-selected.
+    const all = this.snapshot.candidateSecrets;
+    for (let i = 0; i < all.length; i++) {
+      const secret = all[i] as ObservedSecret;
+      const subject = this.subjectNamed(secret.namespace);
+      if (subject === undefined || !subject.candidatesSame) continue;
+      const cached = subject.memo.selection;
+      const at = subject.matched;
+      if (
+        cached !== undefined &&
+        at < cached.uids.length &&
+        cached.uids[at] === secret.uid &&
+        cached.resourceVersions[at] === secret.resourceVersion
+      )
+        subject.matched = at + 1;
+      else subject.candidatesSame = false;
     }
-    for (const subject of this.subjects) {
+    let changed: Map<string, ObservedSecret[]> | undefined;
+    const subjects = this.subjects;
+    for (let i = 0; i < subjects.length; i++) {
+      const subject = subjects[i] as Subject;
       if (subject.terminating || subject.nameProblem !== undefined) continue;
       const name = subject.namespace.name;
       // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
-      const options =
-        subject.namespace.annotations[this.keys.server] === undefined
-          ? undefined
-          : { serverOverridden: true };
-      subject.selection = this.select(subject, candidates.get(name) ?? [], options !== undefined);
+      const serverOverridden = subject.namespace.annotations[this.keys.server] !== undefined;
+      const cached = subject.memo.selection;
+      if (
+        cached?.serverOverridden === serverOverridden &&
+        subject.candidatesSame &&
+        subject.matched === cached.uids.length
+      ) {
+        subject.selection = cached.selection;
+      } else {
+        changed ??= this.candidatesByNamespace();
+        subject.selection = this.select(subject, changed.get(name) ?? [], serverOverridden);
+      }
       const chosen = subject.selection.chosen;
       if (chosen === undefined) continue;
       for (const warning of chosen.translation.warnings) this.warnings.push(warning);
@@ -311,19 +390,23 @@ class Planner {
     }
   }
 
-  /** selectKubeconfig, remembered while the namespace's candidates keep their versions. */
+  private candidatesByNamespace(): Map<string, ObservedSecret[]> {
+    const candidates = new Map<string, ObservedSecret[]>();
+    for (const secret of this.snapshot.candidateSecrets) {
+      const list = candidates.get(secret.namespace);
+      if (list === undefined) candidates.set(secret.namespace, [secret]);
+      else list.push(secret);
+    }
+    return candidates;
+  }
+
+  /** selectKubeconfig, remembered with the candidates' versions. */
   private select(
     subject: Subject,
     candidates: readonly ObservedSecret[],
     serverOverridden: boolean,
   ): Selection {
     const entry = subject.memo;
-    const cached = entry?.selection;
-    if (
-      cached?.serverOverridden === serverOverridden &&
-      sameVersions(cached.uids, cached.resourceVersions, candidates)
-    )
-      return cached.selection;
     const selected = selectKubeconfig(
       subject.namespace.name,
       candidates,
@@ -342,8 +425,7 @@ class Planner {
             },
             rejected: selected.rejected,
           };
-    if (entry !== undefined)
-      entry.selection = {
+    entry.selection = {
         uids: candidates.map((secret) => secret.uid),
         resourceVersions: candidates.map((secret) => secret.resourceVersion),
         serverOverridden,
@@ -352,38 +434,63 @@ class Planner {
     return selection;
   }
 
+  /** The namespace's memo entry; `undefined` for a second namespace of one name. */
   private namespaceMemo(namespace: SourceNamespace): NamespaceMemo | undefined {
-    if (this.memo === undefined) return undefined;
-    const { memo, pass } = this.memo;
-    let entry = memo.namespaces.get(namespace.name);
+    const pass = this.pass;
+    let entry = this.memo.namespaces.get(namespace.name);
+    if (entry?.seen === pass) return undefined;
     if (entry?.uid !== namespace.uid) {
-      entry = { uid: namespace.uid, seen: pass, selection: undefined, build: undefined };
-      memo.namespaces.set(namespace.name, entry);
+      entry = {
+        uid: namespace.uid,
+        seen: pass,
+        facts: undefined,
+        selection: undefined,
+        build: undefined,
+        outcome: undefined,
+        subject: undefined,
+      };
+      this.memo.namespaces.set(namespace.name, entry);
     }
     entry.seen = pass;
+    this.memo.seenNamespaces += 1;
     return entry;
   }
 
-  /** Facts of a target-namespace Secret, remembered per uid + resourceVersion. */
-  private secretFacts(secret: ObservedSecret): SecretMemo {
-    const memo = this.memo;
-    let entry = memo?.memo.secrets.get(secret.uid);
+  /**
+   * Facts of a target-namespace Secret, remembered per uid + resourceVersion; `undefined`
+   * for a second Secret of one name.
+   */
+  private secretFacts(secret: ObservedSecret): SecretMemo | undefined {
+    const pass = this.pass;
+    let entry = this.memo.secrets.get(secret.name);
+    if (entry?.seen === pass) return undefined;
     if (
       entry === undefined ||
-      entry.resourceVersion !== secret.resourceVersion ||
-      entry.name !== secret.name
+      entry.uid !== secret.uid ||
+      entry.resourceVersion !== secret.resourceVersion
     ) {
       entry = {
-        name: secret.name,
+        uid: secret.uid,
         resourceVersion: secret.resourceVersion,
-        seen: 0,
+        seen: pass,
         server: readServer(secret),
         dataName: null,
+        secret,
+        registration: undefined,
       };
-      memo?.memo.secrets.set(secret.uid, entry);
+      this.memo.secrets.set(secret.name, entry);
     }
-    if (memo !== undefined) entry.seen = memo.pass;
+    entry.seen = pass;
+    entry.secret = secret;
+    entry.registration = undefined;
+    this.memo.seenSecrets += 1;
     return entry;
+  }
+
+  /** The target-namespace Secret of this name this pass, and its registration if owned. */
+  private clusterSecretNamed(name: string): SecretMemo | undefined {
+    const entry = this.memo.secrets.get(name);
+    return entry?.seen === this.pass ? entry : undefined;
   }
 
   // -------------------------------------------------------------------------------------
@@ -394,11 +501,11 @@ class Planner {
     const secrets = this.snapshot.clusterSecrets
       .filter((secret) => secret.namespace === this.config.targetNamespace)
       .sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
-    for (const secret of secrets) {
-      if (this.clusterSecretsByName.has(secret.name)) continue;
-      this.clusterSecretsByName.set(secret.name, secret);
-      const active = secret.labels[ARGOCD_SECRET_TYPE_LABEL] === ARGOCD_CLUSTER_SECRET_TYPE;
+    for (let i = 0; i < secrets.length; i++) {
+      const secret = secrets[i] as ObservedSecret;
       const facts = this.secretFacts(secret);
+      if (facts === undefined) continue;
+      const active = secret.labels[ARGOCD_SECRET_TYPE_LABEL] === ARGOCD_CLUSTER_SECRET_TYPE;
       const server = facts.server;
       if (secret.labels[keys.managedBy] !== this.config.managedBy) {
         if (!active) continue;
@@ -418,9 +525,14 @@ class Planner {
       }
       const registration = this.readRegistration(secret, active, server);
       this.registrations.push(registration);
-      this.ownedByName.set(secret.name, registration);
-      if (registration.source.kind === 'managed' && active)
-        registration.source.subject.registrations.push(registration);
+      facts.registration = registration;
+      if (registration.source.kind === 'managed' && active) {
+        const subject = registration.source.subject;
+        subject.registrations =
+          subject.registrations === NO_REGISTRATIONS
+            ? [registration]
+            : [...subject.registrations, registration];
+      }
       // A registration whose source is proven gone gives its server up, whether it is then
       // deleted or taken over; a demoted one holds nothing (ArgoCD no longer sees it).
       if (!active || server === undefined) continue;
@@ -457,12 +569,22 @@ class Planner {
       const subject = source.subject;
       if (subject.terminating || subject.nameProblem !== undefined || subject.cluster === undefined)
         role = 'pinned';
-      else if (registrationName(subject.cluster) === secret.name) role = 'incumbent';
+      else if (subject.secretName === secret.name) role = 'incumbent';
       else role = pruneDisabled ? 'pinned' : 'releasable';
     } else if (source.kind === 'gone' || !active) {
       role = pruneDisabled ? 'pinned' : 'releasable';
     }
-    return { secret, cluster, sourceName, active, pruneDisabled, source, role, server };
+    return {
+      secret,
+      cluster,
+      sourceName,
+      active,
+      pruneDisabled,
+      source,
+      role,
+      server,
+      targeted: false,
+    };
   }
 
   /** Whose registration this is, and whether that namespace is provably gone. */
@@ -474,7 +596,7 @@ class Planner {
     if (name === undefined) {
       return this.unknownSource(secret, `it has no ${this.keys.sourceNamespace} label`);
     }
-    const subject = this.subjectsByName.get(name);
+    const subject = this.subjectNamed(name);
     if (subject !== undefined) {
       if (uid === undefined)
         return this.unknownSource(
@@ -558,13 +680,16 @@ class Planner {
 
   private buildClaims(): Claim[] {
     const claims: Claim[] = [];
-    for (const subject of this.subjects) {
+    const subjects = this.subjects;
+    for (let i = 0; i < subjects.length; i++) {
+      const subject = subjects[i] as Subject;
       const cluster = subject.cluster;
       if (subject.terminating || subject.nameProblem !== undefined || cluster === undefined)
         continue;
-      const name = registrationName(cluster);
-      const existing = this.clusterSecretsByName.get(name);
-      const target = this.ownedByName.get(name);
+      const name = subject.secretName ?? registrationName(cluster);
+      const held = this.clusterSecretNamed(name);
+      const existing = held?.secret;
+      const target = held?.registration;
       if (existing !== undefined && target === undefined) {
         subject.refusal = {
           code: 'target-foreign',
@@ -588,7 +713,7 @@ class Planner {
         subject.refusal = { code: 'name-claimed', message: this.pinnedMessage(target) };
         continue;
       }
-      if (incumbent) this.nameWinners.set(cluster, { subject, why: 'holds the registration' });
+      if (incumbent) this.win(subject, cluster, 'holds the registration');
       const claim = this.claimFor(subject, cluster, target, incumbent);
       if (claim !== undefined) claims.push(claim);
     }
@@ -638,7 +763,7 @@ class Planner {
       server: memo.server ?? normaliseServer(built.server),
       translation: chosen.translation,
       clusterConfig: built.clusterConfig,
-      memo: subject.memo === undefined ? undefined : memo,
+      memo,
       won: false,
       refusal: undefined,
     };
@@ -690,7 +815,7 @@ class Planner {
       server: result.ok ? normaliseServer(result.server) : undefined,
       comparison: undefined,
     };
-    if (entry !== undefined) entry.build = built;
+    entry.build = built;
     return built;
   }
 
@@ -762,7 +887,8 @@ class Planner {
     while (progress) {
       progress = false;
       const refused: Claim[] = [];
-      for (const claim of pending) {
+      for (let i = 0; i < pending.length; i++) {
+        const claim = pending[i] as Claim;
         if (this.trySettle(claim)) progress = true;
         else if (claim.refusal?.code === 'server-collision') refused.push(claim);
       }
@@ -773,14 +899,14 @@ class Planner {
   private trySettle(claim: Claim): boolean {
     const subject = claim.subject;
     const winner = this.nameWinners.get(claim.cluster);
-    if (winner !== undefined && winner.subject !== subject) {
+    if (winner !== undefined && winner !== subject) {
       claim.refusal = {
         code: 'name-claimed',
-        message: `cluster name ${JSON.stringify(claim.cluster)} is also claimed by namespace ${winner.subject.namespace.name}, which ${winner.why}; change the ${this.keys.cluster} label of one of them`,
+        message: `cluster name ${JSON.stringify(claim.cluster)} is also claimed by namespace ${winner.namespace.name}, which ${winner.why ?? ''}; change the ${this.keys.cluster} label of one of them`,
       };
       return false;
     }
-    const targetName = registrationName(claim.cluster);
+    const targetName = subject.secretName ?? registrationName(claim.cluster);
     let blocker: Holder | undefined;
     for (const holder of this.holders.get(claim.server) ?? []) {
       if (holder.secret === targetName || holder.ownerUid === subject.namespace.uid) continue;
@@ -793,10 +919,7 @@ class Planner {
     }
     claim.won = true;
     claim.refusal = undefined;
-    this.nameWinners.set(claim.cluster, {
-      subject,
-      why: claim.incumbent ? 'holds the registration' : 'is older or sorts first',
-    });
+    this.win(subject, claim.cluster, claim.incumbent ? 'holds the registration' : 'is older or sorts first');
     const held = this.holderBySecret.get(targetName);
     if (held?.server !== claim.server || held.ownerUid !== subject.namespace.uid)
       this.hold({
@@ -820,6 +943,11 @@ class Planner {
     return true;
   }
 
+  private win(subject: Subject, cluster: string, why: string): void {
+    subject.why = why;
+    if (this.nameWinners.get(cluster) !== subject) this.nameWinners.set(cluster, subject);
+  }
+
   private collisionMessage(claim: Claim, holder: Holder): string {
     const server = claim.server;
     if (holder.foreign) {
@@ -835,14 +963,15 @@ class Planner {
   // 4. Actions
 
   private emitClaimActions(claims: readonly Claim[]): void {
-    for (const claim of claims) {
+    for (let i = 0; i < claims.length; i++) {
+      const claim = claims[i] as Claim;
       if (!claim.won) {
         claim.subject.refusal = claim.refusal;
         continue;
       }
       claim.subject.claim = claim;
       const target = claim.target;
-      if (target !== undefined) this.targeted.add(target);
+      if (target !== undefined) target.targeted = true;
       if (target === undefined) {
         const secret = sortedSecret(stampCredentials(claim.desired, this.keys, this.now));
         this.actions.push({
@@ -942,9 +1071,11 @@ class Planner {
   }
 
   private emitRegistrationActions(): void {
-    for (const registration of this.registrations) {
+    const registrations = this.registrations;
+    for (let i = 0; i < registrations.length; i++) {
+      const registration = registrations[i] as Registration;
       // Written by a claim, or claimed by its own namespace (kept even when that claim failed).
-      if (this.targeted.has(registration) || registration.role === 'incumbent') continue;
+      if (registration.targeted || registration.role === 'incumbent') continue;
       const source = registration.source;
       if (source.kind === 'gone') {
         if (registration.pruneDisabled)
@@ -1035,15 +1166,31 @@ class Planner {
     const chosen = subject.selection?.chosen;
     // The common case, built directly: a namespace whose registration is (now) up to date.
     if (claim?.translation !== undefined && chosen !== undefined && !this.deferred.has(subject)) {
+      const rejected = subject.selection?.rejected ?? [];
+      const state =
+        this.written.has(subject) || claim.target === undefined ? 'registered' : 'unchanged';
+      const notAfter = claim.translation.clientCertificate?.notAfter;
+      // Last pass's outcome when it says the same (immutable data: sharing it is safe).
+      const previous = subject.memo.outcome;
+      if (
+        previous?.namespace === namespace &&
+        previous.cluster === claim.cluster &&
+        previous.rejected === rejected &&
+        previous.source === chosen.candidate &&
+        previous.state === state &&
+        previous.credentialNotAfter === notAfter &&
+        previous.reason === undefined
+      )
+        return previous;
       const outcome: { -readonly [K in keyof NamespaceOutcome]: NamespaceOutcome[K] } = {
         namespace,
         cluster: claim.cluster,
-        rejected: subject.selection?.rejected ?? [],
+        rejected,
         source: chosen.candidate,
-        state: this.written.has(subject) || claim.target === undefined ? 'registered' : 'unchanged',
+        state,
       };
-      const notAfter = claim.translation.clientCertificate?.notAfter;
       if (notAfter !== undefined) outcome.credentialNotAfter = notAfter;
+      subject.memo.outcome = outcome;
       return outcome;
     }
     const base = {
@@ -1103,13 +1250,13 @@ class Planner {
     }
     // The name is taken anyway: say so now rather than after the kubeconfig appears.
     const winner = this.nameWinners.get(subject.cluster ?? '');
-    if (winner !== undefined && winner.subject !== subject) {
+    if (winner !== undefined && winner !== subject) {
       return {
         ...base,
         state: 'refused',
         reason: {
           code: 'name-claimed',
-          message: `cluster name ${JSON.stringify(subject.cluster)} is also claimed by namespace ${winner.subject.namespace.name}, which ${winner.why}; change the ${this.keys.cluster} label of one of them`,
+          message: `cluster name ${JSON.stringify(subject.cluster)} is also claimed by namespace ${winner.namespace.name}, which ${winner.why ?? ''}; change the ${this.keys.cluster} label of one of them`,
         },
       };
     }
@@ -1448,21 +1595,6 @@ function readData(secret: ObservedSecret, key: string): string | undefined {
 function readServer(secret: ObservedSecret): string | undefined {
   const text = readData(secret, 'server');
   return text === undefined || text === '' ? undefined : normaliseServer(text);
-}
-
-/** True when `secrets` are exactly the remembered uids, at the remembered versions. */
-function sameVersions(
-  uids: readonly string[],
-  versions: readonly string[],
-  secrets: readonly ObservedSecret[],
-): boolean {
-  if (uids.length !== secrets.length) return false;
-  for (let i = 0; i < secrets.length; i++) {
-    const secret = secrets[i];
-    if (secret === undefined || secret.uid !== uids[i] || secret.resourceVersion !== versions[i])
-      return false;
-  }
-  return true;
 }
 
 function observedRef(secret: ObservedSecret): ObservedRef {
