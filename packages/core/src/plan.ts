@@ -781,7 +781,7 @@ class Planner {
   ): BuildMemo {
     const namespace = subject.namespace;
     const entry = subject.memo;
-    const cached = entry?.build;
+    const cached = entry.build;
     if (
       cached !== undefined &&
       (cached.namespaceObject === namespace ||
