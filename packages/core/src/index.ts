@@ -31,7 +31,7 @@ export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from '
 export { sha256Hex, fingerprint } from './sha256.js';
 
 // Planning
-export { plan, diffSecret, type PlanOptions } from './plan.js';
+export { plan, diffSecret, createPlanMemo, type PlanOptions, type PlanMemo } from './plan.js';
 export {
   labelKeys,
   ARGOCD_SECRET_TYPE_LABEL,
