@@ -25,6 +25,8 @@ export function toSourceNamespace(namespace: V1Namespace): SourceNamespace {
   return {
     name: meta.name ?? '',
     uid: meta.uid ?? '',
+    // Lets the planner's memo recognise an unchanged namespace across passes.
+    ...(meta.resourceVersion !== undefined ? { resourceVersion: meta.resourceVersion } : {}),
     labels: { ...(meta.labels ?? {}) },
     annotations: { ...(meta.annotations ?? {}) },
     creationTimestamp: toTimestamp(meta.creationTimestamp) ?? '',
