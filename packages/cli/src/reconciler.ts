@@ -2,8 +2,8 @@
 // over the whole (cached) world, so a partial refresh still yields a complete, level-based
 // decision; the scope only says what to re-read.
 
-import { plan as makePlan } from '@argocd-cluster-registrar/core';
-import type { Action, Config, Plan, Snapshot } from '@argocd-cluster-registrar/core';
+import { createPlanMemo, plan as makePlan } from '@argocd-cluster-registrar/core';
+import type { Action, Config, Plan, PlanMemo, Snapshot } from '@argocd-cluster-registrar/core';
 import { applyPlan } from '@argocd-cluster-registrar/k8s-adapter';
 import type {
   ActionResult,
@@ -64,6 +64,7 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
 
   const plan = makePlan(gathered.snapshot, deps.config, deps.now(), {
     translate: deps.gatherer.translate,
+    memo: planMemoFor(deps.gatherer),
   });
 
   // Defence in depth: the gatherer already marks lookups `unknown` when a read it needed
@@ -122,6 +123,19 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     requests: gathered.requests,
     durationMs,
   };
+}
+
+// One plan memo per gatherer, so it lives as long as the daemon's view of the world and its
+// parse cache: a steady-state pass then rebuilds nothing (DESIGN §8).
+const planMemos = new WeakMap<Gatherer, PlanMemo>();
+
+function planMemoFor(gatherer: Gatherer): PlanMemo {
+  let memo = planMemos.get(gatherer);
+  if (memo === undefined) {
+    memo = createPlanMemo();
+    planMemos.set(gatherer, memo);
+  }
+  return memo;
 }
 
 /** True when the pass failed in a way worth retrying sooner than the next interval. */
