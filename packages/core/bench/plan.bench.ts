@@ -6,8 +6,12 @@
 // Scenarios, each the median of several runs after a warm-up:
 //   steady, pre-parsed  every namespace already registered and up to date (the daemon's normal
 //                       pass); a memoising translator keyed by Secret uid+resourceVersion+key
-//                       has seen every kubeconfig, so nothing is parsed.
-//   steady, cold        the same pass with parsing included (a fresh translator every run).
+//                       has seen every kubeconfig and the daemon's plan memo has seen the
+//                       pass, so nothing is parsed or rebuilt. A full GC before each run.
+//   back to back        the same, without the GC in between (a daemon's passes in a row).
+//   re-listed           the same, on a fresh copy of the snapshot each run (new objects and
+//                       strings, as a daemon gets from the API each pass).
+//   steady, cold        the same pass with parsing included (fresh translator, no memo).
 //   first pass          nothing registered yet: every namespace yields a create (pre-parsed).
 //
 // Run: `pnpm bench -- plan` (PLAN_BENCH_SIZES=1000,10000 to pick sizes).
@@ -26,7 +30,7 @@ import type {
   SourceNamespace,
   TranslationResult,
 } from '../src/types.js';
-import { plan } from '../src/plan.js';
+import { createPlanMemo, plan } from '../src/plan.js';
 import { translateSecretKey, type Translator } from '../src/providers.js';
 import { parseConfig } from '../src/config.js';
 import { labelKeys } from '../src/label-keys.js';
@@ -150,18 +154,21 @@ const gc = (globalThis as { gc?: () => void }).gc;
 
 function measure(
   runs: number,
-  once: () => Plan,
-  warmUp = true,
+  once: (input: Snapshot) => Plan,
+  snapshot: Snapshot,
+  options: { warmUp?: boolean; gcBefore?: boolean; copy?: boolean } = {},
 ): { medianMs: number; cpuMs: number; actions: number } {
+  const { warmUp = true, gcBefore = true, copy = false } = options;
   const times: number[] = [];
   const cpuTimes: number[] = [];
   let actions = 0;
-  if (warmUp) once(); // JIT, and for a shared memoising translator its parse cache
+  if (warmUp) once(snapshot); // JIT, and for a shared memoising translator its parse cache
   for (let run = 0; run < runs; run++) {
-    gc?.();
+    const input = copy ? structuredClone(snapshot) : snapshot;
+    if (gcBefore) gc?.();
     const cpuStart = process.cpuUsage();
     const start = performance.now();
-    const result = once();
+    const result = once(input);
     times.push(performance.now() - start);
     // CPU time of this process: on a shared, busy machine it is closer than wall time to
     // what an idle machine would show (it includes V8's GC helper threads, so it errs high).
@@ -181,13 +188,17 @@ interface Row {
   readonly size: number;
   readonly steadyWarm: number;
   readonly steadyWarmCpu: number;
+  readonly backToBack: number;
+  readonly backToBackCpu: number;
+  readonly relisted: number;
+  readonly relistedCpu: number;
   readonly steadyCold: number;
   readonly firstWarm: number;
   readonly steadyActions: number;
   readonly firstActions: number;
   readonly runs: number;
   readonly coldRuns: number;
-  /** Heap in use (after a GC) holding the snapshot, its registrations and the parse cache. */
+  /** Heap in use (after a GC) holding the snapshot, its registrations, parse cache and memo. */
   readonly heapMiB: number;
 }
 
@@ -206,11 +217,11 @@ const perNs = (ms: number, size: number): string => ((ms * 1000) / size).toFixed
 
 function table(rows: readonly Row[]): string {
   return [
-    '| namespaces | steady, pre-parsed (ms) | CPU (ms) | µs/namespace | steady, parsing included (ms) | µs/namespace | first pass, pre-parsed (ms) | actions steady / first | heap (MiB) | runs (cold) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| namespaces | steady, pre-parsed (ms) | CPU (ms) | µs/namespace | back to back (ms) | CPU (ms) | re-listed (ms) | CPU (ms) | steady, parsing included (ms) | first pass, pre-parsed (ms) | actions steady / first | heap (MiB) | runs (cold) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
-        `| ${row.size.toLocaleString('en-US')} | ${fmt(row.steadyWarm)} | ${fmt(row.steadyWarmCpu)} | ${perNs(row.steadyWarm, row.size)} | ${fmt(row.steadyCold)} | ${perNs(row.steadyCold, row.size)} | ${fmt(row.firstWarm)} | ${row.steadyActions} / ${row.firstActions} | ${row.heapMiB.toFixed(0)} | ${row.runs} (${row.coldRuns}) |`,
+        `| ${row.size.toLocaleString('en-US')} | ${fmt(row.steadyWarm)} | ${fmt(row.steadyWarmCpu)} | ${perNs(row.steadyWarm, row.size)} | ${fmt(row.backToBack)} | ${fmt(row.backToBackCpu)} | ${fmt(row.relisted)} | ${fmt(row.relistedCpu)} | ${fmt(row.steadyCold)} | ${fmt(row.firstWarm)} | ${row.steadyActions} / ${row.firstActions} | ${row.heapMiB.toFixed(0)} | ${row.runs} (${row.coldRuns}) |`,
     ),
   ].join('\n');
 }
@@ -252,20 +263,27 @@ Measured: ${new Date().toISOString().slice(0, 10)}.
 
 Each namespace has its own kubeconfig Secret (real EC CA, client certificate and key; a unique
 server address) and a copied prefixed label. Figures are medians of the given number of runs
-(pre-parsed: after one warm-up; parsing included: the number in brackets, no warm-up), with a
-GC before each run.
+(pre-parsed: after one warm-up; parsing included: the number in brackets, no warm-up).
 
 - **steady, pre-parsed**: every namespace already registered and up to date (a normal daemon
   pass; expected actions: 0). The translator memoises by Secret uid + resourceVersion + key,
-  as the daemon does, and has seen every kubeconfig.
-- **steady, parsing included**: the same pass with a fresh translator, so every kubeconfig is
-  decoded, parsed as YAML and its certificates read.
-- **first pass, pre-parsed**: nothing registered yet; every namespace yields a create.
-- **CPU**: user + system CPU time of the process for the steady pre-parsed pass; on a busy
-  shared machine it is closer than wall time to an idle machine's figure (it counts V8's GC
-  helper threads too, so it errs high).
-- **heap**: V8 heap in use after a GC while holding the snapshot, the registrations and the
-  parse cache (a hint for the 256 MiB budget, not the daemon's resident memory).
+  as the daemon's does, and the daemon's plan memo (\`createPlanMemo()\`, passed as
+  \`PlanOptions.memo\`) has seen the previous pass. A full GC before each run: V8 then drops
+  much of the optimised code (deoptimisation reason "weak objects"), so this is the pass of a
+  daemon after an idle spell rather than a hot one.
+- **back to back**: the same pass repeated without a GC in between (a daemon's hot passes).
+- **re-listed**: the same as steady, on a fresh deep copy of the snapshot each run (new
+  objects and strings, as the daemon gets them from the API every pass): the memo recognises
+  unchanged objects by uid + resourceVersion alone, not by identity.
+- **steady, parsing included**: the same pass with a fresh translator and no memo, so every
+  kubeconfig is decoded, parsed as YAML and its certificates read.
+- **first pass, pre-parsed**: nothing registered yet; every namespace yields a create (with a
+  memo that has seen that world).
+- **CPU**: user + system CPU time of the process for that pass; on a busy shared machine it is
+  closer than wall time to an idle machine's figure (it counts V8's GC helper threads too, so
+  it errs high).
+- **heap**: V8 heap in use after a GC while holding the snapshot, the registrations, the parse
+  cache and the plan memo (a hint for the 256 MiB budget, not the daemon's resident memory).
 
 ${table(rows)}
 
@@ -286,22 +304,40 @@ for (const [index, size] of sizes.entries()) {
   const coldRuns = size >= 100_000 ? 1 : size >= 10_000 ? 3 : 5;
   const fresh = freshSnapshot(size);
   const warm = memoisingTranslator();
+  // The daemon's memo (one per process, passed to every pass); the first-pass runs get their
+  // own, as they plan another world.
+  const memo = createPlanMemo();
   const first = plan(fresh, config, NOW, { translate: warm });
   const steady = steadySnapshot(fresh, first);
+  plan(steady, config, NOW, { translate: warm, memo });
   gc?.();
+  // What a daemon holds between passes: the world, the parse cache and the plan memo.
   const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
+  const firstMemo = createPlanMemo();
 
-  const steadyWarm = measure(runs, () => plan(steady, config, NOW, { translate: warm }));
+  const daemonPass = (input: Snapshot): Plan => plan(input, config, NOW, { translate: warm, memo });
+  const steadyWarm = measure(runs, daemonPass, steady);
+  const backToBack = measure(runs, daemonPass, steady, { gcBefore: false });
+  const relisted = measure(runs, daemonPass, steady, { copy: true });
   const steadyCold = measure(
     coldRuns,
-    () => plan(steady, config, NOW, { translate: memoisingTranslator() }),
-    false,
+    (input) => plan(input, config, NOW, { translate: memoisingTranslator() }),
+    steady,
+    { warmUp: false },
   );
-  const firstWarm = measure(runs, () => plan(fresh, config, NOW, { translate: warm }));
+  const firstWarm = measure(
+    runs,
+    (input) => plan(input, config, NOW, { translate: warm, memo: firstMemo }),
+    fresh,
+  );
   rows.push({
     size,
     steadyWarm: steadyWarm.medianMs,
     steadyWarmCpu: steadyWarm.cpuMs,
+    backToBack: backToBack.medianMs,
+    backToBackCpu: backToBack.cpuMs,
+    relisted: relisted.medianMs,
+    relistedCpu: relisted.cpuMs,
     steadyCold: steadyCold.medianMs,
     firstWarm: firstWarm.medianMs,
     steadyActions: steadyWarm.actions,
