@@ -94,6 +94,8 @@ export class PlanMemo {
   seenNamespaces = 0;
   /** @internal */
   seenSecrets = 0;
+  /** @internal The last pass's planner, emptied (see Planner.retire in plan.ts). */
+  retired: object | undefined = undefined;
 
   /** @internal Starts a pass; returns its number. */
   begin(configKey: string, translate: Translator): number {
@@ -104,6 +106,7 @@ export class PlanMemo {
       this.translate = translate;
     }
     this.pass += 1;
+    this.retired = undefined;
     this.seenNamespaces = 0;
     this.seenSecrets = 0;
     return this.pass;

@@ -97,6 +97,12 @@ export interface NamespaceFacts {
 }
 
 const NO_REGISTRATIONS: readonly Registration[] = [];
+const NO_SNAPSHOT: Snapshot = {
+  namespaces: [],
+  candidateSecrets: [],
+  clusterSecrets: [],
+  sourceLookups: {},
+};
 
 /** A managed namespace, as far as this pass is concerned. */
 export interface Subject {
@@ -208,6 +214,8 @@ class Planner {
   private readonly subjects: Subject[] = [];
   private readonly pass: number;
   private readonly registrations: Registration[] = [];
+  /** See {@link retire}. */
+  private readonly exemplars: object[] = [];
   /** ArgoCD cluster name → the foreign Secret that already uses it. */
   private readonly foreignNames = new Map<string, ObservedSecret>();
   /** Normalised server → holders, by Secret name. */
@@ -222,7 +230,7 @@ class Planner {
   private readonly written = new Set<Subject>();
 
   constructor(
-    private readonly snapshot: Snapshot,
+    private snapshot: Snapshot,
     private readonly config: Config,
     private readonly now: number,
     private readonly translate: Translator,
@@ -240,11 +248,37 @@ class Planner {
     this.settle(claims);
     this.emitClaimActions(claims);
     this.emitRegistrationActions();
-    return {
+    const result = {
       actions: this.actions.sort(compareActions),
       outcomes: this.subjects.map((subject) => this.outcome(subject)),
       warnings: this.warnings.sort(compareWarnings),
     };
+    this.retire(claims);
+    return result;
+  }
+
+  /**
+   * V8 forgets the hidden classes no live object uses any more at a full GC, and throws away
+   * the optimised code built on them, so a pass after an idle spell would start cold (2–3×
+   * slower at 10,000 namespaces). The memo keeps this planner until the next pass begins,
+   * holding one object of each kind it built and nothing else of the pass.
+   */
+  private retire(claims: readonly Claim[]): void {
+    this.subjects.length = Math.min(this.subjects.length, 1);
+    this.registrations.length = Math.min(this.registrations.length, 1);
+    for (const holder of this.holderBySecret.values()) {
+      this.exemplars.push(holder);
+      break;
+    }
+    if (claims[0] !== undefined) this.exemplars.push(claims[0]);
+    this.holders.clear();
+    this.holderBySecret.clear();
+    this.foreignNames.clear();
+    this.nameWinners.clear();
+    this.deferred.clear();
+    this.written.clear();
+    this.snapshot = NO_SNAPSHOT;
+    this.memo.retired = this;
   }
 
   // -------------------------------------------------------------------------------------
