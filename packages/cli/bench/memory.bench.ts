@@ -1,0 +1,779 @@
+// Resident memory of the SHIPPED daemon with N registered clusters (DESIGN §8: 10,000
+// registered clusters ≤ 256 MiB). The daemon runs from packages/cli/dist as the image runs it
+// (plain `node dist/main.js`, no tsx, NODE_ENV=production) against its own control plane
+// holding N labelled namespaces, each with a k3k kubeconfig Secret (real embedded CA, client
+// certificate and key; unique server). Resident memory is read from /proc/<pid>/status.
+//
+//   pnpm build && node --expose-gc --import tsx packages/cli/bench/memory.bench.ts [N]
+//   (`pnpm bench memory` runs it with the default N = 10,000; a run takes 2-3 minutes)
+//
+// ACR_BENCH_MEMORY_DIAG=1 makes a diagnostic run: the daemon also gets --trace-gc,
+// --heap-prof and a tiny preloaded probe logging process.memoryUsage() every second; the bench
+// prints where the live heap was allocated and the heap left after the last full collections.
+// Those figures carry the profiler's overhead, so they never go into docs/bench/memory.md.
+//
+// ACR_BENCH_MEMORY_EVENT_CONCURRENCY=<k> is a what-if run: a preload lets at most k
+// createNamespacedEvent requests be in flight (the shipped daemon sends one pass's Events all
+// at once, each on a new TLS connection). Its figures go into the doc under their own, labelled
+// heading. (Capping the agent's maxSockets is no simulation of a fix: client-node's fetch then
+// fails reused connections with ERR_STREAM_PREMATURE_CLOSE.)
+
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:net';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { mapBounded } from '../../k8s-adapter/src/concurrency.js';
+import { coreApiFor } from '../../k8s-adapter/src/kube-clients.js';
+import { runControlPlaneScript, startControlPlane } from '../../testkit/src/index.js';
+import type { ControlPlane } from '../../testkit/src/index.js';
+
+const N = parseCount(process.argv[2]);
+const DIAG = process.env['ACR_BENCH_MEMORY_DIAG'] === '1';
+const EVENT_CONCURRENCY = parseLimit(process.env['ACR_BENCH_MEMORY_EVENT_CONCURRENCY']);
+/** Identifies the run in file names and in the doc. */
+const VARIANT = EVENT_CONCURRENCY === undefined ? '' : `-event-concurrency-${EVENT_CONCURRENCY}`;
+const PLANE = 'bench-memory';
+const PREFIX = 'argocd-cluster-registrar/';
+const MANAGED_BY = 'cluster-registrar'; // the daemon's default: it runs without --managed-by
+const TARGET = 'argocd';
+const INTERVAL_S = 30;
+const CREATE_CONCURRENCY = 16;
+const SAMPLE_MS = 200;
+const STEADY_PASSES = 2;
+const BUDGET_MIB = 256;
+const REGISTER_TIMEOUT_MS = 15 * 60_000;
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const daemonMain = join(repo, 'packages/cli/dist/main.js');
+const work = `/tmp/acr-bench-memory/n${N}${VARIANT}${DIAG ? '-diag' : ''}`;
+const docPath = join(repo, 'docs/bench/memory.md');
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const mib = (kib: number): number => kib / 1024;
+const fmt = (kib: number | undefined): string =>
+  kib === undefined ? '—' : `${mib(kib).toFixed(1)} MiB`;
+const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const say = (text: string): void => {
+  process.stderr.write(`[memory] ${text}\n`);
+};
+
+function parseLimit(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`ACR_BENCH_MEMORY_EVENT_CONCURRENCY: ${value}`);
+  return n;
+}
+
+/** The what-if preload: a semaphore around CoreV1Api.createNamespacedEvent of the daemon's own client-node. */
+function eventLimiter(limit: number): string {
+  const clientNode = createRequire(join(repo, 'packages/k8s-adapter/package.json')).resolve(
+    '@kubernetes/client-node',
+  );
+  return [
+    `import { CoreV1Api } from ${JSON.stringify(pathToFileURL(realpathSync(clientNode)).href)};`,
+    'const waiting = [];',
+    'let active = 0;',
+    'const original = CoreV1Api.prototype.createNamespacedEvent;',
+    'CoreV1Api.prototype.createNamespacedEvent = async function (...args) {',
+    `  if (active >= ${limit}) await new Promise((resolve) => waiting.push(resolve));`,
+    '  active += 1;',
+    '  try { return await original.apply(this, args); }',
+    '  finally { active -= 1; waiting.shift()?.(); }',
+    '};',
+  ].join('\n');
+}
+
+function parseCount(arg: string | undefined): number {
+  if (arg === undefined) return 10_000;
+  const n = Number(arg.replace(/[_,]/g, ''));
+  if (!Number.isInteger(n) || n < 1) throw new Error(`N must be a positive integer, got ${arg}`);
+  return n;
+}
+
+// --- the daemon's process -------------------------------------------------------------------
+
+interface Sample {
+  /** ms since the daemon was spawned */
+  readonly t: number;
+  readonly rssKiB: number;
+  readonly hwmKiB: number;
+  /** open file descriptors: mostly sockets to the API server */
+  readonly fds: number;
+}
+
+function openFds(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return 0;
+  }
+}
+
+function readStatus(pid: number): { rssKiB: number; hwmKiB: number } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const field = (name: string): number | undefined => {
+    const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(text);
+    return match?.[1] === undefined ? undefined : Number(match[1]);
+  };
+  const rssKiB = field('VmRSS');
+  const hwmKiB = field('VmHWM');
+  return rssKiB === undefined || hwmKiB === undefined ? undefined : { rssKiB, hwmKiB };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => {
+        resolve(port);
+      });
+    });
+  });
+}
+
+interface Series {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+async function scrape(port: number): Promise<Series[] | undefined> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+    if (!response.ok) return undefined;
+    const series: Series[] = [];
+    for (const line of (await response.text()).split('\n')) {
+      const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+      if (match === null) continue;
+      const labels: Record<string, string> = {};
+      for (const pair of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
+        labels[pair[1] ?? ''] = pair[2] ?? '';
+      }
+      series.push({ name: match[1] ?? '', labels, value: Number(match[3]) });
+    }
+    return series;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sum of the series named `name` whose labels include `where`. */
+function total(
+  series: readonly Series[],
+  name: string,
+  where: Record<string, string> = {},
+): number {
+  return series
+    .filter((s) => s.name === name && Object.entries(where).every(([k, v]) => s.labels[k] === v))
+    .reduce((sum, s) => sum + s.value, 0);
+}
+
+// A diagnostic probe preloaded into the daemon (only with ACR_BENCH_MEMORY_DIAG=1).
+const PROBE = [
+  "import { appendFileSync } from 'node:fs';",
+  'const file = process.env.BENCH_MEMORY_PROBE_FILE;',
+  'if (file) setInterval(() => {',
+  '  const m = process.memoryUsage();',
+  '  appendFileSync(file, JSON.stringify({ t: Date.now(), ...m }) + "\\n");',
+  '}, 1000).unref();',
+].join('\n');
+
+function spawnDaemon(
+  kubeconfigPath: string,
+  healthPort: number,
+  metricsPort: number,
+  logPath: string,
+): ChildProcess {
+  const whatIf =
+    EVENT_CONCURRENCY === undefined
+      ? []
+      : ['--import', `data:text/javascript,${encodeURIComponent(eventLimiter(EVENT_CONCURRENCY))}`];
+  const nodeFlags = DIAG
+    ? [
+        '--trace-gc',
+        '--heap-prof',
+        `--heap-prof-dir=${work}`,
+        '--heap-prof-interval=65536',
+        '--import',
+        `data:text/javascript,${encodeURIComponent(PROBE)}`,
+      ]
+    : [];
+  nodeFlags.push(...whatIf);
+  // The image's environment: NODE_ENV=production, no loader, nothing of ours configured.
+  const env: Record<string, string> = { NODE_ENV: 'production' };
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined || key.startsWith('ACR_') || key === 'KUBECONFIG') continue;
+    if (key === 'NODE_OPTIONS' || key === 'NODE_ENV' || key.startsWith('TSX_')) continue;
+    env[key] = value;
+  }
+  if (DIAG) env['BENCH_MEMORY_PROBE_FILE'] = join(work, 'probe.jsonl');
+  const log = openSync(logPath, 'w');
+  try {
+    return spawn(
+      process.execPath,
+      [
+        ...nodeFlags,
+        daemonMain,
+        '--kubeconfig',
+        kubeconfigPath,
+        '--interval',
+        `${INTERVAL_S}s`,
+        '--health-addr',
+        `127.0.0.1:${healthPort}`,
+        '--metrics-addr',
+        `127.0.0.1:${metricsPort}`,
+        '--log-format',
+        'json',
+      ],
+      { cwd: repo, env, stdio: ['ignore', log, log] },
+    );
+  } finally {
+    closeSync(log);
+  }
+}
+
+async function stopDaemon(daemon: ChildProcess): Promise<number | null> {
+  if (daemon.exitCode !== null || daemon.signalCode !== null) return daemon.exitCode;
+  const exited = new Promise<number | null>((resolve) => {
+    daemon.once('exit', (code) => {
+      resolve(code);
+    });
+  });
+  daemon.kill('SIGTERM');
+  const timer = setTimeout(() => daemon.kill('SIGKILL'), 60_000);
+  const code = await exited;
+  clearTimeout(timer);
+  return code;
+}
+
+// --- the plane's contents -------------------------------------------------------------------
+
+/** Retries what a busy API server may refuse for a moment (429, 5xx, resets). */
+async function withRetry<T>(what: string, attempt: () => Promise<T>): Promise<T | 'exists'> {
+  for (let i = 0; ; i += 1) {
+    try {
+      return await attempt();
+    } catch (err) {
+      const code = (err as { code?: number }).code;
+      // An earlier attempt that timed out on our side may have landed.
+      if (code === 409 && i > 0) return 'exists';
+      if (i >= 5 || (code !== undefined && code !== 429 && code < 500))
+        throw new Error(`${what}: ${err instanceof Error ? err.message.slice(0, 300) : 'failed'}`);
+      await sleep(200 * 2 ** i);
+    }
+  }
+}
+
+function childKubeconfig(adminKubeconfig: string, index: number): string {
+  // The plane's own admin kubeconfig (embedded CA, client certificate and key, as k3k
+  // writes them), with a unique, non-loopback server so each registration is distinct.
+  const text = adminKubeconfig.replace(/server: \S+/, `server: https://c${index}.example:6443`);
+  if (text === adminKubeconfig) throw new Error('admin kubeconfig has no server line');
+  return text;
+}
+
+async function populate(api: CoreV1Api, adminKubeconfig: string): Promise<void> {
+  await withRetry('create namespace argocd', () =>
+    api.createNamespace({ body: { metadata: { name: TARGET } } }),
+  );
+  let done = 0;
+  const indices = Array.from({ length: N }, (_, i) => i);
+  await mapBounded(indices, CREATE_CONCURRENCY, async (i) => {
+    const namespace = `mem-${i}`;
+    const cluster = `c${i}`;
+    await withRetry(`create namespace ${namespace}`, () =>
+      api.createNamespace({
+        body: {
+          metadata: {
+            name: namespace,
+            labels: { [`${PREFIX}managed-by`]: MANAGED_BY, [`${PREFIX}cluster`]: cluster },
+          },
+        },
+      }),
+    );
+    await withRetry(`create secret in ${namespace}`, () =>
+      api.createNamespacedSecret({
+        namespace,
+        body: {
+          metadata: { name: `k3k-${cluster}-kubeconfig` },
+          data: {
+            'kubeconfig.yaml': Buffer.from(childKubeconfig(adminKubeconfig, i)).toString('base64'),
+          },
+        },
+      }),
+    );
+    done += 1;
+    if (done % 1000 === 0) say(`created ${done}/${N} namespaces with kubeconfig Secrets`);
+  });
+}
+
+async function countRegistrations(api: CoreV1Api): Promise<number> {
+  let count = 0;
+  let token: string | undefined;
+  do {
+    const page = await api.listNamespacedSecret({
+      namespace: TARGET,
+      labelSelector: `${PREFIX}managed-by=${MANAGED_BY},argocd.argoproj.io/secret-type=cluster`,
+      limit: 500,
+      ...(token !== undefined ? { _continue: token } : {}),
+    });
+    count += page.items.length;
+    token = page.metadata?._continue || undefined;
+  } while (token !== undefined);
+  return count;
+}
+
+// --- heap profile (diagnostic runs) ---------------------------------------------------------
+
+interface ProfileNode {
+  readonly callFrame: { functionName: string; url: string; lineNumber: number };
+  readonly selfSize: number;
+  readonly children: readonly ProfileNode[];
+}
+
+function summariseHeapProfile(path: string): string[] {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as { head: ProfileNode };
+  const byOwnCode = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  const byLeaf = new Map<string, number>();
+  let sum = 0;
+  const add = (map: Map<string, number>, key: string, size: number): void => {
+    map.set(key, (map.get(key) ?? 0) + size);
+  };
+  const frameName = (node: ProfileNode): string => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const file = url.startsWith('file://') ? relative(repo, fileURLToPath(url)) : url;
+    const short = file.replace(/^node_modules\/\.pnpm\/[^/]+\/node_modules\//, '');
+    return `${functionName || '(anonymous)'} ${short || '(native)'}:${lineNumber + 1}`;
+  };
+  const walk = (node: ProfileNode, own: string, pkg: string): void => {
+    const url = node.callFrame.url;
+    let nextOwn = own;
+    let nextPkg = pkg;
+    if (url.includes('/packages/') && !url.includes('/node_modules/')) nextOwn = frameName(node);
+    const inModules = /\/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(
+      url,
+    );
+    if (inModules?.[1] !== undefined) nextPkg = inModules[1];
+    else if (url.includes('/packages/')) nextPkg = /\/packages\/([^/]+)\//.exec(url)?.[1] ?? pkg;
+    else if (url.startsWith('node:')) nextPkg = 'node core';
+    if (node.selfSize > 0) {
+      sum += node.selfSize;
+      add(byOwnCode, nextOwn, node.selfSize);
+      add(byPackage, nextPkg, node.selfSize);
+      add(byLeaf, frameName(node), node.selfSize);
+    }
+    for (const child of node.children) walk(child, nextOwn, nextPkg);
+  };
+  walk(profile.head, '(no project frame on the stack)', '(engine)');
+  const table = (title: string, map: Map<string, number>, rows: number): string[] => [
+    '',
+    title,
+    '| allocated by | live MiB | share |',
+    '|---|---:|---:|',
+    ...[...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, rows)
+      .map(
+        ([key, size]) =>
+          `| ${key} | ${(size / 2 ** 20).toFixed(1)} | ${((100 * size) / sum).toFixed(1)}% |`,
+      ),
+  ];
+  return [
+    `Heap profile ${path}: ${(sum / 2 ** 20).toFixed(1)} MiB sampled live at exit`,
+    ...table('By package (innermost frame):', byPackage, 8),
+    ...table('By the innermost frame of project code on the stack:', byOwnCode, 20),
+    ...table('By allocating frame:', byLeaf, 15),
+  ];
+}
+
+// --- report ---------------------------------------------------------------------------------
+
+interface Result {
+  readonly n: number;
+  readonly createMs: number;
+  readonly registerMs: number;
+  readonly firstSampleKiB: number | undefined;
+  readonly registeringPeakKiB: number;
+  readonly steady: { min: number; median: number; max: number; count: number };
+  readonly afterKiB: number;
+  readonly hwmKiB: number;
+  readonly peakFds: number;
+  readonly steadyPeakFds: number;
+  readonly steadyPassMs: number | undefined;
+  readonly registrations: number;
+  readonly unchanged: number;
+  readonly writesDuringSteady: number;
+  readonly totalMs: number;
+}
+
+function machine(): string {
+  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  return `${cpus().length} CPUs (nproc), ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}`;
+}
+
+/** What was measured: the dist's own fingerprint and age, and the state of the sources. */
+function describeBuild(): string {
+  const files = ['core', 'k8s-adapter', 'cli'].flatMap((pkg) => {
+    const dist = join(repo, 'packages', pkg, 'dist');
+    return readdirSync(dist)
+      .filter((f) => f.endsWith('.js'))
+      .sort()
+      .map((f) => join(dist, f));
+  });
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(readFileSync(file));
+  const newest = Math.max(...files.map((f) => statSync(f).mtimeMs));
+  // Porcelain lines start with a status column that may be a space: trim only line ends.
+  const git = (...args: string[]): string | undefined => {
+    const run = spawnSync('git', args, { cwd: repo, encoding: 'utf8' });
+    return run.status === 0 ? run.stdout.trimEnd() : undefined;
+  };
+  const head = git('rev-parse', '--short=12', 'HEAD');
+  if (head === undefined)
+    return `dist sha256:${hash.digest('hex').slice(0, 12)}, not a git checkout`;
+  const dirty = (
+    git(
+      'status',
+      '--porcelain',
+      '--',
+      ...['core', 'k8s-adapter', 'cli'].map((p) => `packages/${p}/src`),
+    ) ?? ''
+  )
+    .split('\n')
+    .filter((l) => l !== '' && !l.endsWith('.test.ts'))
+    .map((l) => l.slice(3));
+  return `dist sha256:${hash.digest('hex').slice(0, 12)} (newest file ${new Date(newest).toISOString().slice(0, 16)}Z), HEAD ${head}${dirty.length > 0 ? `, uncommitted source changes (not necessarily built): ${dirty.join(', ')}` : ', sources clean'}`;
+}
+
+function renderRun(r: Result, load: string, startedLoad: string, build: string): string {
+  const verdict =
+    mib(r.steady.median) <= BUDGET_MIB && mib(r.hwmKiB) <= BUDGET_MIB
+      ? 'within budget (steady and peak)'
+      : mib(r.steady.median) <= BUDGET_MIB
+        ? `steady within budget; PEAK OVER ${BUDGET_MIB} MiB`
+        : `OVER BUDGET (${BUDGET_MIB} MiB)`;
+  return [
+    `<!-- memory-bench:n=${r.n}${VARIANT}:begin (generated by packages/cli/bench/memory.bench.ts) -->`,
+    EVENT_CONCURRENCY === undefined
+      ? `### N = ${r.n.toLocaleString('en-US')} registered clusters: ${verdict}`
+      : `### What-if, NOT the shipped behaviour: N = ${r.n.toLocaleString('en-US')}, at most ${EVENT_CONCURRENCY} Events in flight: ${verdict}`,
+    '',
+    `Command: \`${EVENT_CONCURRENCY === undefined ? '' : `ACR_BENCH_MEMORY_EVENT_CONCURRENCY=${EVENT_CONCURRENCY} `}node --expose-gc --import tsx packages/cli/bench/memory.bench.ts ${r.n}\` (after \`pnpm build\`; the daemon: \`node packages/cli/dist/main.js --kubeconfig <admin> --interval ${INTERVAL_S}s --health-addr 127.0.0.1:<p> --metrics-addr 127.0.0.1:<p> --log-format json\`, NODE_ENV=production${EVENT_CONCURRENCY === undefined ? '' : `; plus \`--import\` of a preload that lets at most ${EVENT_CONCURRENCY} createNamespacedEvent calls run at once`}).`,
+    `Machine: ${machine()}; load average ${startedLoad} at the start, ${load} at the end (shared).`,
+    `Build: ${build}. Measured: ${new Date().toISOString().slice(0, 16)}Z.`,
+    '',
+    '| figure | value |',
+    '|---|---:|',
+    `| steady RSS (median of ${r.steady.count} samples over the last of ${STEADY_PASSES} full passes after registration) | **${fmt(r.steady.median)}** (min ${fmt(r.steady.min)}, max ${fmt(r.steady.max)}) |`,
+    `| RSS 10 s after the last measured pass | ${fmt(r.afterKiB)} |`,
+    `| peak RSS (VmHWM, whole run) | **${fmt(r.hwmKiB)}** |`,
+    `| peak RSS while registering (spawn → all registered) | ${fmt(r.registeringPeakKiB)} |`,
+    `| peak open file descriptors (mostly API connections): whole run / steady passes | ${r.peakFds} / ${r.steadyPeakFds} |`,
+    `| RSS at the first sample (${SAMPLE_MS} ms after spawn) | ${fmt(r.firstSampleKiB)} |`,
+    `| registrar heap | not exposed by its metrics (only process_resident_memory_bytes) |`,
+    `| create ${r.n} namespaces + kubeconfig Secrets (${CREATE_CONCURRENCY} in flight) | ${secs(r.createMs)} |`,
+    `| daemon start → all ${r.n} registrations listed | ${secs(r.registerMs)} |`,
+    `| mean pass duration over the steady passes | ${r.steadyPassMs === undefined ? '—' : `${(r.steadyPassMs / 1000).toFixed(2)} s`} |`,
+    `| registrations listed / outcome \`unchanged\` in the last pass | ${r.registrations} / ${r.unchanged} |`,
+    `| writes during the steady passes | ${r.writesDuringSteady} |`,
+    `| whole run (plane up → daemon stopped) | ${secs(r.totalMs)} |`,
+    `<!-- memory-bench:n=${r.n}${VARIANT}:end -->`,
+  ].join('\n');
+}
+
+const DOC_HEADER = `## Resident memory of the shipped daemon (\`packages/cli/bench/memory.bench.ts\`)
+
+Budget (DESIGN §8): 10,000 registered clusters, resident memory ≤ ${BUDGET_MIB} MiB (also the
+chart's memory limit).
+
+The bench starts its own plane (\`scripts/control-plane up --name ${PLANE}\`), creates N labelled
+namespaces each with a k3k kubeconfig Secret (the plane's admin kubeconfig: embedded EC CA,
+client certificate and key, with the server rewritten to a unique \`https://c<i>.example:6443\`),
+then runs the built daemon as the image does and waits until all N registrations exist (listed
+by the ownership label) and ${STEADY_PASSES} further full passes have completed (read from
+\`registrar_passes_total\` on its /metrics). VmRSS and VmHWM are read from /proc/<pid>/status
+every ${SAMPLE_MS} ms. "Steady" is the median over the interval that ends with the last
+measured pass (it includes that pass's own allocations).
+
+<!-- memory-bench:runs -->
+
+<!-- memory-bench:runs-end -->
+`;
+
+function writeDoc(run: string, n: string): void {
+  let doc = existsSync(docPath) ? readFileSync(docPath, 'utf8') : DOC_HEADER;
+  const block = new RegExp(`<!-- memory-bench:n=${n}:begin[^]*?<!-- memory-bench:n=${n}:end -->`);
+  // A run replaces its own block; a new one goes after the others, before hand-written notes.
+  if (block.test(doc)) doc = doc.replace(block, run);
+  else if (doc.includes('<!-- memory-bench:runs-end -->'))
+    doc = doc.replace('<!-- memory-bench:runs-end -->', `${run}\n\n<!-- memory-bench:runs-end -->`);
+  else doc = `${doc.trimEnd()}\n\n${run}\n`;
+  writeFileSync(docPath, doc);
+}
+
+// --- main -----------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  if (!existsSync(daemonMain)) {
+    throw new Error(`${relative(repo, daemonMain)} is missing: run \`pnpm build\` first`);
+  }
+  const build = describeBuild();
+  say(`daemon: ${relative(repo, daemonMain)}; ${build}`);
+
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const startedLoad = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  const runStart = performance.now();
+
+  // A plane left over from an interrupted run holds other data: start from nothing.
+  await runControlPlaneScript(['down', '--name', PLANE]);
+  say(`starting plane ${PLANE}…`);
+  const plane: ControlPlane = await startControlPlane(PLANE, { ownerPid: process.pid });
+  let daemon: ChildProcess | undefined;
+  const interrupted = (): void => {
+    say('interrupted; stopping the daemon and the plane');
+    daemon?.kill('SIGKILL');
+    void plane.stop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
+  try {
+    const kc = new KubeConfig();
+    kc.loadFromString(plane.kubeConfig);
+    const api = coreApiFor({ kubeConfig: kc, source: plane.kubeconfigPath });
+
+    say(
+      `creating ${N} labelled namespaces with kubeconfig Secrets (${CREATE_CONCURRENCY} in flight)…`,
+    );
+    const createStart = performance.now();
+    await populate(api, plane.kubeConfig);
+    const createMs = performance.now() - createStart;
+    say(`created in ${secs(createMs)}`);
+
+    const [healthPort, metricsPort] = [await freePort(), await freePort()];
+    const logPath = join(work, 'daemon.log');
+    const spawnedAt = performance.now();
+    daemon = spawnDaemon(plane.kubeconfigPath, healthPort, metricsPort, logPath);
+    const pid = daemon.pid;
+    if (pid === undefined) throw new Error('could not start the daemon');
+    let exitedEarly: string | undefined;
+    daemon.once('exit', (code, signal) => {
+      exitedEarly = `daemon exited (${signal ?? `code ${String(code)}`}); see ${logPath}`;
+    });
+
+    const samples: Sample[] = [];
+    const sampler = setInterval(() => {
+      const status = readStatus(pid);
+      if (status !== undefined)
+        samples.push({ t: performance.now() - spawnedAt, ...status, fds: openFds(pid) });
+    }, SAMPLE_MS);
+    const since = (t: number): Sample[] => samples.filter((s) => s.t >= t);
+    const now = (): number => performance.now() - spawnedAt;
+    const check = (): void => {
+      if (exitedEarly !== undefined) throw new Error(exitedEarly);
+    };
+
+    try {
+      // 1. Until all N registrations exist and the pass that wrote them has been counted.
+      let series: Series[] | undefined;
+      let registeredAt: number | undefined;
+      let listed = 0;
+      let lastReport = 0;
+      while (registeredAt === undefined) {
+        check();
+        if (now() > REGISTER_TIMEOUT_MS) throw new Error(`not all registered after ${secs(now())}`);
+        await sleep(1000);
+        series = await scrape(metricsPort);
+        if (series === undefined) continue;
+        const created = total(series, 'registrar_actions_total', {
+          kind: 'create',
+          status: 'applied',
+        });
+        if (now() - lastReport > 10_000) {
+          lastReport = now();
+          const last = samples[samples.length - 1];
+          say(
+            `t=${secs(now())} creates applied ${created}/${N}, passes ${total(series, 'registrar_passes_total')}, RSS ${fmt(last?.rssKiB)} (peak ${fmt(last?.hwmKiB)})`,
+          );
+        }
+        if (created < N) continue;
+        listed = await countRegistrations(api);
+        if (listed >= N) registeredAt = now();
+      }
+      const registerMs = registeredAt;
+      const registeringPeakKiB = Math.max(...samples.map((s) => s.hwmKiB));
+      const fullOk = (s: readonly Series[]): number =>
+        total(s, 'registrar_passes_total', { scope: 'full', result: 'ok' });
+      const p0 = fullOk(series ?? []);
+      say(
+        `all ${N} registered after ${secs(registerMs)} (full passes so far: ${p0}); waiting for ${STEADY_PASSES} more`,
+      );
+
+      // 2. Two further full passes; the steady window is the interval ending with the last.
+      const passMarks: { t: number; series: Series[] }[] = [{ t: now(), series: series ?? [] }];
+      let passesSeen = 0;
+      const passDeadline = now() + (STEADY_PASSES + 2) * (INTERVAL_S * 1000) + 5 * 60_000;
+      while (passesSeen < STEADY_PASSES) {
+        check();
+        if (now() > passDeadline) throw new Error('the steady passes did not complete in time');
+        await sleep(500);
+        const current = await scrape(metricsPort);
+        if (current === undefined) continue;
+        if (fullOk(current) >= p0 + passesSeen + 1) {
+          passesSeen = fullOk(current) - p0;
+          passMarks.push({ t: now(), series: current });
+          const last = samples[samples.length - 1];
+          say(
+            `full pass ${passesSeen}/${STEADY_PASSES} after registration done; RSS ${fmt(last?.rssKiB)}`,
+          );
+        }
+      }
+      const windowStart = passMarks[passMarks.length - 2]?.t ?? 0;
+      const windowEnd = passMarks[passMarks.length - 1]?.t ?? now();
+      const windowSamples = samples
+        .filter((s) => s.t >= windowStart && s.t <= windowEnd)
+        .map((s) => s.rssKiB)
+        .sort((a, b) => a - b);
+      const afterMark = now();
+      await sleep(10_000);
+      check();
+      const after = since(afterMark + 9_000);
+      const finalSeries = (await scrape(metricsPort)) ?? [];
+      const firstMark = passMarks[0]?.series ?? [];
+      const lastMark = passMarks[passMarks.length - 1]?.series ?? [];
+      const durationSum = (s: readonly Series[]): number =>
+        total(s, 'registrar_pass_duration_seconds_sum');
+      const durationCount = (s: readonly Series[]): number =>
+        total(s, 'registrar_pass_duration_seconds_count');
+      const passCount = durationCount(lastMark) - durationCount(firstMark);
+      const result: Result = {
+        n: N,
+        createMs,
+        registerMs,
+        firstSampleKiB: samples[0]?.rssKiB,
+        registeringPeakKiB,
+        steady: {
+          min: windowSamples[0] ?? NaN,
+          median: windowSamples[Math.floor(windowSamples.length / 2)] ?? NaN,
+          max: windowSamples[windowSamples.length - 1] ?? NaN,
+          count: windowSamples.length,
+        },
+        afterKiB: after[after.length - 1]?.rssKiB ?? samples[samples.length - 1]?.rssKiB ?? NaN,
+        hwmKiB: Math.max(...samples.map((s) => s.hwmKiB)),
+        peakFds: Math.max(...samples.map((s) => s.fds)),
+        steadyPeakFds: Math.max(
+          0,
+          ...samples.filter((s) => s.t >= windowStart && s.t <= windowEnd).map((s) => s.fds),
+        ),
+        steadyPassMs:
+          passCount > 0
+            ? (1000 * (durationSum(lastMark) - durationSum(firstMark))) / passCount
+            : undefined,
+        registrations: await countRegistrations(api),
+        unchanged: total(finalSeries, 'registrar_registrations', { state: 'unchanged' }),
+        writesDuringSteady:
+          total(lastMark, 'registrar_actions_total') - total(firstMark, 'registrar_actions_total'),
+        totalMs: 0,
+      };
+      clearInterval(sampler);
+      writeFileSync(
+        join(work, 'samples.csv'),
+        `t_ms,vmrss_kib,vmhwm_kib,fds\n${samples.map((s) => `${Math.round(s.t)},${s.rssKiB},${s.hwmKiB},${s.fds}`).join('\n')}\n`,
+      );
+
+      const code = await stopDaemon(daemon);
+      say(`daemon stopped (exit ${String(code)}); log in ${logPath}`);
+      const load = loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ');
+      const finished = { ...result, totalMs: performance.now() - runStart };
+
+      console.log(`\nResident memory of the shipped daemon, N = ${N} (${machine()})`);
+      console.log('| figure | value |');
+      console.log('|---|---:|');
+      console.log(
+        `| steady RSS (median over the last steady pass interval) | ${fmt(finished.steady.median)} (min ${fmt(finished.steady.min)}, max ${fmt(finished.steady.max)}) |`,
+      );
+      console.log(`| RSS 10 s after the last pass | ${fmt(finished.afterKiB)} |`);
+      console.log(`| peak RSS (VmHWM) | ${fmt(finished.hwmKiB)} |`);
+      console.log(
+        `| peak open fds (sockets): whole run / steady passes | ${finished.peakFds} / ${finished.steadyPeakFds} |`,
+      );
+      console.log(`| peak while registering | ${fmt(finished.registeringPeakKiB)} |`);
+      console.log(`| create namespaces + Secrets | ${secs(finished.createMs)} |`);
+      console.log(`| daemon start → all registered | ${secs(finished.registerMs)} |`);
+      console.log(
+        `| mean steady pass | ${finished.steadyPassMs === undefined ? '—' : secs(finished.steadyPassMs)} |`,
+      );
+      console.log(
+        `| registrations / unchanged | ${finished.registrations} / ${finished.unchanged} |`,
+      );
+      console.log(`| writes during steady passes | ${finished.writesDuringSteady} |`);
+      console.log(`| whole run | ${secs(finished.totalMs)} |`);
+      console.log(`samples: ${join(work, 'samples.csv')}`);
+
+      if (DIAG) {
+        const profiles = readdirSync(work).filter((f) => f.endsWith('.heapprofile'));
+        for (const profile of profiles)
+          console.log(summariseHeapProfile(join(work, profile)).join('\n'));
+        if (profiles.length === 0) console.log('no heap profile was written');
+        console.log(`memoryUsage() log: ${join(work, 'probe.jsonl')}`);
+        // --trace-gc lines: `Mark-Compact <before> (<reserved>) -> <after> (<reserved>) MB`.
+        const compactions = readFileSync(logPath, 'utf8')
+          .split('\n')
+          .filter((line) => line.includes('Mark-Compact'));
+        console.log('Last full GCs (heap MB before -> after, reserved in brackets):');
+        for (const line of compactions.slice(-6))
+          console.log(`  ${line.replace(/^\[[^\]]*\]\s*/, '')}`);
+      } else {
+        writeDoc(renderRun(finished, load, startedLoad, build), `${N}${VARIANT}`);
+        console.log(`figures written to ${relative(repo, docPath)}`);
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+  } finally {
+    if (daemon !== undefined) await stopDaemon(daemon);
+    say(`stopping plane ${PLANE}`);
+    await plane.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);
