@@ -862,10 +862,22 @@ class Planner {
       comparison = compareRegistration(existing, claim.desired);
       memo.comparison = comparison;
     }
-    if (comparison.equal && memo.result.ok && comparison.desired.data !== existing.data) {
-      // Up to date: desired data equals the existing data, key for key. Point at this pass's
-      // copy rather than keep one of our own (or an earlier pass's) alive.
-      const desired = { ...comparison.desired, data: existing.data };
+    if (
+      comparison.equal &&
+      memo.result.ok &&
+      (comparison.desired.data !== existing.data ||
+        comparison.desired.labels !== existing.labels ||
+        comparison.desired.annotations !== existing.annotations)
+    ) {
+      // Up to date: desired data, labels and annotations equal the existing ones, key for key
+      // (and an equal desired Secret is never written). Point at this pass's copies rather
+      // than keep our own (or an earlier pass's) alive.
+      const desired = {
+        ...comparison.desired,
+        labels: existing.labels,
+        annotations: existing.annotations,
+        data: existing.data,
+      };
       memo.result = { ...memo.result, secret: desired };
       comparison = { ...comparison, desired };
       memo.comparison = comparison;
