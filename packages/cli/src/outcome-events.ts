@@ -4,12 +4,14 @@
 // credential refresh is not news.
 
 import type { NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
-import { recordNamespaceEvent } from '@argocd-cluster-registrar/k8s-adapter';
+import { mapBounded, recordNamespaceEvent } from '@argocd-cluster-registrar/k8s-adapter';
 import type { ActionResult, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import type { Logger } from './logging.js';
 import type { PassReport } from './reconciler.js';
 
 export const EVENT_COMPONENT = 'argocd-cluster-registrar';
+/** Events in flight at once; they are best-effort notes, never worth a burst. */
+const EVENT_CONCURRENCY = 8;
 
 type Category = 'registered' | 'waiting' | 'refused' | 'stale' | 'skipped';
 
@@ -70,26 +72,26 @@ export class OutcomeReporter {
     this.reportWarnings(pass);
 
     if (emitEvents && pass.applied) {
-      await Promise.all(
-        events.map(async (event) => {
-          const uid = uids.get(event.namespace);
-          if (uid === undefined) return;
-          const failure = await recordNamespaceEvent(
-            this.access,
-            { name: event.namespace, uid },
-            { type: event.type, reason: event.reason, message: event.message },
-            EVENT_COMPONENT,
-          );
-          if (failure !== undefined) {
-            this.logger.debug('could not record event', {
-              namespace: event.namespace,
-              reason: event.reason,
-              kind: failure.kind,
-              error: failure.message,
-            });
-          }
-        }),
-      );
+      // Bounded: after a first pass over thousands of namespaces, an unbounded fan-out opens
+      // one TLS connection per Event at once (measured: +1 GiB resident at 10,000).
+      await mapBounded(events, EVENT_CONCURRENCY, async (event) => {
+        const uid = uids.get(event.namespace);
+        if (uid === undefined) return;
+        const failure = await recordNamespaceEvent(
+          this.access,
+          { name: event.namespace, uid },
+          { type: event.type, reason: event.reason, message: event.message },
+          EVENT_COMPONENT,
+        );
+        if (failure !== undefined) {
+          this.logger.debug('could not record event', {
+            namespace: event.namespace,
+            reason: event.reason,
+            kind: failure.kind,
+            error: failure.message,
+          });
+        }
+      });
     }
     return events;
   }

@@ -12,6 +12,7 @@ export type { NamespaceWatch, NamespaceWatchHandlers } from './namespace-watch.j
 export { createLeaderElector, leaseName } from './leader-election.js';
 export type { LeaderElector, LeaderElectionOptions } from './leader-election.js';
 export { recordNamespaceEvent } from './events.js';
+export { mapBounded } from './concurrency.js';
 export type { NamespaceEvent } from './events.js';
 export { createTranslationCache } from './translation-cache.js';
 export type { TranslationCache } from './translation-cache.js';

@@ -28,7 +28,15 @@ function keepConnections(kubeConfig: KubeConfig): void {
     const key = identityOf(cluster, agentOptions);
     let agent = agents.get(key);
     if (agent === undefined) {
-      agent = original.call(this, cluster, { ...agentOptions, keepAlive: true });
+      // Idle sockets each hold a TLS session (tens of KiB off the JS heap): a pass needs a
+      // handful, not Node's default 256. maxSockets stays unbounded: client-node's fetch fails
+      // reused connections with ERR_STREAM_PREMATURE_CLOSE when requests queue on the agent;
+      // callers bound their own concurrency instead.
+      agent = original.call(this, cluster, {
+        ...agentOptions,
+        keepAlive: true,
+        maxFreeSockets: 16,
+      });
       agents.set(key, agent);
       if (agents.size > MAX_AGENTS) {
         const [oldestKey, oldest] = agents.entries().next().value as [string, HttpAgent];
