@@ -226,6 +226,10 @@ function spawnDaemon(
       ]
     : [];
   nodeFlags.push(...whatIf);
+  // ACR_BENCH_MEMORY_MAX_OLD_SPACE=<MiB>: the V8 old-space cap a container limit would imply
+  // (this machine's 24 GiB lets V8 defer collection up to a 4 GiB heap).
+  const maxOldSpace = process.env['ACR_BENCH_MEMORY_MAX_OLD_SPACE'];
+  if (maxOldSpace !== undefined) nodeFlags.push(`--max-old-space-size=${maxOldSpace}`);
   // The image's environment: NODE_ENV=production, no loader, nothing of ours configured.
   const env: Record<string, string> = { NODE_ENV: 'production' };
   for (const [key, value] of Object.entries(process.env)) {
