@@ -92,9 +92,7 @@ describe('plan memo', () => {
         const memo = createPlanMemo();
         plan(snapshot, config, NOW, { memo });
         const other = testConfig({ managedBy: 'someone-else' });
-        expect(bytes(plan(snapshot, other, NOW, { memo }))).toBe(
-          bytes(plan(snapshot, other, NOW)),
-        );
+        expect(bytes(plan(snapshot, other, NOW, { memo }))).toBe(bytes(plan(snapshot, other, NOW)));
       }),
       { numRuns: 40 },
     );

@@ -16,12 +16,7 @@ import {
   labelKeys,
   type LabelKeys,
 } from './label-keys.js';
-import {
-  PlanMemo,
-  type BuildMemo,
-  type NamespaceMemo,
-  type SecretMemo,
-} from './plan-memo.js';
+import { PlanMemo, type BuildMemo, type NamespaceMemo, type SecretMemo } from './plan-memo.js';
 import {
   selectKubeconfig,
   translateSecretKey,
@@ -460,11 +455,11 @@ class Planner {
             rejected: selected.rejected,
           };
     entry.selection = {
-        uids: candidates.map((secret) => secret.uid),
-        resourceVersions: candidates.map((secret) => secret.resourceVersion),
-        serverOverridden,
-        selection,
-      };
+      uids: candidates.map((secret) => secret.uid),
+      resourceVersions: candidates.map((secret) => secret.resourceVersion),
+      serverOverridden,
+      selection,
+    };
     return selection;
   }
 
@@ -965,7 +960,11 @@ class Planner {
     }
     claim.won = true;
     claim.refusal = undefined;
-    this.win(subject, claim.cluster, claim.incumbent ? 'holds the registration' : 'is older or sorts first');
+    this.win(
+      subject,
+      claim.cluster,
+      claim.incumbent ? 'holds the registration' : 'is older or sorts first',
+    );
     const held = this.holderBySecret.get(targetName);
     if (held?.server !== claim.server || held.ownerUid !== subject.namespace.uid)
       this.hold({
