@@ -30,7 +30,7 @@ import type {
   SourceNamespace,
   TranslationResult,
 } from '../src/types.js';
-import { createPlanMemo, plan } from '../src/plan.js';
+import { createPlanMemo, plan } from '../src/plan/index.js';
 import { translateSecretKey, type Translator } from '../src/providers.js';
 import { parseConfig } from '../src/config.js';
 import { labelKeys } from '../src/label-keys.js';

@@ -31,7 +31,8 @@ export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from '
 export { sha256Hex, fingerprint } from './sha256.js';
 
 // Planning
-export { plan, diffSecret, createPlanMemo, type PlanOptions, type PlanMemo } from './plan.js';
+export { plan, createPlanMemo, type PlanOptions, type PlanMemo } from './plan/index.js';
+export { diffSecret } from './render-diff.js';
 export {
   labelKeys,
   ARGOCD_SECRET_TYPE_LABEL,

@@ -2,7 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { plan } from './plan.js';
+import { plan } from './plan/index.js';
 import { applyPlanToSnapshot } from './test-support/apply-plan.js';
 import {
   buildSnapshot,

@@ -21,6 +21,7 @@ import type {
 } from './types.js';
 import { decodeBase64Text } from './base64.js';
 import { fingerprint } from './sha256.js';
+import { unreachable } from './unreachable.js';
 
 export const PLAN_FORMAT_VERSION = '1';
 
@@ -258,8 +259,4 @@ function sortedRecord(record: Labels): Labels {
   return Object.fromEntries(
     Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   );
-}
-
-function unreachable(value: never): never {
-  throw new Error(`unhandled action ${JSON.stringify(value)}`);
 }

@@ -6,6 +6,8 @@
 
 import type { Action, ActionKind, FieldChange, NamespaceOutcome, Plan, Warning } from './types.js';
 import { redactChange, summarisePlan } from './render-json.js';
+import { actionTarget } from './action-target.js';
+import { unreachable } from './unreachable.js';
 
 export interface RenderTextOptions {
   /** ANSI colours (default off: logs and tests get plain text). */
@@ -164,7 +166,7 @@ function painter(color: boolean): Painter {
 }
 
 function renderAction(action: Action, paint: Painter): string[] {
-  const target = action.kind === 'create' ? action.secret : action.target;
+  const target = actionTarget(action);
   const lines = [
     `${paint.kind(action.kind, ACTION_SYMBOLS[action.kind])} ${paint.bold(`${target.namespace}/${target.name}`)} will be ${ACTION_VERBS[action.kind]} (cluster ${JSON.stringify(action.cluster)})`,
     `    ${paint.dim('reason:')} ${describeReason(action)}`,
@@ -221,8 +223,4 @@ function renderWarning(warning: Warning, paint: Painter): string {
       ? ''
       : `${warning.namespace}${warning.secret === undefined ? '' : `/${warning.secret}`}: `;
   return `  ${paint.yellow('!')} ${where}${warning.message} [${warning.code}]`;
-}
-
-function unreachable(value: never): never {
-  throw new Error(`unhandled plan value ${JSON.stringify(value)}`);
 }

@@ -5,7 +5,7 @@
 
 import { decodeBase64Text, encodeBase64Text } from '../base64.js';
 import { labelKeys } from '../label-keys.js';
-import { plan } from '../plan.js';
+import { plan } from '../plan/index.js';
 import { PROVIDER_PRESETS } from '../providers.js';
 import {
   CA_CERT_PEM,

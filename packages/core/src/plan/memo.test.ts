@@ -3,17 +3,17 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createPlanMemo, plan } from './plan.js';
-import { sha256Hex } from './sha256.js';
-import { applyPlanToSnapshot } from './test-support/apply-plan.js';
+import { createPlanMemo, plan } from './index.js';
+import { sha256Hex } from '../sha256.js';
+import { applyPlanToSnapshot } from '../test-support/apply-plan.js';
 import {
   buildSnapshot,
   plannerInputArb,
   PROPERTY_CONFIG,
   shuffled,
-} from './test-support/arbitraries.js';
-import { DAY, HOUR, NOW, testConfig } from './test-support/fixtures.js';
-import type { ObservedSecret, Snapshot, SourceNamespace } from './types.js';
+} from '../test-support/arbitraries.js';
+import { DAY, HOUR, NOW, testConfig } from '../test-support/fixtures.js';
+import type { ObservedSecret, Snapshot, SourceNamespace } from '../types.js';
 
 const config = PROPERTY_CONFIG;
 const bytes = (value: unknown): string => JSON.stringify(value);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeBase64Text } from './base64.js';
-import { plan } from './plan.js';
+import { encodeBase64Text } from '../base64.js';
+import { plan } from './index.js';
 import {
   clusterSecretOf,
   configOf,
@@ -18,8 +18,8 @@ import {
   settle,
   TARGET,
   testConfig,
-} from './test-support/fixtures.js';
-import type { Action, Plan, Snapshot } from './types.js';
+} from '../test-support/fixtures.js';
+import type { Action, Plan, Snapshot } from '../types.js';
 
 const SECRET_TYPE = 'argocd.argoproj.io/secret-type';
 

@@ -1,0 +1,134 @@
+// What is written: a create for a won claim on a new name, an update when a won claim's
+// registration differs (taken over, restored, or changed), nothing when it is up to date or
+// its credential-only change waits; then, for every other registration we own, a demotion
+// (rename.ts) or a deletion on proof (source-proof.ts). Everything sorted once at the end.
+
+import { actionTarget } from '../action-target.js';
+import { compareStrings } from '../compare-strings.js';
+import { stampCredentials } from '../registration.js';
+import { diffSecret } from '../render-diff.js';
+import type { Action, DesiredSecret, UpdateReason, Warning } from '../types.js';
+import { compareClaim } from './compare.js';
+import { deferral } from './credential-churn.js';
+import type { Claim, Registration } from './model.js';
+import type { PassState } from './pass-state.js';
+import { demotion } from './rename.js';
+import { observedRef, sortedSecret } from './secret-fields.js';
+import { deletion } from './source-proof.js';
+
+export function emitClaimActions(state: PassState, claims: readonly Claim[]): void {
+  const { keys, now } = state;
+  for (let i = 0; i < claims.length; i++) {
+    const claim = claims[i] as Claim;
+    if (!claim.won) {
+      claim.subject.refusal = claim.refusal;
+      continue;
+    }
+    claim.subject.claim = claim;
+    const target = claim.target;
+    if (target !== undefined) target.targeted = true;
+    if (target === undefined) {
+      const secret = sortedSecret(stampCredentials(claim.desired, keys, now));
+      state.actions.push({
+        kind: 'create',
+        cluster: claim.cluster,
+        secret,
+        changes: diffSecret(undefined, secret),
+        reason: { code: 'new-registration', namespace: claim.subject.namespace.name },
+      });
+      continue;
+    }
+    const namespace = claim.subject.namespace.name;
+    if (!claim.incumbent) {
+      const previous = target.sourceName ?? '(unknown)';
+      const secret = sortedSecret(stampCredentials(claim.desired, keys, now));
+      pushUpdate(state, claim, target, secret, {
+        code: 'taken-over',
+        namespace,
+        previousNamespace: previous,
+      });
+      continue;
+    }
+    const comparison = compareClaim(claim, target.secret);
+    if (comparison.equal) continue;
+    if (!target.active) {
+      const secret = sortedSecret(
+        comparison.credentialsChanged
+          ? stampCredentials(comparison.desired, keys, now)
+          : comparison.desired,
+      );
+      pushUpdate(state, claim, target, secret, { code: 'restored-from-demotion', namespace });
+      continue;
+    }
+    if (comparison.credentialsOnly && claim.translation !== undefined) {
+      const deferred = deferral(state, target.secret, comparison.registeredCertificate);
+      if (deferred !== undefined) {
+        state.deferred.set(claim.subject, deferred);
+        continue;
+      }
+    }
+    const secret = sortedSecret(
+      comparison.credentialsChanged
+        ? stampCredentials(comparison.desired, keys, now)
+        : comparison.desired,
+    );
+    pushUpdate(state, claim, target, secret, { code: comparison.reason, namespace });
+  }
+}
+
+function pushUpdate(
+  state: PassState,
+  claim: Claim,
+  target: Registration,
+  secret: DesiredSecret,
+  reason: UpdateReason,
+): void {
+  state.written.add(claim.subject);
+  state.actions.push({
+    kind: 'update',
+    cluster: claim.cluster,
+    target: observedRef(target.secret),
+    secret,
+    changes: diffSecret(target.secret, secret),
+    reason,
+  });
+}
+
+export function emitRegistrationActions(state: PassState): void {
+  const registrations = state.registrations;
+  for (let i = 0; i < registrations.length; i++) {
+    const registration = registrations[i] as Registration;
+    // Written by a claim, or claimed by its own namespace (kept even when that claim failed).
+    if (registration.targeted || registration.role === 'incumbent') continue;
+    // Only a rename moves an active registration aside; a gone or demoted one may be deleted.
+    const action =
+      registration.source.kind === 'gone' || !registration.active
+        ? deletion(state, registration)
+        : demotion(state, registration);
+    if (action !== undefined) state.actions.push(action);
+  }
+}
+
+const ACTION_ORDER: Readonly<Record<Action['kind'], number>> = {
+  create: 0,
+  update: 1,
+  demote: 2,
+  delete: 3,
+};
+
+export function compareActions(a: Action, b: Action): number {
+  return (
+    ACTION_ORDER[a.kind] - ACTION_ORDER[b.kind] ||
+    compareStrings(a.cluster, b.cluster) ||
+    compareStrings(actionTarget(a).name, actionTarget(b).name)
+  );
+}
+
+export function compareWarnings(a: Warning, b: Warning): number {
+  return (
+    compareStrings(a.namespace ?? '', b.namespace ?? '') ||
+    compareStrings(a.code, b.code) ||
+    compareStrings(a.secret ?? '', b.secret ?? '') ||
+    compareStrings(a.message, b.message)
+  );
+}

@@ -1,0 +1,146 @@
+// Who gets a contested cluster name. A namespace that already holds the registration keeps
+// it; newcomers are settled oldest first (name as the tie-break), and a claim only wins when
+// its server is free. An older claimant that cannot register (no kubeconfig, server taken)
+// never blocks a younger healthy one, and a claim refused for a server that a later claim
+// gave up is retried.
+
+import { parseTimestamp, registrationName } from '../registration.js';
+import { unreachable } from '../unreachable.js';
+import type { Refusal } from '../types.js';
+import type { Claim, Registration, Subject } from './model.js';
+import type { PassState } from './pass-state.js';
+import { collisionMessage } from './server-ledger.js';
+
+export function settle(state: PassState, claims: readonly Claim[]): void {
+  // Claims arrive in namespace-name order and sort() is stable: incumbents keep that order,
+  // newcomers sort by age with name as the tie-break for free.
+  const incumbents = claims.filter((claim) => claim.incumbent);
+  const newcomers = claims
+    .filter((claim) => !claim.incumbent)
+    .map((claim) => ({
+      claim,
+      created: parseTimestamp(claim.subject.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER,
+    }))
+    .sort((a, b) => a.created - b.created)
+    .map(({ claim }) => claim);
+  let pending = incumbents.concat(newcomers);
+  let progress = true;
+  while (progress) {
+    progress = false;
+    const refused: Claim[] = [];
+    for (let i = 0; i < pending.length; i++) {
+      const claim = pending[i] as Claim;
+      if (trySettle(state, claim)) progress = true;
+      else if (claim.refusal?.code === 'server-collision') refused.push(claim);
+    }
+    pending = refused;
+  }
+}
+
+function trySettle(state: PassState, claim: Claim): boolean {
+  const subject = claim.subject;
+  const winner = otherWinner(state, subject, claim.cluster);
+  if (winner !== undefined) {
+    claim.refusal = nameClaimedRefusal(state, claim.cluster, winner);
+    return false;
+  }
+  const servers = state.servers;
+  const targetName = subject.secretName ?? registrationName(claim.cluster);
+  const blocker = servers.blocker(claim.server, targetName, subject.namespace.uid);
+  if (blocker !== undefined) {
+    claim.refusal = {
+      code: 'server-collision',
+      message: collisionMessage(state.config, state.keys, claim, blocker),
+    };
+    return false;
+  }
+  claim.won = true;
+  claim.refusal = undefined;
+  win(
+    state,
+    subject,
+    claim.cluster,
+    claim.incumbent ? 'holds the registration' : 'is older or sorts first',
+  );
+  const held = servers.heldBy(targetName);
+  if (held?.server !== claim.server || held.ownerUid !== subject.namespace.uid)
+    servers.hold({
+      secret: targetName,
+      server: claim.server,
+      foreign: false,
+      ownerUid: subject.namespace.uid,
+      ownerName: subject.namespace.name,
+      claimed: true,
+    });
+  // The namespace's old registrations are demoted (or taken over): their servers are free.
+  for (const registration of subject.registrations) {
+    if (
+      registration.secret.name !== targetName &&
+      registration.role === 'releasable' &&
+      servers.heldBy(registration.secret.name)?.ownerUid === subject.namespace.uid
+    ) {
+      servers.release(registration.secret.name);
+    }
+  }
+  return true;
+}
+
+/** Records that `subject` holds or won `cluster`, and why (quoted to the losers). */
+export function win(state: PassState, subject: Subject, cluster: string, why: string): void {
+  subject.why = why;
+  if (state.nameWinners.get(cluster) !== subject) state.nameWinners.set(cluster, subject);
+}
+
+/** The namespace that holds or won `cluster` this pass, when it is not `subject`. */
+export function otherWinner(
+  state: PassState,
+  subject: Subject,
+  cluster: string,
+): Subject | undefined {
+  const winner = state.nameWinners.get(cluster);
+  return winner !== undefined && winner !== subject ? winner : undefined;
+}
+
+/** `name-claimed`: another namespace holds or won the name. */
+export function nameClaimedRefusal(state: PassState, cluster: string, winner: Subject): Refusal {
+  return {
+    code: 'name-claimed',
+    message: `cluster name ${JSON.stringify(cluster)} is also claimed by namespace ${winner.namespace.name}, which ${winner.why ?? ''}; change the ${state.keys.cluster} label of one of them`,
+  };
+}
+
+/** `name-claimed`: the name's registration is pinned to another namespace (see ownership.ts). */
+export function pinnedRefusal(state: PassState, target: Registration): Refusal {
+  const { config, keys } = state;
+  const name = target.secret.name;
+  const owner =
+    target.sourceName === undefined ? 'an unknown namespace' : `namespace ${target.sourceName}`;
+  const fix = `change the ${keys.cluster} label, or delete ${config.targetNamespace}/${name} if that registration is no longer wanted`;
+  const refusal = (message: string): Refusal => ({ code: 'name-claimed', message });
+  if (target.pruneDisabled) {
+    return refusal(
+      `${name} is the registration of ${owner} and carries ${keys.prune}=disabled, so it is never replaced or removed; remove that label, or ${fix}`,
+    );
+  }
+  const source = target.source;
+  switch (source.kind) {
+    case 'managed':
+      return refusal(
+        source.subject.terminating
+          ? `${name} is the registration of ${owner}, which is terminating; it is kept until the namespace is gone`
+          : `${name} is the registration of ${owner}, which no longer claims a valid cluster name; it is kept while that namespace exists (${fix})`,
+      );
+    case 'present':
+      return refusal(
+        `${name} is the registration of ${owner}, which still exists but is no longer managed; it is kept while that namespace exists (${fix})`,
+      );
+    case 'unknown':
+      return refusal(
+        `${name} is the registration of ${owner}, which could not be checked (${source.why}); it is kept until that namespace is proven gone`,
+      );
+    case 'gone':
+      return refusal(`${name} is the registration of ${owner}, which is gone; it will be removed`);
+    default:
+      return unreachable(source);
+  }
+}

@@ -1,0 +1,72 @@
+// plan(snapshot, config, now): every decision of a pass, as data. Pure: no I/O, no clock, no
+// randomness. This file only runs the steps in order; each step's file is named for the
+// decision it makes (see "Module map" in docs/architecture.md):
+//
+//   1. names.ts             read each managed namespace: its cluster name, if it may claim one;
+//   2. ownership.ts         read each Secret we own: whose it is (source-proof.ts: is that
+//                           namespace provably gone?) and which servers are held (server-ledger.ts);
+//   3. kubeconfig-choice.ts pick each namespace's kubeconfig;
+//   4. claims.ts            turn namespaces into claims on `cluster-<name>`;
+//   5. incumbency.ts        settle them, incumbents first and then oldest first;
+//   6. actions.ts           emit creates/updates for won claims (compare.ts, credential-churn.ts),
+//                           demotions for renames (rename.ts) and deletions only on proof;
+//   7. outcomes.ts          one outcome per namespace; sort everything once.
+
+import { translateSecretKey, type Translator } from '../providers.js';
+import type { Config, Plan, Snapshot } from '../types.js';
+import {
+  compareActions,
+  compareWarnings,
+  emitClaimActions,
+  emitRegistrationActions,
+} from './actions.js';
+import { buildClaims } from './claims.js';
+import { settle } from './incumbency.js';
+import { selectKubeconfigs } from './kubeconfig-choice.js';
+import { PlanMemo } from './memo.js';
+import { readNamespaces } from './names.js';
+import { outcome } from './outcomes.js';
+import { readClusterSecrets } from './ownership.js';
+import { createPassState, retirePass } from './pass-state.js';
+
+export interface PlanOptions {
+  /** Kubeconfig translator; inject a caching one so a steady-state pass re-parses nothing. */
+  readonly translate?: Translator;
+  /**
+   * What earlier passes worked out, keyed by uid + resourceVersion (see memo.ts): a daemon
+   * passes one memo to every pass so a steady-state pass rebuilds nothing. The plan is the
+   * same, byte for byte, with or without it.
+   */
+  readonly memo?: PlanMemo;
+}
+
+export { createPlanMemo, PlanMemo } from './memo.js';
+
+export function plan(
+  snapshot: Snapshot,
+  config: Config,
+  now: number,
+  options: PlanOptions = {},
+): Plan {
+  const translate = options.translate ?? translateSecretKey;
+  // Without a memo the pass gets a fresh one: one code path, and what a warm memo returns is
+  // by construction what a cold one computes.
+  const memo = options.memo ?? new PlanMemo();
+  memo.begin(JSON.stringify(config), translate);
+  const state = createPassState(snapshot, config, now, translate, memo);
+  readNamespaces(state);
+  readClusterSecrets(state);
+  selectKubeconfigs(state);
+  const claims = buildClaims(state);
+  settle(state, claims);
+  emitClaimActions(state, claims);
+  emitRegistrationActions(state);
+  const result: Plan = {
+    actions: state.actions.sort(compareActions),
+    outcomes: state.subjects.map((subject) => outcome(state, subject)),
+    warnings: state.warnings.sort(compareWarnings),
+  };
+  retirePass(state, claims);
+  memo.sweep();
+  return result;
+}

@@ -1,0 +1,107 @@
+// Which kubeconfig Secret each namespace registers from. The choice itself (provider
+// precedence, falling through past unusable candidates) is selectKubeconfig in providers.ts;
+// this step feeds it each namespace's candidates, re-selects only where a candidate changed
+// since the remembered choice, and reports the translation's warnings and the candidates
+// skipped for the chosen one.
+
+import { selectKubeconfig } from '../providers.js';
+import type { ObservedSecret } from '../types.js';
+import type { Selection, Subject } from './model.js';
+import { warn, type PassState } from './pass-state.js';
+
+export function selectKubeconfigs(state: PassState): void {
+  // Check each namespace's candidates against the remembered ones in passing; only the
+  // namespaces where something differs get their candidates collected and re-selected.
+  const all = state.snapshot.candidateSecrets;
+  for (let i = 0; i < all.length; i++) {
+    const secret = all[i] as ObservedSecret;
+    const subject = state.memo.subjectNamed(secret.namespace);
+    if (subject === undefined || !subject.candidatesSame) continue;
+    const cached = subject.memo.selection;
+    const at = subject.matched;
+    if (
+      cached !== undefined &&
+      at < cached.uids.length &&
+      cached.uids[at] === secret.uid &&
+      cached.resourceVersions[at] === secret.resourceVersion
+    )
+      subject.matched = at + 1;
+    else subject.candidatesSame = false;
+  }
+  let changed: Map<string, ObservedSecret[]> | undefined;
+  const subjects = state.subjects;
+  for (let i = 0; i < subjects.length; i++) {
+    const subject = subjects[i] as Subject;
+    if (subject.terminating || subject.nameProblem !== undefined) continue;
+    const name = subject.namespace.name;
+    // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
+    const serverOverridden = subject.namespace.annotations[state.keys.server] !== undefined;
+    const cached = subject.memo.selection;
+    if (
+      cached?.serverOverridden === serverOverridden &&
+      subject.candidatesSame &&
+      subject.matched === cached.uids.length
+    ) {
+      subject.selection = cached.selection;
+    } else {
+      changed ??= candidatesByNamespace(state);
+      subject.selection = select(state, subject, changed.get(name) ?? [], serverOverridden);
+    }
+    const chosen = subject.selection.chosen;
+    if (chosen === undefined) continue;
+    for (const warning of chosen.translation.warnings) state.warnings.push(warning);
+    for (const { candidate, refusal } of subject.selection.rejected) {
+      warn(
+        state,
+        'candidate-rejected',
+        `${candidate.secret}[${candidate.key}] was skipped for ${chosen.candidate.secret}[${chosen.candidate.key}]: ${refusal.message}`,
+        name,
+        candidate.secret,
+      );
+    }
+  }
+}
+
+function candidatesByNamespace(state: PassState): Map<string, ObservedSecret[]> {
+  const candidates = new Map<string, ObservedSecret[]>();
+  for (const secret of state.snapshot.candidateSecrets) {
+    const list = candidates.get(secret.namespace);
+    if (list === undefined) candidates.set(secret.namespace, [secret]);
+    else list.push(secret);
+  }
+  return candidates;
+}
+
+/** selectKubeconfig, remembered with the candidates' versions. */
+function select(
+  state: PassState,
+  subject: Subject,
+  candidates: readonly ObservedSecret[],
+  serverOverridden: boolean,
+): Selection {
+  const selected = selectKubeconfig(
+    subject.namespace.name,
+    candidates,
+    state.config.providers,
+    state.translate,
+    serverOverridden ? { serverOverridden } : undefined,
+  );
+  // Without the Secret objects: a memo must not keep a pass's Secrets alive.
+  const selection: Selection =
+    selected.chosen === undefined
+      ? { rejected: selected.rejected }
+      : {
+          chosen: {
+            candidate: selected.chosen.candidate,
+            translation: selected.chosen.translation,
+          },
+          rejected: selected.rejected,
+        };
+  subject.memo.selection = {
+    uids: candidates.map((secret) => secret.uid),
+    resourceVersions: candidates.map((secret) => secret.resourceVersion),
+    serverOverridden,
+    selection,
+  };
+  return selection;
+}

@@ -1,0 +1,138 @@
+// What plan() may remember between passes (a steady-state pass re-parses and rebuilds
+// nothing). Everything here is the result of a pure function of inputs that are immutable
+// for a given identity, Kubernetes' uid + resourceVersion, so a plan made with a warm memo is
+// byte-identical to one made without it. The caller owns the memo (one per daemon, passed to
+// every plan()); core itself keeps no state between calls. The entry types live in model.ts.
+
+import type { Translator } from '../providers.js';
+import type { ObservedSecret, SourceNamespace } from '../types.js';
+import type { NamespaceMemo, SecretMemo, Subject } from './model.js';
+import { readServer } from './secret-fields.js';
+
+/**
+ * Create with {@link createPlanMemo} and pass the same memo to every plan() of one process.
+ * Opaque: its fields are the planner's business. It forgets whatever a pass did not see, and
+ * everything when the configuration or the translator changes.
+ */
+export class PlanMemo {
+  /** @internal */
+  configKey: string | undefined = undefined;
+  /** @internal */
+  translate: Translator | undefined = undefined;
+  /** @internal */
+  pass = 0;
+  /** @internal By namespace name. */
+  readonly namespaces = new Map<string, NamespaceMemo>();
+  /** @internal Target-namespace Secrets by name. */
+  readonly secrets = new Map<string, SecretMemo>();
+  /** @internal Entries seen this pass: when all were, there is nothing to sweep. */
+  seenNamespaces = 0;
+  /** @internal */
+  seenSecrets = 0;
+  /** @internal The last pass's state, emptied (see retirePass in pass-state.ts). */
+  retired: object | undefined = undefined;
+
+  /** @internal Starts a pass; returns its number. */
+  begin(configKey: string, translate: Translator): number {
+    if (configKey !== this.configKey || translate !== this.translate) {
+      this.namespaces.clear();
+      this.secrets.clear();
+      this.configKey = configKey;
+      this.translate = translate;
+    }
+    this.pass += 1;
+    this.retired = undefined;
+    this.seenNamespaces = 0;
+    this.seenSecrets = 0;
+    return this.pass;
+  }
+
+  /** @internal The namespace's entry, marked seen; `undefined` for a second namespace of one name. */
+  namespaceEntry(namespace: SourceNamespace): NamespaceMemo | undefined {
+    const pass = this.pass;
+    let entry = this.namespaces.get(namespace.name);
+    if (entry?.seen === pass) return undefined;
+    if (entry?.uid !== namespace.uid) {
+      entry = {
+        uid: namespace.uid,
+        seen: pass,
+        facts: undefined,
+        selection: undefined,
+        build: undefined,
+        outcome: undefined,
+        subject: undefined,
+      };
+      this.namespaces.set(namespace.name, entry);
+    }
+    entry.seen = pass;
+    this.seenNamespaces += 1;
+    return entry;
+  }
+
+  /** @internal The managed namespace of this name, if there is one this pass. */
+  subjectNamed(name: string): Subject | undefined {
+    const entry = this.namespaces.get(name);
+    return entry?.seen === this.pass ? entry.subject : undefined;
+  }
+
+  /**
+   * @internal Facts of a target-namespace Secret, remembered per uid + resourceVersion and
+   * marked seen; `undefined` for a second Secret of one name.
+   */
+  secretEntry(secret: ObservedSecret): SecretMemo | undefined {
+    const pass = this.pass;
+    let entry = this.secrets.get(secret.name);
+    if (entry?.seen === pass) return undefined;
+    if (
+      entry === undefined ||
+      entry.uid !== secret.uid ||
+      entry.resourceVersion !== secret.resourceVersion
+    ) {
+      entry = {
+        uid: secret.uid,
+        resourceVersion: secret.resourceVersion,
+        seen: pass,
+        server: readServer(secret),
+        dataName: null,
+        secret,
+        registration: undefined,
+      };
+      this.secrets.set(secret.name, entry);
+    }
+    entry.seen = pass;
+    entry.secret = secret;
+    entry.registration = undefined;
+    this.seenSecrets += 1;
+    return entry;
+  }
+
+  /** @internal The target-namespace Secret of this name this pass, and its registration if owned. */
+  secretNamed(name: string): SecretMemo | undefined {
+    const entry = this.secrets.get(name);
+    return entry?.seen === this.pass ? entry : undefined;
+  }
+
+  /** @internal Drops what the pass did not see (deleted namespaces and Secrets). */
+  sweep(): void {
+    if (this.namespaces.size > this.seenNamespaces) {
+      for (const [key, entry] of this.namespaces) {
+        if (entry.seen !== this.pass) this.namespaces.delete(key);
+      }
+    }
+    if (this.secrets.size > this.seenSecrets) {
+      for (const [key, entry] of this.secrets) {
+        if (entry.seen !== this.pass) this.secrets.delete(key);
+      }
+    }
+    // Nothing of this pass outlives it except through the facts.
+    for (const entry of this.namespaces.values()) entry.subject = undefined;
+    for (const entry of this.secrets.values()) {
+      entry.secret = undefined;
+      entry.registration = undefined;
+    }
+  }
+}
+
+export function createPlanMemo(): PlanMemo {
+  return new PlanMemo();
+}

@@ -1,0 +1,203 @@
+// The planner's own vocabulary: what one pass knows about a namespace (Subject), a Secret we
+// own (Registration), a claim on a cluster name (Claim) and a server in use (Holder), and the
+// entries the memo keeps of them between passes. Types only (and one shared empty list), so
+// every step and the memo can import them without importing each other.
+
+import type { KubeconfigSelection } from '../providers.js';
+import type { RegistrationResult } from '../registration.js';
+import type {
+  ArgoClusterConfig,
+  CandidateRef,
+  CertificateFacts,
+  DeleteReason,
+  DesiredSecret,
+  NamespaceOutcome,
+  ObservedSecret,
+  ProviderName,
+  Refusal,
+  SourceNamespace,
+  Translation,
+  Warning,
+} from '../types.js';
+
+/** The kubeconfig a namespace uses (or why none), without the Secret objects themselves. */
+export interface Selection {
+  readonly chosen?: { readonly candidate: CandidateRef; readonly translation: Translation };
+  readonly rejected: KubeconfigSelection['rejected'];
+}
+
+export type OutcomeReason = NonNullable<NamespaceOutcome['reason']>;
+
+/** What a namespace's labels say about its claim; remembered per namespace version. */
+export interface NamespaceFacts {
+  readonly namespaceVersion: string | undefined;
+  readonly namespaceObject: SourceNamespace | undefined;
+  readonly cluster: string | undefined;
+  readonly secretName: string | undefined;
+  readonly nameProblem: OutcomeReason | undefined;
+  readonly warning: Warning | undefined;
+}
+
+export const NO_REGISTRATIONS: readonly Registration[] = [];
+
+/** A managed namespace, as far as this pass is concerned. */
+export interface Subject {
+  readonly namespace: SourceNamespace;
+  /** The `<prefix>cluster` label, when present. */
+  readonly cluster: string | undefined;
+  /** `cluster-<cluster>`, when the namespace can claim a name. */
+  readonly secretName: string | undefined;
+  /** Set when the namespace cannot claim a name at all (label missing, empty or invalid). */
+  readonly nameProblem: OutcomeReason | undefined;
+  readonly terminating: boolean;
+  selection: Selection | undefined;
+  /** This namespace's memo entry. */
+  readonly memo: NamespaceMemo;
+  /** Active owned registrations recorded for this namespace (name + uid). */
+  registrations: readonly Registration[];
+  claim: Claim | undefined;
+  /** Set when the namespace's claim was refused before settling. */
+  refusal: Refusal | undefined;
+  /** Why it holds or won its cluster name, once it does. */
+  why: string | undefined;
+  /** Candidate Secrets seen this pass that matched the remembered ones, in order. */
+  matched: number;
+  /** False once a candidate Secret differs from the remembered ones. */
+  candidatesSame: boolean;
+}
+
+/** Whose registration a Secret is, and what is proven about that namespace. */
+export type SourceStatus =
+  | { readonly kind: 'managed'; readonly subject: Subject }
+  | { readonly kind: 'gone'; readonly reason: DeleteReason }
+  | { readonly kind: 'present'; readonly terminating: boolean }
+  | { readonly kind: 'unknown'; readonly why: string };
+
+/** A Secret we own in the target namespace. */
+export interface Registration {
+  readonly secret: ObservedSecret;
+  readonly cluster: string;
+  readonly sourceName: string | undefined;
+  readonly active: boolean;
+  readonly pruneDisabled: boolean;
+  readonly source: SourceStatus;
+  /**
+   * incumbent: its source namespace claims exactly this name.
+   * releasable: its source moved on (renamed, gone) or it is demoted: a claimant may take it.
+   * pinned: kept as it is (source unknown, label removed, terminating, or prune veto).
+   */
+  readonly role: 'incumbent' | 'releasable' | 'pinned';
+  /** Normalised `data.server`, when readable. */
+  readonly server: string | undefined;
+  /** Written by a won claim: nothing else may happen to it this pass. */
+  targeted: boolean;
+}
+
+export interface Claim {
+  readonly subject: Subject;
+  readonly cluster: string;
+  readonly target: Registration | undefined;
+  readonly incumbent: boolean;
+  readonly desired: DesiredSecret;
+  /** Normalised server of `desired`. */
+  readonly server: string;
+  /** Absent for a restore without a usable kubeconfig (metadata only). */
+  readonly translation: Translation | undefined;
+  readonly clusterConfig: ArgoClusterConfig | undefined;
+  /** Where the desired registration (and its comparison) is remembered across passes. */
+  readonly memo: BuildMemo | undefined;
+  won: boolean;
+  refusal: Refusal | undefined;
+}
+
+/** A server in use: by an existing Secret, or by a claim won this pass. */
+export interface Holder {
+  readonly secret: string;
+  readonly server: string;
+  readonly foreign: boolean;
+  /** Namespace uid that may reuse this server: the holder is its own registration. */
+  readonly ownerUid: string | undefined;
+  readonly ownerName: string | undefined;
+  /** True while the holder is a claim settled this pass rather than an existing Secret. */
+  readonly claimed: boolean;
+}
+
+/** An existing registration against the desired one (see compare.ts). */
+export interface Comparison {
+  readonly equal: boolean;
+  /** The desired Secret, with equal-meaning `config` bytes kept as they are. */
+  readonly desired: DesiredSecret;
+  readonly credentialsChanged: boolean;
+  /** Only credentials changed: same server, CA, TLS settings and client-certificate issuer. */
+  readonly credentialsOnly: boolean;
+  readonly registeredCertificate: CertificateFacts | undefined;
+  readonly reason: 'credentials-changed' | 'server-changed' | 'ca-changed' | 'metadata-changed';
+}
+
+/** Why a credential-only update waits (see credential-churn.ts). */
+export interface Deferral {
+  readonly message: string;
+  readonly notAfter: string | undefined;
+}
+
+// -----------------------------------------------------------------------------------------
+// Memo entries (see memo.ts)
+
+/**
+ * A Secret of the target namespace, by name: facts valid for one uid + resourceVersion, and
+ * (for the pass that saw it last) the Secret itself and its registration when it is ours.
+ */
+export interface SecretMemo {
+  readonly uid: string;
+  readonly resourceVersion: string;
+  seen: number;
+  secret: ObservedSecret | undefined;
+  registration: Registration | undefined;
+  /** Normalised `data.server`; `undefined` when absent or unreadable. */
+  readonly server: string | undefined;
+  /** Decoded `data.name`; `null` until first needed (only foreign Secrets need it). */
+  dataName: string | undefined | null;
+}
+
+/** The kubeconfig choice of one namespace, valid while its candidates and override flag are. */
+export interface SelectionMemo {
+  /** uid and resourceVersion of each candidate Secret, in snapshot order. */
+  readonly uids: readonly string[];
+  readonly resourceVersions: readonly string[];
+  readonly serverOverridden: boolean;
+  readonly selection: Selection;
+}
+
+/** The desired registration of one namespace and its comparison with the existing one. */
+export interface BuildMemo {
+  /** The namespace's resourceVersion; without one, the namespace object itself is the key. */
+  readonly namespaceVersion: string | undefined;
+  readonly namespaceObject: SourceNamespace | undefined;
+  readonly cluster: string;
+  readonly provider: ProviderName;
+  readonly translation: Translation;
+  readonly existingUid: string | undefined;
+  readonly existingVersion: string | undefined;
+  /**
+   * When the registration is up to date this holds the existing Secret's own `data` (equal
+   * by definition), so the memo does not keep a second copy of every encoded config.
+   */
+  result: RegistrationResult;
+  /** Normalised server of the desired registration. */
+  readonly server: string | undefined;
+  /** Computed on first use (incumbent claims only). */
+  comparison: Comparison | undefined;
+}
+
+/** A managed namespace, by name, while its uid stays the same. */
+export interface NamespaceMemo {
+  readonly uid: string;
+  seen: number;
+  facts: NamespaceFacts | undefined;
+  selection: SelectionMemo | undefined;
+  build: BuildMemo | undefined;
+  /** Last pass's outcome, handed out again when nothing in it changed. */
+  outcome: NamespaceOutcome | undefined;
+  /** The pass's subject (valid while `seen` is the current pass). */
+  subject: Subject | undefined;
+}

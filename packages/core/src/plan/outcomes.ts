@@ -1,0 +1,126 @@
+// One outcome per managed namespace: what happened to it this pass and why, in the words an
+// operator reads in the status and the preview. Refusals were decided by the steps before;
+// this only chooses which one to report, in a fixed precedence: terminating, unusable name,
+// refused claim, deferred credentials, no usable kubeconfig, name taken anyway, waiting.
+
+import type { CandidateRef, NamespaceOutcome } from '../types.js';
+import { nameClaimedRefusal, otherWinner } from './incumbency.js';
+import type { Subject } from './model.js';
+import type { PassState } from './pass-state.js';
+
+export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
+  const namespace = subject.namespace.name;
+  const claim = subject.claim;
+  const chosen = subject.selection?.chosen;
+  // The common case, built directly: a namespace whose registration is (now) up to date.
+  if (claim?.translation !== undefined && chosen !== undefined && !state.deferred.has(subject)) {
+    const rejected = subject.selection?.rejected ?? [];
+    const written = state.written.has(subject) || claim.target === undefined;
+    const outcomeState = written ? 'registered' : 'unchanged';
+    const notAfter = claim.translation.clientCertificate?.notAfter;
+    // Last pass's outcome when it says the same (immutable data: sharing it is safe).
+    const previous = subject.memo.outcome;
+    if (
+      previous?.namespace === namespace &&
+      previous.cluster === claim.cluster &&
+      previous.rejected === rejected &&
+      previous.source === chosen.candidate &&
+      previous.state === outcomeState &&
+      previous.credentialNotAfter === notAfter &&
+      previous.reason === undefined
+    )
+      return previous;
+    const fresh: { -readonly [K in keyof NamespaceOutcome]: NamespaceOutcome[K] } = {
+      namespace,
+      cluster: claim.cluster,
+      rejected,
+      source: chosen.candidate,
+      state: outcomeState,
+    };
+    if (notAfter !== undefined) fresh.credentialNotAfter = notAfter;
+    subject.memo.outcome = fresh;
+    return fresh;
+  }
+  const base = {
+    namespace,
+    ...(subject.cluster === undefined ? {} : { cluster: subject.cluster }),
+    rejected: subject.selection?.rejected ?? [],
+  };
+  const source: { source?: CandidateRef } =
+    chosen === undefined ? {} : { source: chosen.candidate };
+  const kept = subject.registrations.map((registration) => registration.secret.name);
+  if (subject.terminating) {
+    const message = `namespace ${namespace} is terminating; ${kept.length === 0 ? 'nothing is registered for it' : `${kept.join(', ')} is kept until it is gone, so ArgoCD can still finalise its Applications`}`;
+    return {
+      ...base,
+      state: kept.length === 0 ? 'skipped' : 'unchanged',
+      reason: { code: 'terminating', message },
+    };
+  }
+  if (subject.nameProblem !== undefined) {
+    return {
+      ...base,
+      state: subject.nameProblem.code === 'cluster-label-missing' ? 'skipped' : 'refused',
+      reason: withKept(subject.nameProblem, kept),
+    };
+  }
+  if (subject.refusal !== undefined) {
+    return { ...base, ...source, state: 'refused', reason: withKept(subject.refusal, kept) };
+  }
+  const deferral = state.deferred.get(subject);
+  if (deferral !== undefined) {
+    return {
+      ...base,
+      ...source,
+      state: 'unchanged',
+      reason: { code: 'credential-refresh-deferred', message: deferral.message },
+      ...(deferral.notAfter === undefined ? {} : { credentialNotAfter: deferral.notAfter }),
+    };
+  }
+  // No usable kubeconfig.
+  const rejected = subject.selection?.rejected ?? [];
+  const first = rejected[0];
+  const registered = kept.length > 0 || claim !== undefined;
+  if (registered) {
+    const names = claim === undefined ? kept : [claim.desired.name];
+    const why =
+      first === undefined
+        ? `no kubeconfig Secret is left in namespace ${namespace}`
+        : `its kubeconfig is unusable: ${first.refusal.message}`;
+    return {
+      ...base,
+      state: 'stale',
+      reason: {
+        code: first?.refusal.code ?? 'no-candidate',
+        message: `${why}; ${names.join(', ')} keeps its last registered credentials until this is fixed`,
+      },
+    };
+  }
+  // The name is taken anyway: say so now rather than after the kubeconfig appears.
+  const cluster = subject.cluster ?? '';
+  const winner = otherWinner(state, subject, cluster);
+  if (winner !== undefined) {
+    return { ...base, state: 'refused', reason: nameClaimedRefusal(state, cluster, winner) };
+  }
+  if (first !== undefined) return { ...base, state: 'refused', reason: first.refusal };
+  const providers = state.config.providers
+    .map((provider) => `${provider.secretNamePattern} with ${provider.keys.join(' or ')}`)
+    .join('; ');
+  return {
+    ...base,
+    state: 'waiting',
+    reason: {
+      code: 'waiting-for-kubeconfig',
+      message: `no kubeconfig Secret in namespace ${namespace} yet (looking for ${providers}); it is registered as soon as one appears`,
+    },
+  };
+}
+
+function withKept<T extends { readonly code: string; readonly message: string }>(
+  reason: T,
+  kept: readonly string[],
+): T {
+  return kept.length === 0
+    ? reason
+    : { ...reason, message: `${reason.message} (${kept.join(', ')} stays registered meanwhile)` };
+}

@@ -1,0 +1,79 @@
+// Which Secrets of the target namespace are ours (they carry `<prefix>managed-by`), whose
+// registration each one is, and what a claimant may do with it (its role). Secrets we do not
+// own are only read for the cluster names and servers they already use.
+
+import { compareStrings } from '../compare-strings.js';
+import { ARGOCD_CLUSTER_SECRET_TYPE, ARGOCD_SECRET_TYPE_LABEL } from '../label-keys.js';
+import type { ObservedSecret } from '../types.js';
+import { NO_REGISTRATIONS, type Registration } from './model.js';
+import { recordForeignName } from './names.js';
+import type { PassState } from './pass-state.js';
+import { holdForeignServer, holdRegistrationServer } from './server-ledger.js';
+import { sourceStatus } from './source-proof.js';
+
+export function readClusterSecrets(state: PassState): void {
+  const { config, keys } = state;
+  const secrets = state.snapshot.clusterSecrets
+    .filter((secret) => secret.namespace === config.targetNamespace)
+    .sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
+  for (let i = 0; i < secrets.length; i++) {
+    const secret = secrets[i] as ObservedSecret;
+    const facts = state.memo.secretEntry(secret);
+    if (facts === undefined) continue;
+    const active = secret.labels[ARGOCD_SECRET_TYPE_LABEL] === ARGOCD_CLUSTER_SECRET_TYPE;
+    const server = facts.server;
+    if (secret.labels[keys.managedBy] !== config.managedBy) {
+      if (!active) continue;
+      recordForeignName(state, secret, facts);
+      if (server !== undefined) holdForeignServer(state.servers, secret.name, server);
+      continue;
+    }
+    const registration = readRegistration(state, secret, active, server);
+    state.registrations.push(registration);
+    facts.registration = registration;
+    if (registration.source.kind === 'managed' && active) {
+      const subject = registration.source.subject;
+      subject.registrations =
+        subject.registrations === NO_REGISTRATIONS
+          ? [registration]
+          : [...subject.registrations, registration];
+    }
+    holdRegistrationServer(state.servers, registration);
+  }
+}
+
+function readRegistration(
+  state: PassState,
+  secret: ObservedSecret,
+  active: boolean,
+  server: string | undefined,
+): Registration {
+  const keys = state.keys;
+  const sourceName = secret.labels[keys.sourceNamespace];
+  const source = sourceStatus(state, secret, sourceName, secret.labels[keys.sourceNamespaceUid]);
+  const pruneDisabled = secret.labels[keys.prune] === 'disabled';
+  const cluster =
+    secret.labels[keys.cluster] ??
+    (secret.name.startsWith('cluster-') ? secret.name.slice('cluster-'.length) : secret.name);
+  let role: Registration['role'] = 'pinned';
+  if (source.kind === 'managed') {
+    const subject = source.subject;
+    if (subject.terminating || subject.nameProblem !== undefined || subject.cluster === undefined)
+      role = 'pinned';
+    else if (subject.secretName === secret.name) role = 'incumbent';
+    else role = pruneDisabled ? 'pinned' : 'releasable';
+  } else if (source.kind === 'gone' || !active) {
+    role = pruneDisabled ? 'pinned' : 'releasable';
+  }
+  return {
+    secret,
+    cluster,
+    sourceName,
+    active,
+    pruneDisabled,
+    source,
+    role,
+    server,
+    targeted: false,
+  };
+}

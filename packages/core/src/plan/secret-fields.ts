@@ -1,0 +1,43 @@
+// Small readers and shapers of Secrets shared by the steps: decoded data fields, the
+// reference an action names, and the key order every written Secret gets.
+
+import { decodeBase64Text } from '../base64.js';
+import { compareStrings } from '../compare-strings.js';
+import { normaliseServer } from '../server-address.js';
+import type { DesiredSecret, ObservedRef, ObservedSecret } from '../types.js';
+
+export function readData(secret: ObservedSecret, key: string): string | undefined {
+  const encoded = secret.data[key];
+  return encoded === undefined ? undefined : decodeBase64Text(encoded);
+}
+
+/** Normalised `data.server`, `undefined` when absent, not base64 or empty. */
+export function readServer(secret: ObservedSecret): string | undefined {
+  const text = readData(secret, 'server');
+  return text === undefined || text === '' ? undefined : normaliseServer(text);
+}
+
+export function observedRef(secret: ObservedSecret): ObservedRef {
+  return {
+    namespace: secret.namespace,
+    name: secret.name,
+    uid: secret.uid,
+    resourceVersion: secret.resourceVersion,
+  };
+}
+
+/** Labels, annotations and data in key order, so a plan prints the same on every run. */
+export function sortedSecret(secret: DesiredSecret): DesiredSecret {
+  return {
+    ...secret,
+    labels: sortedRecord(secret.labels),
+    annotations: sortedRecord(secret.annotations),
+    data: sortedRecord(secret.data),
+  };
+}
+
+function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
+  const sorted: Record<string, string> = {};
+  for (const key of Object.keys(record).sort(compareStrings)) sorted[key] = record[key] ?? '';
+  return sorted;
+}

@@ -1,0 +1,112 @@
+// Which servers are taken, and by whom. ArgoCD picks one of two registrations of one server
+// at random, so a claim is refused while another Secret (ours or not) holds its normalised
+// server. Servers are compared normalised (server-address.ts), so `https://x:443/` and
+// `https://x` collide.
+
+import { compareStrings } from '../compare-strings.js';
+import type { LabelKeys } from '../label-keys.js';
+import type { Config } from '../types.js';
+import type { Claim, Holder, Registration } from './model.js';
+
+export class ServerLedger {
+  /** Normalised server → holders, by Secret name. */
+  private readonly byServer = new Map<string, Holder[]>();
+  private readonly bySecret = new Map<string, Holder>();
+
+  hold(holder: Holder): void {
+    this.release(holder.secret);
+    this.bySecret.set(holder.secret, holder);
+    const byServer = this.byServer.get(holder.server);
+    if (byServer === undefined) this.byServer.set(holder.server, [holder]);
+    else byServer.push(holder);
+  }
+
+  release(secret: string): void {
+    const previous = this.bySecret.get(secret);
+    if (previous === undefined) return;
+    this.bySecret.delete(secret);
+    const byServer = this.byServer.get(previous.server);
+    if (byServer === undefined) return;
+    const index = byServer.indexOf(previous);
+    if (index >= 0) byServer.splice(index, 1);
+  }
+
+  heldBy(secret: string): Holder | undefined {
+    return this.bySecret.get(secret);
+  }
+
+  /**
+   * The holder that keeps `server` from the namespace `ownerUid` writing `secret`: any other
+   * Secret holding it, except the namespace's own registrations; the first by name.
+   */
+  blocker(server: string, secret: string, ownerUid: string): Holder | undefined {
+    let blocker: Holder | undefined;
+    for (const holder of this.byServer.get(server) ?? []) {
+      if (holder.secret === secret || holder.ownerUid === ownerUid) continue;
+      if (blocker === undefined || compareStrings(holder.secret, blocker.secret) < 0)
+        blocker = holder;
+    }
+    return blocker;
+  }
+
+  /** One holder, kept past the pass (see retirePass). */
+  exemplar(): Holder | undefined {
+    for (const holder of this.bySecret.values()) return holder;
+    return undefined;
+  }
+
+  clear(): void {
+    this.byServer.clear();
+    this.bySecret.clear();
+  }
+}
+
+/** A foreign ArgoCD cluster Secret holds its server: we never register a second one. */
+export function holdForeignServer(ledger: ServerLedger, secret: string, server: string): void {
+  ledger.hold({
+    secret,
+    server,
+    foreign: true,
+    ownerUid: undefined,
+    ownerName: undefined,
+    claimed: false,
+  });
+}
+
+/**
+ * An owned registration holds its server while ArgoCD sees it. One whose source is proven
+ * gone gives it up, whether it is then deleted or taken over; a demoted one holds nothing.
+ */
+export function holdRegistrationServer(ledger: ServerLedger, registration: Registration): void {
+  const server = registration.server;
+  if (!registration.active || server === undefined) return;
+  if (registration.role === 'releasable' && registration.source.kind === 'gone') return;
+  const owner =
+    registration.role === 'pinned' || registration.source.kind !== 'managed'
+      ? undefined
+      : registration.source.subject.namespace;
+  ledger.hold({
+    secret: registration.secret.name,
+    server,
+    foreign: false,
+    ownerUid: owner?.uid,
+    ownerName: owner?.name ?? registration.sourceName,
+    claimed: false,
+  });
+}
+
+export function collisionMessage(
+  config: Config,
+  keys: LabelKeys,
+  claim: Claim,
+  holder: Holder,
+): string {
+  const server = claim.server;
+  if (holder.foreign) {
+    return `server ${server} is already registered by Secret ${config.targetNamespace}/${holder.secret}, which this registrar does not manage; ArgoCD would pick one of the two at random. If it is a leftover of vcluster-argocd-exporter 0.1.x (a vcluster-<name> Secret), simply delete it; otherwise remove one of the two`;
+  }
+  const owner =
+    holder.ownerName === undefined ? 'an unknown namespace' : `namespace ${holder.ownerName}`;
+  const verb = holder.claimed ? 'is being registered this pass' : 'is already registered';
+  return `server ${server} ${verb} as ${holder.secret} by ${owner}; ArgoCD would pick one of the two at random. Point one of the namespaces at another server (${keys.server} annotation) or stop managing one of them`;
+}

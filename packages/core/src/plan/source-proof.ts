@@ -1,0 +1,141 @@
+// Whether a registration's source namespace is provably gone, and so whether it may be
+// deleted. Nothing is deleted without positive proof: the namespace is not found, or found
+// with another uid (re-created), or the registration has been demoted for longer than the
+// demoted TTL. A missing label or a failed lookup proves nothing: the registration is kept,
+// with a warning. `<prefix>prune=disabled` vetoes every deletion and demotion.
+
+import { parseTimestamp } from '../registration.js';
+import { unreachable } from '../unreachable.js';
+import type { Action, ObservedSecret } from '../types.js';
+import type { Registration, SourceStatus } from './model.js';
+import { warn, type PassState } from './pass-state.js';
+import { observedRef } from './secret-fields.js';
+
+/** Whose registration this is, and whether that namespace is provably gone. */
+export function sourceStatus(
+  state: PassState,
+  secret: ObservedSecret,
+  name: string | undefined,
+  uid: string | undefined,
+): SourceStatus {
+  const keys = state.keys;
+  if (name === undefined) {
+    return unknownSource(state, secret, `it has no ${keys.sourceNamespace} label`);
+  }
+  const subject = state.memo.subjectNamed(name);
+  if (subject !== undefined) {
+    if (uid === undefined)
+      return unknownSource(
+        state,
+        secret,
+        `it has no ${keys.sourceNamespaceUid} label to tell namespace ${name} from a re-created one`,
+      );
+    if (subject.namespace.uid === uid) return { kind: 'managed', subject };
+    return {
+      kind: 'gone',
+      reason: {
+        code: 'source-namespace-replaced',
+        namespace: name,
+        recordedUid: uid,
+        observedUid: subject.namespace.uid,
+      },
+    };
+  }
+  const lookups = state.snapshot.sourceLookups;
+  const lookup = Object.hasOwn(lookups, name) ? lookups[name] : undefined;
+  if (lookup === undefined)
+    return unknownSource(state, secret, `namespace ${name} was not looked up`);
+  switch (lookup.state) {
+    case 'notFound':
+      return { kind: 'gone', reason: { code: 'source-namespace-not-found', namespace: name } };
+    case 'present':
+      if (uid === undefined)
+        return unknownSource(
+          state,
+          secret,
+          `it has no ${keys.sourceNamespaceUid} label to tell namespace ${name} from a re-created one`,
+        );
+      if (lookup.uid !== uid) {
+        return {
+          kind: 'gone',
+          reason: {
+            code: 'source-namespace-replaced',
+            namespace: name,
+            recordedUid: uid,
+            observedUid: lookup.uid,
+          },
+        };
+      }
+      return { kind: 'present', terminating: lookup.deletionTimestamp !== undefined };
+    case 'unknown':
+      return unknownSource(state, secret, `looking up namespace ${name} failed: ${lookup.reason}`);
+    default:
+      return unreachable(lookup);
+  }
+}
+
+function unknownSource(state: PassState, secret: ObservedSecret, why: string): SourceStatus {
+  warn(
+    state,
+    'source-unknown',
+    `registration ${secret.name} is kept: its source namespace cannot be checked (${why})`,
+    secret.labels[state.keys.sourceNamespace],
+    secret.name,
+  );
+  return { kind: 'unknown', why };
+}
+
+/**
+ * The deletion of a registration whose source is proven gone or whose demotion has expired
+ * (the caller passes those and demoted ones only); `undefined` when it is kept.
+ */
+export function deletion(state: PassState, registration: Registration): Action | undefined {
+  const source = registration.source;
+  if (source.kind === 'gone') {
+    if (registration.pruneDisabled) {
+      vetoed(state, registration, `its source namespace ${source.reason.namespace} is gone`);
+      return undefined;
+    }
+    return {
+      kind: 'delete',
+      cluster: registration.cluster,
+      target: observedRef(registration.secret),
+      reason: source.reason,
+    };
+  }
+  const staleSince = registration.secret.annotations[state.keys.staleSince];
+  const since = parseTimestamp(staleSince);
+  if (
+    staleSince === undefined ||
+    since === undefined ||
+    state.now - since <= state.config.demotedTtlMs
+  )
+    return undefined;
+  if (registration.pruneDisabled) {
+    vetoed(
+      state,
+      registration,
+      `it has been demoted since ${staleSince}, longer than the demoted TTL`,
+    );
+    return undefined;
+  }
+  return {
+    kind: 'delete',
+    cluster: registration.cluster,
+    target: observedRef(registration.secret),
+    reason: { code: 'demotion-expired', namespace: registration.sourceName ?? '', staleSince },
+  };
+}
+
+/** Warns that `<prefix>prune=disabled` kept a registration that would otherwise go. */
+export function vetoed(state: PassState, registration: Registration, why: string): void {
+  const verb =
+    registration.active && registration.source.kind === 'managed' ? 'demoted' : 'deleted';
+  warn(
+    state,
+    'prune-disabled',
+    `${registration.secret.name} is not ${verb} although ${why}: it carries ${state.keys.prune}=disabled`,
+    registration.sourceName,
+    registration.secret.name,
+  );
+}
