@@ -1,158 +1,106 @@
-// Secret-name globs with Go's path.Match semantics, so a pattern behaves exactly as it did in
-// the Go predecessor and in users' heads: `*` any run of non-`/` characters, `?` one non-`/`
-// character, `[...]` / `[^...]` a class of characters and ranges, `\c` a literal c.
-// A malformed pattern matches nothing; config validation reports it through validateGlob.
+// Secret-name globs: `*` any run of characters, `?` one character, `[...]` / `[^...]` a class
+// of characters and ranges, `\c` a literal c. Matching is minimatch's, compiled once per
+// pattern to one anchored RegExp, with everything beyond those four forms switched off (no
+// braces, no extglobs, no globstar, no `!` negation, no `#` comments). `*` never crosses a
+// `/` and does match a leading `.` (Secret names hold neither, but a glob must not depend on
+// that). Before anything reaches minimatch the pattern is checked against the grammar of the
+// Go predecessor's path.Match, so a pattern Go refused is still refused, with a reason, and
+// matches nothing; docs/migrating.md lists where the two matchers differ on accepted patterns.
 
-type Token =
-  | { readonly kind: 'star' }
-  | { readonly kind: 'any' }
-  | { readonly kind: 'literal'; readonly char: string }
-  | {
-      readonly kind: 'class';
-      readonly negated: boolean;
-      readonly ranges: readonly (readonly [number, number])[];
-    };
+import { Minimatch, type MinimatchOptions } from 'minimatch';
 
-type Parsed =
-  | { readonly ok: true; readonly tokens: readonly Token[] }
-  | { readonly ok: false; readonly error: string };
+const OPTIONS: MinimatchOptions = {
+  nobrace: true,
+  noext: true,
+  noglobstar: true,
+  nonegate: true,
+  nocomment: true,
+  dot: true,
+  nocase: false,
+  // `\` escapes on every platform (minimatch would make it a separator on Windows).
+  platform: 'linux',
+};
 
-const cache = new Map<string, Parsed>();
+const UNTERMINATED = 'unterminated character class: add the closing "]"';
 
-/** Splits into code points, as Go iterates runes. */
-const codePoints = (text: string): string[] => Array.from(text);
-
-function parse(pattern: string): Parsed {
-  const chars = codePoints(pattern);
-  const tokens: Token[] = [];
+/** `undefined` when the pattern is well-formed, else what is wrong with it (Go's grammar). */
+export function validateGlob(pattern: string): string | undefined {
+  const chars = Array.from(pattern);
   let i = 0;
-  // Reads one class member (Go's getEsc): not `-` or `]` unescaped, and a `]` must follow somewhere.
-  const classChar = (): number | string => {
+  // One class member (Go's getEsc): not `-` or `]` unescaped, and a `]` must follow somewhere.
+  const classChar = (): string | undefined => {
     const char = chars[i];
-    if (char === undefined) return 'unterminated character class: add the closing "]"';
+    if (char === undefined) return UNTERMINATED;
     if (char === '-' || char === ']') return `"${char}" must be escaped inside a character class`;
-    let literal = char;
     if (char === '\\') {
       i++;
-      const escaped = chars[i];
-      if (escaped === undefined) return 'unterminated character class: add the closing "]"';
-      literal = escaped;
+      if (chars[i] === undefined) return UNTERMINATED;
     }
     i++;
-    if (i >= chars.length) return 'unterminated character class: add the closing "]"';
-    return literal.codePointAt(0) ?? 0;
+    return i >= chars.length ? UNTERMINATED : undefined;
   };
   while (i < chars.length) {
-    const char = chars[i] ?? '';
-    if (char === '*') {
-      // Consecutive stars are one star.
-      if (tokens.at(-1)?.kind !== 'star') tokens.push({ kind: 'star' });
-      i++;
-    } else if (char === '?') {
-      tokens.push({ kind: 'any' });
-      i++;
-    } else if (char === '\\') {
-      const escaped = chars[i + 1];
-      if (escaped === undefined) return { ok: false, error: 'a trailing "\\" escapes nothing' };
-      tokens.push({ kind: 'literal', char: escaped });
+    const char = chars[i];
+    if (char === '\\') {
+      if (chars[i + 1] === undefined) return 'a trailing "\\" escapes nothing';
       i += 2;
     } else if (char === '[') {
       i++;
-      let negated = false;
-      if (chars[i] === '^') {
-        negated = true;
-        i++;
-      }
-      const ranges: [number, number][] = [];
-      for (;;) {
-        if (chars[i] === ']' && ranges.length > 0) {
+      if (chars[i] === '^') i++;
+      for (let members = 0; ; members++) {
+        if (chars[i] === ']') {
+          if (members === 0) return 'empty character class "[]"';
           i++;
           break;
         }
-        if (chars[i] === ']') return { ok: false, error: 'empty character class "[]"' };
-        const lo = classChar();
-        if (typeof lo === 'string') return { ok: false, error: lo };
-        let hi = lo;
+        const lower = classChar();
+        if (lower !== undefined) return lower;
         if (chars[i] === '-') {
           i++;
           const upper = classChar();
-          if (typeof upper === 'string') return { ok: false, error: upper };
-          hi = upper;
+          if (upper !== undefined) return upper;
         }
-        ranges.push([lo, hi]);
       }
-      tokens.push({ kind: 'class', negated, ranges });
     } else {
-      tokens.push({ kind: 'literal', char });
       i++;
     }
   }
-  return { ok: true, tokens };
+  return undefined;
 }
 
-function parsed(pattern: string): Parsed {
-  let result = cache.get(pattern);
-  if (result === undefined) {
-    result = parse(pattern);
-    // Patterns come from configuration: a handful per process. The bound only guards misuse.
-    if (cache.size > 1000) cache.clear();
-    cache.set(pattern, result);
-  }
-  return result;
-}
-
-/** `undefined` when the pattern is well-formed, else what is wrong with it. */
-export function validateGlob(pattern: string): string | undefined {
-  const result = parsed(pattern);
-  return result.ok ? undefined : result.error;
-}
+const STARS = /^\**$/;
 
 const compiled = new Map<string, RegExp | null>();
 
-// Only syntax characters may be escaped in a `u` RegExp.
-const escapeRegExp = (char: string): string => char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-const codePointClass = (code: number): string => `\\u{${code.toString(16)}}`;
-
 /**
- * The token list as one anchored RegExp: the planner matches every Secret of every managed
- * namespace against every provider glob, so the per-call cost must be a regex test, not a
- * re-walk of the tokens.
+ * The pattern as one RegExp, or `null` when it matches nothing (malformed or empty). The
+ * planner matches every Secret of every managed namespace against every provider glob, so a
+ * call must cost one regex test, not a parse.
  */
-function toRegExp(tokens: readonly Token[]): RegExp {
-  const source = tokens
-    .map((token) => {
-      switch (token.kind) {
-        case 'star':
-          return '[^/]*';
-        case 'any':
-          return '[^/]';
-        case 'literal':
-          return escapeRegExp(token.char);
-        case 'class': {
-          // Go accepts an inverted range (`[z-a]`) and it matches nothing; RegExp refuses it.
-          const ranges = token.ranges.filter(([lo, hi]) => lo <= hi);
-          if (ranges.length === 0) return token.negated ? '[\\s\\S]' : '(?!)';
-          const members = ranges
-            .map(([lo, hi]) =>
-              lo === hi ? codePointClass(lo) : `${codePointClass(lo)}-${codePointClass(hi)}`,
-            )
-            .join('');
-          return `[${token.negated ? '^' : ''}${members}]`;
-        }
-      }
-    })
-    .join('');
-  return new RegExp(`^${source}$`, 'u');
-}
-
-/** Whether `name` matches `pattern` as a whole (Go path.Match); false for a malformed pattern. */
-export function matchGlob(pattern: string, name: string): boolean {
+function compile(pattern: string): RegExp | null {
   let regexp = compiled.get(pattern);
   if (regexp === undefined) {
-    const result = parsed(pattern);
-    regexp = result.ok ? toRegExp(result.tokens) : null;
+    regexp = null;
+    if (validateGlob(pattern) === undefined) {
+      try {
+        const made = new Minimatch(pattern, OPTIONS).makeRe();
+        if (made !== false) regexp = made;
+      } catch {
+        // minimatch refuses patterns over 64 KiB; such a pattern matches nothing.
+      }
+    }
+    // Patterns come from configuration: a handful per process. The bound only guards misuse.
     if (compiled.size > 1000) compiled.clear();
     compiled.set(pattern, regexp);
   }
+  return regexp;
+}
+
+/** Whether `name` matches `pattern` as a whole; false for a malformed pattern. */
+export function matchGlob(pattern: string, name: string): boolean {
+  // No Secret is named '', but answer as Go did (only stars match it); minimatch matches
+  // nothing against an empty name.
+  if (name === '') return STARS.test(pattern);
+  const regexp = compile(pattern);
   return regexp !== null && regexp.test(name);
 }
