@@ -345,14 +345,7 @@ export function demotedSecret(
   };
   // RFC 3339 holds colons, which label values cannot: the timestamp is an annotation.
   const annotations = { ...existing.annotations, [keys.staleSince]: formatTimestamp(now) };
-  return {
-    namespace: existing.namespace,
-    name: existing.name,
-    type: 'Opaque',
-    labels,
-    annotations,
-    data: existing.data,
-  };
+  return relabelled(existing, labels, annotations);
 }
 
 /** A demoted registration put back exactly as it was before demotion. */
@@ -363,6 +356,11 @@ export function restoredSecret(existing: ObservedSecret, keys: LabelKeys): Desir
       existing.labels[keys.orphanedSecretType] ?? ARGOCD_CLUSTER_SECRET_TYPE,
   };
   const annotations = without(existing.annotations, [keys.staleSince]);
+  return relabelled(existing, labels, annotations);
+}
+
+/** The existing registration with other labels and annotations; its data stays as it is. */
+function relabelled(existing: ObservedSecret, labels: Labels, annotations: Labels): DesiredSecret {
   return {
     namespace: existing.namespace,
     name: existing.name,

@@ -10,7 +10,7 @@ import type { BuildMemo, Claim, Registration, Selection, Subject } from './model
 import { pinnedRefusal, win } from './incumbency.js';
 import { foreignRefusal } from './names.js';
 import type { PassState } from './pass-state.js';
-import { restoreClaim } from './rename.js';
+import { restoration } from './rename.js';
 
 export function buildClaims(state: PassState): Claim[] {
   const claims: Claim[] = [];
@@ -50,7 +50,24 @@ function claimFor(
   incumbent: boolean,
 ): Claim | undefined {
   const chosen = subject.selection?.chosen;
-  if (chosen === undefined) return restoreClaim(state, subject, cluster, target, incumbent);
+  if (chosen === undefined) {
+    // Reverting the label restores a demoted registration intact even without a kubeconfig.
+    const restored = restoration(state, target, incumbent);
+    if (restored === undefined) return undefined;
+    return {
+      subject,
+      cluster,
+      target,
+      incumbent,
+      desired: restored.desired,
+      server: restored.server,
+      translation: undefined,
+      clusterConfig: undefined,
+      memo: undefined,
+      won: false,
+      refusal: undefined,
+    };
+  }
   const memo = build(state, subject, cluster, chosen, target?.secret);
   const built = memo.result;
   for (const warning of built.warnings) state.warnings.push(warning);

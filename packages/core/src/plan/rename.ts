@@ -6,35 +6,24 @@
 
 import { demotedSecret, restoredSecret } from '../registration.js';
 import { diffSecret } from '../render-diff.js';
-import type { Action } from '../types.js';
-import type { Claim, Registration, Subject } from './model.js';
+import type { Action, DesiredSecret } from '../types.js';
+import type { Registration } from './model.js';
 import type { PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { vetoed } from './source-proof.js';
 
-/** The claim that puts a demoted registration back, when the namespace has no kubeconfig. */
-export function restoreClaim(
+/**
+ * What putting a demoted registration back writes, when its namespace claims that name again
+ * but has no usable kubeconfig: the Secret as it was before demotion, on its old server.
+ */
+export function restoration(
   state: PassState,
-  subject: Subject,
-  cluster: string,
   target: Registration | undefined,
   incumbent: boolean,
-): Claim | undefined {
+): { readonly desired: DesiredSecret; readonly server: string } | undefined {
   if (!incumbent || target === undefined || target.active || target.server === undefined)
     return undefined;
-  return {
-    subject,
-    cluster,
-    target,
-    incumbent,
-    desired: restoredSecret(target.secret, state.keys),
-    server: target.server,
-    translation: undefined,
-    clusterConfig: undefined,
-    memo: undefined,
-    won: false,
-    refusal: undefined,
-  };
+  return { desired: restoredSecret(target.secret, state.keys), server: target.server };
 }
 
 /**

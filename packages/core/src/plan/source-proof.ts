@@ -24,12 +24,7 @@ export function sourceStatus(
   }
   const subject = state.memo.subjectNamed(name);
   if (subject !== undefined) {
-    if (uid === undefined)
-      return unknownSource(
-        state,
-        secret,
-        `it has no ${keys.sourceNamespaceUid} label to tell namespace ${name} from a re-created one`,
-      );
+    if (uid === undefined) return unknownSource(state, secret, missingUid(state, name));
     if (subject.namespace.uid === uid) return { kind: 'managed', subject };
     return {
       kind: 'gone',
@@ -49,12 +44,7 @@ export function sourceStatus(
     case 'notFound':
       return { kind: 'gone', reason: { code: 'source-namespace-not-found', namespace: name } };
     case 'present':
-      if (uid === undefined)
-        return unknownSource(
-          state,
-          secret,
-          `it has no ${keys.sourceNamespaceUid} label to tell namespace ${name} from a re-created one`,
-        );
+      if (uid === undefined) return unknownSource(state, secret, missingUid(state, name));
       if (lookup.uid !== uid) {
         return {
           kind: 'gone',
@@ -72,6 +62,10 @@ export function sourceStatus(
     default:
       return unreachable(lookup);
   }
+}
+
+function missingUid(state: PassState, name: string): string {
+  return `it has no ${state.keys.sourceNamespaceUid} label to tell namespace ${name} from a re-created one`;
 }
 
 function unknownSource(state: PassState, secret: ObservedSecret, why: string): SourceStatus {
