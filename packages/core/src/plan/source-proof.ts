@@ -26,15 +26,7 @@ export function sourceStatus(
   if (subject !== undefined) {
     if (uid === undefined) return unknownSource(state, secret, missingUid(state, name));
     if (subject.namespace.uid === uid) return { kind: 'managed', subject };
-    return {
-      kind: 'gone',
-      reason: {
-        code: 'source-namespace-replaced',
-        namespace: name,
-        recordedUid: uid,
-        observedUid: subject.namespace.uid,
-      },
-    };
+    return replaced(name, uid, subject.namespace.uid);
   }
   const lookups = state.snapshot.sourceLookups;
   const lookup = Object.hasOwn(lookups, name) ? lookups[name] : undefined;
@@ -45,23 +37,21 @@ export function sourceStatus(
       return { kind: 'gone', reason: { code: 'source-namespace-not-found', namespace: name } };
     case 'present':
       if (uid === undefined) return unknownSource(state, secret, missingUid(state, name));
-      if (lookup.uid !== uid) {
-        return {
-          kind: 'gone',
-          reason: {
-            code: 'source-namespace-replaced',
-            namespace: name,
-            recordedUid: uid,
-            observedUid: lookup.uid,
-          },
-        };
-      }
+      if (lookup.uid !== uid) return replaced(name, uid, lookup.uid);
       return { kind: 'present', terminating: lookup.deletionTimestamp !== undefined };
     case 'unknown':
       return unknownSource(state, secret, `looking up namespace ${name} failed: ${lookup.reason}`);
     default:
       return unreachable(lookup);
   }
+}
+
+/** A namespace of the recorded name exists with another uid: it was deleted and re-created. */
+function replaced(namespace: string, recordedUid: string, observedUid: string): SourceStatus {
+  return {
+    kind: 'gone',
+    reason: { code: 'source-namespace-replaced', namespace, recordedUid, observedUid },
+  };
 }
 
 function missingUid(state: PassState, name: string): string {
