@@ -160,7 +160,7 @@ export function redactSecret(secret: DesiredSecret): RedactedSecret {
 
 const FINGERPRINT = /^sha256:[0-9a-f]{12,64}$/;
 
-/** Registration data keys that hold no secret (DESIGN §4); anything else is fingerprinted. */
+/** Registration data keys that hold no secret; anything else is fingerprinted. */
 const CLEAR_DATA_KEYS: ReadonlySet<string> = new Set([
   'name',
   'server',
