@@ -5,20 +5,27 @@
 // is held to ArgoCD's rules (padded standard base64, exactly one credential form, never
 // `insecure` together with `caData`) rather than passed through.
 
-import { parseDocument } from 'yaml';
-import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
 import type {
   ArgoClusterConfig,
   CertificateFacts,
   Provider,
   Refusal,
-  RefusalCode,
   TranslationResult,
   Warning,
 } from './types.js';
 import { decodeBase64, decodeUtf8, encodeBase64 } from './base64.js';
 import { classifyServer, proxyUrlProblem, redactUrl } from './server-address.js';
 import { readCertificateDer, readPemBlocks } from './x509.js';
+import {
+  isMap,
+  NOT_A_KUBECONFIG_FIX,
+  parseYaml,
+  Problem,
+  readBoolean,
+  readString,
+  selectPair,
+  type YamlMap,
+} from './kubeconfig-structure.js';
 
 export interface TranslateContext {
   readonly namespace: string;
@@ -32,229 +39,6 @@ export interface TranslateContext {
    * there must not block a namespace that has said where the API server really is.
    */
   readonly serverOverridden?: boolean;
-}
-
-// ---------------------------------------------------------------------------------------
-// YAML, as kubectl reads it: one document, YAML 1.1 scalars (`yes` is a boolean), no
-// custom or exotic tags, no duplicate keys, bounded alias expansion.
-
-const EXCLUDED_TAGS = new Set([
-  'tag:yaml.org,2002:binary',
-  'tag:yaml.org,2002:omap',
-  'tag:yaml.org,2002:pairs',
-  'tag:yaml.org,2002:set',
-  // Date-looking strings stay strings.
-  'tag:yaml.org,2002:timestamp',
-]);
-
-const EXCLUDED_TAG_IDS = new Set(['binary', 'omap', 'pairs', 'set', 'timestamp']);
-
-const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
-  version: '1.1',
-  schema: 'yaml-1.1',
-  strict: true,
-  uniqueKeys: true,
-  prettyErrors: false,
-  customTags: (tags) =>
-    tags.filter((tag) =>
-      typeof tag === 'string' ? !EXCLUDED_TAG_IDS.has(tag) : !EXCLUDED_TAGS.has(tag.tag),
-    ),
-};
-
-type YamlMap = Readonly<Record<string, unknown>>;
-
-const isMap = (value: unknown): value is YamlMap =>
-  typeof value === 'object' &&
-  value !== null &&
-  !Array.isArray(value) &&
-  Object.getPrototypeOf(value) === Object.prototype;
-
-type Parsed =
-  | { readonly ok: true; readonly root: YamlMap }
-  | { readonly ok: false; readonly problem: string; readonly empty: boolean };
-
-function parseYaml(text: string): Parsed {
-  try {
-    const document = parseDocument(text, PARSE_OPTIONS);
-    const issue = document.errors[0] ?? document.warnings[0];
-    if (issue !== undefined) {
-      const line = issue.linePos?.[0].line;
-      const detail = (issue.message.split('\n')[0] ?? '').slice(0, 120);
-      return {
-        ok: false,
-        problem: `it is not valid YAML (${detail}${line === undefined ? '' : ` at line ${line}`})`,
-        empty: false,
-      };
-    }
-    const root: unknown = document.toJS({ maxAliasCount: 100 });
-    if (root === null || root === undefined)
-      return { ok: false, problem: 'it is empty', empty: true };
-    if (!isMap(root)) return { ok: false, problem: 'it is not a YAML mapping', empty: false };
-    return { ok: true, root };
-  } catch {
-    // toJS throws on alias bombs and similar; to the user that is simply unreadable YAML.
-    return {
-      ok: false,
-      problem: 'it is not valid YAML (too many aliases or a malformed structure)',
-      empty: false,
-    };
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Typed reading of the kubeconfig structure. Each reader returns the value or a problem
-// phrase; `null` and empty strings read as absent, as they do in client-go.
-
-class Problem {
-  constructor(
-    readonly code: RefusalCode,
-    readonly problem: string,
-    readonly fix: string,
-  ) {}
-}
-
-const NOT_A_KUBECONFIG_FIX =
-  'store a kubeconfig as written by `kubectl config view --raw --flatten`';
-
-function notKubeconfig(problem: string): Problem {
-  return new Problem(
-    'kubeconfig-not-yaml',
-    `the kubeconfig is malformed: ${problem}`,
-    NOT_A_KUBECONFIG_FIX,
-  );
-}
-
-function readString(body: YamlMap, field: string, owner: string): string | undefined | Problem {
-  const value = body[field];
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string')
-    return notKubeconfig(`"${field}" of ${owner} is not a string (quote it)`);
-  return value;
-}
-
-function readBoolean(body: YamlMap, field: string, owner: string): boolean | Problem {
-  const value = body[field];
-  if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean')
-    return notKubeconfig(`"${field}" of ${owner} is not true or false`);
-  return value;
-}
-
-interface NamedEntry {
-  readonly name: string;
-  readonly body: YamlMap;
-}
-
-function readNamedList(
-  root: YamlMap,
-  list: 'clusters' | 'users' | 'contexts',
-  field: 'cluster' | 'user' | 'context',
-): NamedEntry[] | Problem {
-  const value = root[list];
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) return notKubeconfig(`"${list}" is not a list`);
-  const entries: NamedEntry[] = [];
-  for (const [index, entry] of (value as unknown[]).entries()) {
-    if (!isMap(entry)) return notKubeconfig(`${list}[${index}] is not a mapping`);
-    const name = entry['name'];
-    if (typeof name !== 'string' || name === '')
-      return notKubeconfig(`${list}[${index}] has no name`);
-    const body = entry[field];
-    if (body !== undefined && body !== null && !isMap(body))
-      return notKubeconfig(
-        `"${field}" of ${list}[${index}] (${JSON.stringify(name)}) is not a mapping`,
-      );
-    entries.push({ name, body: body ?? {} });
-  }
-  return entries;
-}
-
-function findNamed(
-  entries: readonly NamedEntry[],
-  name: string,
-  kind: string,
-  referrer: string,
-): NamedEntry | Problem {
-  const found = entries.filter((entry) => entry.name === name);
-  if (found.length === 1 && found[0] !== undefined) return found[0];
-  const known = entries
-    .map((entry) => JSON.stringify(entry.name))
-    .slice(0, 10)
-    .join(', ');
-  if (found.length > 1) {
-    return new Problem(
-      'kubeconfig-context-dangling',
-      `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig defines ${found.length} times`,
-      `keep a single ${kind} of that name`,
-    );
-  }
-  return new Problem(
-    'kubeconfig-context-dangling',
-    `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig does not define`,
-    entries.length === 0 ? `add the ${kind} to the kubeconfig` : `point it at one of ${known}`,
-  );
-}
-
-// ---------------------------------------------------------------------------------------
-// Context choice: the only cluster+user pair, else current-context. Never a guess.
-
-interface Selected {
-  readonly cluster: NamedEntry;
-  readonly user: NamedEntry;
-}
-
-function selectPair(root: YamlMap): Selected | Problem {
-  const clusters = readNamedList(root, 'clusters', 'cluster');
-  if (clusters instanceof Problem) return clusters;
-  const users = readNamedList(root, 'users', 'user');
-  if (users instanceof Problem) return users;
-  const contexts = readNamedList(root, 'contexts', 'context');
-  if (contexts instanceof Problem) return contexts;
-
-  const [onlyCluster] = clusters;
-  const [onlyUser] = users;
-  if (
-    clusters.length === 1 &&
-    users.length === 1 &&
-    onlyCluster !== undefined &&
-    onlyUser !== undefined
-  ) {
-    return { cluster: onlyCluster, user: onlyUser };
-  }
-  const current = readString(root, 'current-context', 'the kubeconfig');
-  if (current instanceof Problem) return current;
-  if (current === undefined) {
-    const what =
-      clusters.length === 0
-        ? 'defines no cluster'
-        : users.length === 0
-          ? 'defines no user'
-          : `has ${clusters.length} clusters and ${users.length} users and no current-context`;
-    return new Problem(
-      'kubeconfig-no-context',
-      `the kubeconfig ${what}, so there is no way to tell which cluster to register`,
-      'set current-context, or store a kubeconfig with exactly one cluster and one user',
-    );
-  }
-  const context = findNamed(contexts, current, 'context', 'current-context');
-  if (context instanceof Problem) return context;
-  const referrer = `context ${JSON.stringify(current)}`;
-  const clusterName = readString(context.body, 'cluster', referrer);
-  if (clusterName instanceof Problem) return clusterName;
-  const userName = readString(context.body, 'user', referrer);
-  if (userName instanceof Problem) return userName;
-  if (clusterName === undefined || userName === undefined) {
-    return new Problem(
-      'kubeconfig-context-dangling',
-      `${referrer} (the current-context) names no ${clusterName === undefined ? 'cluster' : 'user'}`,
-      `set its ${clusterName === undefined ? 'cluster' : 'user'}`,
-    );
-  }
-  const cluster = findNamed(clusters, clusterName, 'cluster', referrer);
-  if (cluster instanceof Problem) return cluster;
-  const user = findNamed(users, userName, 'user', referrer);
-  if (user instanceof Problem) return user;
-  return { cluster, user };
 }
 
 // ---------------------------------------------------------------------------------------
