@@ -135,11 +135,11 @@ async function runOnce(
   );
   unreachable(report.gatherFailures, access);
   if (report.applied) {
-    // Logs each namespace's outcome once, and records Events for the registrations written.
-    await new OutcomeReporter(access, config.targetNamespace, logger, { onlyWrites: true }).report(
-      report,
-      true,
-    );
+    // Logs each namespace's outcome and records its Events as a daemon's first pass would
+    // (Registered for each write, Refused and why, Stale), so the command the docs give
+    // (`kubectl events -n <namespace>`) shows why a namespace was refused. A dry run records
+    // nothing. A one-shot run has no memory, so each run records current refusals again.
+    await new OutcomeReporter(access, config.targetNamespace, logger).report(report, true);
   }
 
   // A dry run still asks the API server to validate each write (server-side dry run), so
