@@ -7,12 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  REPO,
-  createSourceNamespace,
-  createWorld,
-  putK3kKubeconfig,
-} from '../test-support/e2e.js';
+import { REPO, createSourceNamespace, createWorld, putK3kKubeconfig } from '../test-support/e2e.js';
 import type { World } from '../test-support/e2e.js';
 
 interface Shell {
