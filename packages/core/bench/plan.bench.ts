@@ -1,6 +1,6 @@
 // Benchmark of plan() on generated snapshots of 1,000, 10,000 and 100,000 managed namespaces,
 // each with a real kubeconfig Secret (real CA, client certificate and key from the committed
-// openssl fixtures). Budget (DESIGN §8): 10,000 namespaces in ≤ 100 ms with kubeconfigs
+// openssl fixtures). Budget (docs/behaviour.md#budgets): 10,000 namespaces in ≤ 100 ms with kubeconfigs
 // already parsed, and roughly linear growth.
 //
 // Scenarios, each the median of several runs after a warm-up:
@@ -255,7 +255,7 @@ function report(rows: readonly Row[], pending: readonly number[]): void {
     pending.length === 0
       ? ''
       : `\nNot measured (the run stopped before): ${pending.map((size) => size.toLocaleString('en-US')).join(', ')} namespaces.\n`;
-  const markdown = `## plan() — DESIGN §8: 10,000 namespaces ≤ ${BUDGET_MS} ms with kubeconfigs pre-parsed
+  const markdown = `## plan() — [budget](../behaviour.md#budgets): 10,000 namespaces ≤ ${BUDGET_MS} ms with kubeconfigs pre-parsed
 
 Command: \`pnpm bench -- plan\` (script \`packages/core/bench/plan.bench.ts\`).
 Machine: ${machine}.

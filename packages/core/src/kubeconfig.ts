@@ -1,4 +1,4 @@
-// kubeconfig → ArgoCD cluster config (DESIGN §5). Pure and total: any text gives either a
+// kubeconfig → ArgoCD cluster config (docs/behaviour.md#kubeconfig-translation). Pure and total: any text gives either a
 // Translation that ArgoCD's parser accepts or a Refusal that names the Secret and the fix.
 //
 // One malformed cluster Secret breaks ApplicationSet pruning for every cluster, so the output

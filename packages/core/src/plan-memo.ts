@@ -1,4 +1,4 @@
-// What plan() may remember between passes (DESIGN §8: a steady-state pass re-parses and
+// What plan() may remember between passes (docs/behaviour.md#budgets: a steady-state pass re-parses and
 // rebuilds nothing). Everything here is the result of a pure function of inputs that are
 // immutable for a given identity, Kubernetes' uid + resourceVersion, so a plan made with a
 // warm memo is byte-identical to one made without it. The caller owns the memo (one per

@@ -59,7 +59,7 @@ function fakeTranslator(): { translate: Translator; calls: string[] } {
 }
 
 describe('PROVIDER_PRESETS', () => {
-  it('matches DESIGN §3', () => {
+  it('matches the provider table of docs/behaviour.md#discovery', () => {
     expect(PROVIDER_PRESETS).toEqual({
       k3k: {
         name: 'k3k',

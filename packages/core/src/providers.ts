@@ -1,5 +1,5 @@
 // Provider presets (where each provisioner writes its child cluster's kubeconfig) and the
-// choice of kubeconfig among a namespace's candidate Secrets (DESIGN §3).
+// choice of kubeconfig among a namespace's candidate Secrets (docs/behaviour.md#discovery).
 
 import type {
   CandidateRef,

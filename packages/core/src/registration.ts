@@ -1,4 +1,4 @@
-// The registration Secret a namespace asks for (DESIGN §4), built from its translated
+// The registration Secret a namespace asks for (docs/behaviour.md#the-registration-secret), built from its translated
 // kubeconfig, and the two metadata-only variants: demoted and restored.
 
 import { encodeBase64Text } from './base64.js';
@@ -23,7 +23,7 @@ import type {
   Warning,
 } from './types.js';
 
-/** Per-annotation, count and total limits for copied namespace annotations (DESIGN §4). */
+/** Per-annotation, count and total limits for copied namespace annotations (docs/behaviour.md#the-registration-secret). */
 export const ANNOTATION_LIMITS = { valueBytes: 4096, keys: 32, totalBytes: 32768 } as const;
 
 /** Data keys the registrar writes; any other data key on a registration belongs to someone else. */

@@ -159,7 +159,7 @@ export function redactSecret(secret: DesiredSecret): RedactedSecret {
 
 const FINGERPRINT = /^sha256:[0-9a-f]{12,64}$/;
 
-/** Registration data keys that hold no secret (DESIGN §4); anything else is fingerprinted. */
+/** Registration data keys that hold no secret (docs/behaviour.md#the-registration-secret); anything else is fingerprinted. */
 const CLEAR_DATA_KEYS: ReadonlySet<string> = new Set([
   'name',
   'server',

@@ -1,4 +1,4 @@
-// ArgoCD's rules for a cluster Secret (DESIGN §5), written independently of the translator so
+// ArgoCD's rules for a cluster Secret (docs/behaviour.md#kubeconfig-translation), written independently of the translator so
 // the properties check the planner's output against the rules, not against itself.
 
 import { decodeBase64, decodeBase64Text, encodeBase64 } from '../base64.js';
