@@ -111,6 +111,7 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 
 {{/* Combinations the schema cannot express; each fails the render with what to change. */}}
 {{- define "acr.validate" -}}
+{{- include "acr.validateForms" . -}}
 {{- if and (or .Values.secretNamePattern .Values.secretKey) .Values.providers -}}
 {{- fail (printf "values: secretNamePattern/secretKey (legacy) cannot be combined with providers %v: either remove secretNamePattern and secretKey and list providers (a custom one is custom:<glob>=<key>, e.g. custom:%s=%s), or set providers: []" .Values.providers (default "k3k-*-kubeconfig" .Values.secretNamePattern) (default "kubeconfig.yaml" .Values.secretKey)) -}}
 {{- end -}}
