@@ -12,7 +12,7 @@ import {
   snapshotFromJson,
   snapshotToJson,
 } from '@argocd-cluster-registrar/core';
-import type { Config, Plan } from '@argocd-cluster-registrar/core';
+import type { Action, Config, Plan } from '@argocd-cluster-registrar/core';
 import { applyPlan, createGatherer, loadKubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import type {
   ActionResult,
@@ -218,10 +218,16 @@ function printPlan(
     );
     return;
   }
+  // After an apply the headers say what was done ("was created"), not what will be.
+  const resultOf = (action: Action): 'applied' | 'failed' | undefined => {
+    const result = results?.find((r) => r.action === action);
+    return result === undefined ? undefined : result.status === 'applied' ? 'applied' : 'failed';
+  };
   io.stdout(
     renderPlanText(planned, {
       color: io.stdoutIsTty && io.env['NO_COLOR'] === undefined,
       dryRun: config.dryRun,
+      ...(results !== undefined ? { results: resultOf } : {}),
     }),
   );
   if (results !== undefined && results.length > 0) {

@@ -140,7 +140,11 @@ export class OutcomeReporter {
         this.logger.warn('registration stale', { ...fields, detail: message });
         return;
       case 'skipped':
-        this.logger.warn('namespace skipped', { ...fields, detail: message });
+        // A missing cluster label is also a plan warning, logged by reportWarnings; a second
+        // warn line for the same fact is noise. (A terminating namespace has no warning.)
+        if (outcome.reason?.code === 'cluster-label-missing')
+          this.logger.debug('namespace skipped', { ...fields, detail: message });
+        else this.logger.info('namespace skipped', { ...fields, detail: message });
         return;
     }
   }

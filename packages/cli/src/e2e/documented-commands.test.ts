@@ -7,7 +7,13 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { REPO, createSourceNamespace, createWorld, putK3kKubeconfig } from '../test-support/e2e.js';
+import {
+  REPO,
+  createSourceNamespace,
+  createWorld,
+  kubeconfigYaml,
+  putK3kKubeconfig,
+} from '../test-support/e2e.js';
 import type { World } from '../test-support/e2e.js';
 
 interface Shell {
@@ -103,5 +109,28 @@ describe('the documented Events command', () => {
     expect(events.code, events.stderr).toBe(0);
     expect(events.stdout).toMatch(/Warning\s+Refused\s+Namespace\//);
     expect(events.stdout).toContain(`Secret k3k-broken-kubeconfig key kubeconfig.yaml`);
+  });
+});
+
+describe('what an applying --once run prints', () => {
+  it('says what it did ("was created"), and a skipped namespace once', async () => {
+    const ok = await createSourceNamespace(world, { cluster: 'done' });
+    await putK3kKubeconfig(world, ok.metadata?.name ?? '', kubeconfigYaml(world.child), 'done');
+    const skipped = await createSourceNamespace(world, { cluster: null });
+    const run = await shell(
+      `argocd-cluster-registrar --once --log-format text --target-namespace ${world.target} --managed-by ${world.managedBy}`,
+      { KUBECONFIG: world.host.kubeconfigPath },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`+ ${world.target}/cluster-done was created (cluster "done")`);
+    expect(run.stdout).not.toContain('will be created');
+    expect(run.stdout).toContain('Applied 1 of 1 change(s).');
+    // The missing cluster label is reported once on each channel: the preview's warning, and
+    // one log line (the plan warning), not a second "namespace skipped" line.
+    const name = skipped.metadata?.name ?? '';
+    const logLines = run.stderr.split('\n').filter((line) => line.includes(`namespace=${name}`));
+    expect(logLines).toHaveLength(1);
+    expect(logLines[0]).toContain('plan warning');
+    expect(run.stdout.split(`! ${name}:`)).toHaveLength(2);
   });
 });
