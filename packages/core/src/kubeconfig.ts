@@ -87,8 +87,7 @@ function parseYaml(text: string): Parsed {
       };
     }
     const root: unknown = document.toJS({ maxAliasCount: 100 });
-    if (root === null || root === undefined)
-      return { ok: false, problem: 'is empty', empty: true };
+    if (root === null || root === undefined) return { ok: false, problem: 'is empty', empty: true };
     if (!isMap(root)) return { ok: false, problem: 'is not a YAML mapping', empty: false };
     return { ok: true, root };
   } catch {
