@@ -22,7 +22,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['packages/core/**/*.test.ts'],
+          // docs/: the Markdown link check (reads files only).
+          include: ['packages/core/**/*.test.ts', 'docs/**/*.test.ts'],
           testTimeout: 30_000,
         },
       },

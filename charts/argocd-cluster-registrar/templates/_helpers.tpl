@@ -111,6 +111,7 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 
 {{/* Combinations the schema cannot express; each fails the render with what to change. */}}
 {{- define "acr.validate" -}}
+{{- include "acr.validateForms" . -}}
 {{- if and (or .Values.secretNamePattern .Values.secretKey) .Values.providers -}}
 {{- fail (printf "values: secretNamePattern/secretKey (legacy) cannot be combined with providers %v: either remove secretNamePattern and secretKey and list providers (a custom one is custom:<glob>=<key>, e.g. custom:%s=%s), or set providers: []" .Values.providers (default "k3k-*-kubeconfig" .Values.secretNamePattern) (default "kubeconfig.yaml" .Values.secretKey)) -}}
 {{- end -}}
@@ -125,5 +126,15 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 {{- end -}}
 {{- if and (not .Values.serviceAccount.create) (not .Values.serviceAccount.name) -}}
 {{- fail "values: serviceAccount.create is false, so serviceAccount.name must name the existing ServiceAccount to run as and bind the roles to" -}}
+{{- end -}}
+{{- /*
+The Role, its binding and the Lease live in targetNamespace: when it is missing, the install
+would fail late (the Role is refused after the cluster-wide objects exist) and leave a failed
+release behind. Checked before anything is sent. lookup returns nothing without a cluster
+(helm template, lint, client dry run), so the check runs only where kube-system is visible,
+i.e. against a real cluster.
+*/ -}}
+{{- if and (lookup "v1" "Namespace" "" "kube-system") (not (lookup "v1" "Namespace" "" .Values.targetNamespace)) -}}
+{{- fail (printf "values: targetNamespace %q does not exist in this cluster. It must be ArgoCD's namespace (where ArgoCD reads cluster Secrets); install ArgoCD first, create it (kubectl create namespace %s), or set targetNamespace to the namespace ArgoCD runs in (e.g. --set targetNamespace=argocd). Nothing was installed." .Values.targetNamespace .Values.targetNamespace) -}}
 {{- end -}}
 {{- end -}}

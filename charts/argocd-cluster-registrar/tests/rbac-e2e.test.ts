@@ -532,7 +532,8 @@ describe('the whole chart on a real API server', () => {
       '--namespace',
       'default',
       '--set',
-      'labelPrefix=registrar.example.com/,managedBy=team-a',
+      // targetNamespace must exist on the plane: a server dry run checks it (lookup).
+      'labelPrefix=registrar.example.com/,managedBy=team-a,targetNamespace=default',
     ]);
     expect(result.code, `${bin}: ${result.stderr}`).toBe(0);
     const notes = result.stdout.slice(result.stdout.indexOf('NOTES:'));

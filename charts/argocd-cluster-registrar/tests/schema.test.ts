@@ -70,28 +70,106 @@ describe('values.schema.json', () => {
     expect(await rejection({ interval: 60 })).toContain("at '/interval': got number, want string");
   });
 
-  test('malformed values are rejected with the accepted form', async () => {
-    expect(await rejection({ interval: '60' })).toContain("at '/interval'");
-    expect(await rejection({ labelPrefix: 'no-slash' })).toContain("at '/labelPrefix'");
-    expect(await rejection({ providers: ['k3s'] })).toContain(
-      "at '/providers/0': 'k3s' does not match pattern",
+  test.each([
+    [
+      { interval: '60' },
+      'values: interval "60" is not a duration: write a number followed by a unit (ns, us, ms, s, m, h), units may be combined (e.g. interval: 60s, or 1m30s)',
+    ],
+    [
+      { interval: '500ms' },
+      'values: interval "500ms" is shorter than the minimum of 1s: a full pass re-reads every kubeconfig (e.g. interval: 60s)',
+    ],
+    [
+      { demotedTTL: '7d' },
+      'values: demotedTTL "7d" is not a duration: write a number followed by a unit (ns, us, ms, s, m, h), units may be combined, or 0 (e.g. demotedTTL: 168h, or 1m30s)',
+    ],
+    [
+      { credentialRefreshWindow: '1 day' },
+      'values: credentialRefreshWindow "1 day" is not a duration: write a number followed by a unit (ns, us, ms, s, m, h), units may be combined, or 0 (e.g. credentialRefreshWindow: 24h, or 1m30s)',
+    ],
+    [
+      { targetNamespace: 'Argo_CD' },
+      `values: targetNamespace "Argo_CD" is not a namespace name: use lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters (e.g. targetNamespace: argocd)`,
+    ],
+    [
+      { targetNamespace: 'a'.repeat(64) },
+      `values: targetNamespace "${'a'.repeat(64)}" is not a namespace name`,
+    ],
+    [
+      { labelPrefix: 'no-slash' },
+      `values: labelPrefix "no-slash" is not a label prefix: write a DNS subdomain (lower-case letters, digits, '-' and '.') followed by '/' (e.g. labelPrefix: argocd-cluster-registrar/ or registrar.example.com/)`,
+    ],
+    [
+      { managedBy: '-team' },
+      `values: managedBy "-team" is not a label value: use letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 63 characters (e.g. managedBy: cluster-registrar)`,
+    ],
+    [
+      { providers: ['vcluster', 'k3s'] },
+      'values: providers[1] is "k3s", which is not a provider: use k3k, vcluster, kamaji, capi, or custom:<secret-name-glob>=<key>[,<key>...] (e.g. providers: [vcluster] or providers: ["custom:*-kubeconfig=kubeconfig"])',
+    ],
+    [
+      { secretKey: 'a/b' },
+      `values: secretKey "a/b" is not a Secret data key: use letters, digits, '-', '_' and '.' (e.g. secretKey: kubeconfig.yaml), or leave it empty`,
+    ],
+    [
+      { image: { digest: 'sha256:abc' } },
+      'values: image.digest "sha256:abc" is not an image digest: write sha256: followed by 64 lower-case hex digits',
+    ],
+  ])(
+    'a malformed value is refused by name, with its form and an example: %j',
+    async (values, message) => {
+      const stderr = await rejection(values);
+      expect(stderr).toContain(message);
+      // Never the raw pattern.
+      expect(stderr).not.toContain('does not match pattern');
+    },
+  );
+
+  test('well-formed values of those kinds pass', async () => {
+    const result = await template({
+      interval: '1m30s',
+      demotedTTL: '0',
+      credentialRefreshWindow: '1.5h',
+      targetNamespace: 'argo-cd',
+      labelPrefix: 'registrar.example.com/',
+      managedBy: 'Team_A.prod',
+      providers: ['kamaji', 'custom:*-kubeconfig=value,config'],
+      image: { digest: `sha256:${'ab'.repeat(32)}` },
+    });
+    expect(result.code, result.stderr).toBe(0);
+  });
+
+  test('enums and ranges read as they are (the schema says what it wants)', async () => {
+    expect(await rejection({ logFormat: 'xml' })).toContain(
+      "at '/logFormat': value must be one of 'auto', 'text', 'json'",
     );
-    expect(await rejection({ logFormat: 'xml' })).toContain("at '/logFormat'");
-    expect(await rejection({ metrics: { port: 70000 } })).toContain("at '/metrics/port'");
+    expect(await rejection({ metrics: { port: 70000 } })).toContain(
+      "at '/metrics/port': maximum: got 70,000, want 65,535",
+    );
   });
 
   test.each([
-    ['clusters', { clusters: ['dev', 'staging'] }],
-    ['autoDiscovery', { autoDiscovery: true }],
-    ['service', { service: { type: 'ClusterIP', port: 8080 } }],
+    [
+      'clusters',
+      { clusters: ['dev', 'staging'] },
+      'clusters are now found through namespace labels: label each namespace with argocd-cluster-registrar/managed-by and argocd-cluster-registrar/cluster',
+    ],
+    ['autoDiscovery', { autoDiscovery: true }, 'discovery through namespace labels is always on'],
+    [
+      'service',
+      { service: { type: 'ClusterIP', port: 8080 } },
+      'the metrics endpoint has its own optional Service, metrics.service',
+    ],
   ])(
-    'the 0.1.x value %s is rejected with a pointer to the migration guide',
-    async (key, values) => {
+    'the 0.1.x value %s is refused with what replaced it and the migration text shipped with the chart',
+    async (key, values, replacement) => {
       const stderr = await rejection(values);
       expect(stderr).toContain(
-        `at '/${key}': value must be 'a 0.1.x value, removed in 0.2.0: delete it (`,
+        `values: ${key} is a 0.1.x value, removed in 0.2.0: delete it (${replacement}). How to migrate: see "Migrating from 0.1.x" in the chart's README (helm show readme <chart>)`,
       );
-      expect(stderr).toContain('see docs/migrating.md');
+      const readme = await readFile(join(chartDir, 'README.md'), 'utf8');
+      expect(readme).toContain('\n## Migrating from 0.1.x\n');
+      expect(readme).toContain(`\`${key}\``);
     },
   );
 });

@@ -1,4 +1,4 @@
-// Latency of the daemon against a real control plane (DESIGN §8: p99 ≤ 2 s each):
+// Latency of the daemon against a real control plane (budget in docs/behaviour.md#budgets: p99 ≤ 2 s each):
 //   appear:  a labelled namespace is waiting; its kubeconfig Secret is created → registered
 //   delete:  a registered namespace is deleted and finalized → registration removed
 // The daemon runs as users run it (a child process, default timing, 60s interval, so a full

@@ -1,4 +1,4 @@
-// Resident memory of the SHIPPED daemon with N registered clusters (DESIGN §8: 10,000
+// Resident memory of the SHIPPED daemon with N registered clusters (docs/behaviour.md#budgets: 10,000
 // registered clusters ≤ 256 MiB). The daemon runs from packages/cli/dist as the image runs it
 // (plain `node dist/main.js`, no tsx, NODE_ENV=production) against its own control plane
 // holding N labelled namespaces, each with a k3k kubeconfig Secret (real embedded CA, client
@@ -515,7 +515,7 @@ function renderRun(r: Result, load: string, startedLoad: string, build: string):
 
 const DOC_HEADER = `## Resident memory of the shipped daemon (\`packages/cli/bench/memory.bench.ts\`)
 
-Budget (DESIGN §8): 10,000 registered clusters, resident memory ≤ ${BUDGET_MIB} MiB (also the
+Budget ([budget](../behaviour.md#budgets)): 10,000 registered clusters, resident memory ≤ ${BUDGET_MIB} MiB (also the
 chart's memory limit).
 
 The bench starts its own plane (\`scripts/control-plane up --name ${PLANE}\`), creates N labelled

@@ -12,7 +12,7 @@ import {
   snapshotFromJson,
   snapshotToJson,
 } from '@argocd-cluster-registrar/core';
-import type { Config, Plan } from '@argocd-cluster-registrar/core';
+import type { Action, Config, Plan } from '@argocd-cluster-registrar/core';
 import { applyPlan, createGatherer, loadKubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import type {
   ActionResult,
@@ -135,11 +135,11 @@ async function runOnce(
   );
   unreachable(report.gatherFailures, access);
   if (report.applied) {
-    // Logs each namespace's outcome once, and records Events for the registrations written.
-    await new OutcomeReporter(access, config.targetNamespace, logger, { onlyWrites: true }).report(
-      report,
-      true,
-    );
+    // Logs each namespace's outcome and records its Events as a daemon's first pass would
+    // (Registered for each write, Refused and why, Stale), so the command the docs give
+    // (`kubectl events -n <namespace>`) shows why a namespace was refused. A dry run records
+    // nothing. A one-shot run has no memory, so each run records current refusals again.
+    await new OutcomeReporter(access, config.targetNamespace, logger).report(report, true);
   }
 
   // A dry run still asks the API server to validate each write (server-side dry run), so
@@ -218,10 +218,16 @@ function printPlan(
     );
     return;
   }
+  // After an apply the headers say what was done ("was created"), not what will be.
+  const resultOf = (action: Action): 'applied' | 'failed' | undefined => {
+    const result = results?.find((r) => r.action === action);
+    return result === undefined ? undefined : result.status === 'applied' ? 'applied' : 'failed';
+  };
   io.stdout(
     renderPlanText(planned, {
       color: io.stdoutIsTty && io.env['NO_COLOR'] === undefined,
       dryRun: config.dryRun,
+      ...(results !== undefined ? { results: resultOf } : {}),
     }),
   );
   if (results !== undefined && results.length > 0) {

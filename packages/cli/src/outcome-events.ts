@@ -30,15 +30,10 @@ export class OutcomeReporter {
   private readonly seen = new Map<string, Seen>();
   private warnings = new Set<string>();
 
-  /**
-   * `onlyWrites`: a one-shot run has no memory of earlier runs, so it reports only what it
-   * changed (a CronJob would otherwise repeat every refusal on every run).
-   */
   constructor(
     private readonly access: KubeAccess,
     private readonly targetNamespace: string,
     private readonly logger: Logger,
-    private readonly options: { readonly onlyWrites?: boolean } = {},
   ) {}
 
   /**
@@ -65,8 +60,7 @@ export class OutcomeReporter {
       this.seen.set(outcome.namespace, { key });
       this.log(outcome, category, previous === undefined);
       const event = eventFor(outcome, category, previous === undefined, this.targetNamespace);
-      if (event !== undefined && (this.options.onlyWrites !== true || write?.status === 'applied'))
-        events.push(event);
+      if (event !== undefined) events.push(event);
     }
     for (const name of [...this.seen.keys()]) if (!present.has(name)) this.seen.delete(name);
     this.reportWarnings(pass);
@@ -146,7 +140,11 @@ export class OutcomeReporter {
         this.logger.warn('registration stale', { ...fields, detail: message });
         return;
       case 'skipped':
-        this.logger.warn('namespace skipped', { ...fields, detail: message });
+        // A missing cluster label is also a plan warning, logged by reportWarnings; a second
+        // warn line for the same fact is noise. (A terminating namespace has no warning.)
+        if (outcome.reason?.code === 'cluster-label-missing')
+          this.logger.debug('namespace skipped', { ...fields, detail: message });
+        else this.logger.info('namespace skipped', { ...fields, detail: message });
         return;
     }
   }

@@ -126,7 +126,7 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
 }
 
 // One plan memo per gatherer, so it lives as long as the daemon's view of the world and its
-// parse cache: a steady-state pass then rebuilds nothing (DESIGN §8).
+// parse cache: a steady-state pass then rebuilds nothing (docs/behaviour.md#budgets).
 const planMemos = new WeakMap<Gatherer, PlanMemo>();
 
 function planMemoFor(gatherer: Gatherer): PlanMemo {

@@ -53,20 +53,19 @@ export function parseYaml(text: string): Parsed {
       const detail = (issue.message.split('\n')[0] ?? '').slice(0, 120);
       return {
         ok: false,
-        problem: `it is not valid YAML (${detail}${line === undefined ? '' : ` at line ${line}`})`,
+        problem: `is not valid YAML (${detail}${line === undefined ? '' : ` at line ${line}`})`,
         empty: false,
       };
     }
     const root: unknown = document.toJS({ maxAliasCount: 100 });
-    if (root === null || root === undefined)
-      return { ok: false, problem: 'it is empty', empty: true };
-    if (!isMap(root)) return { ok: false, problem: 'it is not a YAML mapping', empty: false };
+    if (root === null || root === undefined) return { ok: false, problem: 'is empty', empty: true };
+    if (!isMap(root)) return { ok: false, problem: 'is not a YAML mapping', empty: false };
     return { ok: true, root };
   } catch {
     // toJS throws on alias bombs and similar; to the user that is simply unreadable YAML.
     return {
       ok: false,
-      problem: 'it is not valid YAML (too many aliases or a malformed structure)',
+      problem: 'is not valid YAML (too many aliases or a malformed structure)',
       empty: false,
     };
   }

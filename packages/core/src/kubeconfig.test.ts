@@ -687,10 +687,10 @@ describe('proxy-url', () => {
 
 describe('unreadable text', () => {
   it.each([
-    ['empty text', '', 'the kubeconfig it is empty'],
-    ['a YAML list', '- a\n- b\n', 'is not a YAML mapping'],
+    ['empty text', '', 'the kubeconfig is empty'],
+    ['a YAML list', '- a\n- b\n', 'the kubeconfig is not a YAML mapping'],
     ['a scalar', 'hello', 'is not a YAML mapping'],
-    ['broken YAML', 'clusters: [\n', 'is not valid YAML'],
+    ['broken YAML', 'clusters: [\n', 'the kubeconfig is not valid YAML ('],
     ['duplicate keys', 'a: 1\na: 2\n', 'is not valid YAML'],
     ['two documents', 'a: 1\n---\nb: 2\n', 'is not valid YAML'],
     ['a custom tag', 'clusters: !foo x\n', 'is not valid YAML'],

@@ -225,6 +225,55 @@ Plan: 1 to create, 1 to update, 1 to demote, 1 to delete.
     );
   });
 
+  it('after an apply, says what was done and what failed instead of what will be', () => {
+    const text = renderPlanText(
+      { actions: [create, remove], outcomes: [], warnings: [] },
+      { results: (action) => (action === create ? 'applied' : 'failed') },
+    );
+    expect(text).toContain('+ argocd/cluster-alpha was created (cluster "alpha")\n');
+    expect(text).toContain(
+      '- argocd/cluster-gone was not deleted: the write failed, see the log (cluster "gone")\n',
+    );
+    expect(text).not.toContain('will be');
+    // Without results (a preview) the future tense stays.
+    expect(renderPlanText({ actions: [create], outcomes: [], warnings: [] })).toContain(
+      '+ argocd/cluster-alpha will be created (cluster "alpha")\n',
+    );
+  });
+
+  it('prints a stale refusal once: the reason already quotes the lone candidate', () => {
+    const refusal = {
+      code: 'kubeconfig-not-yaml' as const,
+      message: 'namespace k3k-rot, Secret k3k-rot-kubeconfig key kubeconfig.yaml: it is broken',
+    };
+    const text = renderPlanText({
+      actions: [],
+      outcomes: [
+        outcome('k3k-rot', 'stale', {
+          cluster: 'rot',
+          reason: {
+            code: 'kubeconfig-not-yaml',
+            message: `its kubeconfig is unusable: ${refusal.message}; cluster-rot keeps its last registered credentials until this is fixed`,
+          },
+          rejected: [
+            {
+              candidate: {
+                namespace: 'k3k-rot',
+                secret: 'k3k-rot-kubeconfig',
+                key: 'kubeconfig.yaml',
+                provider: 'k3k',
+              },
+              refusal,
+            },
+          ],
+        }),
+      ],
+      warnings: [],
+    });
+    expect(text.split(refusal.message)).toHaveLength(2);
+    expect(text).not.toContain('candidate k3k-rot-kubeconfig');
+  });
+
   it('announces a dry run', () => {
     expect(
       renderPlanText({ actions: [remove], outcomes: [], warnings: [] }, { dryRun: true }),

@@ -14,6 +14,11 @@ export interface RenderTextOptions {
   readonly color?: boolean;
   /** Say that nothing will be written. */
   readonly dryRun?: boolean;
+  /**
+   * After an apply: each action's result (`undefined`: not attempted). The headers then say
+   * what was done ("was created") or not done, instead of what will be.
+   */
+  readonly results?: (action: Action) => 'applied' | 'failed' | undefined;
 }
 
 /** Symbol per action kind. `»` for demote: the registration moves aside, it is not removed. */
@@ -48,7 +53,7 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
   if (plan.actions.length > 0) {
     lines.push(LEGEND, '');
     for (const action of plan.actions) {
-      lines.push(...renderAction(action, paint), '');
+      lines.push(...renderAction(action, paint, options.results?.(action)), '');
     }
   }
 
@@ -165,10 +170,21 @@ function painter(color: boolean): Painter {
   return { bold: sgr('1'), dim: sgr('2'), kind: (kind, text) => byKind[kind](text), red, yellow };
 }
 
-function renderAction(action: Action, paint: Painter): string[] {
+function renderAction(
+  action: Action,
+  paint: Painter,
+  result: 'applied' | 'failed' | undefined,
+): string[] {
   const target = actionTarget(action);
+  const verb = ACTION_VERBS[action.kind];
+  const done =
+    result === 'applied'
+      ? `was ${verb}`
+      : result === 'failed'
+        ? paint.red(`was not ${verb}: the write failed, see the log`)
+        : `will be ${verb}`;
   const lines = [
-    `${paint.kind(action.kind, ACTION_SYMBOLS[action.kind])} ${paint.bold(`${target.namespace}/${target.name}`)} will be ${ACTION_VERBS[action.kind]} (cluster ${JSON.stringify(action.cluster)})`,
+    `${paint.kind(action.kind, ACTION_SYMBOLS[action.kind])} ${paint.bold(`${target.namespace}/${target.name}`)} ${done} (cluster ${JSON.stringify(action.cluster)})`,
     `    ${paint.dim('reason:')} ${describeReason(action)}`,
   ];
   if (action.kind !== 'delete') {
@@ -208,8 +224,9 @@ function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter)
     outcome.reason === undefined ? '' : `: ${outcome.reason.message} [${outcome.reason.code}]`;
   const lines = [`  ${state}  ${outcome.namespace}${cluster}${why}`];
   for (const { candidate, refusal } of outcome.rejected) {
-    // The reason already quotes a lone candidate's refusal; saying it twice is noise.
-    if (refusal.message === outcome.reason?.message) continue;
+    // The reason already quotes a lone candidate's refusal (a stale reason wraps it in what
+    // is kept); saying it twice is noise.
+    if (outcome.reason?.message.includes(refusal.message) === true) continue;
     lines.push(
       `  ${' '.repeat(width)}    ${paint.dim('candidate')} ${candidate.secret}[${candidate.key}] (${candidate.provider}): ${refusal.message} [${refusal.code}]`,
     );

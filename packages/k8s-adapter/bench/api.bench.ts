@@ -1,5 +1,5 @@
 // Benchmark of the adapter against a real kube-apiserver + etcd (scripts/control-plane,
-// plane `bench`), DESIGN §8:
+// plane `bench`), budgets in docs/behaviour.md#budgets:
 //   initial registration  1,000 labelled namespaces with k3k kubeconfig Secrets, nothing
 //                         registered: gather + plan + apply, time and API requests.
 //   steady state          the daemon's periodic full pass over the same 1,000 (warm
@@ -460,7 +460,7 @@ ${table}
 Steady-state requests by verb and resource (middle pass): ${breakdown(middle.server)}.
 Initial registration requests by verb and resource: ${breakdown(initial.server)}.
 
-Budget (DESIGN §8): steady state zero writes, requests ≈ managed namespaces + a small constant;
+Budget ([budget](../behaviour.md#budgets)): steady state zero writes, requests ≈ managed namespaces + a small constant;
 10,000 registrations ≤ 256 MiB resident. The memory scenario is synthetic (no API): 10,000
 managed namespaces with real k3k kubeconfigs (CA, client certificate and key), their 10,000
 registrations, the steady plan and the adapter's translation cache, all held while measuring.

@@ -1,6 +1,6 @@
 // Kubeconfig parsing is the expensive part of a pass; a Secret that has not changed since
 // the last pass (same uid and resourceVersion) translates to the same result, so a
-// steady-state pass re-parses nothing (DESIGN §8).
+// steady-state pass re-parses nothing (docs/behaviour.md#budgets).
 import type {
   ObservedSecret,
   Provider,
