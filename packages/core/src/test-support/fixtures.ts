@@ -46,8 +46,6 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     intervalMs: MINUTE,
     demotedTtlMs: DAY,
     credentialRefreshWindowMs: 0,
-    dryRun: false,
-    debug: false,
     ...overrides,
   };
 }
