@@ -19,6 +19,7 @@ import type {
   NamespaceWatch,
   PlanWriter,
 } from '@argocd-cluster-registrar/k8s-adapter';
+import { EXIT_ERROR } from './exit-codes.js';
 import type { Logger } from './logging.js';
 import type { RegistrarMetrics } from './metrics.js';
 import { OutcomeReporter } from './outcome-events.js';
@@ -42,6 +43,29 @@ export interface DaemonOptions {
   /** Called after every pass (tests and benchmarks observe progress through it). */
   readonly onPass?: (report: PassReport) => void;
   readonly now?: () => number;
+}
+
+/**
+ * Resolves with the name of the first SIGTERM or SIGINT; a second one while the daemon
+ * drains exits at once (exit code 1).
+ */
+export function stopSignal(): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const first = (signal: string) => (): void => {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      const force = (): void => {
+        process.exit(EXIT_ERROR);
+      };
+      process.once('SIGTERM', force);
+      process.once('SIGINT', force);
+      resolve(signal);
+    };
+    const onTerm = first('SIGTERM');
+    const onInt = first('SIGINT');
+    process.once('SIGTERM', onTerm);
+    process.once('SIGINT', onInt);
+  });
 }
 
 export class Daemon {

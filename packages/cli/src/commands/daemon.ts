@@ -1,5 +1,5 @@
-// The daemon command: probes and metrics servers, the manager, and an orderly stop on
-// SIGTERM/SIGINT (a second signal while draining exits at once).
+// The daemon command: the probes and metrics servers, the manager, and an orderly stop on
+// the first SIGTERM/SIGINT.
 
 import type { Config } from '@argocd-cluster-registrar/core';
 import {
@@ -9,11 +9,11 @@ import {
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import { serverOf } from '../connect.js';
-import { EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
+import { EXIT_OK } from '../exit-codes.js';
 import type { CliOptions } from '../flags.js';
 import { version } from '../io.js';
 import type { Logger } from '../logging.js';
-import { Daemon } from '../manager.js';
+import { Daemon, stopSignal } from '../manager.js';
 import { RegistrarMetrics } from '../metrics.js';
 import { startServers } from '../server.js';
 
@@ -55,22 +55,10 @@ export async function runDaemon(
     leaderElect: options.leaderElect,
   });
 
-  const stopped = new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => {
-      resolve('SIGTERM');
-    });
-    process.once('SIGINT', () => {
-      resolve('SIGINT');
-    });
-  });
+  const stopped = stopSignal();
   daemon.start();
   const signal = await stopped;
   logger.info('shutting down', { signal });
-  const force = (): void => {
-    process.exit(EXIT_ERROR);
-  };
-  process.once('SIGTERM', force);
-  process.once('SIGINT', force);
   await daemon.stop();
   await servers.close();
   logger.info('stopped');
