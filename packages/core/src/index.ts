@@ -53,3 +53,6 @@ export {
   type PlanSummary,
 } from './render-json.js';
 export { snapshotToJson, snapshotFromJson, SNAPSHOT_FORMAT_VERSION } from './snapshot-io.js';
+
+// Exhaustiveness
+export { assertNever } from './assert-never.js';
