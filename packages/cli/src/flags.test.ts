@@ -96,7 +96,10 @@ describe('parseFlags', () => {
 
   it('rejects a value flag without its value', () => {
     expect(errors(['--interval'])).toEqual([
-      'flag --interval needs a value: --interval=<duration> such as 500ms, 60s, 1m30s or 168h',
+      'flag --interval needs a value: --interval=<duration> such as 30s, 60s, 1m30s or 5m',
+    ]);
+    expect(errors(['--demoted-ttl'])).toEqual([
+      'flag --demoted-ttl needs a value: --demoted-ttl=<duration> such as 500ms, 60s, 1m30s or 168h',
     ]);
   });
 

@@ -289,7 +289,7 @@ function flagForm(setting: Setting): string {
     case 'enum':
       return `--${name}=<${(setting.values ?? []).join('|')}>`;
     case 'duration':
-      return `--${name}=<duration> such as 500ms, 60s, 1m30s or 168h`;
+      return `--${name}=<duration> such as ${setting.examples ?? '500ms, 60s, 1m30s or 168h'}`;
     case 'addr':
       return `--${name}=[host]:port, or --${name}='' to disable`;
     case 'list':

@@ -47,6 +47,8 @@ export interface Setting {
   readonly defaultText?: string;
   readonly values?: readonly string[];
   readonly placeholder?: string;
+  /** Example values for messages, all of them accepted (an interval is at least 1s). */
+  readonly examples?: string;
   /** Set only through the environment (no flag). */
   readonly envOnly?: true;
 }
@@ -127,6 +129,7 @@ const ROWS: readonly Row[] = [
     chart: { value: 'interval', example: '30s', passes: '30s' },
     defaultText: '60s',
     placeholder: 'duration',
+    examples: '30s, 60s, 1m30s or 5m',
     help: 'Time between full passes; also the minimum gap between credential-only writes.',
   },
   {
