@@ -29,7 +29,7 @@ if [[ "${1:-}" == "--print-replaces" ]]; then
   exit 0
 fi
 
-cache_root="${ACR_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/argocd-cluster-registrar}"
+cache_root="${REGISTRAR_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/argocd-cluster-registrar}"
 bin="$cache_root/bin-k8s-$KUBE_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION"
 mkdir -p "$bin"
 # One build at a time per machine (several `control-plane up` may start together).

@@ -66,12 +66,12 @@ export function run(
 let toolsBin: Promise<string> | undefined;
 
 /**
- * The directory holding helm, kubectl, kube-apiserver and etcd: $ACR_TOOLS_BIN, or what
+ * The directory holding helm, kubectl, kube-apiserver and etcd: $REGISTRAR_TOOLS_BIN, or what
  * tools/build.sh prints as its last line (it builds only what is missing from its cache).
  */
 export function toolsBinDir(): Promise<string> {
   toolsBin ??= (async () => {
-    const fromEnv = process.env['ACR_TOOLS_BIN'];
+    const fromEnv = process.env['REGISTRAR_TOOLS_BIN'];
     if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
     const result = await run(join(repoRoot, 'tools/build.sh'), [], { timeoutMs: 60 * 60_000 });
     const last = result.stdout.trim().split('\n').at(-1);

@@ -1,6 +1,6 @@
 // The chart README's values table, derived from values.yaml (every key and its default) and
 // values.schema.json (its description), so the table cannot drift from the chart: readme.test.ts
-// compares the README with this, and rewrites it when ACR_UPDATE_CHART_README=1.
+// compares the README with this, and rewrites it when REGISTRAR_UPDATE_CHART_README=1.
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -7,12 +7,12 @@
 //   pnpm build && node --expose-gc --import tsx packages/cli/bench/memory.bench.ts [N]
 //   (`pnpm bench memory` runs it with the default N = 10,000; a run takes 2-3 minutes)
 //
-// ACR_BENCH_MEMORY_DIAG=1 makes a diagnostic run: the daemon also gets --trace-gc,
+// REGISTRAR_BENCH_MEMORY_DIAG=1 makes a diagnostic run: the daemon also gets --trace-gc,
 // --heap-prof and a tiny preloaded probe logging process.memoryUsage() every second; the bench
 // prints where the live heap was allocated and the heap left after the last full collections.
 // Those figures carry the profiler's overhead, so they never go into docs/bench/memory.md.
 //
-// ACR_BENCH_MEMORY_EVENT_CONCURRENCY=<k> is a what-if run: a preload lets at most k
+// REGISTRAR_BENCH_MEMORY_EVENT_CONCURRENCY=<k> is a what-if run: a preload lets at most k
 // createNamespacedEvent requests be in flight (the shipped daemon sends one pass's Events all
 // at once, each on a new TLS connection). Its figures go into the doc under their own, labelled
 // heading. (Capping the agent's maxSockets is no simulation of a fix: client-node's fetch then
@@ -46,8 +46,8 @@ import { runControlPlaneScript, startControlPlane } from '../../testkit/src/inde
 import type { ControlPlane } from '../../testkit/src/index.js';
 
 const N = parseCount(process.argv[2]);
-const DIAG = process.env['ACR_BENCH_MEMORY_DIAG'] === '1';
-const EVENT_CONCURRENCY = parseLimit(process.env['ACR_BENCH_MEMORY_EVENT_CONCURRENCY']);
+const DIAG = process.env['REGISTRAR_BENCH_MEMORY_DIAG'] === '1';
+const EVENT_CONCURRENCY = parseLimit(process.env['REGISTRAR_BENCH_MEMORY_EVENT_CONCURRENCY']);
 /** Identifies the run in file names and in the doc. */
 const VARIANT = EVENT_CONCURRENCY === undefined ? '' : `-event-concurrency-${EVENT_CONCURRENCY}`;
 const PLANE = 'bench-memory';
@@ -79,7 +79,7 @@ function parseLimit(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1)
-    throw new Error(`ACR_BENCH_MEMORY_EVENT_CONCURRENCY: ${value}`);
+    throw new Error(`REGISTRAR_BENCH_MEMORY_EVENT_CONCURRENCY: ${value}`);
   return n;
 }
 
@@ -195,7 +195,7 @@ function total(
     .reduce((sum, s) => sum + s.value, 0);
 }
 
-// A diagnostic probe preloaded into the daemon (only with ACR_BENCH_MEMORY_DIAG=1).
+// A diagnostic probe preloaded into the daemon (only with REGISTRAR_BENCH_MEMORY_DIAG=1).
 const PROBE = [
   "import { appendFileSync } from 'node:fs';",
   'const file = process.env.BENCH_MEMORY_PROBE_FILE;',
@@ -226,9 +226,9 @@ function spawnDaemon(
       ]
     : [];
   nodeFlags.push(...whatIf);
-  // ACR_BENCH_MEMORY_MAX_OLD_SPACE=<MiB>: the V8 old-space cap a container limit would imply
+  // REGISTRAR_BENCH_MEMORY_MAX_OLD_SPACE=<MiB>: the V8 old-space cap a container limit would imply
   // (this machine's 24 GiB lets V8 defer collection up to a 4 GiB heap).
-  const maxOldSpace = process.env['ACR_BENCH_MEMORY_MAX_OLD_SPACE'];
+  const maxOldSpace = process.env['REGISTRAR_BENCH_MEMORY_MAX_OLD_SPACE'];
   if (maxOldSpace !== undefined) nodeFlags.push(`--max-old-space-size=${maxOldSpace}`);
   // The image's environment: NODE_ENV=production, no loader, nothing of ours configured.
   const env: Record<string, string> = { NODE_ENV: 'production' };
@@ -490,7 +490,7 @@ function renderRun(r: Result, load: string, startedLoad: string, build: string):
       ? `### N = ${r.n.toLocaleString('en-US')} registered clusters: ${verdict}`
       : `### What-if, NOT the shipped behaviour: N = ${r.n.toLocaleString('en-US')}, at most ${EVENT_CONCURRENCY} Events in flight: ${verdict}`,
     '',
-    `Command: \`${EVENT_CONCURRENCY === undefined ? '' : `ACR_BENCH_MEMORY_EVENT_CONCURRENCY=${EVENT_CONCURRENCY} `}node --expose-gc --import tsx packages/cli/bench/memory.bench.ts ${r.n}\` (after \`pnpm build\`; the daemon: \`node packages/cli/dist/main.js --kubeconfig <admin> --interval ${INTERVAL_S}s --health-addr 127.0.0.1:<p> --metrics-addr 127.0.0.1:<p> --log-format json\`, NODE_ENV=production${EVENT_CONCURRENCY === undefined ? '' : `; plus \`--import\` of a preload that lets at most ${EVENT_CONCURRENCY} createNamespacedEvent calls run at once`}).`,
+    `Command: \`${EVENT_CONCURRENCY === undefined ? '' : `REGISTRAR_BENCH_MEMORY_EVENT_CONCURRENCY=${EVENT_CONCURRENCY} `}node --expose-gc --import tsx packages/cli/bench/memory.bench.ts ${r.n}\` (after \`pnpm build\`; the daemon: \`node packages/cli/dist/main.js --kubeconfig <admin> --interval ${INTERVAL_S}s --health-addr 127.0.0.1:<p> --metrics-addr 127.0.0.1:<p> --log-format json\`, NODE_ENV=production${EVENT_CONCURRENCY === undefined ? '' : `; plus \`--import\` of a preload that lets at most ${EVENT_CONCURRENCY} createNamespacedEvent calls run at once`}).`,
     `Machine: ${machine()}; load average ${startedLoad} at the start, ${load} at the end (shared).`,
     `Build: ${build}. Measured: ${new Date().toISOString().slice(0, 16)}Z.`,
     '',

@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  FLAGS,
-  envName,
-  flagForSetting,
-  parseFlags,
-  parseListenAddress,
-  renderHelp,
-  splitProviderList,
-} from './flags.js';
+import { parseFlags } from './flags.js';
 import type { CliOptions } from './flags.js';
+import { renderHelp } from './help.js';
+import { FLAGS, SETTINGS, envName, flagForSetting } from './settings.js';
+import { parseListenAddress, splitProviderList } from './values.js';
 
 function ok(argv: readonly string[], env: Record<string, string> = {}): CliOptions {
   const result = parseFlags(argv, env);
@@ -28,6 +23,8 @@ describe('parseFlags', () => {
     expect(options.config).toEqual({});
     expect(options).toMatchObject({
       once: false,
+      dryRun: false,
+      debug: false,
       detailedExitcode: false,
       leaderElect: false,
       output: 'text',
@@ -61,16 +58,17 @@ describe('parseFlags', () => {
   it('accepts Go-style single-dash flags from the 0.1.x seed', () => {
     const options = ok(['-once', '-dry-run', '-managed-by', 'x']);
     expect(options.once).toBe(true);
-    expect(options.config).toEqual({ dryRun: true, managedBy: 'x' });
+    expect(options.dryRun).toBe(true);
+    expect(options.config).toEqual({ managedBy: 'x' });
   });
 
   it('reads booleans as --flag, --flag=true and --flag=false', () => {
     expect(ok(['--once']).once).toBe(true);
     expect(ok(['--once=true']).once).toBe(true);
     expect(ok(['--once=false']).once).toBe(false);
-    expect(ok(['--dry-run=FALSE']).config.dryRun).toBe(false);
+    expect(ok(['--dry-run=FALSE']).dryRun).toBe(false);
     // A boolean never consumes the next argument.
-    expect(ok(['--debug', '--once']).config.debug).toBe(true);
+    expect(ok(['--debug', '--once']).debug).toBe(true);
   });
 
   it('rejects a bad boolean value naming the flag and the accepted form', () => {
@@ -81,7 +79,7 @@ describe('parseFlags', () => {
 
   it('rejects an unknown flag by name, with a suggestion', () => {
     expect(errors(['--intervall=5s'])[0]).toBe(
-      'unknown flag --intervall (did you mean --interval?) (see --help)',
+      'unknown flag --intervall (did you mean --interval?)',
     );
     expect(errors(['--namespace', 'x'])[0]).toContain(
       'unknown flag --namespace (did you mean --target-namespace?)',
@@ -98,7 +96,10 @@ describe('parseFlags', () => {
 
   it('rejects a value flag without its value', () => {
     expect(errors(['--interval'])).toEqual([
-      'flag --interval needs a value: --interval=<duration> such as 500ms, 60s, 1m30s or 168h',
+      'flag --interval needs a value: --interval=<duration> such as 30s, 60s, 1m30s or 5m',
+    ]);
+    expect(errors(['--demoted-ttl'])).toEqual([
+      'flag --demoted-ttl needs a value: --demoted-ttl=<duration> such as 500ms, 60s, 1m30s or 168h',
     ]);
   });
 
@@ -184,11 +185,11 @@ describe('environment variables', () => {
       demotedTTL: '1h',
       credentialRefreshWindow: '24h',
       providers: ['vcluster', 'k3k'],
-      dryRun: true,
-      debug: false,
     });
     expect(options).toMatchObject({
       once: true,
+      dryRun: true,
+      debug: false,
       kubeconfig: '/tmp/kc',
       context: 'ctx',
       output: 'json',
@@ -225,18 +226,35 @@ describe('environment variables', () => {
 
   it('names the variable when its value is bad', () => {
     expect(errors([], { ACR_DRY_RUN: 'yes' })).toEqual([
-      'ACR_DRY_RUN (for --dry-run) has invalid value "yes": expected --dry-run, --dry-run=true or --dry-run=false',
+      'ACR_DRY_RUN (for --dry-run) has invalid value "yes": expected ACR_DRY_RUN=true or ACR_DRY_RUN=false',
+    ]);
+    // Answered in the variable's own terms, not with flag syntax.
+    expect(errors([], { ACR_ONCE: '1' })).toEqual([
+      'ACR_ONCE (for --once) has invalid value "1": expected ACR_ONCE=true or ACR_ONCE=false',
     ]);
     expect(errors([], { ACR_OUTPUT: 'xml' })[0]).toMatch(
       /^ACR_OUTPUT \(for --output\) has invalid value "xml"/,
     );
   });
 
-  it('notes unknown ACR_ variables without failing', () => {
-    const options = ok([], { ACR_INTERVALL: '5s', ACR_TOOLS_CACHE: '/x' });
-    expect(options.notices).toEqual([
-      'ignoring unknown environment variable ACR_INTERVALL (no flag --intervall)',
+  it('refuses unknown ACR_ variables, suggesting the closest known one', () => {
+    expect(errors([], { ACR_INTERVALL: '5s' })).toEqual([
+      'unknown environment variable ACR_INTERVALL (did you mean ACR_INTERVAL?)',
     ]);
+    expect(errors([], { ACR_DRYRUN: 'true' })).toEqual([
+      'unknown environment variable ACR_DRYRUN (did you mean ACR_DRY_RUN?)',
+    ]);
+    // No allowlist: the project's own tooling uses names outside ACR_.
+    expect(errors([], { ACR_TOOLS_CACHE: '/x' })[0]).toMatch(
+      /^unknown environment variable ACR_TOOLS_CACHE \(did you mean ACR_/,
+    );
+    expect(ok([], { REGISTRAR_TOOLS_CACHE: '/x', PATH: '/bin' }).config).toEqual({});
+  });
+
+  it('reads the environment-only ACR_TRACE', () => {
+    expect(ok([], { ACR_TRACE: 'true' }).trace).toBe(true);
+    expect(ok([]).trace).toBe(false);
+    expect(errors(['--trace'])[0]).toMatch(/^unknown flag --trace/);
   });
 });
 
@@ -270,6 +288,7 @@ describe('helpers', () => {
       expect(help).toContain(`--${spec.name}`);
       expect(help).toContain(`env ${envName(spec.name)}`);
     }
+    for (const setting of SETTINGS) expect(help).toContain(`env ${setting.env}`);
     expect(help).toContain('default 60s; env ACR_INTERVAL');
     expect(help).toMatch(/Discovery:\n {2}--label-prefix/);
   });

@@ -2,7 +2,7 @@
 // key=value fields on a terminal. Logs go to stderr so --once output on stdout stays clean.
 // Field values are scrubbed by name, so a credential can never reach a log line by accident.
 
-import type { LogFormat } from './flags.js';
+import type { LogFormat } from './settings.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Readonly<Record<string, unknown>>;

@@ -5,7 +5,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
-import { createGatherer, loadKubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
+import {
+  createApplier,
+  createDryRunWriter,
+  createGatherer,
+  loadKubeAccess,
+} from '@argocd-cluster-registrar/k8s-adapter';
 import type { Gatherer, GatherResult, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import { silentLogger } from './logging.js';
 import { RegistrarMetrics } from './metrics.js';
@@ -56,7 +61,13 @@ describe('runPass', () => {
     const name = ns.metadata?.name ?? '';
     await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
     const metrics = new RegistrarMetrics();
-    const deps = { access, config, logger: silentLogger, metrics, now: Date.now };
+    const deps = {
+      writer: createApplier(access),
+      config,
+      logger: silentLogger,
+      metrics,
+      now: Date.now,
+    };
 
     const first = await runPass(
       { ...deps, gatherer: createGatherer(access, config) },
@@ -89,7 +100,7 @@ describe('runPass', () => {
     const ns = await createSourceNamespace(world, { cluster: 'planned' });
     await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
     const deps = {
-      access,
+      writer: createApplier(access),
       config,
       logger: silentLogger,
       metrics: new RegistrarMetrics(),
@@ -100,11 +111,15 @@ describe('runPass', () => {
     expect(standby.applied).toBe(false);
     expect(standby.plan.actions.map((a) => a.kind)).toEqual(['create']);
     const dryRun = await runPass(
-      { ...deps, config: { ...config, dryRun: true } },
+      { ...deps, writer: createDryRunWriter({ validateWith: access }) },
       { scope: { full: true }, apply: true },
     );
     expect(dryRun.applied).toBe(false);
     expect(dryRun.results).toEqual([]);
+    // The dry-run writer still had the API server check the write, storing nothing.
+    expect(dryRun.previewed.map((r) => [r.action.kind, r.status, r.failure])).toEqual([
+      ['create', 'dry-run', undefined],
+    ]);
     expect(await registration(world, 'planned')).toBeUndefined();
   });
 });

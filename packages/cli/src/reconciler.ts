@@ -4,12 +4,11 @@
 
 import { createPlanMemo, plan as makePlan } from '@argocd-cluster-registrar/core';
 import type { Action, Config, Plan, PlanMemo, Snapshot } from '@argocd-cluster-registrar/core';
-import { applyPlan } from '@argocd-cluster-registrar/k8s-adapter';
 import type {
   ActionResult,
   GatherFailure,
   Gatherer,
-  KubeAccess,
+  PlanWriter,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { Logger } from './logging.js';
 import type { RegistrarMetrics } from './metrics.js';
@@ -21,12 +20,14 @@ export interface PassReport {
   readonly scope: 'full' | 'partial';
   readonly snapshot: Snapshot;
   readonly plan: Plan;
-  /** Results of the actions sent to the API (empty when nothing was applied). */
+  /** Results of the actions written (empty when nothing was applied). */
   readonly results: readonly ActionResult[];
+  /** What a dry-run writer reported each action would meet; nothing was written. */
+  readonly previewed: readonly ActionResult[];
   /** Deletions planned but not applied because the gather was incomplete. */
   readonly withheld: readonly Action[];
   readonly gatherFailures: readonly GatherFailure[];
-  /** False in dry-run and on a standby. */
+  /** True when the plan was written (false in dry run and on a standby). */
   readonly applied: boolean;
   readonly requests: number;
   readonly durationMs: number;
@@ -34,13 +35,14 @@ export interface PassReport {
 
 export interface PassOptions {
   readonly scope: PassScope;
-  /** Write the plan (false: plan only, for dry-run and standbys). */
+  /** Hand the plan to the writer (false: plan only, for standbys). */
   readonly apply: boolean;
 }
 
 export interface ReconcilerDeps {
-  readonly access: KubeAccess;
   readonly config: Config;
+  /** The applier, or a dry-run writer that never writes. */
+  readonly writer: PlanWriter;
   readonly gatherer: Gatherer;
   readonly logger: Logger;
   readonly metrics: RegistrarMetrics;
@@ -79,25 +81,29 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     });
   }
 
-  let results: readonly ActionResult[] = [];
-  if (options.apply && !deps.config.dryRun) {
+  let written: readonly ActionResult[] = [];
+  if (options.apply) {
     const toApply =
       withheld.length > 0
         ? { ...plan, actions: plan.actions.filter((a) => a.kind !== 'delete') }
         : plan;
-    if (toApply.actions.length > 0)
-      results = await applyPlan(deps.access, toApply, { dryRun: false });
-    for (const result of results) {
-      deps.metrics.actions.inc({ kind: result.action.kind, status: result.status });
-      if (result.failure !== undefined) deps.metrics.apiErrors.inc({ kind: result.failure.kind });
-      logResult(deps.logger, result, deps.config.targetNamespace);
-    }
+    if (toApply.actions.length > 0) written = await deps.writer.write(toApply);
   }
+  // A dry-run result is not a write: it is reported, never counted.
+  const results = written.filter((r) => r.status !== 'dry-run');
+  const previewed = written.filter((r) => r.status === 'dry-run');
+  for (const result of written) logResult(deps.logger, result, deps.config.targetNamespace);
+  for (const result of results) {
+    deps.metrics.actions.inc({ kind: result.action.kind, status: result.status });
+    if (result.failure !== undefined) deps.metrics.apiErrors.inc({ kind: result.failure.kind });
+  }
+  const applied = options.apply && deps.writer.persists;
 
   const durationMs = performance.now() - started;
   deps.metrics.passDuration.observe(durationMs / 1000);
   deps.metrics.recordOutcomes(plan.outcomes);
-  const failed = gathered.failures.length > 0 || results.some((r) => r.failure !== undefined);
+  const writeFailures = results.filter((r) => r.failure !== undefined);
+  const failed = gathered.failures.length > 0 || writeFailures.length > 0;
   deps.metrics.passes.inc({
     scope: options.scope.full ? 'full' : 'partial',
     result: failed ? 'error' : 'ok',
@@ -108,7 +114,7 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     namespaces: gathered.snapshot.namespaces.length,
     actions: plan.actions.length,
     applied: results.filter((r) => r.status === 'applied').length,
-    failures: gathered.failures.length + results.filter((r) => r.failure !== undefined).length,
+    failures: gathered.failures.length + writeFailures.length,
     requests: gathered.requests,
     ms: Math.round(durationMs),
   });
@@ -117,9 +123,10 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     snapshot: gathered.snapshot,
     plan,
     results,
+    previewed,
     withheld,
     gatherFailures: gathered.failures,
-    applied: options.apply && !deps.config.dryRun,
+    applied,
     requests: gathered.requests,
     durationMs,
   };
@@ -159,6 +166,16 @@ function logResult(logger: Logger, result: ActionResult, targetNamespace: string
   };
   if (result.status === 'applied') {
     logger.info(`${pastTense(action.kind)} registration`, fields);
+  } else if (result.status === 'dry-run') {
+    // A preview cannot be forbidden from failing: only a rejection worth fixing is logged.
+    if (result.failure !== undefined && result.failure.kind !== 'forbidden') {
+      logger.warn('the API server would reject this change', {
+        action: action.kind,
+        cluster: action.cluster,
+        status: result.status,
+        error: result.failure.message,
+      });
+    }
   } else {
     logger.warn(`${action.kind} not applied`, {
       ...fields,

@@ -4,7 +4,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseListenAddress } from './flags.js';
+import { parseListenAddress } from './values.js';
 import type { Logger } from './logging.js';
 
 export interface ProbeResult {
@@ -25,7 +25,22 @@ export interface RunningServers {
   close(): Promise<void>;
 }
 
-type Role = 'health' | 'metrics';
+export type ServerRole = 'health' | 'metrics';
+type Role = ServerRole;
+
+/** An address could not be bound; names the roles, so the caller can name their flags. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+  constructor(
+    readonly roles: readonly ServerRole[],
+    readonly address: string,
+    readonly code: string,
+  ) {
+    super(
+      `cannot listen on ${address} (${code === 'EADDRINUSE' ? 'address already in use, EADDRINUSE' : code})`,
+    );
+  }
+}
 
 export async function startServers(options: {
   readonly healthAddr: string;
@@ -50,9 +65,11 @@ export async function startServers(options: {
       });
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
+        server.once('error', (err: NodeJS.ErrnoException) => {
+          reject(new ListenError(roles, address, err.code ?? err.message));
+        });
         server.listen(listen.port, listen.host, () => {
-          server.off('error', reject);
+          server.removeAllListeners('error');
           resolve();
         });
       });

@@ -41,8 +41,6 @@ describe('parseConfig defaults', () => {
       intervalMs: 60_000,
       demotedTtlMs: 7 * 24 * 3_600_000,
       credentialRefreshWindowMs: 0,
-      dryRun: false,
-      debug: false,
     });
   });
 
@@ -55,8 +53,6 @@ describe('parseConfig defaults', () => {
       interval: '60s',
       demotedTTL: '168h',
       credentialRefreshWindow: '0s',
-      dryRun: false,
-      debug: false,
     });
     expect(valid({ ...CONFIG_DEFAULTS })).toEqual(valid({}));
   });
@@ -71,8 +67,6 @@ describe('parseConfig defaults', () => {
         interval: '1m30s',
         demotedTTL: '24h',
         credentialRefreshWindow: '720h',
-        dryRun: true,
-        debug: true,
       }),
     ).toEqual({
       targetNamespace: 'gitops',
@@ -91,8 +85,6 @@ describe('parseConfig defaults', () => {
       intervalMs: 90_000,
       demotedTtlMs: 86_400_000,
       credentialRefreshWindowMs: 720 * 3_600_000,
-      dryRun: true,
-      debug: true,
     });
   });
 });
@@ -149,10 +141,21 @@ describe('parseConfig validation', () => {
     expect(onlyError({ interval: '500ms' })).toEqual({
       setting: 'interval',
       value: '500ms',
-      message:
-        'must be at least 1s; expected a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)',
+      message: 'must be at least 1s, such as 30s, 60s, 1m30s or 5m',
     });
     expect(valid({ interval: '1s' }).intervalMs).toBe(1000);
+  });
+
+  it('says a negative duration is negative, with examples the setting accepts', () => {
+    expect(onlyError({ interval: '-5s' })).toEqual({
+      setting: 'interval',
+      value: '-5s',
+      message:
+        'must not be negative; expected a Go duration of at least 1s, such as 30s, 60s, 1m30s or 5m',
+    });
+    expect(onlyError({ demotedTTL: '-1h' }).message).toBe(
+      'must not be negative; expected a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)',
+    );
   });
 
   it.each(['interval', 'demotedTTL', 'credentialRefreshWindow'] as const)(
@@ -191,7 +194,7 @@ describe('parseConfig validation', () => {
   });
 
   it('refuses values of the wrong type (settings read from JSON or YAML)', () => {
-    const input = { dryRun: 'yes', interval: 60, targetNamespace: 7 } as unknown as ConfigInput;
+    const input = { interval: 60, targetNamespace: 7 } as unknown as ConfigInput;
     expect(errorsOf(input)).toEqual([
       { setting: 'targetNamespace', value: '7', message: 'must be a string' },
       {
@@ -200,7 +203,6 @@ describe('parseConfig validation', () => {
         message:
           'must be a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)',
       },
-      { setting: 'dryRun', value: 'yes', message: 'must be true or false' },
     ]);
   });
 });
@@ -336,6 +338,14 @@ describe('legacy secretNamePattern / secretKey', () => {
       message:
         'cannot be combined with secretNamePattern and secretKey; pick one: either list providers (for example custom:vc-*=config) or keep the legacy secretNamePattern/secretKey pair without providers',
     });
+    // A caller names the other settings in its own vocabulary (the CLI: flags).
+    const asFlags = parseConfig(
+      { providers: ['k3k'], secretKey: 'foo' },
+      { nameOf: (setting) => `--${setting}` },
+    );
+    expect(asFlags.ok ? [] : asFlags.errors.map((e) => e.message)).toEqual([
+      'cannot be combined with --secretKey; pick one: either list --providers (for example custom:k3k-*-kubeconfig=foo) or keep the legacy --secretNamePattern/--secretKey pair without --providers',
+    ]);
     expect(onlyError({ providers: ['k3k'], secretKey: 'x' }).message).toMatch(
       /^cannot be combined with secretKey; pick one/,
     );
@@ -362,7 +372,7 @@ describe('legacy secretNamePattern / secretKey', () => {
 describe('formatConfigError', () => {
   it('names the setting, the value and the accepted form on one line', () => {
     expect(formatConfigError(onlyError({ interval: '0s' }))).toBe(
-      'interval "0s": must be at least 1s; expected a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)',
+      'interval "0s": must be at least 1s, such as 30s, 60s, 1m30s or 5m',
     );
   });
 });

@@ -20,8 +20,6 @@ export interface ConfigInput {
   interval?: string;
   demotedTTL?: string;
   credentialRefreshWindow?: string;
-  dryRun?: boolean;
-  debug?: boolean;
 }
 
 export interface ConfigError {
@@ -46,8 +44,6 @@ export const CONFIG_DEFAULTS = {
   // A demoted (renamed-away) registration is kept a week so a reverted label restores it.
   demotedTTL: '168h',
   credentialRefreshWindow: '0s',
-  dryRun: false,
-  debug: false,
 } as const satisfies Required<Omit<ConfigInput, 'secretNamePattern' | 'secretKey'>>;
 
 /**
@@ -73,8 +69,6 @@ const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
   'interval',
   'demotedTTL',
   'credentialRefreshWindow',
-  'dryRun',
-  'debug',
 ]);
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -84,9 +78,19 @@ const PRESET_NAMES = ['k3k', 'vcluster', 'kamaji', 'capi'] as const;
 type PresetName = (typeof PRESET_NAMES)[number];
 
 const MIN_INTERVAL_MS = 1000;
+const INTERVAL_EXAMPLES = 'such as 30s, 60s, 1m30s or 5m';
+
+export interface ParseConfigOptions {
+  /**
+   * How a message names another setting (default: its ConfigInput key), so a caller can
+   * speak its own vocabulary: the CLI names flags, a values file its keys.
+   */
+  readonly nameOf?: (setting: keyof ConfigInput) => string;
+}
 
 /** Validates every setting and returns either a Config or all the errors found. */
-export function parseConfig(input: ConfigInput): ConfigResult {
+export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}): ConfigResult {
+  const nameOf = options.nameOf ?? ((setting: keyof ConfigInput): string => setting);
   const errors: ConfigError[] = [];
   const fail = (setting: string, value: unknown, message: string): void => {
     errors.push({ setting, value: display(value), message });
@@ -134,7 +138,7 @@ export function parseConfig(input: ConfigInput): ConfigResult {
 
   const intervalMs = durationSetting(input, 'interval', CONFIG_DEFAULTS.interval, fail);
   if (intervalMs !== undefined && intervalMs < MIN_INTERVAL_MS) {
-    fail('interval', input.interval, `must be at least 1s; expected ${DURATION_FORM}`);
+    fail('interval', input.interval, `must be at least 1s, ${INTERVAL_EXAMPLES}`);
   }
   const demotedTtlMs = durationSetting(input, 'demotedTTL', CONFIG_DEFAULTS.demotedTTL, fail);
   const credentialRefreshWindowMs = durationSetting(
@@ -144,10 +148,7 @@ export function parseConfig(input: ConfigInput): ConfigResult {
     fail,
   );
 
-  const dryRun = booleanSetting(input, 'dryRun', CONFIG_DEFAULTS.dryRun, fail);
-  const debug = booleanSetting(input, 'debug', CONFIG_DEFAULTS.debug, fail);
-
-  const providers = providerSettings(input, fail);
+  const providers = providerSettings(input, fail, nameOf);
 
   if (
     errors.length > 0 ||
@@ -157,8 +158,6 @@ export function parseConfig(input: ConfigInput): ConfigResult {
     intervalMs === undefined ||
     demotedTtlMs === undefined ||
     credentialRefreshWindowMs === undefined ||
-    dryRun === undefined ||
-    debug === undefined ||
     providers === undefined
   ) {
     return { ok: false, errors };
@@ -173,8 +172,6 @@ export function parseConfig(input: ConfigInput): ConfigResult {
       intervalMs,
       demotedTtlMs,
       credentialRefreshWindowMs,
-      dryRun,
-      debug,
     },
   };
 }
@@ -223,17 +220,21 @@ export function parseProviderEntry(
 
 type Fail = (setting: string, value: unknown, message: string) => void;
 
-function providerSettings(input: ConfigInput, fail: Fail): readonly Provider[] | undefined {
+function providerSettings(
+  input: ConfigInput,
+  fail: Fail,
+  nameOf: (setting: keyof ConfigInput) => string,
+): readonly Provider[] | undefined {
   const legacyGiven = input.secretNamePattern !== undefined || input.secretKey !== undefined;
   if (input.providers !== undefined && legacyGiven) {
     const legacy = [
-      input.secretNamePattern !== undefined ? 'secretNamePattern' : undefined,
-      input.secretKey !== undefined ? 'secretKey' : undefined,
+      input.secretNamePattern !== undefined ? nameOf('secretNamePattern') : undefined,
+      input.secretKey !== undefined ? nameOf('secretKey') : undefined,
     ].filter((name) => name !== undefined);
     fail(
       'providers',
       input.providers.join(' '),
-      `cannot be combined with ${legacy.join(' and ')}; pick one: either list providers (for example custom:${input.secretNamePattern ?? LEGACY_DEFAULTS.secretNamePattern}=${input.secretKey ?? LEGACY_DEFAULTS.secretKey}) or keep the legacy secretNamePattern/secretKey pair without providers`,
+      `cannot be combined with ${legacy.join(' and ')}; pick one: either list ${nameOf('providers')} (for example custom:${input.secretNamePattern ?? LEGACY_DEFAULTS.secretNamePattern}=${input.secretKey ?? LEGACY_DEFAULTS.secretKey}) or keep the legacy ${nameOf('secretNamePattern')}/${nameOf('secretKey')} pair without ${nameOf('providers')}`,
     );
     return undefined;
   }
@@ -383,23 +384,17 @@ function durationSetting(
   }
   const parsed = parseDuration(text);
   if (!parsed.ok) {
-    fail(key, text, `must be ${DURATION_FORM}`);
+    // A sign is the one mistake worth naming: "-5s" looks like a duration.
+    const expected =
+      key === 'interval' ? `a Go duration of at least 1s, ${INTERVAL_EXAMPLES}` : DURATION_FORM;
+    fail(
+      key,
+      text,
+      /^-\d/.test(text) ? `must not be negative; expected ${expected}` : `must be ${DURATION_FORM}`,
+    );
     return undefined;
   }
   return parsed.ms;
-}
-
-function booleanSetting(
-  input: ConfigInput,
-  key: 'dryRun' | 'debug',
-  fallback: boolean,
-  fail: Fail,
-): boolean | undefined {
-  const value: unknown = input[key];
-  if (value === undefined) return fallback;
-  if (typeof value === 'boolean') return value;
-  fail(key, value, 'must be true or false');
-  return undefined;
 }
 
 function display(value: unknown): string {

@@ -9,6 +9,7 @@ export {
   parseConfig,
   formatConfigError,
   type ConfigInput,
+  type ParseConfigOptions,
   type ConfigError,
   type ConfigResult,
 } from './config.js';
@@ -18,6 +19,8 @@ export { parseDuration, formatDuration, DURATION_FORM, type DurationResult } fro
 export {
   PROVIDER_PRESETS,
   translateSecretKey,
+  createSecretKeyTranslator,
+  type SecretKeyTranslatorOptions,
   selectKubeconfig,
   type Translator,
   type TranslateOptions,
@@ -51,3 +54,6 @@ export {
   type PlanSummary,
 } from './render-json.js';
 export { snapshotToJson, snapshotFromJson, SNAPSHOT_FORMAT_VERSION } from './snapshot-io.js';
+
+// Exhaustiveness
+export { assertNever } from './assert-never.js';

@@ -39,6 +39,11 @@ export interface TranslateContext {
    * there must not block a namespace that has said where the API server really is.
    */
   readonly serverOverridden?: boolean;
+  /**
+   * The full key of the server-override annotation (`<label prefix>server`), for messages
+   * that suggest it; a placeholder when not given.
+   */
+  readonly serverAnnotation?: string;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -85,7 +90,8 @@ const present = (value: unknown): boolean =>
   !(isMap(value) && Object.keys(value).length === 0);
 
 const CREDENTIAL_FIX = 'use a kubeconfig with a client certificate or token';
-const SERVER_ANNOTATION_HINT = 'the `<label-prefix>server` namespace annotation';
+const serverAnnotationHint = (context: TranslateContext): string =>
+  `the \`${context.serverAnnotation ?? '<label-prefix>server'}\` namespace annotation`;
 
 interface TranslationDraft {
   server: string;
@@ -154,7 +160,7 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
       return new Problem(
         'server-missing',
         `${clusterOwner} has no server`,
-        `set its server to the child API server's https:// address, or set ${SERVER_ANNOTATION_HINT}`,
+        `set its server to the child API server's https:// address, or set ${serverAnnotationHint(context)}`,
       );
     }
     const classified = classifyServer(server);
@@ -165,20 +171,20 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
         return new Problem(
           'server-invalid',
           `${clusterOwner} has server ${JSON.stringify(redactUrl(rawServer))}, which is not an https:// (or http://) URL with a host and without user-info, query or fragment`,
-          `set it to the child API server's address, e.g. https://api.child.example.com:6443, or set ${SERVER_ANNOTATION_HINT}`,
+          `set it to the child API server's address, e.g. https://api.child.example.com:6443, or set ${serverAnnotationHint(context)}`,
         );
       case 'in-cluster':
         return new Problem(
           'server-in-cluster',
           `${clusterOwner} has server ${redactUrl(server)}, the host cluster's own API service, which ArgoCD would reach with its own service account`,
-          `use a kubeconfig that addresses the child cluster, or set ${SERVER_ANNOTATION_HINT} to the child API server's address`,
+          `use a kubeconfig that addresses the child cluster, or set ${serverAnnotationHint(context)} to the child API server's address`,
         );
       case 'loopback': {
         if (!context.provider.loopbackRewrite) {
           return new Problem(
             'server-loopback',
             `${clusterOwner} has server ${redactUrl(server)}, a loopback address, which from ArgoCD's pod is ArgoCD itself`,
-            `expose the child API server and set ${SERVER_ANNOTATION_HINT} to its address`,
+            `expose the child API server and set ${serverAnnotationHint(context)} to its address`,
           );
         }
         // vcluster writes a localhost kubeconfig for port-forwarding; its Service `<vcluster>`
@@ -188,7 +194,7 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
           return new Problem(
             'server-loopback',
             `${clusterOwner} has server ${redactUrl(server)}, a loopback address, and the Secret name is not vc-<vcluster>, so the vcluster Service cannot be derived`,
-            `set ${SERVER_ANNOTATION_HINT} to the vcluster Service address (https://<vcluster>.<namespace>)`,
+            `set ${serverAnnotationHint(context)} to the vcluster Service address (https://<vcluster>.<namespace>)`,
           );
         }
         const rewritten = `https://${name}.${context.namespace}`;

@@ -59,37 +59,50 @@ export type Translator = (
   options?: TranslateOptions,
 ) => TranslationResult;
 
-/** Decodes `data[key]` (base64 as served) and translates it. */
-export const translateSecretKey: Translator = (secret, key, provider, options) => {
-  const where = `namespace ${secret.namespace}, Secret ${secret.name} key ${key}`;
-  const value = secret.data[key];
-  if (value === undefined) {
-    return {
-      ok: false,
-      refusal: {
-        code: 'kubeconfig-unreadable',
-        message: `${where}: the Secret has no such key; store the kubeconfig under ${key}`,
-      },
-    };
-  }
-  const text = decodeBase64Text(value);
-  if (text === undefined) {
-    return {
-      ok: false,
-      refusal: {
-        code: 'kubeconfig-unreadable',
-        message: `${where}: the value is not UTF-8 text (a compressed or binary blob?); store the kubeconfig file itself`,
-      },
-    };
-  }
-  return translateKubeconfig(text, {
-    namespace: secret.namespace,
-    secret: secret.name,
-    provider,
-    key,
-    ...(options?.serverOverridden === true ? { serverOverridden: true } : {}),
-  });
-};
+export interface SecretKeyTranslatorOptions {
+  /** The label prefix in use, so refusals name the real `<prefix>server` annotation. */
+  readonly labelPrefix?: string;
+}
+
+/** A translator that decodes `data[key]` (base64 as served) and translates it. */
+export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions): Translator {
+  return (secret, key, provider, options) => {
+    const where = `namespace ${secret.namespace}, Secret ${secret.name} key ${key}`;
+    const value = secret.data[key];
+    if (value === undefined) {
+      return {
+        ok: false,
+        refusal: {
+          code: 'kubeconfig-unreadable',
+          message: `${where}: the Secret has no such key; store the kubeconfig under ${key}`,
+        },
+      };
+    }
+    const text = decodeBase64Text(value);
+    if (text === undefined) {
+      return {
+        ok: false,
+        refusal: {
+          code: 'kubeconfig-unreadable',
+          message: `${where}: the value is not UTF-8 text (a compressed or binary blob?); store the kubeconfig file itself`,
+        },
+      };
+    }
+    return translateKubeconfig(text, {
+      namespace: secret.namespace,
+      secret: secret.name,
+      provider,
+      key,
+      ...(options?.serverOverridden === true ? { serverOverridden: true } : {}),
+      ...(settings.labelPrefix !== undefined
+        ? { serverAnnotation: `${settings.labelPrefix}server` }
+        : {}),
+    });
+  };
+}
+
+/** Decodes `data[key]` and translates it; refusals name the annotation by placeholder. */
+export const translateSecretKey: Translator = createSecretKeyTranslator({});
 
 export interface KubeconfigSelection {
   readonly chosen?: {

@@ -100,8 +100,6 @@ export interface Config {
    * valid for longer than this. 0 disables deferral (write at most once per interval).
    */
   readonly credentialRefreshWindowMs: number;
-  readonly dryRun: boolean;
-  readonly debug: boolean;
 }
 
 // ---------------------------------------------------------------------------------------

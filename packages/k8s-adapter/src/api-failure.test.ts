@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { tokenKubeConfig, uniqueName } from '@argocd-cluster-registrar/testkit';
-import { classifyApiError, classifyStatusObject } from './api-failure.js';
+import { classifyApiError, classifyStatusObject, diagnoseConnection } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { createNamespace, host, opaque } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
@@ -97,9 +97,57 @@ describe('classifyApiError against a real API server', () => {
     const failure = await failureOf(nowhere.makeApiClient(CoreV1Api).listNamespace());
     expect(failure).toEqual({
       kind: 'transient',
+      connection: 'refused',
       message: 'connection failed (ECONNREFUSED)',
       retryable: true,
     });
+  });
+
+  it('tells a TLS failure from a refused connection', async () => {
+    // The real server, but a CA that did not sign its certificate.
+    const otherCa = new KubeConfig();
+    otherCa.loadFromOptions({
+      clusters: [{ name: 'c', server: h.access.kubeConfig.getCurrentCluster()?.server ?? '' }],
+      users: [{ name: 'u', token: SECRET_VALUE }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const failure = await failureOf(otherCa.makeApiClient(CoreV1Api).listNamespace());
+    expect(failure.connection).toBe('tls');
+    expect(diagnoseConnection([failure])?.detail).toContain('TLS verification failed');
+  });
+});
+
+describe('diagnoseConnection', () => {
+  const refused = classifyApiError(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }));
+  const dns = classifyApiError(new Error('fetch failed', { cause: { code: 'ENOTFOUND' } }));
+  const forbidden = classifyApiError(
+    new ApiException(403, 'x', JSON.stringify({ code: 403, reason: 'Forbidden' }), {}),
+  );
+
+  it('says once that nothing answered, with what to check', () => {
+    expect(diagnoseConnection([refused, refused])).toEqual({
+      kind: 'unreachable',
+      detail:
+        'connection failed (ECONNREFUSED): nothing accepts connections at that address (is the API server up, the port right?)',
+    });
+    expect(diagnoseConnection([dns])).toEqual({
+      kind: 'no-conversation',
+      detail: "request failed (ENOTFOUND): the server's host name does not resolve",
+    });
+  });
+
+  it('names rejected credentials', () => {
+    const unauthorized = classifyApiError(new ApiException(401, 'x', '{}', {}));
+    expect(diagnoseConnection([unauthorized])).toEqual({
+      kind: 'rejected',
+      detail: '401 Unauthorized',
+    });
+  });
+
+  it('stays out of the way when some request got an answer', () => {
+    expect(diagnoseConnection([refused, forbidden])).toBeUndefined();
+    expect(diagnoseConnection([])).toBeUndefined();
   });
 });
 
@@ -137,6 +185,7 @@ describe('classifyApiError on shapes the client produces', () => {
     );
     expect(classifyApiError(new Error(`bearer ${SECRET_VALUE}`))).toEqual({
       kind: 'unknown',
+      connection: 'other',
       message: 'unexpected error (Error)',
       retryable: false,
     });

@@ -13,9 +13,13 @@ export type ApiFailureKind =
   | 'transient'
   | 'unknown';
 
+/** Why a request never got an HTTP answer; absent when the API server answered. */
+export type ConnectionProblem = 'refused' | 'reset' | 'timeout' | 'dns' | 'tls' | 'other';
+
 export interface ApiFailure {
   readonly kind: ApiFailureKind;
   readonly status?: number;
+  readonly connection?: ConnectionProblem;
   /** Safe to log: never credentials, request bodies or response bodies beyond a Status message. */
   readonly message: string;
   readonly retryable: boolean;
@@ -47,25 +51,104 @@ const TRANSIENT_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL']);
+const TLS_CODES = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'EPROTO',
+]);
+
 const MAX_MESSAGE = 300;
+
+function connectionProblemOf(code: string): ConnectionProblem {
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (DNS_CODES.has(code)) return 'dns';
+  if (TLS_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_'))
+    return 'tls';
+  if (/TIMEDOUT|TIMEOUT/.test(code)) return 'timeout';
+  if (
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    code === 'ECONNABORTED' ||
+    code === 'UND_ERR_SOCKET'
+  )
+    return 'reset';
+  return 'other';
+}
 
 export function classifyApiError(err: unknown): ApiFailure {
   const status = httpStatusOf(err);
   if (status !== undefined) return fromStatus(status, statusBodyOf(err));
   const code = socketCodeOf(err);
   if (code !== undefined) {
+    const connection = connectionProblemOf(code);
     return TRANSIENT_CODES.has(code)
-      ? { kind: 'transient', message: `connection failed (${code})`, retryable: true }
-      : { kind: 'unknown', message: `request failed (${code})`, retryable: false };
+      ? { kind: 'transient', connection, message: `connection failed (${code})`, retryable: true }
+      : { kind: 'unknown', connection, message: `request failed (${code})`, retryable: false };
   }
   if (isRecord(err) && (err['name'] === 'AbortError' || err['name'] === 'TimeoutError')) {
-    return { kind: 'transient', message: 'request timed out or was aborted', retryable: true };
+    return {
+      kind: 'transient',
+      connection: 'timeout',
+      message: 'request timed out or was aborted',
+      retryable: true,
+    };
   }
   // Anything else is a bug or an unexpected library error: keep only its class name, since
-  // arbitrary messages may quote configuration.
+  // arbitrary messages may quote configuration. No HTTP answer came back either way.
   const name = err instanceof Error ? err.name : typeof err;
-  return { kind: 'unknown', message: `unexpected error (${name})`, retryable: false };
+  return {
+    kind: 'unknown',
+    connection: 'other',
+    message: `unexpected error (${name})`,
+    retryable: false,
+  };
 }
+
+/** A pass that never talked to the API server, said once instead of as a list of reads. */
+export interface ConnectionDiagnosis {
+  /** unreachable: no HTTP answer; rejected: every answer was 401. */
+  readonly kind: 'unreachable' | 'no-conversation' | 'rejected';
+  /** What went wrong and what to check, without the server or kubeconfig (the caller has them). */
+  readonly detail: string;
+}
+
+/**
+ * When every failure of a pass is the same failure to talk to the API server at all
+ * (refused, DNS, TLS, time-out, or 401), says so once; undefined when some read got through
+ * or failed for its own reasons.
+ */
+export function diagnoseConnection(
+  failures: readonly ApiFailure[],
+): ConnectionDiagnosis | undefined {
+  const first = failures[0];
+  if (first === undefined) return undefined;
+  if (failures.every((f) => f.kind === 'unauthorized')) {
+    return { kind: 'rejected', detail: '401 Unauthorized' };
+  }
+  const problems = new Set(failures.map((f) => f.connection));
+  if (problems.has(undefined) || first.connection === undefined) return undefined;
+  const explained = `${first.message}${CONNECTION_HINTS[first.connection]}`;
+  return failures.every((f) => f.kind === 'transient')
+    ? { kind: 'unreachable', detail: explained }
+    : failures.every((f) => f.kind === 'unknown')
+      ? { kind: 'no-conversation', detail: explained }
+      : undefined;
+}
+
+const CONNECTION_HINTS: Readonly<Record<ConnectionProblem, string>> = {
+  refused: ': nothing accepts connections at that address (is the API server up, the port right?)',
+  reset: '',
+  timeout: '',
+  dns: ": the server's host name does not resolve",
+  tls: ": TLS verification failed (does the kubeconfig's certificate-authority-data match the server's certificate and name?)",
+  other: '',
+};
 
 /** Maps a Status-shaped object (a watch ERROR event) the same way as a thrown error. */
 export function classifyStatusObject(status: unknown): ApiFailure {

@@ -4,6 +4,7 @@
 // re-plans from fresh data). One failed action never stops the others.
 
 import type { CoreV1Api } from '@kubernetes/client-node';
+import { assertNever } from '@argocd-cluster-registrar/core';
 import type { Action, Plan } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
@@ -102,7 +103,7 @@ async function applyAction(api: CoreV1Api, action: Action, dryRun: boolean): Pro
         });
         break;
       default:
-        return assertNever(action);
+        return assertNever(action, 'action kind');
     }
     return { action, status: dryRun ? 'dry-run' : 'applied' };
   } catch (err) {
@@ -130,9 +131,4 @@ function secretName(action: Action): string {
 
 function secretNamespace(action: Action): string {
   return action.kind === 'create' ? action.secret.namespace : action.target.namespace;
-}
-
-function assertNever(value: never): never {
-  // The action holds secret data: name its kind only.
-  throw new Error(`unhandled action kind ${String((value as { kind?: unknown }).kind)}`);
 }

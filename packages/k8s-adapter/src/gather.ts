@@ -4,9 +4,9 @@
 import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import {
   ARGOCD_SECRET_TYPE_LABEL,
+  createSecretKeyTranslator,
   labelKeys,
   matchGlob,
-  translateSecretKey,
 } from '@argocd-cluster-registrar/core';
 import type {
   Config,
@@ -27,6 +27,7 @@ import {
   toObservedSecret,
   toSourceNamespace,
 } from './observed-objects.js';
+import { managedNamespaceSelector } from './selectors.js';
 import { createTranslationCache } from './translation-cache.js';
 
 export interface GatherFailure {
@@ -114,8 +115,11 @@ class Pass {
 export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   const api = coreApiFor(access);
   const keys = labelKeys(config.labelPrefix);
-  const managedSelector = `${keys.managedBy}=${config.managedBy}`;
-  const cache = createTranslationCache(translateSecretKey);
+  const managedSelector = managedNamespaceSelector(config);
+  // Refusals name the real `<prefix>server` annotation, not a placeholder.
+  const cache = createTranslationCache(
+    createSecretKeyTranslator({ labelPrefix: config.labelPrefix }),
+  );
   let view: View | undefined;
 
   const isManaged = (namespace: SourceNamespace): boolean =>

@@ -1,12 +1,20 @@
 // Public entry of @argocd-cluster-registrar/k8s-adapter: all Kubernetes API traffic.
-export { classifyApiError } from './api-failure.js';
-export type { ApiFailure, ApiFailureKind } from './api-failure.js';
+export { classifyApiError, diagnoseConnection } from './api-failure.js';
+export type {
+  ApiFailure,
+  ApiFailureKind,
+  ConnectionDiagnosis,
+  ConnectionProblem,
+} from './api-failure.js';
 export { loadKubeAccess } from './kube-access.js';
-export type { KubeAccess, KubeAccessOptions } from './kube-access.js';
+export type { InClusterProbe, KubeAccess, KubeAccessOptions } from './kube-access.js';
 export { createGatherer } from './gather.js';
 export type { GatherFailure, GatherResult, Gatherer } from './gather.js';
 export { applyPlan } from './apply.js';
 export type { ActionResult, ActionStatus, ApplyOptions } from './apply.js';
+export { createApplier, createDryRunWriter } from './plan-writer.js';
+export type { DryRunOptions, PlanWriter } from './plan-writer.js';
+export { managedNamespaceSelector } from './selectors.js';
 export { watchManagedNamespaces } from './namespace-watch.js';
 export type { NamespaceWatch, NamespaceWatchHandlers } from './namespace-watch.js';
 export { createLeaderElector, leaseName } from './leader-election.js';

@@ -59,6 +59,24 @@ describe('loadKubeAccess', () => {
     );
   });
 
+  it('honours an explicit --kubeconfig or --context over the in-cluster service account', () => {
+    const pod = { serviceHost: '10.0.0.1', tokenPath: write('token', 'not-a-real-token') };
+    // Without either, the service account wins (the pod's normal case)...
+    expect(loadKubeAccess({}, pod).source).toBe('in-cluster');
+    // ...but asked for, a kubeconfig or context is used, never silently ignored.
+    expect(loadKubeAccess({ kubeconfig: plane.kubeconfigPath }, pod).source).toMatch(
+      /\(context .+\)$/,
+    );
+    vi.stubEnv('KUBECONFIG', plane.kubeconfigPath);
+    const context = loadKubeAccess(
+      {},
+      { serviceHost: '', tokenPath: '/nonexistent' },
+    ).kubeConfig.getCurrentContext();
+    expect(loadKubeAccess({ context }, pod).kubeConfig.getCurrentCluster()?.server).toBe(
+      plane.server,
+    );
+  });
+
   it('refuses an unknown context by name', () => {
     expect(() => loadKubeAccess({ kubeconfig: plane.kubeconfigPath, context: 'nope' })).toThrow(
       /context nope not found/,

@@ -16,16 +16,33 @@ export interface KubeAccessOptions {
   readonly context?: string;
 }
 
-const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+/** Where the in-cluster service account is looked for; a parameter so tests can place one. */
+export interface InClusterProbe {
+  readonly serviceHost: string | undefined;
+  readonly tokenPath: string;
+}
+
+const IN_CLUSTER: InClusterProbe = {
+  get serviceHost() {
+    return process.env['KUBERNETES_SERVICE_HOST'];
+  },
+  tokenPath: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+};
 
 /**
- * In-cluster service account first (KUBERNETES_SERVICE_HOST + token file), then
- * `opts.kubeconfig`, `$KUBECONFIG`, `~/.kube/config`. Throws with a message that names
- * the file and the problem when none is usable: there is nothing sensible to do without one.
+ * An explicit `opts.kubeconfig` or `opts.context` first: asked for, it is never silently
+ * replaced by the pod's service account. Otherwise the in-cluster service account
+ * (KUBERNETES_SERVICE_HOST + token file), then `$KUBECONFIG`, `~/.kube/config`. Throws
+ * with a message that names the file and the problem when none is usable: there is nothing
+ * sensible to do without one.
  */
-export function loadKubeAccess(opts: KubeAccessOptions): KubeAccess {
+export function loadKubeAccess(
+  opts: KubeAccessOptions,
+  inCluster: InClusterProbe = IN_CLUSTER,
+): KubeAccess {
   const kubeConfig = new KubeConfig();
-  if (process.env['KUBERNETES_SERVICE_HOST'] && existsSync(SERVICE_ACCOUNT_TOKEN)) {
+  const explicit = opts.kubeconfig !== undefined || opts.context !== undefined;
+  if (!explicit && inCluster.serviceHost && existsSync(inCluster.tokenPath)) {
     kubeConfig.loadFromCluster();
     return { kubeConfig, source: 'in-cluster' };
   }

@@ -1,12 +1,12 @@
 // Watch managed namespaces and report the names that changed. The daemon is
 // level-triggered: a name is only a hint to re-read that namespace, never a decision.
-import { labelKeys } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { classifyApiError, classifyStatusObject } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { createBackoff } from './backoff.js';
 import type { KubeAccess } from './kube-access.js';
 import { coreApiFor, watchFor } from './kube-clients.js';
+import { managedNamespaceSelector } from './selectors.js';
 
 export interface NamespaceWatch {
   stop(): void;
@@ -44,7 +44,7 @@ export function watchManagedNamespaces(
 ): NamespaceWatch {
   const api = coreApiFor(access);
   const watcher = watchFor(access);
-  const labelSelector = `${labelKeys(config.labelPrefix).managedBy}=${config.managedBy}`;
+  const labelSelector = managedNamespaceSelector(config);
   const backoff = createBackoff(BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);
 
   let stopped = false;

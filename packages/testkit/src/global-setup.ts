@@ -6,11 +6,11 @@ import type {} from './provided.js';
 /**
  * vitest globalSetup of the `integration` project: one `test-host` and one `test-child` plane
  * per run, stopped at teardown. Names carry the runner's pid so concurrent runs on one
- * machine never share (or stop) each other's planes. ACR_KEEP_PLANES=1 uses the bare names
+ * machine never share (or stop) each other's planes. REGISTRAR_KEEP_PLANES=1 uses the bare names
  * and leaves the planes running, so the next run reuses them (quick local iteration).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const keep = process.env['ACR_KEEP_PLANES'] === '1';
+  const keep = process.env['REGISTRAR_KEEP_PLANES'] === '1';
   const suffix = keep ? '' : `-${String(process.pid)}`;
   const options = keep ? { progress: true } : { progress: true, ownerPid: process.pid };
   const started = await Promise.allSettled([

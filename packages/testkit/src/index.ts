@@ -11,3 +11,5 @@ export { adminKubeConfig, coreApi, rbacApi, statusOf, tokenKubeConfig } from './
 export { uniqueName } from './names.js';
 export { testChildPlane, testHostPlane } from './shared.js';
 export type { ProvidedPlane } from './provided.js';
+export { kubeconfigText } from './kubeconfig-text.js';
+export type { KubeconfigTextOptions } from './kubeconfig-text.js';

@@ -18,6 +18,7 @@ import type { ArgoClusterConfig } from '@argocd-cluster-registrar/core';
 import {
   coreApi,
   finalizeNamespace,
+  kubeconfigText,
   statusOf,
   testChildPlane,
   testHostPlane,
@@ -113,33 +114,20 @@ export function kubeconfigYaml(
 ): string {
   const creds = childCredentials(child);
   const user = options.user ?? { certData: creds.certData, keyData: creds.keyData };
-  const userLines =
-    'token' in user
-      ? [`    token: ${user.token}`]
-      : [`    client-certificate-data: ${user.certData}`, `    client-key-data: ${user.keyData}`];
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    '- name: child',
-    '  cluster:',
-    `    server: ${options.server ?? childServer(child)}`,
-    options.insecure === true
-      ? '    insecure-skip-tls-verify: true'
-      : `    certificate-authority-data: ${creds.caData}`,
-    '    tls-server-name: localhost',
-    'users:',
-    '- name: child-user',
-    '  user:',
-    ...userLines,
-    'contexts:',
-    '- name: child',
-    '  context:',
-    '    cluster: child',
-    '    user: child-user',
-    'current-context: child',
-    '',
-  ].join('\n');
+  return kubeconfigText({
+    server: options.server ?? childServer(child),
+    cluster: [
+      options.insecure === true
+        ? 'insecure-skip-tls-verify: true'
+        : `certificate-authority-data: ${creds.caData}`,
+      'tls-server-name: localhost',
+    ],
+    user:
+      'token' in user
+        ? [`token: ${user.token}`]
+        : [`client-certificate-data: ${user.certData}`, `client-key-data: ${user.keyData}`],
+    names: { cluster: 'child', user: 'child-user', context: 'child' },
+  });
 }
 
 /** Creates a source namespace labelled for this world. `cluster: undefined` omits the label. */

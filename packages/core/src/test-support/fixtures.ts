@@ -3,6 +3,7 @@
 // exactly as the API serves them; registrations come from running the planner itself
 // (`settle`), so fixtures never drift from what the registrar actually writes.
 
+import { kubeconfigText } from '@argocd-cluster-registrar/testkit';
 import { decodeBase64Text, encodeBase64Text } from '../base64.js';
 import { labelKeys } from '../label-keys.js';
 import { plan } from '../plan/index.js';
@@ -46,8 +47,6 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     intervalMs: MINUTE,
     demotedTtlMs: DAY,
     credentialRefreshWindowMs: 0,
-    dryRun: false,
-    debug: false,
     ...overrides,
   };
 }
@@ -113,50 +112,36 @@ export interface KubeconfigOptions {
 
 /** A kubeconfig as a provisioner writes it: one cluster, one user, one context. */
 export function kubeconfigYaml(options: KubeconfigOptions = {}): string {
-  const cluster = [`    server: ${options.server ?? 'https://child.example.com:6443'}`];
+  const cluster: string[] = [];
   const ca = options.ca === undefined ? PEM.ca : options.ca;
-  if (ca !== null) cluster.push(`    certificate-authority-data: ${encodeBase64Text(ca)}`);
-  if (options.insecure === true) cluster.push('    insecure-skip-tls-verify: true');
+  if (ca !== null) cluster.push(`certificate-authority-data: ${encodeBase64Text(ca)}`);
+  if (options.insecure === true) cluster.push('insecure-skip-tls-verify: true');
   if (options.tlsServerName !== undefined)
-    cluster.push(`    tls-server-name: ${options.tlsServerName}`);
-  if (options.proxyUrl !== undefined) cluster.push(`    proxy-url: ${options.proxyUrl}`);
+    cluster.push(`tls-server-name: ${options.tlsServerName}`);
+  if (options.proxyUrl !== undefined) cluster.push(`proxy-url: ${options.proxyUrl}`);
   const credentials = options.credentials ?? PEM.client;
   const user: string[] = [];
   if ('cert' in credentials) {
     user.push(
-      `    client-certificate-data: ${encodeBase64Text(credentials.cert)}`,
-      `    client-key-data: ${encodeBase64Text(credentials.key)}`,
+      `client-certificate-data: ${encodeBase64Text(credentials.cert)}`,
+      `client-key-data: ${encodeBase64Text(credentials.key)}`,
     );
   } else if ('token' in credentials) {
-    user.push(`    token: ${credentials.token}`);
+    user.push(`token: ${credentials.token}`);
   } else if ('username' in credentials) {
-    user.push(`    username: ${credentials.username}`, `    password: ${credentials.password}`);
+    user.push(`username: ${credentials.username}`, `password: ${credentials.password}`);
   } else {
     user.push(
-      '    exec:',
-      '      apiVersion: client.authentication.k8s.io/v1',
-      `      command: ${credentials.exec}`,
+      'exec:',
+      '  apiVersion: client.authentication.k8s.io/v1',
+      `  command: ${credentials.exec}`,
     );
   }
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    '- name: child',
-    '  cluster:',
-    ...cluster,
-    'users:',
-    '- name: admin',
-    '  user:',
-    ...user,
-    'contexts:',
-    '- name: default',
-    '  context:',
-    '    cluster: child',
-    '    user: admin',
-    'current-context: default',
-    '',
-  ].join('\n');
+  return kubeconfigText({
+    server: options.server ?? 'https://child.example.com:6443',
+    cluster,
+    user,
+  });
 }
 
 export interface KubeconfigSecretOptions extends KubeconfigOptions {

@@ -1,10 +1,12 @@
-// The long-running loop. Level-triggered: every trigger (namespace watch event, the full
-// interval, a re-check of a waiting namespace, an error retry) only records *what* to look
-// at; one loop takes the accumulated work and runs a pass, so passes never overlap and a
-// burst of events becomes one pass.
+// The manager of the long-running loop: it owns the namespace watch, leader election,
+// the probes and the stop signals, and runs one pass at a time. Level-triggered: every
+// trigger (namespace watch event, the full interval, a re-check, an error retry) only
+// records *what* to look at in the schedule (schedule.ts, pure); one loop takes the
+// accumulated work and runs a pass, so passes never overlap and a burst of events becomes
+// one pass.
 
 import { hostname } from 'node:os';
-import type { Config, RefusalCode } from '@argocd-cluster-registrar/core';
+import type { Config } from '@argocd-cluster-registrar/core';
 import {
   createGatherer,
   createLeaderElector,
@@ -15,39 +17,22 @@ import type {
   KubeAccess,
   LeaderElector,
   NamespaceWatch,
+  PlanWriter,
 } from '@argocd-cluster-registrar/k8s-adapter';
+import { EXIT_ERROR } from './exit-codes.js';
 import type { Logger } from './logging.js';
 import type { RegistrarMetrics } from './metrics.js';
 import { OutcomeReporter } from './outcome-events.js';
 import { passNeedsRetry, runPass } from './reconciler.js';
 import type { PassReport, PassScope } from './reconciler.js';
+import { DEFAULT_TIMING, PassSchedule } from './schedule.js';
+import type { DaemonTiming } from './schedule.js';
 import type { ProbeResult } from './server.js';
-
-export interface DaemonTiming {
-  /** Quiet time after the last watch event before a pass (bursts coalesce). */
-  readonly debounceMs: number;
-  /** Longest a pending event waits while events keep arriving. */
-  readonly maxDelayMs: number;
-  /** First re-check delay of a waiting/stale namespace. */
-  readonly recheckMs: number;
-  /** How long a namespace is re-checked every `recheckMs` before backing off (doubling, capped at the interval). */
-  readonly recheckFastWindowMs: number;
-  /** First retry delay after a failed pass (doubling, capped at the interval). */
-  readonly retryMs: number;
-}
-
-export const DEFAULT_TIMING: DaemonTiming = {
-  debounceMs: 150,
-  maxDelayMs: 1000,
-  recheckMs: 1000,
-  // Five minutes of prompt re-checks cover a provisioner that is still booting its cluster;
-  // after that the namespace is more likely broken than slow, so re-checks thin out.
-  recheckFastWindowMs: 300_000,
-  retryMs: 1000,
-};
 
 export interface DaemonOptions {
   readonly access: KubeAccess;
+  /** Where plans go: the applier, or a dry-run writer. */
+  readonly writer: PlanWriter;
   readonly config: Config;
   readonly logger: Logger;
   readonly metrics: RegistrarMetrics;
@@ -60,48 +45,27 @@ export interface DaemonOptions {
   readonly now?: () => number;
 }
 
-// Refusals that a change to the kubeconfig Secret can cure (a namespace's Secrets are not
-// watched, so these are re-checked like `waiting`). Name and collision refusals change only
-// with namespaces, which the watch covers.
-// A Record, not a Set, so a new refusal code fails to compile until it is classified here.
-const CURABLE_BY_KUBECONFIG: Readonly<Record<RefusalCode, boolean>> = {
-  'kubeconfig-unreadable': true,
-  'kubeconfig-not-yaml': true,
-  'kubeconfig-no-context': true,
-  'kubeconfig-context-dangling': true,
-  'server-missing': true,
-  'server-invalid': true,
-  'server-in-cluster': true,
-  'server-loopback': true,
-  'ca-invalid': true,
-  'client-cert-invalid': true,
-  'client-cert-incomplete': true,
-  'credentials-missing': true,
-  'file-reference': true,
-  'exec-plugin': true,
-  'auth-provider': true,
-  impersonation: true,
-  'proxy-url-invalid': true,
-  'no-candidate': true,
-  'name-missing': false,
-  'name-invalid': false,
-  'name-claimed': false,
-  'name-foreign': false,
-  'server-collision': false,
-  'server-override-invalid': false,
-  'target-foreign': false,
-};
-
-function curableByKubeconfig(code: string): boolean {
-  return (CURABLE_BY_KUBECONFIG as Readonly<Record<string, boolean>>)[code] === true;
-}
-
-interface Recheck {
-  /** When the namespace was first seen needing a re-check. */
-  readonly since: number;
-  /** Re-checks made after the fast window. */
-  slow: number;
-  dueAt: number;
+/**
+ * Resolves with the name of the first SIGTERM or SIGINT; a second one while the daemon
+ * drains exits at once (exit code 1).
+ */
+export function stopSignal(): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const first = (signal: string) => (): void => {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      const force = (): void => {
+        process.exit(EXIT_ERROR);
+      };
+      process.once('SIGTERM', force);
+      process.once('SIGINT', force);
+      resolve(signal);
+    };
+    const onTerm = first('SIGTERM');
+    const onInt = first('SIGINT');
+    process.once('SIGTERM', onTerm);
+    process.once('SIGINT', onInt);
+  });
 }
 
 export class Daemon {
@@ -116,15 +80,8 @@ export class Daemon {
   private loop: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
-
-  // Work accumulated between passes.
-  private readonly pending = new Set<string>();
-  private firstPendingAt = 0;
-  private lastPendingAt = 0;
-  private fullDueAt = 0;
-  private readonly rechecks = new Map<string, Recheck>();
-  private retryAt = 0;
-  private failureStreak = 0;
+  /** Work accumulated between passes. */
+  private readonly schedule: PassSchedule;
 
   // Probe state.
   private passStartedAt: number | undefined;
@@ -138,6 +95,7 @@ export class Daemon {
     this.now = options.now ?? Date.now;
     this.log = options.logger;
     this.gatherer = createGatherer(options.access, options.config);
+    this.schedule = new PassSchedule(this.timing, options.config.intervalMs, this.now);
     this.reporter = this.newReporter();
     this.loopAliveAt = this.now();
   }
@@ -150,7 +108,7 @@ export class Daemon {
   /** Starts the watch, the elector and the loop; the first pass is a full one, at once. */
   start(): void {
     const { access, config, metrics } = this.options;
-    this.fullDueAt = this.now();
+    this.schedule.fullPassNow();
     this.watch = watchManagedNamespaces(access, config, {
       onChange: (namespace) => {
         this.enqueue(namespace);
@@ -165,7 +123,7 @@ export class Daemon {
       onRestart: () => {
         // Events may have been missed while disconnected: look at everything again.
         this.log.debug('namespace watch restarted; scheduling a full pass');
-        this.fullDueAt = Math.min(this.fullDueAt, this.now() + this.timing.debounceMs);
+        this.schedule.fullPassSoon();
         this.notify();
       },
     });
@@ -181,7 +139,7 @@ export class Daemon {
           // A new leader starts from a full pass, and reports every namespace afresh: what
           // it noticed while standing by was never reported as Events.
           if (leader) {
-            this.fullDueAt = this.now();
+            this.schedule.fullPassNow();
             this.reporter = this.newReporter();
           }
           this.notify();
@@ -235,10 +193,7 @@ export class Daemon {
   }
 
   private enqueue(namespace: string): void {
-    const now = this.now();
-    if (this.pending.size === 0) this.firstPendingAt = now;
-    this.lastPendingAt = now;
-    this.pending.add(namespace);
+    this.schedule.enqueue(namespace);
     this.notify();
   }
 
@@ -248,36 +203,11 @@ export class Daemon {
     wake?.();
   }
 
-  /** When the next pass is due, and what it covers. */
-  private nextWork(now: number): { at: number; scope: PassScope } {
-    const writer = this.isWriter();
-    let at = this.fullDueAt;
-    if (writer && this.retryAt === 0) {
-      if (this.pending.size > 0) {
-        at = Math.min(
-          at,
-          Math.min(
-            this.lastPendingAt + this.timing.debounceMs,
-            this.firstPendingAt + this.timing.maxDelayMs,
-          ),
-        );
-      }
-      for (const recheck of this.rechecks.values()) at = Math.min(at, recheck.dueAt);
-    }
-    if (this.retryAt !== 0) at = Math.min(this.retryAt, this.fullDueAt);
-    if (at > now) return { at, scope: { full: true } };
-    if (!writer || this.retryAt !== 0 || this.fullDueAt <= now)
-      return { at, scope: { full: true } };
-    const names = new Set(this.pending);
-    for (const [name, recheck] of this.rechecks) if (recheck.dueAt <= now) names.add(name);
-    return { at, scope: { full: false, namespaces: [...names].sort() } };
-  }
-
   private async run(): Promise<void> {
     while (!this.stopping) {
       const now = this.now();
       this.loopAliveAt = now;
-      const work = this.nextWork(now);
+      const work = this.schedule.next(this.isWriter());
       if (work.at > now) {
         await this.sleep(work.at - now);
         continue;
@@ -304,25 +234,16 @@ export class Daemon {
 
   private async pass(scope: PassScope): Promise<void> {
     const { config, metrics } = this.options;
-    const startedAt = this.now();
-    this.passStartedAt = startedAt;
+    this.passStartedAt = this.now();
     const writer = this.isWriter();
-    const covered = scope.full ? undefined : new Set(scope.namespaces);
-    // Take the work now: events arriving during the pass queue up for the next one.
-    if (scope.full) {
-      this.pending.clear();
-      this.fullDueAt = startedAt + config.intervalMs;
-      this.retryAt = 0;
-    } else {
-      for (const name of scope.namespaces) this.pending.delete(name);
-    }
+    this.schedule.begin(scope);
 
     let report: PassReport | undefined;
     try {
       report = await runPass(
         {
-          access: this.options.access,
           config,
+          writer: this.options.writer,
           gatherer: this.gatherer,
           logger: this.log,
           metrics,
@@ -338,21 +259,15 @@ export class Daemon {
       this.passStartedAt = undefined;
     }
 
-    const finishedAt = this.now();
-    if (report === undefined || passNeedsRetry(report)) {
-      this.failureStreak += 1;
-      const delay = Math.min(
-        this.timing.retryMs * 2 ** (this.failureStreak - 1),
-        config.intervalMs,
-      );
-      this.retryAt = finishedAt + delay;
+    const retryInMs = this.schedule.finish(scope, {
+      needsRetry: report === undefined || passNeedsRetry(report),
+      ...(report !== undefined ? { outcomes: report.plan.outcomes } : {}),
+    });
+    if (retryInMs !== undefined) {
       this.log.debug('pass incomplete; retrying with back-off', {
-        inMs: delay,
-        streak: this.failureStreak,
+        inMs: retryInMs,
+        streak: this.schedule.failureStreak,
       });
-    } else {
-      this.failureStreak = 0;
-      this.retryAt = 0;
     }
     if (report === undefined) return;
 
@@ -360,45 +275,9 @@ export class Daemon {
       if (writer) this.completedOk = true;
       else this.standbyConnected = true;
     }
-    this.scheduleRechecks(report, covered, finishedAt);
     if (!report.applied && report.plan.actions.length > 0) this.logPreview(report, writer);
     await this.reporter.report(report, writer);
     this.options.onPass?.(report);
-  }
-
-  private scheduleRechecks(
-    report: PassReport,
-    covered: ReadonlySet<string> | undefined,
-    now: number,
-  ): void {
-    const { intervalMs } = this.options.config;
-    const still = new Set<string>();
-    for (const outcome of report.plan.outcomes) {
-      const needs =
-        outcome.state === 'waiting' ||
-        outcome.state === 'stale' ||
-        (outcome.state === 'refused' &&
-          outcome.reason !== undefined &&
-          curableByKubeconfig(outcome.reason.code));
-      if (!needs) continue;
-      still.add(outcome.namespace);
-      const existing = this.rechecks.get(outcome.namespace);
-      if (existing === undefined) {
-        this.rechecks.set(outcome.namespace, {
-          since: now,
-          slow: 0,
-          dueAt: now + this.timing.recheckMs,
-        });
-      } else if (covered === undefined || covered.has(outcome.namespace)) {
-        let delay = this.timing.recheckMs;
-        if (now - existing.since >= this.timing.recheckFastWindowMs) {
-          existing.slow += 1;
-          delay = Math.min(this.timing.recheckMs * 2 ** Math.min(existing.slow, 30), intervalMs);
-        }
-        existing.dueAt = now + Math.min(delay, intervalMs);
-      }
-    }
-    for (const name of [...this.rechecks.keys()]) if (!still.has(name)) this.rechecks.delete(name);
   }
 
   // Dry-run daemons and standbys show what they would do, once per distinct plan.

@@ -1,0 +1,71 @@
+// `--once`: one pass, the plan on stdout, an exit code that says how it went.
+
+import { writeFileSync } from 'node:fs';
+import { snapshotToJson } from '@argocd-cluster-registrar/core';
+import type { Config } from '@argocd-cluster-registrar/core';
+import {
+  createApplier,
+  createDryRunWriter,
+  createGatherer,
+} from '@argocd-cluster-registrar/k8s-adapter';
+import type { KubeAccess, PlanWriter } from '@argocd-cluster-registrar/k8s-adapter';
+import { refuseUnreachable } from '../connect.js';
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
+import type { CliOptions } from '../flags.js';
+import type { Io } from '../io.js';
+import type { Logger } from '../logging.js';
+import { RegistrarMetrics } from '../metrics.js';
+import { OutcomeReporter } from '../outcome-events.js';
+import { printPlan } from '../print-plan.js';
+import { runPass } from '../reconciler.js';
+
+export async function runOnce(
+  io: Io,
+  options: CliOptions,
+  config: Config,
+  access: KubeAccess,
+  logger: Logger,
+): Promise<number> {
+  // A dry run still asks the API server to validate each write (server-side dry run), so
+  // the preview also catches what would be rejected; that check never fails the preview.
+  const writer: PlanWriter = options.dryRun
+    ? createDryRunWriter({ validateWith: access })
+    : createApplier(access);
+  const report = await runPass(
+    {
+      config,
+      writer,
+      gatherer: createGatherer(access, config),
+      logger,
+      metrics: new RegistrarMetrics(),
+      now: Date.now,
+    },
+    { scope: { full: true }, apply: true },
+  );
+  refuseUnreachable(report.gatherFailures, access);
+  if (report.applied) {
+    // Logs each namespace's outcome and records its Events as a daemon's first pass would
+    // (Registered for each write, Refused and why, Stale), so the command the docs give
+    // (`kubectl events -n <namespace>`) shows why a namespace was refused. A dry run records
+    // nothing. A one-shot run has no memory, so each run records current refusals again.
+    await new OutcomeReporter(access, config.targetNamespace, logger).report(report, true);
+  }
+
+  if (options.saveSnapshot !== undefined) {
+    // The snapshot holds the kubeconfig Secrets as gathered: owner-only, like a kubeconfig.
+    writeFileSync(options.saveSnapshot, snapshotToJson(report.snapshot), { mode: 0o600 });
+    logger.info('snapshot saved; it contains credentials', { file: options.saveSnapshot });
+  }
+  printPlan(io, options, report.plan, report.applied ? report.results : undefined);
+
+  if (report.gatherFailures.length > 0) {
+    const first = report.gatherFailures[0];
+    io.stderr(
+      `error: the pass was incomplete: ${report.gatherFailures.length} read(s) failed (first: ${first?.scope}: ${first?.failure.message})${report.withheld.length > 0 ? `; ${report.withheld.length} deletion(s) withheld` : ''}\n`,
+    );
+    return EXIT_ERROR;
+  }
+  if (report.applied && report.results.some((r) => r.status !== 'applied')) return EXIT_ERROR;
+  if (options.detailedExitcode && report.plan.actions.length > 0) return EXIT_CHANGES;
+  return EXIT_OK;
+}

@@ -1,0 +1,294 @@
+// The one table of settings: each row names a setting's flag, environment variable, chart
+// value, kind, default and help. The argv parser (flags.ts), the environment reader
+// (env.ts), --help (help.ts) and the chart's values test are all derived from it, so a
+// setting cannot be added to one of them and forgotten in another.
+
+import type { ConfigInput } from '@argocd-cluster-registrar/core';
+
+export type OutputFormat = 'text' | 'json';
+export type LogFormat = 'auto' | 'text' | 'json';
+
+export type SettingKind = 'string' | 'bool' | 'list' | 'enum' | 'duration' | 'addr';
+
+export type SettingGroup =
+  'Discovery' | 'Registration' | 'Timing' | 'Connection' | 'Run mode' | 'Output' | 'Runtime';
+
+export const GROUPS: readonly SettingGroup[] = [
+  'Discovery',
+  'Registration',
+  'Timing',
+  'Connection',
+  'Run mode',
+  'Output',
+  'Runtime',
+];
+
+/** Where the chart sets a flag: a value in values.yaml and what an example of it passes. */
+export interface ChartValue {
+  /** Dotted path in values.yaml. */
+  readonly value: string;
+  /** A non-default example to set the value to, and the flag value the chart passes for it. */
+  readonly example: string | number | boolean | readonly string[];
+  readonly passes: string;
+}
+
+export interface Setting {
+  /** Flag name without dashes; also the key of CliOptions.sources. */
+  readonly name: string;
+  readonly kind: SettingKind;
+  readonly group: SettingGroup;
+  readonly help: string;
+  /** The environment variable; ACR_<UPPER_SNAKE> of the name. */
+  readonly env: string;
+  /** The core setting it feeds (validated by core's parseConfig), if any. */
+  readonly configKey?: keyof ConfigInput;
+  readonly chart?: ChartValue;
+  /** Shown in --help; the effective default of core settings comes from core. */
+  readonly defaultText?: string;
+  readonly values?: readonly string[];
+  readonly placeholder?: string;
+  /** Example values for messages, all of them accepted (an interval is at least 1s). */
+  readonly examples?: string;
+  /** Set only through the environment (no flag). */
+  readonly envOnly?: true;
+}
+
+/** ACR_<UPPER_SNAKE> for a setting name. */
+export function envName(name: string): string {
+  return `ACR_${name.toUpperCase().replace(/-/g, '_')}`;
+}
+
+type Row = Omit<Setting, 'env'>;
+
+const ROWS: readonly Row[] = [
+  {
+    name: 'label-prefix',
+    kind: 'string',
+    group: 'Discovery',
+    configKey: 'labelPrefix',
+    chart: { value: 'labelPrefix', example: 'example.com/', passes: 'example.com/' },
+    defaultText: 'argocd-cluster-registrar/',
+    placeholder: 'prefix',
+    help: 'Prefix of the labels read off source namespaces and copied onto registrations.',
+  },
+  {
+    name: 'managed-by',
+    kind: 'string',
+    group: 'Discovery',
+    configKey: 'managedBy',
+    chart: { value: 'managedBy', example: 'team-a', passes: 'team-a' },
+    defaultText: 'cluster-registrar',
+    placeholder: 'name',
+    help: 'Value of <prefix>managed-by: selects the namespaces to watch and the registrations this instance owns.',
+  },
+  {
+    name: 'provider',
+    kind: 'list',
+    group: 'Discovery',
+    configKey: 'providers',
+    chart: { value: 'providers', example: ['vcluster'], passes: 'vcluster' },
+    defaultText: 'k3k',
+    placeholder: 'provider',
+    help: 'Provisioner preset (k3k, vcluster, kamaji, capi) or custom:<glob>=<key>[,<key>...]; repeatable, in precedence order (env: comma list). Not combinable with the two legacy flags.',
+  },
+  {
+    name: 'secret-name-pattern',
+    kind: 'string',
+    group: 'Discovery',
+    configKey: 'secretNamePattern',
+    chart: { value: 'secretNamePattern', example: 'vc-*', passes: 'vc-*' },
+    defaultText: 'k3k-*-kubeconfig',
+    placeholder: 'glob',
+    help: 'Legacy: glob over kubeconfig Secret names (use --provider instead).',
+  },
+  {
+    name: 'secret-key',
+    kind: 'string',
+    group: 'Discovery',
+    configKey: 'secretKey',
+    chart: { value: 'secretKey', example: 'config', passes: 'config' },
+    defaultText: 'kubeconfig.yaml',
+    placeholder: 'key',
+    help: 'Legacy: key of the kubeconfig inside the Secret (use --provider instead).',
+  },
+  {
+    name: 'target-namespace',
+    kind: 'string',
+    group: 'Registration',
+    configKey: 'targetNamespace',
+    chart: { value: 'targetNamespace', example: 'gitops', passes: 'gitops' },
+    defaultText: 'argocd',
+    placeholder: 'namespace',
+    help: 'Namespace ArgoCD reads cluster Secrets from.',
+  },
+  {
+    name: 'interval',
+    kind: 'duration',
+    group: 'Timing',
+    configKey: 'interval',
+    chart: { value: 'interval', example: '30s', passes: '30s' },
+    defaultText: '60s',
+    placeholder: 'duration',
+    examples: '30s, 60s, 1m30s or 5m',
+    help: 'Time between full passes; also the minimum gap between credential-only writes.',
+  },
+  {
+    name: 'demoted-ttl',
+    kind: 'duration',
+    group: 'Timing',
+    configKey: 'demotedTTL',
+    chart: { value: 'demotedTTL', example: '24h', passes: '24h' },
+    defaultText: '168h',
+    placeholder: 'duration',
+    help: 'Demoted (renamed-away) registrations older than this are deleted.',
+  },
+  {
+    name: 'credential-refresh-window',
+    kind: 'duration',
+    group: 'Timing',
+    configKey: 'credentialRefreshWindow',
+    chart: { value: 'credentialRefreshWindow', example: '720h', passes: '720h' },
+    defaultText: '0s',
+    placeholder: 'duration',
+    help: 'Defer credential-only rewrites while the registered client certificate is valid for longer than this (0s: write at most once per interval).',
+  },
+  {
+    name: 'kubeconfig',
+    kind: 'string',
+    group: 'Connection',
+    placeholder: 'path',
+    help: 'Kubeconfig of the host cluster (default: in-cluster service account, then $KUBECONFIG, then ~/.kube/config); given, it wins over the in-cluster service account.',
+  },
+  {
+    name: 'context',
+    kind: 'string',
+    group: 'Connection',
+    placeholder: 'name',
+    help: 'Kubeconfig context to use (default: its current-context); given, the kubeconfig wins over the in-cluster service account.',
+  },
+  {
+    name: 'once',
+    kind: 'bool',
+    group: 'Run mode',
+    defaultText: 'false',
+    help: 'Run one pass and exit instead of running as a daemon.',
+  },
+  {
+    name: 'dry-run',
+    kind: 'bool',
+    group: 'Run mode',
+    chart: { value: 'dryRun', example: true, passes: 'true' },
+    defaultText: 'false',
+    help: 'Gather and plan, print what would change, write nothing.',
+  },
+  {
+    name: 'detailed-exitcode',
+    kind: 'bool',
+    group: 'Run mode',
+    defaultText: 'false',
+    help: 'With --once: exit 2 when the pass found changes (pending with --dry-run, applied otherwise), 0 when none, 1 on error.',
+  },
+  {
+    name: 'save-snapshot',
+    kind: 'string',
+    group: 'Run mode',
+    placeholder: 'file',
+    help: 'With --once: also write what was gathered to this file (mode 0600; it holds the kubeconfig Secrets, so treat it as a secret), to reproduce the plan elsewhere with --from-snapshot.',
+  },
+  {
+    name: 'from-snapshot',
+    kind: 'string',
+    group: 'Run mode',
+    placeholder: 'file',
+    help: 'Plan from a snapshot saved with --save-snapshot instead of a cluster: connects to nothing and writes nothing (implies --once --dry-run). Time-dependent rules use the current time.',
+  },
+  {
+    name: 'leader-elect',
+    kind: 'bool',
+    group: 'Run mode',
+    chart: { value: 'leaderElection.enabled', example: true, passes: 'true' },
+    defaultText: 'false',
+    help: 'Hold a Lease in the target namespace; only the leader writes, standbys stay ready.',
+  },
+  {
+    name: 'output',
+    kind: 'enum',
+    group: 'Output',
+    values: ['text', 'json'],
+    defaultText: 'text',
+    help: 'Format of the plan printed by --once.',
+  },
+  {
+    name: 'log-format',
+    kind: 'enum',
+    group: 'Output',
+    values: ['auto', 'text', 'json'],
+    chart: { value: 'logFormat', example: 'text', passes: 'text' },
+    defaultText: 'auto',
+    help: 'Log format; auto is json in-cluster and text on a terminal. Logs go to stderr.',
+  },
+  {
+    name: 'debug',
+    kind: 'bool',
+    group: 'Output',
+    chart: { value: 'debug', example: true, passes: 'true' },
+    defaultText: 'false',
+    help: 'Verbose logging.',
+  },
+  {
+    name: 'trace',
+    kind: 'bool',
+    group: 'Output',
+    envOnly: true,
+    defaultText: 'false',
+    help: 'Print the stack trace of an unexpected error (for bug reports).',
+  },
+  {
+    name: 'health-addr',
+    kind: 'addr',
+    group: 'Runtime',
+    chart: { value: 'probes.port', example: 9091, passes: ':9091' },
+    defaultText: ':8081',
+    placeholder: 'host:port',
+    help: "Address of /healthz and /readyz ('' disables).",
+  },
+  {
+    name: 'metrics-addr',
+    kind: 'addr',
+    group: 'Runtime',
+    chart: { value: 'metrics.port', example: 9090, passes: ':9090' },
+    defaultText: ':8080',
+    placeholder: 'host:port',
+    help: "Address of /metrics ('' disables; may equal --health-addr).",
+  },
+];
+
+export const SETTINGS: readonly Setting[] = ROWS.map((row) => ({ ...row, env: envName(row.name) }));
+
+/** The settings that are flags (every setting but the environment-only ones). */
+export const FLAGS: readonly Setting[] = SETTINGS.filter((s) => s.envOnly !== true);
+
+const BY_NAME = new Map(SETTINGS.map((s) => [s.name, s]));
+const BY_CONFIG_KEY = new Map(
+  SETTINGS.flatMap((s) => (s.configKey !== undefined ? [[s.configKey, s] as const] : [])),
+);
+
+export function settingNamed(name: string): Setting | undefined {
+  return BY_NAME.get(name);
+}
+
+/** The flag that sets a core setting (a ConfigInput key, as core's errors name it). */
+export function flagForSetting(setting: string): string {
+  const base = setting.replace(/\[\d+\]$/, '');
+  return (
+    BY_CONFIG_KEY.get(base as keyof ConfigInput)?.name ??
+    base.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+  );
+}
+
+/** "--name" when given as a flag, "ACR_NAME (for --name)" when given through the environment. */
+export function describeSource(name: string, source: 'flag' | 'env' | undefined): string {
+  const setting = settingNamed(name);
+  if (source !== 'env' || setting === undefined) return `--${name}`;
+  return setting.envOnly === true ? setting.env : `${setting.env} (for --${name})`;
+}

@@ -1,0 +1,43 @@
+// The writer half of the client: what a pass hands its plan to. Dry run is a writer too
+// (as controller-runtime's dry-run client wraps its writer), so the code that runs a pass
+// never asks whether it is a dry run: it writes to whichever writer it was given.
+
+import type { Plan } from '@argocd-cluster-registrar/core';
+import { applyPlan } from './apply.js';
+import type { ActionResult } from './apply.js';
+import type { KubeAccess } from './kube-access.js';
+
+export interface PlanWriter {
+  /** False for a dry run: its results say what would happen, nothing was written. */
+  readonly persists: boolean;
+  /** One result per action, in plan order. */
+  write(plan: Plan): Promise<readonly ActionResult[]>;
+}
+
+/** Writes the plan to the API server. */
+export function createApplier(access: KubeAccess): PlanWriter {
+  return {
+    persists: true,
+    write: (plan) => applyPlan(access, plan, { dryRun: false }),
+  };
+}
+
+export interface DryRunOptions {
+  /**
+   * Ask the API server to validate each write with its own dry run (admission and
+   * validation speak, nothing is stored). Without it nothing is sent at all.
+   */
+  readonly validateWith?: KubeAccess;
+}
+
+/** Never writes: every result has status 'dry-run', with the failure a real write would meet. */
+export function createDryRunWriter(options: DryRunOptions = {}): PlanWriter {
+  const access = options.validateWith;
+  return {
+    persists: false,
+    write: async (plan) =>
+      access === undefined
+        ? plan.actions.map((action) => ({ action, status: 'dry-run' as const }))
+        : applyPlan(access, plan, { dryRun: true }),
+  };
+}
