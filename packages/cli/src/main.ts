@@ -146,7 +146,11 @@ async function runOnce(
   // the preview also catches what would be rejected; that check never fails the preview.
   let previewChecks: readonly ActionResult[] = [];
   if (config.dryRun && report.plan.actions.length > 0) {
-    previewChecks = await applyPlan(access, report.plan, { dryRun: true });
+    previewChecks = await applyPlan(access, report.plan, {
+      dryRun: true,
+      labelPrefix: config.labelPrefix,
+      observed: report.snapshot.clusterSecrets,
+    });
     for (const check of previewChecks) {
       if (check.failure !== undefined && check.failure.kind !== 'forbidden') {
         logger.warn('the API server would reject this change', {

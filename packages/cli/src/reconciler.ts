@@ -86,7 +86,11 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
         ? { ...plan, actions: plan.actions.filter((a) => a.kind !== 'delete') }
         : plan;
     if (toApply.actions.length > 0)
-      results = await applyPlan(deps.access, toApply, { dryRun: false });
+      results = await applyPlan(deps.access, toApply, {
+        dryRun: false,
+        labelPrefix: deps.config.labelPrefix,
+        observed: gathered.snapshot.clusterSecrets,
+      });
     for (const result of results) {
       deps.metrics.actions.inc({ kind: result.action.kind, status: result.status });
       if (result.failure !== undefined) deps.metrics.apiErrors.inc({ kind: result.failure.kind });

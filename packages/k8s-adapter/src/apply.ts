@@ -3,14 +3,17 @@
 // the plan was made against, and a 409 or 404 is reported, not forced (the next pass
 // re-plans from fresh data). One failed action never stops the others.
 
+import { PatchStrategy } from '@kubernetes/client-node';
 import type { CoreV1Api } from '@kubernetes/client-node';
-import type { Action, Plan } from '@argocd-cluster-registrar/core';
+import type { Action, ObservedSecret, Plan } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { mapBounded } from './concurrency.js';
 import type { KubeAccess } from './kube-access.js';
 import { coreApiFor } from './kube-clients.js';
 import { toSecretBody } from './observed-objects.js';
+import { guarded } from './request-guard.js';
+import { registrationPatch } from './secret-patch.js';
 
 export type ActionStatus =
   'applied' | 'conflict' | 'not-found' | 'already-exists' | 'failed' | 'dry-run';
@@ -23,6 +26,13 @@ export interface ActionResult {
 
 export interface ApplyOptions {
   readonly dryRun: boolean;
+  /** The registrar's label prefix: the labels and annotations under it are ours to change. */
+  readonly labelPrefix: string;
+  /**
+   * The Secrets the plan was made from (the snapshot's cluster Secrets): an update patches
+   * the difference between the observed Secret and the planned one, on our keys only.
+   */
+  readonly observed: readonly ObservedSecret[];
 }
 
 const WRITE_CONCURRENCY = 8;
@@ -43,6 +53,7 @@ export async function applyPlan(
 ): Promise<readonly ActionResult[]> {
   const api = coreApiFor(access);
   const results = new Array<ActionResult>(plan.actions.length);
+  const observed = new Map(options.observed.map((secret) => [secret.uid, secret]));
 
   const chains = new Map<string, number[]>();
   plan.actions.forEach((action, index) => {
@@ -55,13 +66,19 @@ export async function applyPlan(
   await mapBounded([...chains.values()], WRITE_CONCURRENCY, async (chain) => {
     for (const index of chain) {
       const action = plan.actions[index] as Action;
-      results[index] = await applyAction(api, action, options.dryRun);
+      results[index] = await applyAction(api, action, options, observed);
     }
   });
   return results;
 }
 
-async function applyAction(api: CoreV1Api, action: Action, dryRun: boolean): Promise<ActionResult> {
+async function applyAction(
+  api: CoreV1Api,
+  action: Action,
+  options: ApplyOptions,
+  observed: ReadonlyMap<string, ObservedSecret>,
+): Promise<ActionResult> {
+  const dryRun = options.dryRun;
   const dryRunParam = dryRun ? { dryRun: 'All' } : {};
   try {
     switch (action.kind) {
@@ -74,17 +91,35 @@ async function applyAction(api: CoreV1Api, action: Action, dryRun: boolean): Pro
         });
         break;
       case 'update':
-      case 'demote':
-        // A replace carrying the observed uid and resourceVersion: the API server refuses it
-        // (409) if the Secret changed or was replaced since we read it.
-        await api.replaceNamespacedSecret({
-          name: action.target.name,
-          namespace: action.target.namespace,
-          body: toSecretBody(action.secret, action.target),
-          fieldManager: FIELD_MANAGER,
-          ...dryRunParam,
-        });
+      case 'demote': {
+        const before = observed.get(action.target.uid);
+        if (before === undefined) {
+          // Without the object the plan was made against there is no safe difference to send.
+          return {
+            action,
+            status: 'failed',
+            failure: {
+              kind: 'unknown',
+              message: 'the Secret the plan was made against is not among the observed ones',
+              retryable: true,
+            },
+          };
+        }
+        // A merge patch of our keys only, carrying the observed uid and resourceVersion: the
+        // API server refuses it (409) if the Secret changed or was replaced since we read it,
+        // and leaves finalizers, ownerReferences and other owners' keys alone (secret-patch.ts).
+        await api.patchNamespacedSecret(
+          {
+            name: action.target.name,
+            namespace: action.target.namespace,
+            body: registrationPatch(action.target, before, action.secret, options.labelPrefix),
+            fieldManager: FIELD_MANAGER,
+            ...dryRunParam,
+          },
+          guarded({ contentType: PatchStrategy.MergePatch }),
+        );
         break;
+      }
       case 'delete':
         // With a body, the API server reads DeleteOptions from it and ignores the query
         // string: dryRun has to travel in the body, or a "dry run" deletes for real.
@@ -106,9 +141,30 @@ async function applyAction(api: CoreV1Api, action: Action, dryRun: boolean): Pro
     }
     return { action, status: dryRun ? 'dry-run' : 'applied' };
   } catch (err) {
-    const failure = classifyApiError(err);
+    const failure = preconditionFailure(action, classifyApiError(err));
     return { action, status: dryRun ? 'dry-run' : statusOf(failure), failure };
   }
+}
+
+/**
+ * A merge patch carries the observed uid as a precondition, and the API server answers a
+ * different uid with 422 on `metadata.uid` rather than 409: the Secret was replaced since it
+ * was read, which is a conflict (re-plan from fresh data), not an invalid request.
+ */
+function preconditionFailure(action: Action, failure: ApiFailure): ApiFailure {
+  if (
+    (action.kind === 'update' || action.kind === 'demote') &&
+    failure.kind === 'invalid' &&
+    failure.message.includes('metadata.uid')
+  ) {
+    return {
+      kind: 'conflict',
+      status: 409,
+      message: `409 Conflict: the Secret was replaced since it was read (uid precondition)`,
+      retryable: true,
+    };
+  }
+  return failure;
 }
 
 function statusOf(failure: ApiFailure): ActionStatus {

@@ -7,9 +7,16 @@
 // `createAgent` is wrapped; if a future version drops it, requests simply go back to one
 // connection each.
 import type { Agent as HttpAgent } from 'node:http';
-import { CoordinationV1Api, CoreV1Api, Watch } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  ServerConfiguration,
+  Watch,
+  createConfiguration,
+} from '@kubernetes/client-node';
+import type { Configuration, KubeConfig } from '@kubernetes/client-node';
 import type { KubeAccess } from './kube-access.js';
+import { guardMiddleware } from './request-guard.js';
 
 type CreateAgent = (cluster: unknown, agentOptions: Record<string, unknown>) => HttpAgent;
 
@@ -60,14 +67,35 @@ function identityOf(cluster: unknown, agentOptions: Record<string, unknown>): st
   return parts.join('\0');
 }
 
+/**
+ * `KubeConfig.makeApiClient`, plus the default request guard: every request through these
+ * clients is bounded in time (request-guard.ts), whether or not its caller thought of it.
+ */
+function makeApiClient<T>(kubeConfig: KubeConfig, Api: new (config: Configuration) => T): T {
+  keepConnections(kubeConfig);
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster');
+  return new Api(
+    createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: { default: kubeConfig },
+      promiseMiddleware: [guardMiddleware({})],
+    }),
+  );
+}
+
 export function coreApiFor(access: KubeAccess): CoreV1Api {
-  keepConnections(access.kubeConfig);
-  return access.kubeConfig.makeApiClient(CoreV1Api);
+  return makeApiClient(access.kubeConfig, CoreV1Api);
 }
 
 export function coordinationApiFor(access: KubeAccess): CoordinationV1Api {
+  return makeApiClient(access.kubeConfig, CoordinationV1Api);
+}
+
+/** The agent and headers client-node would use, for the streaming watch (watch-stream.ts). */
+export async function fetchOptionsFor(access: KubeAccess): Promise<Record<string, unknown>> {
   keepConnections(access.kubeConfig);
-  return access.kubeConfig.makeApiClient(CoordinationV1Api);
+  return (await access.kubeConfig.applyToFetchOptions({})) as unknown as Record<string, unknown>;
 }
 
 export function watchFor(access: KubeAccess): Watch {
