@@ -11,3 +11,12 @@ export { adminKubeConfig, coreApi, rbacApi, statusOf, tokenKubeConfig } from './
 export { uniqueName } from './names.js';
 export { testChildPlane, testHostPlane } from './shared.js';
 export type { ProvidedPlane } from './provided.js';
+export { FAULT_KINDS, seededRandom, startFaultProxy } from './fault-proxy.js';
+export type {
+  FaultKind,
+  FaultProxy,
+  FaultProxyOptions,
+  FaultSettings,
+  ForwardedWrite,
+  ProxyLogEntry,
+} from './fault-proxy.js';
