@@ -56,40 +56,43 @@ function call(method: string, path: string, body?: unknown, waitMs = 15_000): Pr
       (res) => {
         const parts: Buffer[] = [];
         res.on('data', (chunk: Buffer) => parts.push(chunk));
-        res.on('end', () =>
+        res.on('end', () => {
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
             body: Buffer.concat(parts).toString('utf8'),
-          }),
-        );
-        res.on('error', (err) =>
+          });
+        });
+        res.on('error', (err) => {
           resolve({
             status: res.statusCode ?? 0,
             body: Buffer.concat(parts).toString('utf8'),
             error: err.message,
-          }),
-        );
-        res.on('aborted', () =>
+          });
+        });
+        res.on('aborted', () => {
           resolve({
             status: res.statusCode ?? 0,
             body: Buffer.concat(parts).toString('utf8'),
             error: 'aborted',
-          }),
-        );
+          });
+        });
       },
     );
     req.on('timeout', () => {
       req.destroy();
       resolve({ body: '', timedOut: true });
     });
-    req.on('error', (err) => resolve({ body: '', error: err.message }));
+    req.on('error', (err) => {
+      resolve({ body: '', error: err.message });
+    });
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
 
-const only = (kind: Parameters<FaultProxy['setFaults']>[0]['kinds']) =>
+const only = (kind: Parameters<FaultProxy['setFaults']>[0]['kinds']) => {
   proxy.setFaults({ rate: 1, kinds: kind ?? [], latencyMs: [1000, 1200], watchCutMs: [300, 600] });
+};
 
 describe('fault proxy', () => {
   it('forwards faithfully with faults off', async () => {

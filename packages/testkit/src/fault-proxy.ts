@@ -258,7 +258,9 @@ export async function startFaultProxy(
         }
         break;
       case 'latency':
-        await new Promise<void>((resolve) => later(between(settings.latencyMs), resolve));
+        await new Promise<void>((resolve) => {
+          later(between(settings.latencyMs), resolve);
+        });
         break;
       default:
         break;
@@ -345,7 +347,11 @@ export async function startFaultProxy(
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
       agent.destroy();
     },
   };
