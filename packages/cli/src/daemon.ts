@@ -36,6 +36,9 @@ export interface DaemonTiming {
   readonly retryMs: number;
 }
 
+/** How long stop() waits for a pass in flight (leaves room for the Lease release in 10 s). */
+const STOP_GRACE_MS = 4000;
+
 export const DEFAULT_TIMING: DaemonTiming = {
   debounceMs: 150,
   maxDelayMs: 1000,
@@ -143,9 +146,20 @@ export class Daemon {
   }
 
   private newReporter(): OutcomeReporter {
-    const { access, config, logger } = this.options;
-    return new OutcomeReporter(access, config.targetNamespace, logger);
+    const { config, logger } = this.options;
+    return new OutcomeReporter(this.writerAccess(), config.targetNamespace, logger);
   }
+
+  // --- fencing (issue 8, item 3) ---
+  /**
+   * The access every write of a pass goes through: with leader election, each Secret write
+   * and Event is checked against the elector's fence right before it is sent.
+   */
+  private writerAccess(): KubeAccess {
+    const { access } = this.options;
+    return this.elector === undefined ? access : { ...access, writeFence: this.elector };
+  }
+  // --- end fencing ---
 
   /** Starts the watch, the elector and the loop; the first pass is a full one, at once. */
   start(): void {
@@ -195,13 +209,25 @@ export class Daemon {
     this.loop = this.run();
   }
 
-  /** Stops the watch, lets the current pass finish, releases the lease. */
+  /**
+   * Stops the watch, gives the current pass a few seconds to finish, releases the lease.
+   * Bounded (issue 8, item 4): SIGTERM must end the process within 10 s in every state. A
+   * pass still running is left behind: the elector's stop shuts the write fence first, so
+   * nothing more of it is sent once the Lease is released.
+   */
   async stop(): Promise<void> {
     if (this.stopping) return this.loop;
     this.stopping = true;
     this.watch?.stop();
     this.notify();
-    await this.loop;
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.loop,
+      new Promise<void>((resolve) => {
+        grace = setTimeout(resolve, STOP_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(grace);
     await this.elector?.stop();
     this.options.metrics.leader.set({}, 0);
   }
@@ -321,7 +347,7 @@ export class Daemon {
     try {
       report = await runPass(
         {
-          access: this.options.access,
+          access: this.writerAccess(),
           config,
           gatherer: this.gatherer,
           logger: this.log,

@@ -236,6 +236,9 @@ function printPlan(
   }
 }
 
+/** SIGTERM to exit, at most: Kubernetes' grace period is 30 s, our promise is 10. */
+const SHUTDOWN_LIMIT_MS = 9500;
+
 async function runDaemon(
   options: CliOptions,
   config: Config,
@@ -283,6 +286,8 @@ async function runDaemon(
   };
   process.once('SIGTERM', force);
   process.once('SIGINT', force);
+  // Backstop (issue 8, item 4): whatever is still in flight, exit within 10 s of the signal.
+  setTimeout(force, SHUTDOWN_LIMIT_MS).unref();
   await daemon.stop();
   await servers.close();
   logger.info('stopped');

@@ -10,13 +10,22 @@ import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { mapBounded } from './concurrency.js';
 import type { KubeAccess } from './kube-access.js';
-import { coreApiFor } from './kube-clients.js';
+import { coreApiFor, requestBound } from './kube-clients.js';
 import { toSecretBody } from './observed-objects.js';
 import { guarded } from './request-guard.js';
 import { registrationPatch } from './secret-patch.js';
+import { OPEN_FENCE, isLeadershipLost } from './write-fence.js';
+import type { WriteFence } from './write-fence.js';
 
 export type ActionStatus =
-  'applied' | 'conflict' | 'not-found' | 'already-exists' | 'failed' | 'dry-run';
+  | 'applied'
+  | 'conflict'
+  | 'not-found'
+  | 'already-exists'
+  | 'failed'
+  | 'dry-run'
+  /** Leadership was lost during the pass: this write, and every one after it, was never sent. */
+  | 'not-attempted';
 
 export interface ActionResult {
   readonly action: Action;
@@ -54,6 +63,14 @@ export async function applyPlan(
   const api = coreApiFor(access);
   const results = new Array<ActionResult>(plan.actions.length);
   const observed = new Map(options.observed.map((secret) => [secret.uid, secret]));
+  const writer: Writer = {
+    api,
+    access,
+    options,
+    observed,
+    fence: access.writeFence ?? OPEN_FENCE,
+    lost: false,
+  };
 
   const chains = new Map<string, number[]>();
   plan.actions.forEach((action, index) => {
@@ -66,29 +83,60 @@ export async function applyPlan(
   await mapBounded([...chains.values()], WRITE_CONCURRENCY, async (chain) => {
     for (const index of chain) {
       const action = plan.actions[index] as Action;
-      results[index] = await applyAction(api, action, options, observed);
+      results[index] = await applyAction(writer, action);
     }
   });
   return results;
 }
 
-async function applyAction(
-  api: CoreV1Api,
-  action: Action,
-  options: ApplyOptions,
-  observed: ReadonlyMap<string, ObservedSecret>,
-): Promise<ActionResult> {
+/** What one applyPlan call shares between its actions. */
+interface Writer {
+  readonly api: CoreV1Api;
+  readonly access: KubeAccess;
+  readonly options: ApplyOptions;
+  readonly observed: ReadonlyMap<string, ObservedSecret>;
+  readonly fence: WriteFence;
+  /** Set once the fence shut: the pass stops writing at once. */
+  lost: boolean;
+}
+
+const NOT_ATTEMPTED: ApiFailure = {
+  kind: 'transient',
+  message: 'not sent: leadership was lost during the pass',
+  retryable: true,
+};
+
+async function applyAction(writer: Writer, action: Action): Promise<ActionResult> {
+  const { api, options, observed } = writer;
   const dryRun = options.dryRun;
   const dryRunParam = dryRun ? { dryRun: 'All' } : {};
+  // A dry run writes nothing, so it needs no fence.
+  const fence = dryRun ? OPEN_FENCE : writer.fence;
+  if (writer.lost || !fence.holds()) {
+    writer.lost = true;
+    return { action, status: 'not-attempted', failure: NOT_ATTEMPTED };
+  }
+  // The fence is checked again by the request itself, right before it is sent.
+  const send = (contentType?: string) =>
+    guarded({
+      ...requestBound(writer.access),
+      beforeSend: () => {
+        fence.check();
+      },
+      ...(contentType !== undefined ? { contentType } : {}),
+    });
   try {
     switch (action.kind) {
       case 'create':
-        await api.createNamespacedSecret({
-          namespace: action.secret.namespace,
-          body: toSecretBody(action.secret),
-          fieldManager: FIELD_MANAGER,
-          ...dryRunParam,
-        });
+        await api.createNamespacedSecret(
+          {
+            namespace: action.secret.namespace,
+            body: toSecretBody(action.secret),
+            fieldManager: FIELD_MANAGER,
+            ...dryRunParam,
+          },
+          send(),
+        );
         break;
       case 'update':
       case 'demote': {
@@ -116,31 +164,38 @@ async function applyAction(
             fieldManager: FIELD_MANAGER,
             ...dryRunParam,
           },
-          guarded({ contentType: PatchStrategy.MergePatch }),
+          send(PatchStrategy.MergePatch),
         );
         break;
       }
       case 'delete':
         // With a body, the API server reads DeleteOptions from it and ignores the query
         // string: dryRun has to travel in the body, or a "dry run" deletes for real.
-        await api.deleteNamespacedSecret({
-          name: action.target.name,
-          namespace: action.target.namespace,
-          body: {
-            preconditions: {
-              uid: action.target.uid,
-              resourceVersion: action.target.resourceVersion,
+        await api.deleteNamespacedSecret(
+          {
+            name: action.target.name,
+            namespace: action.target.namespace,
+            body: {
+              preconditions: {
+                uid: action.target.uid,
+                resourceVersion: action.target.resourceVersion,
+              },
+              ...(dryRun ? { dryRun: ['All'] } : {}),
             },
-            ...(dryRun ? { dryRun: ['All'] } : {}),
+            ...dryRunParam,
           },
-          ...dryRunParam,
-        });
+          send(),
+        );
         break;
       default:
         return assertNever(action);
     }
     return { action, status: dryRun ? 'dry-run' : 'applied' };
   } catch (err) {
+    if (isLeadershipLost(err)) {
+      writer.lost = true;
+      return { action, status: 'not-attempted', failure: NOT_ATTEMPTED };
+    }
     const failure = preconditionFailure(action, classifyApiError(err));
     return { action, status: dryRun ? 'dry-run' : statusOf(failure), failure };
   }

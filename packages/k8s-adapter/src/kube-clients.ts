@@ -11,7 +11,6 @@ import {
   CoordinationV1Api,
   CoreV1Api,
   ServerConfiguration,
-  Watch,
   createConfiguration,
 } from '@kubernetes/client-node';
 import type { Configuration, KubeConfig } from '@kubernetes/client-node';
@@ -71,7 +70,8 @@ function identityOf(cluster: unknown, agentOptions: Record<string, unknown>): st
  * `KubeConfig.makeApiClient`, plus the default request guard: every request through these
  * clients is bounded in time (request-guard.ts), whether or not its caller thought of it.
  */
-function makeApiClient<T>(kubeConfig: KubeConfig, Api: new (config: Configuration) => T): T {
+function makeApiClient<T>(access: KubeAccess, Api: new (config: Configuration) => T): T {
+  const kubeConfig = access.kubeConfig;
   keepConnections(kubeConfig);
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
@@ -79,26 +79,25 @@ function makeApiClient<T>(kubeConfig: KubeConfig, Api: new (config: Configuratio
     createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kubeConfig },
-      promiseMiddleware: [guardMiddleware({})],
+      promiseMiddleware: [guardMiddleware(requestBound(access))],
     }),
   );
 }
 
 export function coreApiFor(access: KubeAccess): CoreV1Api {
-  return makeApiClient(access.kubeConfig, CoreV1Api);
+  return makeApiClient(access, CoreV1Api);
 }
 
 export function coordinationApiFor(access: KubeAccess): CoordinationV1Api {
-  return makeApiClient(access.kubeConfig, CoordinationV1Api);
+  return makeApiClient(access, CoordinationV1Api);
 }
 
-/** The agent and headers client-node would use, for the streaming watch (watch-stream.ts). */
-export async function fetchOptionsFor(access: KubeAccess): Promise<Record<string, unknown>> {
-  keepConnections(access.kubeConfig);
-  return (await access.kubeConfig.applyToFetchOptions({})) as unknown as Record<string, unknown>;
+/** The access's request time-out, when it sets one. */
+export function requestBound(access: KubeAccess): { timeoutMs?: number } {
+  return access.requestTimeoutMs === undefined ? {} : { timeoutMs: access.requestTimeoutMs };
 }
 
-export function watchFor(access: KubeAccess): Watch {
+/** Keep-alive agents for the streaming watch too (watch-stream.ts). */
+export function shareConnections(access: KubeAccess): void {
   keepConnections(access.kubeConfig);
-  return new Watch(access.kubeConfig);
 }

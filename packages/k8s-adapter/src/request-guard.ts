@@ -14,8 +14,12 @@ import type {
   ResponseContext,
 } from '@kubernetes/client-node';
 
-/** Default bound on one request, headers to last byte. A 500-item list page takes well under a second. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * Default bound on one request, headers to last byte. A 500-item list page takes well under
+ * a second; 20 s leaves room for a slow, loaded API server while a hung request still ends
+ * well within one pass interval.
+ */
+export const REQUEST_TIMEOUT_MS = 20_000;
 
 export interface RequestGuard {
   /** Bound on this request; default {@link REQUEST_TIMEOUT_MS}. */
@@ -37,7 +41,7 @@ export function guardMiddleware(guard: RequestGuard): PromiseMiddleware {
       guard.beforeSend?.();
       if (guard.contentType !== undefined)
         context.setHeaderParam('Content-Type', guard.contentType);
-      context.setSignal(AbortSignal.timeout(timeoutMs));
+      context.setSignal(AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs))));
       return Promise.resolve(context);
     },
     post: (response) => Promise.resolve(response),

@@ -273,6 +273,8 @@ export async function startFaultProxy(
     const forward = httpsRequest(
       { host: upstream.hostname, port: upstream.port, method, path, headers, agent },
       (answer) => {
+        // Destroyed with its client (a cut watch, say): nothing to report.
+        answer.on('error', () => undefined);
         const status = answer.statusCode ?? 502;
         if (fault === 'reset') {
           answer.resume();
