@@ -15,6 +15,7 @@ import { toSecretBody } from './observed-objects.js';
 import { guarded } from './request-guard.js';
 import { registrationPatch } from './secret-patch.js';
 import { OPEN_FENCE, isLeadershipLost } from './write-fence.js';
+import { recheckProof } from './write-proof.js';
 import type { WriteFence } from './write-fence.js';
 
 export type ActionStatus =
@@ -25,7 +26,9 @@ export type ActionStatus =
   | 'failed'
   | 'dry-run'
   /** Leadership was lost during the pass: this write, and every one after it, was never sent. */
-  | 'not-attempted';
+  | 'not-attempted'
+  /** A demote or delete whose proof no longer held at write time (stale plan): not sent. */
+  | 'withheld';
 
 export interface ActionResult {
   readonly action: Action;
@@ -126,6 +129,22 @@ async function applyAction(writer: Writer, action: Action): Promise<ActionResult
       ...(contentType !== undefined ? { contentType } : {}),
     });
   try {
+    if (!dryRun) {
+      const proof = await recheckProof(
+        api,
+        action,
+        action.kind === 'create' ? undefined : observed.get(action.target.uid),
+        options.labelPrefix,
+        () => guarded(requestBound(writer.access)),
+      );
+      if (!proof.holds) {
+        return {
+          action,
+          status: 'withheld',
+          failure: { kind: 'conflict', message: proof.why, retryable: true },
+        };
+      }
+    }
     switch (action.kind) {
       case 'create':
         await api.createNamespacedSecret(

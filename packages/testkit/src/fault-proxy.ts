@@ -52,6 +52,8 @@ export interface FaultSettings {
   readonly hangMs?: number;
   /** Watches meeting `cut-watch` are cut after a delay in this range, ms. */
   readonly watchCutMs: readonly [number, number];
+  /** Only requests whose `METHOD /path?query` matches meet faults; default all. */
+  readonly only?: RegExp;
 }
 
 export interface ProxyLogEntry {
@@ -90,6 +92,8 @@ export interface FaultProxy {
   /** Count per fault kind. */
   readonly counts: Readonly<Record<FaultKind, number>>;
   setFaults(faults: Partial<FaultSettings>): void;
+  /** Faults apply to every request again. */
+  clearOnly(): void;
   /** Every request hangs (is accepted and never answered) until switched off. */
   hangAll(on: boolean): void;
   close(): Promise<void>;
@@ -209,7 +213,13 @@ export async function startFaultProxy(
 
   const choose = (method: string, url: URL): FaultKind | undefined => {
     if (hangingAll) return 'hang';
-    if (settings.rate <= 0 || random() >= settings.rate) return undefined;
+    if (settings.rate <= 0) return undefined;
+    if (
+      settings.only !== undefined &&
+      !settings.only.test(`${method} ${url.pathname}${url.search}`)
+    )
+      return undefined;
+    if (random() >= settings.rate) return undefined;
     const kinds = settings.kinds.filter((k) => applicable(k, method, url));
     if (kinds.length === 0) return undefined;
     return kinds[Math.floor(random() * kinds.length)];
@@ -341,6 +351,9 @@ export async function startFaultProxy(
     counts,
     setFaults(faults) {
       settings = { ...settings, ...faults };
+    },
+    clearOnly() {
+      settings = { ...DEFAULTS, ...settings, only: /(?:)/ };
     },
     hangAll(on) {
       hangingAll = on;
