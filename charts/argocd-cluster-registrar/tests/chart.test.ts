@@ -149,7 +149,7 @@ describe('RBAC', () => {
     const role = find(manifests, 'Role');
     expect(role?.metadata.namespace).toBe('gitops');
     expect(rulesOf(role)).toEqual([
-      { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'update', 'delete'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'patch', 'delete'] },
     ]);
     expect(containerOf(manifests).args).toContain('--target-namespace=gitops');
   });

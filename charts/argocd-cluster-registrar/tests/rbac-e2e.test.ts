@@ -329,12 +329,21 @@ describe('the chart RBAC on a real API server (default values)', () => {
     await denied("delete a provisioner's Secret", () =>
       api.deleteNamespacedSecret({ name: 'k3k-x-kubeconfig', namespace: other }),
     );
-    await denied('patch a Secret in targetNamespace (patch is not granted)', () =>
+    await denied("patch a provisioner's Secret (patch is granted in targetNamespace only)", () =>
       api.patchNamespacedSecret({
-        name: 'anything',
-        namespace: installation.targetNamespace,
+        name: 'k3k-x-kubeconfig',
+        namespace: other,
         body: [],
       }),
+    );
+    await denied(
+      'replace a Secret in targetNamespace (update is not granted: writes are patches)',
+      () =>
+        api.replaceNamespacedSecret({
+          name: 'anything',
+          namespace: installation.targetNamespace,
+          body: { metadata: { name: 'anything' } },
+        }),
     );
   });
 

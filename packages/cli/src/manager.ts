@@ -29,10 +29,16 @@ import { DEFAULT_TIMING, PassSchedule } from './schedule.js';
 import type { DaemonTiming } from './schedule.js';
 import type { ProbeResult } from './server.js';
 
+/** How long stop() waits for a pass in flight (leaves room for the Lease release in 10 s). */
+const STOP_GRACE_MS = 4000;
+
 export interface DaemonOptions {
   readonly access: KubeAccess;
-  /** Where plans go: the applier, or a dry-run writer. */
-  readonly writer: PlanWriter;
+  /**
+   * Where plans go (the applier, or a dry-run writer), made for the access the daemon writes
+   * through: fenced on the Lease when leader election is on.
+   */
+  readonly writerFor: (access: KubeAccess) => PlanWriter;
   readonly config: Config;
   readonly logger: Logger;
   readonly metrics: RegistrarMetrics;
@@ -49,6 +55,9 @@ export interface DaemonOptions {
  * Resolves with the name of the first SIGTERM or SIGINT; a second one while the daemon
  * drains exits at once (exit code 1).
  */
+/** SIGTERM to exit, at most: Kubernetes' grace period is 30 s, our promise is 10. */
+const SHUTDOWN_LIMIT_MS = 9500;
+
 export function stopSignal(): Promise<string> {
   return new Promise<string>((resolve) => {
     const first = (signal: string) => (): void => {
@@ -59,6 +68,8 @@ export function stopSignal(): Promise<string> {
       };
       process.once('SIGTERM', force);
       process.once('SIGINT', force);
+      // Backstop: whatever is still in flight, the process exits within 10 s of the signal.
+      setTimeout(force, SHUTDOWN_LIMIT_MS).unref();
       resolve(signal);
     };
     const onTerm = first('SIGTERM');
@@ -101,9 +112,20 @@ export class Daemon {
   }
 
   private newReporter(): OutcomeReporter {
-    const { access, config, logger } = this.options;
-    return new OutcomeReporter(access, config.targetNamespace, logger);
+    const { config, logger } = this.options;
+    return new OutcomeReporter(this.writerAccess(), config.targetNamespace, logger);
   }
+
+  // --- fencing (issue 8, item 3) ---
+  /**
+   * The access every write of a pass goes through: with leader election, each Secret write
+   * and Event is checked against the elector's fence right before it is sent.
+   */
+  private writerAccess(): KubeAccess {
+    const { access } = this.options;
+    return this.elector === undefined ? access : { ...access, writeFence: this.elector };
+  }
+  // --- end fencing ---
 
   /** Starts the watch, the elector and the loop; the first pass is a full one, at once. */
   start(): void {
@@ -153,13 +175,25 @@ export class Daemon {
     this.loop = this.run();
   }
 
-  /** Stops the watch, lets the current pass finish, releases the lease. */
+  /**
+   * Stops the watch, gives the current pass a few seconds to finish, releases the lease.
+   * Bounded (issue 8, item 4): SIGTERM must end the process within 10 s in every state. A
+   * pass still running is left behind: the elector's stop shuts the write fence first, so
+   * nothing more of it is sent once the Lease is released.
+   */
   async stop(): Promise<void> {
     if (this.stopping) return this.loop;
     this.stopping = true;
     this.watch?.stop();
     this.notify();
-    await this.loop;
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.loop,
+      new Promise<void>((resolve) => {
+        grace = setTimeout(resolve, STOP_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(grace);
     await this.elector?.stop();
     this.options.metrics.leader.set({}, 0);
   }
@@ -243,7 +277,7 @@ export class Daemon {
       report = await runPass(
         {
           config,
-          writer: this.options.writer,
+          writer: this.options.writerFor(this.writerAccess()),
           gatherer: this.gatherer,
           logger: this.log,
           metrics,

@@ -3,7 +3,9 @@
 // gather never deletes, whatever the planner decided.
 
 import { beforeEach, describe, expect, it } from 'vitest';
+import { KubeConfig } from '@kubernetes/client-node';
 import { parseConfig } from '@argocd-cluster-registrar/core';
+import { startFaultProxy } from '@argocd-cluster-registrar/testkit';
 import type { Config } from '@argocd-cluster-registrar/core';
 import {
   createApplier,
@@ -62,7 +64,7 @@ describe('runPass', () => {
     await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
     const metrics = new RegistrarMetrics();
     const deps = {
-      writer: createApplier(access),
+      writer: createApplier(access, config.labelPrefix),
       config,
       logger: silentLogger,
       metrics,
@@ -100,7 +102,7 @@ describe('runPass', () => {
     const ns = await createSourceNamespace(world, { cluster: 'planned' });
     await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
     const deps = {
-      writer: createApplier(access),
+      writer: createApplier(access, config.labelPrefix),
       config,
       logger: silentLogger,
       metrics: new RegistrarMetrics(),
@@ -111,7 +113,10 @@ describe('runPass', () => {
     expect(standby.applied).toBe(false);
     expect(standby.plan.actions.map((a) => a.kind)).toEqual(['create']);
     const dryRun = await runPass(
-      { ...deps, writer: createDryRunWriter({ validateWith: access }) },
+      {
+        ...deps,
+        writer: createDryRunWriter({ validateWith: access, labelPrefix: config.labelPrefix }),
+      },
       { scope: { full: true }, apply: true },
     );
     expect(dryRun.applied).toBe(false);
@@ -121,5 +126,43 @@ describe('runPass', () => {
       ['create', 'dry-run', undefined],
     ]);
     expect(await registration(world, 'planned')).toBeUndefined();
+  });
+
+  it("creates nothing when the target namespace's cluster Secrets could not be listed", async () => {
+    const ns = await createSourceNamespace(world, { cluster: 'unseen-target' });
+    await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
+    // Only the target namespace's Secret lists fail (503); everything else is answered.
+    const proxy = await startFaultProxy(world.host, {
+      faults: {
+        rate: 1,
+        kinds: ['status-503'],
+        only: new RegExp(`^GET /api/v1/namespaces/${world.target}/secrets\\?`),
+      },
+    });
+    try {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromString(proxy.kubeConfig);
+      const proxied: KubeAccess = { kubeConfig, source: 'fault proxy' };
+      const deps = {
+        writer: createApplier(proxied, config.labelPrefix),
+        config,
+        logger: silentLogger,
+        metrics: new RegistrarMetrics(),
+        now: Date.now,
+        gatherer: createGatherer(proxied, config),
+      };
+      const blind = await runPass(deps, { scope: { full: true }, apply: true });
+      expect(blind.plan.actions.map((a) => a.kind)).toEqual(['create']);
+      expect(blind.withheld.map((a) => a.cluster)).toEqual(['unseen-target']);
+      expect(blind.results).toEqual([]);
+      expect(passNeedsRetry(blind)).toBe(true);
+      expect(await registration(world, 'unseen-target')).toBeUndefined();
+
+      proxy.setFaults({ rate: 0 });
+      const seeing = await runPass(deps, { scope: { full: true }, apply: true });
+      expect(seeing.results.map((r) => [r.action.kind, r.status])).toEqual([['create', 'applied']]);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -24,7 +24,7 @@ export interface PassReport {
   readonly results: readonly ActionResult[];
   /** What a dry-run writer reported each action would meet; nothing was written. */
   readonly previewed: readonly ActionResult[];
-  /** Deletions planned but not applied because the gather was incomplete. */
+  /** Deletions (and creates) planned but not applied because the gather was incomplete. */
   readonly withheld: readonly Action[];
   readonly gatherFailures: readonly GatherFailure[];
   /** True when the plan was written (false in dry run and on a standby). */
@@ -72,10 +72,18 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
   // Defence in depth: the gatherer already marks lookups `unknown` when a read it needed
   // failed, but a deletion is the one mistake that cannot be undone, so an incomplete
   // gather never deletes anything.
-  const withheld =
-    gathered.failures.length > 0 ? plan.actions.filter((a) => a.kind === 'delete') : [];
+  //
+  // Likewise no create when the target namespace's cluster Secrets could not be listed: the
+  // plan was made without them, so a create may duplicate a server that a hand-made Secret
+  // already registers. (Interim, for issue 8: the planner should decide this from a snapshot
+  // that records what could not be read, item 5 "incomplete input"; until then, here.)
+  const withheld = plan.actions.filter(
+    (a) =>
+      (a.kind === 'delete' && gathered.failures.length > 0) ||
+      (a.kind === 'create' && !gathered.clusterSecretsListed),
+  );
   if (withheld.length > 0) {
-    deps.logger.warn('deletions withheld: the gather was incomplete', {
+    deps.logger.warn('deletions or creates withheld: the gather was incomplete', {
       count: withheld.length,
       clusters: withheld.map((a) => a.cluster),
     });
@@ -85,9 +93,10 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
   if (options.apply) {
     const toApply =
       withheld.length > 0
-        ? { ...plan, actions: plan.actions.filter((a) => a.kind !== 'delete') }
+        ? { ...plan, actions: plan.actions.filter((a) => !withheld.includes(a)) }
         : plan;
-    if (toApply.actions.length > 0) written = await deps.writer.write(toApply);
+    if (toApply.actions.length > 0)
+      written = await deps.writer.write(toApply, gathered.snapshot.clusterSecrets);
   }
   // A dry-run result is not a write: it is reported, never counted.
   const results = written.filter((r) => r.status !== 'dry-run');

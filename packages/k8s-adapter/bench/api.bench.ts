@@ -376,7 +376,11 @@ async function pass(): Promise<PassFigures> {
     translate: gatherer.translate,
   });
   const plannedAt = performance.now();
-  const results = await adapter.applyPlan(access, planned, { dryRun: false });
+  const results = await adapter.applyPlan(access, planned, {
+    dryRun: false,
+    labelPrefix: config.labelPrefix,
+    observed: gathered.snapshot.clusterSecrets,
+  });
   const end = performance.now();
   const after = await scrape(access.kubeConfig);
   return {

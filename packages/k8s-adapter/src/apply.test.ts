@@ -1,13 +1,23 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Action, DesiredSecret, ObservedRef, Plan } from '@argocd-cluster-registrar/core';
 import { applyPlan } from './apply.js';
+import type { ApplyOptions } from './apply.js';
+import { toObservedSecret } from './observed-objects.js';
 import { createNamespace, host, opaque, restrictedAccess } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
 let h: Host;
 let target: string;
+/** Every Secret arranged by a test, as the gatherer would have observed it. */
+const observed: V1Secret[] = [];
+const options = (dryRun: boolean): ApplyOptions => ({
+  dryRun,
+  labelPrefix: 'argocd-cluster-registrar/',
+  observed: observed.map((secret) => toObservedSecret(secret, target)),
+});
 beforeAll(async () => {
   h = await host();
   target = uniqueName('argocd');
@@ -61,6 +71,7 @@ async function existing(
     namespace: target,
     body: opaque(name, { owner: 'someone' }, data),
   });
+  observed.push(secret);
   return { secret, ref: refOf(secret) };
 }
 
@@ -96,7 +107,7 @@ function state(secret: V1Secret | undefined) {
 describe('applyPlan', () => {
   it('creates a registration exactly as planned', async () => {
     const secret = desired(uniqueName('cluster'), 'https://a.example:6443');
-    const [result] = await applyPlan(h.access, planOf(create(secret)), { dryRun: false });
+    const [result] = await applyPlan(h.access, planOf(create(secret)), options(false));
     expect(result).toMatchObject({ status: 'applied' });
     expect(result?.failure).toBeUndefined();
     const written = await read(secret.name);
@@ -109,9 +120,11 @@ describe('applyPlan', () => {
   it('reports already-exists for a create over an existing Secret and leaves it byte-for-byte', async () => {
     const name = uniqueName('cluster');
     const before = (await existing(name, { hand: 'made' })).secret;
-    const [result] = await applyPlan(h.access, planOf(create(desired(name, 'https://b.example'))), {
-      dryRun: false,
-    });
+    const [result] = await applyPlan(
+      h.access,
+      planOf(create(desired(name, 'https://b.example'))),
+      options(false),
+    );
     expect(result?.status).toBe('already-exists');
     expect(result?.failure).toMatchObject({
       kind: 'already-exists',
@@ -121,16 +134,65 @@ describe('applyPlan', () => {
     expect(state(await read(name))).toBe(state(before));
   });
 
-  it('updates with the observed resourceVersion', async () => {
+  it('updates with the observed resourceVersion, touching only the keys we own', async () => {
     const name = uniqueName('cluster');
-    const { ref } = await existing(name);
+    const { ref } = await existing(name, { name, shard: 'operator-set' });
     const secret = desired(name, 'https://c.example');
-    const [result] = await applyPlan(h.access, planOf(update(ref, secret)), { dryRun: false });
+    const [result] = await applyPlan(h.access, planOf(update(ref, secret)), options(false));
     expect(result?.status).toBe('applied');
     const written = await read(name);
-    expect(written?.data).toEqual(secret.data);
-    // A replace: labels the plan did not carry are gone.
+    expect(written?.data).toEqual({ ...secret.data, shard: b64('operator-set') });
+    // A merge patch of our keys: a label the plan does not own (`owner`) survives.
+    expect(written?.metadata?.labels).toEqual({ ...secret.labels, owner: 'someone' });
+  });
+
+  it('deletes the prefixed keys the plan dropped, and keeps finalizers and ownerReferences', async () => {
+    const name = uniqueName('cluster');
+    const arranged = await h.core.createNamespacedSecret({
+      namespace: target,
+      body: {
+        metadata: {
+          name,
+          labels: {
+            ...desired(name, 'https://o.example').labels,
+            'argocd-cluster-registrar/old': 'x',
+          },
+          annotations: { 'argocd-cluster-registrar/gone': 'y', 'other.example/keep': 'z' },
+          finalizers: ['example.com/hold'],
+          ownerReferences: [
+            {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              name: 'owner',
+              uid: '00000000-0000-4000-8000-000000000002',
+            },
+          ],
+        },
+        type: 'Opaque',
+        data: { name: b64(name), server: b64('https://o.example'), project: b64('p') },
+      },
+    });
+    observed.push(arranged);
+    const secret = desired(name, 'https://o2.example');
+    const [result] = await applyPlan(
+      h.access,
+      planOf(update(refOf(arranged), secret)),
+      options(false),
+    );
+    expect(result?.status).toBe('applied');
+    const written = await read(name);
     expect(written?.metadata?.labels).toEqual(secret.labels);
+    expect(written?.metadata?.annotations).toEqual({
+      ...secret.annotations,
+      'other.example/keep': 'z',
+    });
+    expect(written?.data).toEqual(secret.data);
+    expect(written?.metadata?.finalizers).toEqual(['example.com/hold']);
+    expect(written?.metadata?.ownerReferences?.map((o) => o.name)).toEqual(['owner']);
+    await h.core.patchNamespacedSecret(
+      { name, namespace: target, body: { metadata: { finalizers: null } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
   });
 
   it('reports a conflict, and writes nothing, when the Secret changed since it was observed', async () => {
@@ -144,7 +206,7 @@ describe('applyPlan', () => {
     const [result] = await applyPlan(
       h.access,
       planOf(update(ref, desired(name, 'https://d.example'))),
-      { dryRun: false },
+      options(false),
     );
     expect(result?.status).toBe('conflict');
     expect(result?.failure).toMatchObject({ kind: 'conflict', status: 409, retryable: true });
@@ -161,7 +223,7 @@ describe('applyPlan', () => {
     const [updated, deleted] = await applyPlan(
       h.access,
       planOf(update(stale, desired(name, 'https://e.example')), remove(stale)),
-      { dryRun: false },
+      options(false),
     );
     expect(updated?.status).toBe('conflict');
     expect(deleted?.status).toBe('conflict');
@@ -175,7 +237,7 @@ describe('applyPlan', () => {
     const results = await applyPlan(
       h.access,
       planOf(update(ref, desired(name, 'https://f.example')), remove(ref)),
-      { dryRun: false },
+      options(false),
     );
     expect(results.map((r) => r.status)).toEqual(['not-found', 'not-found']);
     expect(await read(name)).toBeUndefined();
@@ -184,7 +246,7 @@ describe('applyPlan', () => {
   it('deletes with uid and resourceVersion preconditions', async () => {
     const name = uniqueName('cluster');
     const { ref } = await existing(name);
-    const [result] = await applyPlan(h.access, planOf(remove(ref)), { dryRun: false });
+    const [result] = await applyPlan(h.access, planOf(remove(ref)), options(false));
     expect(result?.status).toBe('applied');
     expect(await read(name)).toBeUndefined();
   });
@@ -197,7 +259,7 @@ describe('applyPlan', () => {
       name,
       body: opaque(name, {}, { name: 'changed' }),
     });
-    const [result] = await applyPlan(h.access, planOf(remove(ref)), { dryRun: false });
+    const [result] = await applyPlan(h.access, planOf(remove(ref)), options(false));
     expect(result?.status).toBe('conflict');
     expect(state(await read(name))).toBe(state(changed));
   });
@@ -209,6 +271,10 @@ describe('applyPlan', () => {
       uid: 'no-such-uid',
       resourceVersion: '1',
     };
+    // Observed by a gather, gone since.
+    observed.push({
+      metadata: { name: stale.name, namespace: target, uid: stale.uid, resourceVersion: '1' },
+    });
     const reused = uniqueName('cluster');
     const { ref } = await existing(reused);
     const fresh = desired(uniqueName('cluster'), 'https://g.example');
@@ -221,7 +287,7 @@ describe('applyPlan', () => {
         create(desired(reused, 'https://i.example')),
         create(fresh),
       ),
-      { dryRun: false },
+      options(false),
     );
     expect(results.map((r) => r.status)).toEqual(['not-found', 'applied', 'applied', 'applied']);
     expect(results.map((r) => r.action.kind)).toEqual(['update', 'delete', 'create', 'create']);
@@ -241,7 +307,7 @@ describe('applyPlan with dryRun', () => {
         update(toUpdate.ref, desired(toUpdate.ref.name, 'https://k.example')),
         remove(toDelete.ref),
       ),
-      { dryRun: true },
+      options(true),
     );
     expect(results.map((r) => [r.status, r.failure])).toEqual([
       ['dry-run', undefined],
@@ -256,9 +322,11 @@ describe('applyPlan with dryRun', () => {
   it('attaches what the real write would meet, still as dry-run', async () => {
     const name = uniqueName('cluster');
     const before = (await existing(name)).secret;
-    const [result] = await applyPlan(h.access, planOf(create(desired(name, 'https://l.example'))), {
-      dryRun: true,
-    });
+    const [result] = await applyPlan(
+      h.access,
+      planOf(create(desired(name, 'https://l.example'))),
+      options(true),
+    );
     expect(result).toMatchObject({ status: 'dry-run', failure: { kind: 'already-exists' } });
     expect(state(await read(name))).toBe(state(before));
   });
@@ -268,7 +336,7 @@ describe('applyPlan with dryRun', () => {
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] },
     ]);
     const secret = desired(uniqueName('cluster'), 'https://m.example');
-    const [result] = await applyPlan(readOnly, planOf(create(secret)), { dryRun: true });
+    const [result] = await applyPlan(readOnly, planOf(create(secret)), options(true));
     expect(result).toMatchObject({
       status: 'dry-run',
       failure: { kind: 'forbidden', status: 403 },
@@ -283,7 +351,7 @@ describe('applyPlan with dryRun', () => {
     const [result] = await applyPlan(
       readOnly,
       planOf(create(desired(uniqueName('cluster'), 'https://n.example'))),
-      { dryRun: false },
+      options(false),
     );
     expect(result).toMatchObject({
       status: 'failed',

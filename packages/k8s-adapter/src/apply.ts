@@ -3,18 +3,33 @@
 // the plan was made against, and a 409 or 404 is reported, not forced (the next pass
 // re-plans from fresh data). One failed action never stops the others.
 
+import { PatchStrategy } from '@kubernetes/client-node';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { assertNever } from '@argocd-cluster-registrar/core';
-import type { Action, Plan } from '@argocd-cluster-registrar/core';
+import type { Action, ObservedSecret, Plan } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { mapBounded } from './concurrency.js';
 import type { KubeAccess } from './kube-access.js';
-import { coreApiFor } from './kube-clients.js';
+import { coreApiFor, requestBound } from './kube-clients.js';
 import { toSecretBody } from './observed-objects.js';
+import { guarded } from './request-guard.js';
+import { registrationPatch } from './secret-patch.js';
+import { OPEN_FENCE, isLeadershipLost } from './write-fence.js';
+import { recheckProof } from './write-proof.js';
+import type { WriteFence } from './write-fence.js';
 
 export type ActionStatus =
-  'applied' | 'conflict' | 'not-found' | 'already-exists' | 'failed' | 'dry-run';
+  | 'applied'
+  | 'conflict'
+  | 'not-found'
+  | 'already-exists'
+  | 'failed'
+  | 'dry-run'
+  /** Leadership was lost during the pass: this write, and every one after it, was never sent. */
+  | 'not-attempted'
+  /** A demote or delete whose proof no longer held at write time (stale plan): not sent. */
+  | 'withheld';
 
 export interface ActionResult {
   readonly action: Action;
@@ -24,6 +39,13 @@ export interface ActionResult {
 
 export interface ApplyOptions {
   readonly dryRun: boolean;
+  /** The registrar's label prefix: the labels and annotations under it are ours to change. */
+  readonly labelPrefix: string;
+  /**
+   * The Secrets the plan was made from (the snapshot's cluster Secrets): an update patches
+   * the difference between the observed Secret and the planned one, on our keys only.
+   */
+  readonly observed: readonly ObservedSecret[];
 }
 
 const WRITE_CONCURRENCY = 8;
@@ -44,6 +66,15 @@ export async function applyPlan(
 ): Promise<readonly ActionResult[]> {
   const api = coreApiFor(access);
   const results = new Array<ActionResult>(plan.actions.length);
+  const observed = new Map(options.observed.map((secret) => [secret.uid, secret]));
+  const writer: Writer = {
+    api,
+    access,
+    options,
+    observed,
+    fence: access.writeFence ?? OPEN_FENCE,
+    lost: false,
+  };
 
   const chains = new Map<string, number[]>();
   plan.actions.forEach((action, index) => {
@@ -56,60 +87,159 @@ export async function applyPlan(
   await mapBounded([...chains.values()], WRITE_CONCURRENCY, async (chain) => {
     for (const index of chain) {
       const action = plan.actions[index] as Action;
-      results[index] = await applyAction(api, action, options.dryRun);
+      results[index] = await applyAction(writer, action);
     }
   });
   return results;
 }
 
-async function applyAction(api: CoreV1Api, action: Action, dryRun: boolean): Promise<ActionResult> {
+/** What one applyPlan call shares between its actions. */
+interface Writer {
+  readonly api: CoreV1Api;
+  readonly access: KubeAccess;
+  readonly options: ApplyOptions;
+  readonly observed: ReadonlyMap<string, ObservedSecret>;
+  readonly fence: WriteFence;
+  /** Set once the fence shut: the pass stops writing at once. */
+  lost: boolean;
+}
+
+const NOT_ATTEMPTED: ApiFailure = {
+  kind: 'transient',
+  message: 'not sent: leadership was lost during the pass',
+  retryable: true,
+};
+
+async function applyAction(writer: Writer, action: Action): Promise<ActionResult> {
+  const { api, options, observed } = writer;
+  const dryRun = options.dryRun;
   const dryRunParam = dryRun ? { dryRun: 'All' } : {};
+  // A dry run writes nothing, so it needs no fence.
+  const fence = dryRun ? OPEN_FENCE : writer.fence;
+  if (writer.lost || !fence.holds()) {
+    writer.lost = true;
+    return { action, status: 'not-attempted', failure: NOT_ATTEMPTED };
+  }
+  // The fence is checked again by the request itself, right before it is sent.
+  const send = (contentType?: string) =>
+    guarded({
+      ...requestBound(writer.access),
+      beforeSend: () => {
+        fence.check();
+      },
+      ...(contentType !== undefined ? { contentType } : {}),
+    });
   try {
+    if (!dryRun) {
+      const proof = await recheckProof(
+        api,
+        action,
+        action.kind === 'create' ? undefined : observed.get(action.target.uid),
+        options.labelPrefix,
+        () => guarded(requestBound(writer.access)),
+      );
+      if (!proof.holds) {
+        return {
+          action,
+          status: 'withheld',
+          failure: { kind: 'conflict', message: proof.why, retryable: true },
+        };
+      }
+    }
     switch (action.kind) {
       case 'create':
-        await api.createNamespacedSecret({
-          namespace: action.secret.namespace,
-          body: toSecretBody(action.secret),
-          fieldManager: FIELD_MANAGER,
-          ...dryRunParam,
-        });
+        await api.createNamespacedSecret(
+          {
+            namespace: action.secret.namespace,
+            body: toSecretBody(action.secret),
+            fieldManager: FIELD_MANAGER,
+            ...dryRunParam,
+          },
+          send(),
+        );
         break;
       case 'update':
-      case 'demote':
-        // A replace carrying the observed uid and resourceVersion: the API server refuses it
-        // (409) if the Secret changed or was replaced since we read it.
-        await api.replaceNamespacedSecret({
-          name: action.target.name,
-          namespace: action.target.namespace,
-          body: toSecretBody(action.secret, action.target),
-          fieldManager: FIELD_MANAGER,
-          ...dryRunParam,
-        });
+      case 'demote': {
+        const before = observed.get(action.target.uid);
+        if (before === undefined) {
+          // Without the object the plan was made against there is no safe difference to send.
+          return {
+            action,
+            status: 'failed',
+            failure: {
+              kind: 'unknown',
+              message: 'the Secret the plan was made against is not among the observed ones',
+              retryable: true,
+            },
+          };
+        }
+        // A merge patch of our keys only, carrying the observed uid and resourceVersion: the
+        // API server refuses it (409) if the Secret changed or was replaced since we read it,
+        // and leaves finalizers, ownerReferences and other owners' keys alone (secret-patch.ts).
+        await api.patchNamespacedSecret(
+          {
+            name: action.target.name,
+            namespace: action.target.namespace,
+            body: registrationPatch(action.target, before, action.secret, options.labelPrefix),
+            fieldManager: FIELD_MANAGER,
+            ...dryRunParam,
+          },
+          send(PatchStrategy.MergePatch),
+        );
         break;
+      }
       case 'delete':
         // With a body, the API server reads DeleteOptions from it and ignores the query
         // string: dryRun has to travel in the body, or a "dry run" deletes for real.
-        await api.deleteNamespacedSecret({
-          name: action.target.name,
-          namespace: action.target.namespace,
-          body: {
-            preconditions: {
-              uid: action.target.uid,
-              resourceVersion: action.target.resourceVersion,
+        await api.deleteNamespacedSecret(
+          {
+            name: action.target.name,
+            namespace: action.target.namespace,
+            body: {
+              preconditions: {
+                uid: action.target.uid,
+                resourceVersion: action.target.resourceVersion,
+              },
+              ...(dryRun ? { dryRun: ['All'] } : {}),
             },
-            ...(dryRun ? { dryRun: ['All'] } : {}),
+            ...dryRunParam,
           },
-          ...dryRunParam,
-        });
+          send(),
+        );
         break;
       default:
         return assertNever(action, 'action kind');
     }
     return { action, status: dryRun ? 'dry-run' : 'applied' };
   } catch (err) {
-    const failure = classifyApiError(err);
+    if (isLeadershipLost(err)) {
+      writer.lost = true;
+      return { action, status: 'not-attempted', failure: NOT_ATTEMPTED };
+    }
+    const failure = preconditionFailure(action, classifyApiError(err));
     return { action, status: dryRun ? 'dry-run' : statusOf(failure), failure };
   }
+}
+
+/**
+ * A merge patch carries the observed uid as a precondition, and the API server answers a
+ * different uid with 422 on `metadata.uid` rather than 409: the Secret was replaced since it
+ * was read, which is a conflict (re-plan from fresh data), not an invalid request.
+ */
+function preconditionFailure(action: Action, failure: ApiFailure): ApiFailure {
+  if (
+    (action.kind === 'update' || action.kind === 'demote') &&
+    failure.kind === 'invalid' &&
+    failure.message.includes('metadata.uid')
+  ) {
+    return {
+      kind: 'conflict',
+      status: 409,
+      message: `409 Conflict: the Secret was replaced since it was read (uid precondition)`,
+      retryable: true,
+    };
+  }
+  return failure;
 }
 
 function statusOf(failure: ApiFailure): ActionStatus {

@@ -5,7 +5,9 @@ import { hostname } from 'node:os';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
-import { coreApiFor } from './kube-clients.js';
+import { coreApiFor, requestBound } from './kube-clients.js';
+import { guarded } from './request-guard.js';
+import { LeadershipLost, isLeadershipLost } from './write-fence.js';
 
 export interface NamespaceEvent {
   readonly type: 'Normal' | 'Warning';
@@ -25,44 +27,60 @@ export async function recordNamespaceEvent(
 ): Promise<ApiFailure | undefined> {
   const api = coreApiFor(access);
   const now = new Date();
+  const fence = access.writeFence;
   try {
-    await api.createNamespacedEvent({
-      namespace: namespace.name,
-      body: {
-        apiVersion: 'v1',
-        kind: 'Event',
-        // client-go's naming: the object's name and a unique hex suffix.
-        metadata: {
-          name: `${namespace.name}.${now.getTime().toString(16)}${Math.floor(Math.random() * 0xffff)
-            .toString(16)
-            .padStart(4, '0')}`,
-          namespace: namespace.name,
-        },
-        // A Namespace is cluster-scoped; the event lives inside it, which the API server
-        // accepts only when involvedObject.namespace names the event's own namespace.
-        involvedObject: {
+    // Events are writes too: a deposed leader must not report what it no longer decides.
+    if (fence !== undefined && !fence.holds()) throw new LeadershipLost();
+    await api.createNamespacedEvent(
+      {
+        namespace: namespace.name,
+        body: {
           apiVersion: 'v1',
-          kind: 'Namespace',
-          name: namespace.name,
-          uid: namespace.uid,
-          namespace: namespace.name,
+          kind: 'Event',
+          // client-go's naming: the object's name and a unique hex suffix.
+          metadata: {
+            name: `${namespace.name}.${now.getTime().toString(16)}${Math.floor(
+              Math.random() * 0xffff,
+            )
+              .toString(16)
+              .padStart(4, '0')}`,
+            namespace: namespace.name,
+          },
+          // A Namespace is cluster-scoped; the event lives inside it, which the API server
+          // accepts only when involvedObject.namespace names the event's own namespace.
+          involvedObject: {
+            apiVersion: 'v1',
+            kind: 'Namespace',
+            name: namespace.name,
+            uid: namespace.uid,
+            namespace: namespace.name,
+          },
+          type: event.type,
+          reason: event.reason.slice(0, MAX_REASON),
+          message:
+            event.message.length > MAX_MESSAGE
+              ? `${event.message.slice(0, MAX_MESSAGE - 1)}…`
+              : event.message,
+          source: { component },
+          reportingComponent: component,
+          reportingInstance: hostname(),
+          firstTimestamp: now,
+          lastTimestamp: now,
+          count: 1,
         },
-        type: event.type,
-        reason: event.reason.slice(0, MAX_REASON),
-        message:
-          event.message.length > MAX_MESSAGE
-            ? `${event.message.slice(0, MAX_MESSAGE - 1)}…`
-            : event.message,
-        source: { component },
-        reportingComponent: component,
-        reportingInstance: hostname(),
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
       },
-    });
+      guarded({
+        ...requestBound(access),
+        beforeSend: () => {
+          fence?.check();
+        },
+      }),
+    );
     return undefined;
   } catch (err) {
+    if (isLeadershipLost(err)) {
+      return { kind: 'transient', message: 'not sent: leadership was lost', retryable: true };
+    }
     return classifyApiError(err);
   }
 }

@@ -39,6 +39,12 @@ export interface GatherFailure {
 export interface GatherResult {
   readonly snapshot: Snapshot;
   readonly failures: readonly GatherFailure[];
+  /**
+   * False when this gather's list of the target namespace's cluster Secrets failed: the
+   * snapshot's registrations are then missing or stale, and nothing may be created from it
+   * (a create could duplicate a server a hand-made Secret already registers).
+   */
+  readonly clusterSecretsListed: boolean;
   /** API requests this gather made. */
   readonly requests: number;
 }
@@ -263,6 +269,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     return {
       snapshot: snapshotOf(next, lookupNames),
       failures: pass.failures,
+      clusterSecretsListed: clusterSecrets !== undefined,
       requests: pass.requests,
     };
   };
@@ -341,6 +348,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     return {
       snapshot: snapshotOf(current, lookupNames),
       failures: pass.failures,
+      clusterSecretsListed: clusterSecrets !== undefined,
       requests: pass.requests,
     };
   };

@@ -24,3 +24,6 @@ export { mapBounded } from './concurrency.js';
 export type { NamespaceEvent } from './events.js';
 export { createTranslationCache } from './translation-cache.js';
 export type { TranslationCache } from './translation-cache.js';
+export { LeadershipLost, OPEN_FENCE } from './write-fence.js';
+export type { WriteFence } from './write-fence.js';
+export { REQUEST_TIMEOUT_MS } from './request-guard.js';

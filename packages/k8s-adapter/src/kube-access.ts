@@ -4,11 +4,19 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { WriteFence } from './write-fence.js';
 
 export interface KubeAccess {
   readonly kubeConfig: KubeConfig;
   /** 'in-cluster' or '<path> (context <ctx>)'. */
   readonly source: string;
+  /** Bound on each request, headers to last byte; default REQUEST_TIMEOUT_MS (request-guard.ts). */
+  readonly requestTimeoutMs?: number;
+  /**
+   * Checked right before each Secret write and Event is sent (write-fence.ts); a daemon with
+   * leader election sets its elector here. Absent: writes are not fenced.
+   */
+  readonly writeFence?: WriteFence;
 }
 
 export interface KubeAccessOptions {

@@ -7,9 +7,15 @@
 // `createAgent` is wrapped; if a future version drops it, requests simply go back to one
 // connection each.
 import type { Agent as HttpAgent } from 'node:http';
-import { CoordinationV1Api, CoreV1Api, Watch } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  ServerConfiguration,
+  createConfiguration,
+} from '@kubernetes/client-node';
+import type { Configuration, KubeConfig } from '@kubernetes/client-node';
 import type { KubeAccess } from './kube-access.js';
+import { guardMiddleware } from './request-guard.js';
 
 type CreateAgent = (cluster: unknown, agentOptions: Record<string, unknown>) => HttpAgent;
 
@@ -60,17 +66,38 @@ function identityOf(cluster: unknown, agentOptions: Record<string, unknown>): st
   return parts.join('\0');
 }
 
+/**
+ * `KubeConfig.makeApiClient`, plus the default request guard: every request through these
+ * clients is bounded in time (request-guard.ts), whether or not its caller thought of it.
+ */
+function makeApiClient<T>(access: KubeAccess, Api: new (config: Configuration) => T): T {
+  const kubeConfig = access.kubeConfig;
+  keepConnections(kubeConfig);
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster');
+  return new Api(
+    createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: { default: kubeConfig },
+      promiseMiddleware: [guardMiddleware(requestBound(access))],
+    }),
+  );
+}
+
 export function coreApiFor(access: KubeAccess): CoreV1Api {
-  keepConnections(access.kubeConfig);
-  return access.kubeConfig.makeApiClient(CoreV1Api);
+  return makeApiClient(access, CoreV1Api);
 }
 
 export function coordinationApiFor(access: KubeAccess): CoordinationV1Api {
-  keepConnections(access.kubeConfig);
-  return access.kubeConfig.makeApiClient(CoordinationV1Api);
+  return makeApiClient(access, CoordinationV1Api);
 }
 
-export function watchFor(access: KubeAccess): Watch {
+/** The access's request time-out, when it sets one. */
+export function requestBound(access: KubeAccess): { timeoutMs?: number } {
+  return access.requestTimeoutMs === undefined ? {} : { timeoutMs: access.requestTimeoutMs };
+}
+
+/** Keep-alive agents for the streaming watch too (watch-stream.ts). */
+export function shareConnections(access: KubeAccess): void {
   keepConnections(access.kubeConfig);
-  return new Watch(access.kubeConfig);
 }

@@ -1,6 +1,13 @@
 // Leader election on a coordination.k8s.io/v1 Lease, the client-go way: every write is
 // conditional on the Lease's resourceVersion, and expiry is judged by how long the record
 // has stayed unchanged on *our* clock, so clock skew between replicas does not matter.
+//
+// Fencing: leadership is *provably* held only until the lease duration has passed since the
+// last successful renewal was sent, on this process's monotonic clock. A standby can only
+// take over once it has seen our last renewal unchanged for a whole lease duration, and it
+// sees it no earlier than we sent it, so before that instant no one else can hold the
+// Lease. Every write checks the fence right before it is sent (write-fence.ts); a process
+// paused past that instant (SIGSTOP, a long GC) finds the fence shut when it resumes.
 
 import { V1MicroTime } from '@kubernetes/client-node';
 import type { V1Lease } from '@kubernetes/client-node';
@@ -8,8 +15,11 @@ import type { Config } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
 import { coordinationApiFor } from './kube-clients.js';
+import { guarded } from './request-guard.js';
+import { LeadershipLost } from './write-fence.js';
+import type { WriteFence } from './write-fence.js';
 
-export interface LeaderElector {
+export interface LeaderElector extends WriteFence {
   isLeader(): boolean;
   start(): void;
   /** Stops renewing and releases the Lease, so a standby takes over at once. */
@@ -22,9 +32,13 @@ export interface LeaderElectionOptions {
   /** How long a Lease stays valid without renewal; default 15 (client-go's default). */
   readonly leaseDurationSeconds?: number;
   onChange(leader: boolean): void;
+  /** Monotonic milliseconds; injected by tests. Default performance.now. */
+  readonly monotonicNow?: () => number;
 }
 
 const DEFAULT_LEASE_DURATION_SECONDS = 15;
+/** Releasing the Lease on shutdown is a courtesy: never worth more than this of a SIGTERM. */
+const RELEASE_BUDGET_MS = 2000;
 
 /** `${sanitised prefix}-${managedBy}` as a DNS-1123 subdomain, e.g. 'argocd-cluster-registrar-cluster-registrar'. */
 export function leaseName(config: Pick<Config, 'labelPrefix' | 'managedBy'>): string {
@@ -52,6 +66,14 @@ export function createLeaderElector(
   let running = false;
   let leader = false;
   let lastRenewAt = 0;
+  const monotonic = options.monotonicNow ?? (() => performance.now());
+  /** Monotonic time the last successful renewal was sent; the fence is open for a lease duration after it. */
+  let renewSentAt = Number.NEGATIVE_INFINITY;
+  // Each attempt (read + write) must end well before the renew deadline, or a hung request
+  // would keep us from noticing that renewals stopped working.
+  const attemptBudgetMs = Math.max(500, renewDeadlineMs / 2);
+  let attemptDeadline = 0;
+  const bounded = () => guarded({ timeoutMs: Math.max(1, attemptDeadline - monotonic()) });
   let lastLease: V1Lease | undefined;
   let observedRecord = '';
   let observedAt = 0;
@@ -98,11 +120,14 @@ export function createLeaderElector(
     }
   };
 
-  const renewed = (lease: V1Lease, now: number): void => {
+  const renewed = (lease: V1Lease, now: number, sentAt: number): void => {
     observe(lease, now);
     lastRenewAt = now;
+    renewSentAt = sentAt;
     setLeader(true);
   };
+
+  const fenceOpen = (): boolean => leader && monotonic() < renewSentAt + durationMs;
 
   const failedToRenew = (now: number): void => {
     if (leader && now - lastRenewAt > renewDeadlineMs) setLeader(false);
@@ -110,16 +135,22 @@ export function createLeaderElector(
 
   const tryAcquireOrRenew = async (): Promise<void> => {
     const now = Date.now();
+    attemptDeadline = monotonic() + attemptBudgetMs;
     let current: V1Lease;
     try {
-      current = await api.readNamespacedLease({ name, namespace });
+      current = await api.readNamespacedLease({ name, namespace }, bounded());
     } catch (err) {
       if (classifyApiError(err).kind !== 'not-found') {
         failedToRenew(now);
         return;
       }
       try {
-        renewed(await api.createNamespacedLease({ namespace, body: desired(now, undefined) }), now);
+        const sentAt = monotonic();
+        renewed(
+          await api.createNamespacedLease({ namespace, body: desired(now, undefined) }, bounded()),
+          now,
+          sentAt,
+        );
       } catch {
         // Someone else created it first (409), or the API is unreachable: try again later.
         failedToRenew(now);
@@ -135,9 +166,14 @@ export function createLeaderElector(
     }
     try {
       // Conditional on the resourceVersion just read: of two replicas racing, one gets 409.
+      const sentAt = monotonic();
       renewed(
-        await api.replaceNamespacedLease({ name, namespace, body: desired(now, current) }),
+        await api.replaceNamespacedLease(
+          { name, namespace, body: desired(now, current) },
+          bounded(),
+        ),
         now,
+        sentAt,
       );
     } catch {
       failedToRenew(now);
@@ -154,7 +190,11 @@ export function createLeaderElector(
   return {
     // Also false when renewals stalled for longer than the deadline, even if the loop has
     // not noticed yet (a blocked event loop must not let two leaders write).
-    isLeader: () => leader && Date.now() - lastRenewAt < renewDeadlineMs,
+    isLeader: () => leader && Date.now() - lastRenewAt < renewDeadlineMs && fenceOpen(),
+    holds: fenceOpen,
+    check() {
+      if (!fenceOpen()) throw new LeadershipLost();
+    },
     start() {
       if (running) return;
       running = true;
@@ -163,36 +203,49 @@ export function createLeaderElector(
     async stop() {
       running = false;
       clearTimeout(timer);
-      await inFlight;
+      // Bounded twice over: an attempt's requests end within its budget, and shutdown waits
+      // no longer than the release budget for it.
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([
+        inFlight,
+        new Promise<void>((resolve) => {
+          waited = setTimeout(resolve, RELEASE_BUDGET_MS);
+        }),
+      ]);
+      clearTimeout(waited);
       if (!leader) return;
       // Stop acting as leader before the Lease is released, so two never overlap.
       setLeader(false);
       const lease = lastLease;
       if (lease?.spec?.holderIdentity !== options.identity) return;
       const now = Date.now();
+      attemptDeadline = monotonic() + Math.min(attemptBudgetMs, RELEASE_BUDGET_MS);
       try {
-        await api.replaceNamespacedLease({
-          name,
-          namespace,
-          body: {
-            apiVersion: 'coordination.k8s.io/v1',
-            kind: 'Lease',
-            metadata: {
-              name,
-              namespace,
-              ...(lease.metadata?.resourceVersion
-                ? { resourceVersion: lease.metadata.resourceVersion }
-                : {}),
-            },
-            spec: {
-              holderIdentity: '',
-              leaseDurationSeconds: 1,
-              acquireTime: new V1MicroTime(now),
-              renewTime: new V1MicroTime(now),
-              leaseTransitions: lease.spec.leaseTransitions ?? 0,
+        await api.replaceNamespacedLease(
+          {
+            name,
+            namespace,
+            body: {
+              apiVersion: 'coordination.k8s.io/v1',
+              kind: 'Lease',
+              metadata: {
+                name,
+                namespace,
+                ...(lease.metadata?.resourceVersion
+                  ? { resourceVersion: lease.metadata.resourceVersion }
+                  : {}),
+              },
+              spec: {
+                holderIdentity: '',
+                leaseDurationSeconds: 1,
+                acquireTime: new V1MicroTime(now),
+                renewTime: new V1MicroTime(now),
+                leaseTransitions: lease.spec.leaseTransitions ?? 0,
+              },
             },
           },
-        });
+          bounded(),
+        );
       } catch {
         // Not released: the standby takes over when the Lease expires instead.
       }

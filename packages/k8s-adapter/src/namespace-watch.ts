@@ -5,8 +5,11 @@ import { classifyApiError, classifyStatusObject } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { createBackoff } from './backoff.js';
 import type { KubeAccess } from './kube-access.js';
-import { coreApiFor, watchFor } from './kube-clients.js';
+import { coreApiFor } from './kube-clients.js';
+import { REQUEST_TIMEOUT_MS } from './request-guard.js';
 import { managedNamespaceSelector } from './selectors.js';
+import { openWatchStream } from './watch-stream.js';
+import type { WatchStream } from './watch-stream.js';
 
 export interface NamespaceWatch {
   stop(): void;
@@ -26,9 +29,13 @@ export interface NamespaceWatchHandlers {
 const BACKOFF_INITIAL_MS = 250;
 const BACKOFF_MAX_MS = 30_000;
 /** The server ends each watch after this long; we reconnect from the last resourceVersion. */
-const WATCH_TIMEOUT_SECONDS = 300;
-/** No line (event or bookmark) for this long means a dead connection. */
-const SILENCE_LIMIT_MS = (WATCH_TIMEOUT_SECONDS + 60) * 1000;
+const WATCH_TIMEOUT_SECONDS = 120;
+/**
+ * No line (event or bookmark) for this long means a dead connection. With
+ * allowWatchBookmarks the API server sends a bookmark about once a minute on a quiet watch,
+ * and it ends the watch itself after WATCH_TIMEOUT_SECONDS.
+ */
+const SILENCE_LIMIT_MS = 90_000;
 /** A stream that ends sooner than this without events counts as a failure for back-off. */
 const SHORT_SESSION_MS = 1000;
 const PAGE_SIZE = 500;
@@ -43,24 +50,24 @@ export function watchManagedNamespaces(
   handlers: NamespaceWatchHandlers,
 ): NamespaceWatch {
   const api = coreApiFor(access);
-  const watcher = watchFor(access);
   const labelSelector = managedNamespaceSelector(config);
   const backoff = createBackoff(BACKOFF_INITIAL_MS, BACKOFF_MAX_MS);
 
   let stopped = false;
   let resourceVersion: string | undefined;
   let listedBefore = false;
-  let controller: AbortController | undefined;
+  let stream: WatchStream | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
-  let silenceTimer: NodeJS.Timeout | undefined;
-
-  const isStopped = (): boolean => stopped;
 
   const schedule = (delayMs: number): void => {
     if (stopped) return;
     retryTimer = setTimeout(() => {
       retryTimer = undefined;
-      void connect();
+      // connect() reports its own failures; this catch only keeps a bug from becoming an
+      // unhandled rejection (which would end the process).
+      connect().catch((err: unknown) => {
+        fail(classifyApiError(err));
+      });
     }, delayMs);
   };
 
@@ -102,11 +109,6 @@ export function watchManagedNamespaces(
     return true;
   };
 
-  const armSilenceTimer = (): void => {
-    clearTimeout(silenceTimer);
-    silenceTimer = setTimeout(() => controller?.abort(), SILENCE_LIMIT_MS);
-  };
-
   const connect = async (): Promise<void> => {
     if (stopped) return;
     if (resourceVersion === undefined && !(await relist())) return;
@@ -116,7 +118,6 @@ export function watchManagedNamespaces(
 
     const onEvent = (phase: string, object: unknown): void => {
       if (stopped) return;
-      armSilenceTimer();
       const event = (object ?? {}) as WatchEvent;
       switch (phase) {
         case 'ADDED':
@@ -143,8 +144,7 @@ export function watchManagedNamespaces(
     };
 
     const onDone = (err: unknown): void => {
-      clearTimeout(silenceTimer);
-      controller = undefined;
+      stream = undefined;
       if (stopped) return;
       if (expired) {
         resourceVersion = undefined;
@@ -167,8 +167,8 @@ export function watchManagedNamespaces(
       else schedule(0);
     };
 
-    armSilenceTimer();
-    const started = await watcher.watch(
+    stream = openWatchStream(
+      access,
       '/api/v1/namespaces',
       {
         labelSelector,
@@ -176,23 +176,22 @@ export function watchManagedNamespaces(
         allowWatchBookmarks: true,
         timeoutSeconds: WATCH_TIMEOUT_SECONDS,
       },
-      onEvent,
-      onDone,
+      { onEvent, onDone },
+      {
+        headersTimeoutMs: access.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+        silenceMs: SILENCE_LIMIT_MS,
+      },
     );
-    // stop() may have run while the request was being made.
-    if (isStopped()) started.abort();
-    else if (!started.signal.aborted) controller = started;
   };
 
-  void connect();
+  schedule(0);
 
   return {
     stop() {
       stopped = true;
       clearTimeout(retryTimer);
-      clearTimeout(silenceTimer);
-      controller?.abort();
-      controller = undefined;
+      stream?.abort();
+      stream = undefined;
     },
   };
 }

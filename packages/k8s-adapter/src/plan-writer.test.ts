@@ -8,6 +8,8 @@ import { createApplier, createDryRunWriter } from './plan-writer.js';
 import { createNamespace, host } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
+const PREFIX = 'argocd-cluster-registrar/';
+
 let h: Host;
 let target: string;
 beforeAll(async () => {
@@ -45,31 +47,31 @@ async function exists(name: string): Promise<boolean> {
 
 describe('plan writers', () => {
   it('the applier stores the plan', async () => {
-    const writer = createApplier(h.access);
+    const writer = createApplier(h.access, PREFIX);
     expect(writer.persists).toBe(true);
-    const [result] = await writer.write(planCreating('written'));
+    const [result] = await writer.write(planCreating('written'), []);
     expect(result?.status).toBe('applied');
     expect(await exists('written')).toBe(true);
   });
 
   it('the dry-run writer reports without storing, and without sending when not validating', async () => {
-    const validating = createDryRunWriter({ validateWith: h.access });
+    const validating = createDryRunWriter({ validateWith: h.access, labelPrefix: PREFIX });
     expect(validating.persists).toBe(false);
-    expect((await validating.write(planCreating('checked'))).map((r) => r.status)).toEqual([
+    expect((await validating.write(planCreating('checked'), [])).map((r) => r.status)).toEqual([
       'dry-run',
     ]);
     expect(await exists('checked')).toBe(false);
 
     // A namespace that does not exist: only the API server could say so, and it is not asked.
-    const silent = createDryRunWriter();
-    const [result] = await silent.write(planCreating('unsent', uniqueName('missing')));
+    const silent = createDryRunWriter({ labelPrefix: PREFIX });
+    const [result] = await silent.write(planCreating('unsent', uniqueName('missing')), []);
     expect(result).toMatchObject({ status: 'dry-run' });
     expect(result?.failure).toBeUndefined();
   });
 
   it('a validating dry run carries the failure the real write would meet', async () => {
-    const writer = createDryRunWriter({ validateWith: h.access });
-    const [result] = await writer.write(planCreating('nowhere', uniqueName('missing')));
+    const writer = createDryRunWriter({ validateWith: h.access, labelPrefix: PREFIX });
+    const [result] = await writer.write(planCreating('nowhere', uniqueName('missing')), []);
     expect(result?.status).toBe('dry-run');
     expect(result?.failure?.kind).toBe('not-found');
   });

@@ -2,7 +2,7 @@
 // (as controller-runtime's dry-run client wraps its writer), so the code that runs a pass
 // never asks whether it is a dry run: it writes to whichever writer it was given.
 
-import type { Plan } from '@argocd-cluster-registrar/core';
+import type { ObservedSecret, Plan } from '@argocd-cluster-registrar/core';
 import { applyPlan } from './apply.js';
 import type { ActionResult } from './apply.js';
 import type { KubeAccess } from './kube-access.js';
@@ -10,19 +10,24 @@ import type { KubeAccess } from './kube-access.js';
 export interface PlanWriter {
   /** False for a dry run: its results say what would happen, nothing was written. */
   readonly persists: boolean;
-  /** One result per action, in plan order. */
-  write(plan: Plan): Promise<readonly ActionResult[]>;
+  /**
+   * One result per action, in plan order. `observed` is the snapshot's cluster Secrets, the
+   * ones the plan was made from: an update patches only its difference on our keys.
+   */
+  write(plan: Plan, observed: readonly ObservedSecret[]): Promise<readonly ActionResult[]>;
 }
 
-/** Writes the plan to the API server. */
-export function createApplier(access: KubeAccess): PlanWriter {
+/** Writes the plan to the API server (through `access`, fenced when it carries a fence). */
+export function createApplier(access: KubeAccess, labelPrefix: string): PlanWriter {
   return {
     persists: true,
-    write: (plan) => applyPlan(access, plan, { dryRun: false }),
+    write: (plan, observed) => applyPlan(access, plan, { dryRun: false, labelPrefix, observed }),
   };
 }
 
 export interface DryRunOptions {
+  /** The registrar's label prefix (what an update may change). */
+  readonly labelPrefix: string;
   /**
    * Ask the API server to validate each write with its own dry run (admission and
    * validation speak, nothing is stored). Without it nothing is sent at all.
@@ -31,13 +36,14 @@ export interface DryRunOptions {
 }
 
 /** Never writes: every result has status 'dry-run', with the failure a real write would meet. */
-export function createDryRunWriter(options: DryRunOptions = {}): PlanWriter {
+export function createDryRunWriter(options: DryRunOptions): PlanWriter {
   const access = options.validateWith;
+  const { labelPrefix } = options;
   return {
     persists: false,
-    write: async (plan) =>
+    write: async (plan, observed) =>
       access === undefined
         ? plan.actions.map((action) => ({ action, status: 'dry-run' as const }))
-        : applyPlan(access, plan, { dryRun: true }),
+        : applyPlan(access, plan, { dryRun: true, labelPrefix, observed }),
   };
 }

@@ -13,3 +13,12 @@ export { testChildPlane, testHostPlane } from './shared.js';
 export type { ProvidedPlane } from './provided.js';
 export { kubeconfigText } from './kubeconfig-text.js';
 export type { KubeconfigTextOptions } from './kubeconfig-text.js';
+export { FAULT_KINDS, seededRandom, startFaultProxy } from './fault-proxy.js';
+export type {
+  FaultKind,
+  FaultProxy,
+  FaultProxyOptions,
+  FaultSettings,
+  ForwardedWrite,
+  ProxyLogEntry,
+} from './fault-proxy.js';

@@ -27,7 +27,10 @@ export async function runDaemon(
   const daemon = new Daemon({
     access,
     // A dry-run daemon sends nothing at all: it logs what it would do, once per plan.
-    writer: options.dryRun ? createDryRunWriter() : createApplier(access),
+    writerFor: (writerAccess) =>
+      options.dryRun
+        ? createDryRunWriter({ labelPrefix: config.labelPrefix })
+        : createApplier(writerAccess, config.labelPrefix),
     config,
     logger,
     metrics,

@@ -29,8 +29,8 @@ export async function runOnce(
   // A dry run still asks the API server to validate each write (server-side dry run), so
   // the preview also catches what would be rejected; that check never fails the preview.
   const writer: PlanWriter = options.dryRun
-    ? createDryRunWriter({ validateWith: access })
-    : createApplier(access);
+    ? createDryRunWriter({ validateWith: access, labelPrefix: config.labelPrefix })
+    : createApplier(access, config.labelPrefix);
   const report = await runPass(
     {
       config,

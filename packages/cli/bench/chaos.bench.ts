@@ -1,0 +1,226 @@
+// The long chaos run: two replicas with --leader-elect, each through its own fault proxy
+// (about 20 % faults of every kind) in front of a real host plane, 200 source namespaces and
+// a churn loop, SIGKILLs at random moments (about one per 24 s, 50 in the default 20
+// minutes) and one leader frozen past its lease mid-run. Every forwarded Secret write or
+// Event is judged at that moment: wrongful deletions/demotions (test-support/chaos.ts) and
+// writes by a replica that did not hold the Lease right then (standby or deposed leader).
+// Then faults and churn stop and the time to converge is measured.
+//
+//   pnpm bench chaos                       20 minutes
+//   CHAOS_MINUTES=3 pnpm bench chaos       a short run
+
+import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { leaseName } from '../../k8s-adapter/src/index.js';
+import {
+  FAULT_KINDS,
+  seededRandom,
+  startControlPlane,
+  startFaultProxy,
+  uniqueName,
+} from '../../testkit/src/index.js';
+import type { FaultKind, FaultProxy, ForwardedWrite } from '../../testkit/src/index.js';
+import {
+  auditWrites,
+  changedForeign,
+  createChaosWorld,
+  divergence,
+  proxyKubeconfig,
+  startChurn,
+  startProxiedDaemon,
+} from '../src/test-support/chaos.js';
+import type { WriteAudit } from '../src/test-support/chaos.js';
+import { PREFIX } from '../src/test-support/e2e.js';
+import type { RunningDaemon, World } from '../src/test-support/e2e.js';
+
+const MINUTES = Number(process.env['CHAOS_MINUTES'] ?? 20);
+const NAMESPACES = Number(process.env['CHAOS_NAMESPACES'] ?? 200);
+const FAULT_RATE = 0.2;
+const INTERVAL_S = 10;
+const KILL_EVERY_MS = 24_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Replica {
+  readonly label: string;
+  readonly proxy: FaultProxy;
+  readonly audit: WriteAudit;
+  readonly kubeconfig: string;
+  daemon: RunningDaemon;
+  /** Writes sent while another identity held the Lease (or nobody did). */
+  unfenced: string[];
+  /** Of those, after this replica was resumed from the freeze. */
+  deposed: string[];
+  resumedAt: number;
+  kills: number;
+}
+
+async function main(): Promise<void> {
+  process.stderr.write(
+    `chaos: ${MINUTES} min, ${NAMESPACES} namespaces, ${FAULT_RATE * 100}% faults\n`,
+  );
+  const host = await startControlPlane('bench-chaos', { ownerPid: process.pid });
+  const kc = new KubeConfig();
+  kc.loadFromString(host.kubeConfig);
+  const hostApi = kc.makeApiClient(CoreV1Api);
+  const leases = kc.makeApiClient(CoordinationV1Api);
+  const target = uniqueName('argocd');
+  const managedBy = uniqueName('chaos');
+  await hostApi.createNamespace({ body: { metadata: { name: target } } });
+  // The registered kubeconfigs are never dialled: the host plane's own CA and identity
+  // stand in for a child's.
+  const world: World = {
+    host,
+    child: host,
+    hostApi,
+    childApi: hostApi,
+    target,
+    managedBy,
+    baseArgs: [],
+  };
+  const chaos = await createChaosWorld(world, { namespaces: NAMESPACES, foreign: 5 });
+  const lease = leaseName({ labelPrefix: PREFIX, managedBy });
+  const holder = async (): Promise<string> => {
+    try {
+      return (
+        (await leases.readNamespacedLease({ name: lease, namespace: target })).spec
+          ?.holderIdentity ?? ''
+      );
+    } catch {
+      return '';
+    }
+  };
+
+  const replicas: Replica[] = [];
+  for (const [index, label] of ['a', 'b'].entries()) {
+    const audit = auditWrites(chaos);
+    // Set once the replica exists; its proxy's hook needs it.
+    const ref: { replica?: Replica } = {};
+    const beforeWrite = async (write: ForwardedWrite): Promise<void> => {
+      await audit.beforeWrite(write);
+      const self = ref.replica;
+      if (write.path.includes('/leases') || self === undefined) return;
+      const pid = self.daemon.process.pid;
+      const now = await holder();
+      if (!now.endsWith(`_${String(pid)}`)) {
+        self.unfenced.push(`${write.method} ${write.path}`);
+        if (Date.now() >= self.resumedAt) self.deposed.push(`${write.method} ${write.path}`);
+      }
+    };
+    const proxy = await startFaultProxy(host, {
+      seed: 1000 + index,
+      beforeWrite,
+      faults: { rate: FAULT_RATE, hangMs: 25_000 },
+    });
+    const kubeconfig = proxyKubeconfig(proxy);
+    const self: Replica = {
+      label,
+      proxy,
+      audit,
+      kubeconfig,
+      daemon: startProxiedDaemon(chaos, kubeconfig, [
+        `--interval=${INTERVAL_S}s`,
+        '--leader-elect',
+      ]),
+      unfenced: [],
+      deposed: [],
+      resumedAt: Number.POSITIVE_INFINITY,
+      kills: 0,
+    };
+    ref.replica = self;
+    replicas.push(self);
+  }
+
+  const random = seededRandom(77);
+  const churn = startChurn(chaos, { periodMs: 1000, seed: 78 });
+  const started = Date.now();
+  const end = started + MINUTES * 60_000;
+  let froze = false;
+  let crashes = 0;
+  while (Date.now() < end) {
+    await sleep(KILL_EVERY_MS * (0.5 + random()));
+    for (const replica of replicas) {
+      // An exit we did not cause is a crash.
+      if (replica.daemon.process.exitCode !== null && replica.daemon.process.signalCode === null) {
+        crashes += 1;
+        replica.daemon = startProxiedDaemon(chaos, replica.kubeconfig, [
+          `--interval=${INTERVAL_S}s`,
+          '--leader-elect',
+        ]);
+      }
+    }
+    if (!froze && Date.now() > started + (end - started) / 2) {
+      // Freeze the leader past its lease (15 s), then let it resume.
+      froze = true;
+      const now = await holder();
+      const leader = replicas.find((r) => now.endsWith(`_${String(r.daemon.process.pid)}`));
+      if (leader !== undefined) {
+        leader.daemon.process.kill('SIGSTOP');
+        await sleep(20_000);
+        leader.resumedAt = Date.now();
+        leader.daemon.process.kill('SIGCONT');
+        process.stderr.write(`froze replica ${leader.label} for 20 s\n`);
+      }
+      continue;
+    }
+    const victim = replicas[Math.floor(random() * replicas.length)];
+    if (victim === undefined) continue;
+    await victim.daemon.stop('SIGKILL');
+    victim.kills += 1;
+    victim.daemon = startProxiedDaemon(chaos, victim.kubeconfig, [
+      `--interval=${INTERVAL_S}s`,
+      '--leader-elect',
+    ]);
+  }
+
+  await churn.stop();
+  for (const replica of replicas) replica.proxy.setFaults({ rate: 0 });
+  const quietAt = Date.now();
+  let convergedMs: number | undefined;
+  let last: string[] = [];
+  while (Date.now() - quietAt < 10 * INTERVAL_S * 1000) {
+    last = await divergence(chaos);
+    if (last.length === 0) {
+      convergedMs = Date.now() - quietAt;
+      break;
+    }
+    await sleep(500);
+  }
+  const foreignChanged = await changedForeign(chaos);
+
+  const requests = replicas.reduce((sum, r) => sum + r.proxy.log.length, 0);
+  const faults = Object.fromEntries(
+    FAULT_KINDS.map((kind: FaultKind) => [
+      kind,
+      replicas.reduce((sum, r) => sum + r.proxy.counts[kind], 0),
+    ]),
+  );
+  const figures = {
+    minutes: MINUTES,
+    namespaces: NAMESPACES,
+    requests,
+    faults,
+    faultsTotal: Object.values(faults).reduce((a, b) => a + b, 0),
+    churn: churn.counts,
+    kills: replicas.reduce((sum, r) => sum + r.kills, 0),
+    crashes,
+    wrongfulDeletionsOrDemotions: replicas.flatMap((r) => r.audit.wrongful),
+    foreignWrites: replicas.flatMap((r) => r.audit.foreignWrites).length + foreignChanged.length,
+    writesWithoutTheLease: replicas.reduce((sum, r) => sum + r.unfenced.length, 0),
+    deposedLeaderWritesAfterResume: replicas.reduce((sum, r) => sum + r.deposed.length, 0),
+    convergenceSeconds: convergedMs === undefined ? null : convergedMs / 1000,
+    notConverged: convergedMs === undefined ? last.slice(0, 10) : [],
+  };
+  console.log(JSON.stringify(figures, null, 2));
+  for (const replica of replicas) {
+    await replica.daemon.stop('SIGKILL');
+    await replica.proxy.close();
+  }
+  await host.stop();
+  const ok =
+    figures.wrongfulDeletionsOrDemotions.length === 0 &&
+    figures.foreignWrites === 0 &&
+    figures.deposedLeaderWritesAfterResume === 0 &&
+    convergedMs !== undefined;
+  process.exit(ok ? 0 : 1);
+}
+
+await main();

@@ -1,0 +1,123 @@
+// Every request is bounded (issue 8, item 4), proven through the fault proxy in front of the
+// real host plane: a server that accepts and never answers, and list bodies cut short of
+// their Content-Length, end as failures, never as a hang; the namespace watch and the
+// leader's renewal both recover once the server answers again.
+
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startFaultProxy, uniqueName } from '@argocd-cluster-registrar/testkit';
+import type { FaultProxy } from '@argocd-cluster-registrar/testkit';
+import { createGatherer } from './gather.js';
+import type { KubeAccess } from './kube-access.js';
+import { createLeaderElector } from './leader-election.js';
+import { watchManagedNamespaces } from './namespace-watch.js';
+import { MANAGED_BY_KEY, createNamespace, host, testConfig } from './test-support/host.js';
+import type { Host } from './test-support/host.js';
+
+let h: Host;
+let proxy: FaultProxy;
+let access: KubeAccess;
+
+beforeAll(async () => {
+  h = await host();
+  proxy = await startFaultProxy(h.plane, { seed: 11 });
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(proxy.kubeConfig);
+  access = { kubeConfig, source: 'fault proxy', requestTimeoutMs: 1500 };
+});
+
+afterAll(async () => {
+  await proxy.close();
+});
+
+describe('bounded requests', () => {
+  it('a gather against a server that never answers ends with failures', async () => {
+    const config = testConfig();
+    await createNamespace(h.core, config.targetNamespace);
+    proxy.hangAll(true);
+    try {
+      const result = await createGatherer(access, config).full();
+      expect(result.failures.length).toBeGreaterThan(0);
+      expect(result.failures[0]?.failure).toMatchObject({ kind: 'transient', retryable: true });
+    } finally {
+      proxy.hangAll(false);
+    }
+  });
+
+  it('a gather whose list bodies are cut short ends with failures', async () => {
+    const config = testConfig();
+    await createNamespace(h.core, config.targetNamespace);
+    await createNamespace(h.core, uniqueName('src'), { [MANAGED_BY_KEY]: config.managedBy });
+    proxy.setFaults({ rate: 1, kinds: ['truncate'] });
+    try {
+      const result = await createGatherer(access, config).full();
+      expect(result.failures.length).toBeGreaterThan(0);
+    } finally {
+      proxy.setFaults({ rate: 0 });
+    }
+    // And with the faults off, the same gather completes.
+    expect((await createGatherer(access, config).full()).failures).toEqual([]);
+  });
+
+  it('the namespace watch re-opens after a server that never answered recovers', async () => {
+    const config = testConfig();
+    const changes: string[] = [];
+    proxy.hangAll(true);
+    const watch = watchManagedNamespaces(access, config, {
+      onChange: (name) => changes.push(name),
+      onError: () => undefined,
+    });
+    try {
+      // Long enough for the watch's first requests to be stuck in the hang.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      proxy.hangAll(false);
+      const name = uniqueName('late');
+      await createNamespace(h.core, name, { [MANAGED_BY_KEY]: config.managedBy });
+      await vi.waitFor(
+        async () => {
+          await h.core.patchNamespace({
+            name,
+            body: [{ op: 'add', path: '/metadata/annotations', value: { t: String(Date.now()) } }],
+          });
+          expect(changes).toContain(name);
+        },
+        { timeout: 60_000, interval: 500 },
+      );
+    } finally {
+      watch.stop();
+      proxy.hangAll(false);
+    }
+  });
+
+  it('a leader whose renewals hang steps down, and stops within its budget', async () => {
+    const config = testConfig();
+    await createNamespace(h.core, config.targetNamespace);
+    const changes: boolean[] = [];
+    const elector = createLeaderElector(access, config, {
+      identity: 'hung-leader',
+      leaseDurationSeconds: 3,
+      onChange: (leader) => changes.push(leader),
+    });
+    elector.start();
+    try {
+      await vi.waitFor(
+        () => {
+          expect(changes).toEqual([true]);
+        },
+        { timeout: 20_000 },
+      );
+      proxy.hangAll(true);
+      // Its renewals hang: it must notice on its own and stop acting as leader.
+      await vi.waitFor(
+        () => {
+          expect(changes).toEqual([true, false]);
+        },
+        { timeout: 20_000 },
+      );
+      expect(elector.holds()).toBe(false);
+    } finally {
+      await elector.stop();
+      proxy.hangAll(false);
+    }
+  });
+});

@@ -1,0 +1,373 @@
+// A fault-injecting HTTPS proxy in front of a real kube-apiserver. Every answer it gives is
+// either the real server's (forwarded, possibly late, cut short or never delivered) or a
+// transient failure a real server or load balancer also gives (500, 503, 429 with
+// Retry-After, 409 on a write). It never invents a 404 or a success: a client that trusts
+// only those can never be misled into a deletion by it.
+//
+// TLS: the proxy serves the plane's own serving certificate (its SANs cover 127.0.0.1), so
+// a kubeconfig that trusts the plane's CA trusts the proxy. Upstream it authenticates with
+// the admin client certificate of the plane's kubeconfig (a client certificate cannot be
+// forwarded), and passes any Authorization header through, so token identities keep theirs.
+
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer, request as httpsRequest, Agent } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from 'node:https';
+import type { Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { ControlPlane } from './control-plane.js';
+
+export type FaultKind =
+  | 'status-500'
+  | 'status-503'
+  | 'status-429'
+  | 'conflict-409'
+  | 'latency'
+  | 'reset'
+  | 'truncate'
+  | 'cut-watch'
+  | 'hang';
+
+export const FAULT_KINDS: readonly FaultKind[] = [
+  'status-500',
+  'status-503',
+  'status-429',
+  'conflict-409',
+  'latency',
+  'reset',
+  'truncate',
+  'cut-watch',
+  'hang',
+];
+
+export interface FaultSettings {
+  /** Probability that a request meets a fault, 0..1. */
+  readonly rate: number;
+  /** Kinds to choose from (uniformly, among those that apply to the request). */
+  readonly kinds: readonly FaultKind[];
+  /** Added delay for `latency`, ms. */
+  readonly latencyMs: readonly [number, number];
+  /** A hung request is released (its socket destroyed) after this long; default never. */
+  readonly hangMs?: number;
+  /** Watches meeting `cut-watch` are cut after a delay in this range, ms. */
+  readonly watchCutMs: readonly [number, number];
+  /** Only requests whose `METHOD /path?query` matches meet faults; default all. */
+  readonly only?: RegExp;
+}
+
+export interface ProxyLogEntry {
+  readonly at: number;
+  readonly method: string;
+  readonly path: string;
+  /** Status sent to the client; undefined when none was (reset, hang, cut). */
+  readonly status?: number;
+  readonly fault?: FaultKind;
+  /** True when the request reached the real server. */
+  readonly forwarded: boolean;
+}
+
+export interface ForwardedWrite {
+  readonly method: string;
+  readonly path: string;
+  readonly body: Buffer;
+}
+
+export interface FaultProxyOptions {
+  readonly seed?: number;
+  readonly faults?: Partial<FaultSettings>;
+  /**
+   * Runs before a write (POST, PUT, PATCH, DELETE) is forwarded, and holds it until it
+   * resolves: a test can compare the write with the world at that moment.
+   */
+  readonly beforeWrite?: (write: ForwardedWrite) => Promise<void>;
+}
+
+export interface FaultProxy {
+  /** https://127.0.0.1:<port> */
+  readonly server: string;
+  /** A kubeconfig text for the proxy: the plane's CA and admin identity, the proxy's address. */
+  readonly kubeConfig: string;
+  readonly log: readonly ProxyLogEntry[];
+  /** Count per fault kind. */
+  readonly counts: Readonly<Record<FaultKind, number>>;
+  setFaults(faults: Partial<FaultSettings>): void;
+  /** Faults apply to every request again. */
+  clearOnly(): void;
+  /** Every request hangs (is accepted and never answered) until switched off. */
+  hangAll(on: boolean): void;
+  close(): Promise<void>;
+}
+
+const DEFAULTS: FaultSettings = {
+  rate: 0,
+  kinds: FAULT_KINDS,
+  latencyMs: [1000, 8000],
+  watchCutMs: [500, 5000],
+};
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** mulberry32: small, fast, and the same sequence for the same seed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function isWatch(url: URL): boolean {
+  return url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+}
+
+/** A list: a GET of a collection (the path's last segment is a plural resource). */
+function isList(method: string, url: URL): boolean {
+  if (method !== 'GET' || isWatch(url)) return false;
+  const parts = url.pathname.split('/').filter(Boolean);
+  // /api/v1/namespaces, /api/v1/namespaces/x/secrets, /apis/g/v/namespaces/x/leases
+  const core = parts[0] === 'api' ? parts.slice(2) : parts.slice(3);
+  return core.length % 2 === 1;
+}
+
+function applicable(kind: FaultKind, method: string, url: URL): boolean {
+  switch (kind) {
+    case 'conflict-409':
+      return WRITES.has(method);
+    case 'truncate':
+      return isList(method, url);
+    case 'cut-watch':
+      return isWatch(url);
+    case 'latency':
+    case 'reset':
+    case 'hang':
+    case 'status-500':
+    case 'status-503':
+    case 'status-429':
+      return true;
+  }
+}
+
+const STATUS_BODY: Record<number, { reason: string; message: string }> = {
+  500: { reason: 'InternalError', message: 'injected: internal error' },
+  503: { reason: 'ServiceUnavailable', message: 'injected: service unavailable' },
+  429: { reason: 'TooManyRequests', message: 'injected: too many requests' },
+  409: {
+    reason: 'Conflict',
+    message: 'injected: the object has been modified; please apply your changes again',
+  },
+};
+
+function sendStatus(res: ServerResponse, code: number): void {
+  const status = STATUS_BODY[code] ?? { reason: 'InternalError', message: 'injected' };
+  const body = JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    code,
+    ...status,
+  });
+  res.writeHead(code, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...(code === 429 ? { 'retry-after': '1' } : {}),
+  });
+  res.end(body);
+}
+
+export async function startFaultProxy(
+  plane: Pick<ControlPlane, 'kubeconfigPath' | 'kubeConfig' | 'server' | 'caPem'>,
+  options: FaultProxyOptions = {},
+): Promise<FaultProxy> {
+  const pki = join(dirname(plane.kubeconfigPath), 'pki');
+  const admin = new KubeConfig();
+  admin.loadFromString(plane.kubeConfig);
+  const user = admin.getCurrentUser();
+  const upstream = new URL(plane.server);
+  const agent = new Agent({
+    keepAlive: true,
+    ca: plane.caPem,
+    ...(user?.certData ? { cert: Buffer.from(user.certData, 'base64') } : {}),
+    ...(user?.keyData ? { key: Buffer.from(user.keyData, 'base64') } : {}),
+  });
+  const random = seededRandom(options.seed ?? 1);
+  let settings: FaultSettings = { ...DEFAULTS, ...(options.faults ?? {}) };
+  let hangingAll = false;
+  const log: ProxyLogEntry[] = [];
+  const counts = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const between = ([low, high]: readonly [number, number]): number =>
+    low + Math.floor(random() * (high - low + 1));
+  const later = (ms: number, action: () => void): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      action();
+    }, ms);
+    timers.add(timer);
+  };
+
+  const choose = (method: string, url: URL): FaultKind | undefined => {
+    if (hangingAll) return 'hang';
+    if (settings.rate <= 0) return undefined;
+    if (
+      settings.only !== undefined &&
+      !settings.only.test(`${method} ${url.pathname}${url.search}`)
+    )
+      return undefined;
+    if (random() >= settings.rate) return undefined;
+    const kinds = settings.kinds.filter((k) => applicable(k, method, url));
+    if (kinds.length === 0) return undefined;
+    return kinds[Math.floor(random() * kinds.length)];
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', upstream);
+    const path = `${url.pathname}${url.search}`;
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const fault = choose(method, url);
+    if (fault !== undefined) counts[fault] += 1;
+    const record = (status: number | undefined, forwarded: boolean): void => {
+      log.push({
+        at: Date.now(),
+        method,
+        path,
+        ...(status !== undefined ? { status } : {}),
+        ...(fault !== undefined ? { fault } : {}),
+        forwarded,
+      });
+    };
+
+    switch (fault) {
+      case 'status-500':
+      case 'status-503':
+      case 'status-429':
+      case 'conflict-409': {
+        const code = Number(/\d+/.exec(fault)?.[0]);
+        sendStatus(res, code);
+        record(code, false);
+        return;
+      }
+      case 'hang':
+        record(undefined, false);
+        if (settings.hangMs !== undefined) later(settings.hangMs, () => req.socket.destroy());
+        return;
+      case 'reset':
+        // Half the resets hit before the server sees the request, half after it answered.
+        if (random() < 0.5) {
+          record(undefined, false);
+          req.socket.destroy();
+          return;
+        }
+        break;
+      case 'latency':
+        await new Promise<void>((resolve) => {
+          later(between(settings.latencyMs), resolve);
+        });
+        break;
+      default:
+        break;
+    }
+
+    if (WRITES.has(method) && options.beforeWrite !== undefined) {
+      await options.beforeWrite({ method, path, body });
+    }
+    const headers = { ...req.headers, host: upstream.host };
+    const forward = httpsRequest(
+      { host: upstream.hostname, port: upstream.port, method, path, headers, agent },
+      (answer) => {
+        // Destroyed with its client (a cut watch, say): nothing to report.
+        answer.on('error', () => undefined);
+        const status = answer.statusCode ?? 502;
+        if (fault === 'reset') {
+          answer.resume();
+          record(undefined, true);
+          req.socket.destroy();
+          return;
+        }
+        if (fault === 'truncate') {
+          const parts: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => parts.push(chunk));
+          answer.on('end', () => {
+            const full = Buffer.concat(parts);
+            const outHeaders = { ...answer.headers, 'content-length': String(full.length) };
+            delete outHeaders['transfer-encoding'];
+            res.writeHead(status, outHeaders);
+            // Content-Length promises the whole body; half of it arrives, then the socket closes.
+            res.write(full.subarray(0, Math.floor(full.length / 2)), () => req.socket.destroy());
+            record(status, true);
+          });
+          return;
+        }
+        res.writeHead(status, answer.headers);
+        answer.pipe(res);
+        record(status, true);
+        if (fault === 'cut-watch') later(between(settings.watchCutMs), () => req.socket.destroy());
+      },
+    );
+    forward.on('error', () => {
+      if (!res.headersSent) sendStatus(res, 503);
+      else req.socket.destroy();
+    });
+    // A client that goes away takes its upstream request (a watch, say) with it.
+    res.on('close', () => forward.destroy());
+    forward.end(body);
+  };
+
+  const server: Server = createHttpsServer(
+    {
+      cert: readFileSync(join(pki, 'serving.crt')),
+      key: readFileSync(join(pki, 'serving.key')),
+      ca: plane.caPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
+    (req, res) => {
+      handle(req, res).catch(() => req.socket.destroy());
+    },
+  );
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('tlsClientError', () => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const proxyServer = `https://127.0.0.1:${port}`;
+  const kubeConfig = plane.kubeConfig.replace(plane.server, proxyServer);
+
+  return {
+    server: proxyServer,
+    kubeConfig,
+    log,
+    counts,
+    setFaults(faults) {
+      settings = { ...settings, ...faults };
+    },
+    clearOnly() {
+      settings = { ...DEFAULTS, ...settings, only: /(?:)/ };
+    },
+    hangAll(on) {
+      hangingAll = on;
+    },
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
+      agent.destroy();
+    },
+  };
+}
