@@ -11,3 +11,18 @@ export { adminKubeConfig, coreApi, rbacApi, statusOf, tokenKubeConfig } from './
 export { uniqueName } from './names.js';
 export { testChildPlane, testHostPlane } from './shared.js';
 export type { ProvidedPlane } from './provided.js';
+export { installArgoCdCrds, startArgoCd } from './argocd.js';
+export type { ArgoCd, ArgoCdOptions } from './argocd.js';
+export { argoVerdicts, checkClusterSecrets } from './argocd-check.js';
+export type { ArgoVerdict } from './argocd-check.js';
+export { argocdBinaryPath, kubectl } from './argocd-tools.js';
+export {
+  applyObjects,
+  clusterConnectionStatus,
+  clusterInfos,
+  clustersApplicationSet,
+  destinationApplication,
+  listApplications,
+  refreshApplicationSet,
+} from './argocd-apps.js';
+export type { ArgoApplication, ArgoClusterInfo } from './argocd-apps.js';
