@@ -140,6 +140,8 @@ export interface ArgoClusterInfo {
   readonly serverVersion: string | undefined;
   /** When ArgoCD last synchronized its cache of the cluster's resources. */
   readonly lastCacheSyncTime: string | undefined;
+  /** When ArgoCD last wrote this info (every 10 seconds for every cluster it knows). */
+  readonly modifiedAt: string | undefined;
 }
 
 /**
@@ -157,7 +159,7 @@ export async function clusterInfos(redisPort: number): Promise<Map<string, ArgoC
     const text = (await cli(['GET', key])).trim();
     if (text === '') continue;
     const info = JSON.parse(text) as {
-      connectionState?: { status?: string; message?: string };
+      connectionState?: { status?: string; message?: string; attemptedAt?: string };
       serverVersion?: string;
       cacheInfo?: { lastCacheSyncTime?: string };
     };
@@ -169,6 +171,7 @@ export async function clusterInfos(redisPort: number): Promise<Map<string, ArgoC
       message: info.connectionState?.message,
       serverVersion: info.serverVersion,
       lastCacheSyncTime: info.cacheInfo?.lastCacheSyncTime,
+      modifiedAt: info.connectionState?.attemptedAt,
     });
   }
   return infos;
