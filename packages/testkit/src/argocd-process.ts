@@ -48,9 +48,15 @@ export function startManaged(
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   let done = false;
+  // A test process that ends without stop() (a crash, a timeout) takes its helpers with it.
+  const killOnExit = (): void => {
+    if (!done) child.kill('SIGKILL');
+  };
+  process.on('exit', killOnExit);
   const exit = new Promise<void>((resolve) => {
     child.on('exit', () => {
       done = true;
+      process.off('exit', killOnExit);
       resolve();
     });
     child.on('error', (err) => {
