@@ -5,7 +5,10 @@
 # version is reused. Prints the directory holding the binaries as its last line.
 #
 #   tools/build.sh            build what is missing
+#   tools/build.sh argocd     build (if missing) ArgoCD's controllers + check-secrets (one
+#                             binary, tools/argocd); prints the binary's path as its last line
 #   tools/build.sh --print-replaces VERSION   print the replace block for a kubernetes version
+#   tools/build.sh --print-argocd-replaces    print tools/argocd's replace block (argo-cd's own)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -17,7 +20,10 @@ modversion() {
 KUBE_VERSION="$(modversion kube-apiserver k8s.io/kubernetes)"
 ETCD_VERSION="$(modversion etcd go.etcd.io/etcd/server/v3)"
 HELM_VERSION="$(modversion helm helm.sh/helm/v3)"
-for v in "$KUBE_VERSION" "$ETCD_VERSION" "$HELM_VERSION"; do
+ARGOCD_VERSION="$(modversion argocd github.com/argoproj/argo-cd/v3)"
+# argo-cd v3.6 needs Go 1.27; the module proxy serves that toolchain. Only this build uses it.
+ARGOCD_GOTOOLCHAIN=go1.27.3
+for v in "$KUBE_VERSION" "$ETCD_VERSION" "$HELM_VERSION" "$ARGOCD_VERSION"; do
   # An empty version would build binaries that panic at start (kube-apiserver parses it).
   [[ "$v" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "[tools] cannot read the versions from tools/*/go.mod" >&2; exit 1; }
 done
@@ -26,6 +32,14 @@ if [[ "${1:-}" == "--print-replaces" ]]; then
   v="${2:?usage: build.sh --print-replaces v1.X.Y}"
   mod="$(go mod download -json "k8s.io/kubernetes@$v" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
   grep -E '=> ./staging' "$mod" | awk -v s="v0.${v#v1.}" '{print "\t"$1" => "$1" "s}'
+  exit 0
+fi
+if [[ "${1:-}" == "--print-argocd-replaces" ]]; then
+  # argo-cd's own go.mod pins the k8s.io staging modules (and a few others) by replace; a
+  # module requiring argo-cd needs the same block. Its local gitops-engine replace is dropped:
+  # that module is published (tagged gitops-engine/vX.Y.Z) at the same version.
+  mod="$(GOTOOLCHAIN=$ARGOCD_GOTOOLCHAIN go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
+  awk '/^replace \(/ { p = 1 } p { print } p && /^\)/ { exit }' "$mod"
   exit 0
 fi
 
@@ -86,6 +100,28 @@ build_helm() {
   ld+=" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$kminor"
   (cd "$here/helm" && go build -ldflags "$ld" -o "$bin/helm" helm.sh/helm/v3/cmd/helm)
 }
+
+if [[ "${1:-}" == "argocd" ]]; then
+  abin="$cache_root/bin-argocd-$ARGOCD_VERSION"
+  mkdir -p "$abin"
+  build_argocd() {
+    (cd "$here/argocd" && GOTOOLCHAIN=$ARGOCD_GOTOOLCHAIN go build -ldflags "-s -w" -o "$abin/argocd" .)
+  }
+  bin="$abin"
+  have argocd "argo-cd $ARGOCD_VERSION" version || timed argocd build_argocd
+  have argocd "argo-cd $ARGOCD_VERSION" version || { log "argocd version does not report $ARGOCD_VERSION"; exit 1; }
+  # ArgoCD's CRDs from the same module version, beside the binary (tests and the demo apply
+  # them with server-side apply: the ApplicationSet CRD is too large for client-side apply).
+  if [[ ! -s "$abin/crds/applicationset-crd.yaml" ]]; then
+    dir="$(cd "$here/argocd" && GOTOOLCHAIN=$ARGOCD_GOTOOLCHAIN go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+    mkdir -p "$abin/crds.tmp"
+    cp "$dir"/manifests/crds/{application,applicationset,appproject}-crd.yaml "$abin/crds.tmp/"
+    chmod 644 "$abin"/crds.tmp/*.yaml
+    rm -rf "$abin/crds" && mv "$abin/crds.tmp" "$abin/crds"
+  fi
+  echo "$abin/argocd"
+  exit 0
+fi
 
 have etcd "${ETCD_VERSION#v}" --version || timed etcd build_etcd
 have kube-apiserver "$KUBE_VERSION" --version || timed kube-apiserver build_kube kube-apiserver

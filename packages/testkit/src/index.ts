@@ -22,3 +22,18 @@ export type {
   ForwardedWrite,
   ProxyLogEntry,
 } from './fault-proxy.js';
+export { installArgoCdCrds, startArgoCd } from './argocd.js';
+export type { ArgoCd, ArgoCdOptions } from './argocd.js';
+export { argoVerdicts, checkClusterSecrets } from './argocd-check.js';
+export type { ArgoVerdict } from './argocd-check.js';
+export { argocdBinaryPath, kubectl } from './argocd-tools.js';
+export {
+  applyObjects,
+  clusterConnectionStatus,
+  clusterInfos,
+  clustersApplicationSet,
+  destinationApplication,
+  listApplications,
+  refreshApplicationSet,
+} from './argocd-apps.js';
+export type { ArgoApplication, ArgoClusterInfo } from './argocd-apps.js';

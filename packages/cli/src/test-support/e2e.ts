@@ -12,10 +12,12 @@ import type { LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { CoreV1Api, V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { ArgoClusterConfig } from '@argocd-cluster-registrar/core';
 import {
+  checkClusterSecrets,
   coreApi,
   finalizeNamespace,
   kubeconfigText,
@@ -44,13 +46,33 @@ export interface World {
   readonly baseArgs: readonly string[];
 }
 
+// Every world this test file created: after each test, ArgoCD's own parser (tools/argocd's
+// check-secrets) judges every registration the registrar wrote into their target namespaces,
+// and any Secret it refuses fails that test.
+const worlds: World[] = [];
+
+afterEach(async () => {
+  for (const world of worlds) {
+    const verdicts = await checkClusterSecrets(world.host, [world.target], {
+      [`${PREFIX}managed-by`]: world.managedBy,
+    });
+    const refused = verdicts.filter((v) => !v.accepted);
+    if (refused.length > 0)
+      throw new Error(
+        `ArgoCD refuses registrations the registrar wrote:\n${refused
+          .map((v) => `${v.namespace}/${v.secret}: ${v.error ?? ''}`)
+          .join('\n')}`,
+      );
+  }
+});
+
 export async function createWorld(): Promise<World> {
   const [host, child] = await Promise.all([testHostPlane(), testChildPlane()]);
   const hostApi = coreApi(host);
   const target = uniqueName('argocd');
   const managedBy = uniqueName('e2e');
   await hostApi.createNamespace({ body: { metadata: { name: target } } });
-  return {
+  const world: World = {
     host,
     child,
     hostApi,
@@ -66,6 +88,8 @@ export async function createWorld(): Promise<World> {
       managedBy,
     ],
   };
+  worlds.push(world);
+  return world;
 }
 
 /** Facts of the child plane's admin kubeconfig. */
