@@ -84,9 +84,11 @@ export interface Registration {
   /**
    * incumbent: its source namespace claims exactly this name.
    * releasable: its source moved on (renamed, gone) or it is demoted: a claimant may take it.
+   * moving: its source was renamed and the new name's registration is not observed yet: it
+   *   stays active and nobody else may take it (rename.ts); set once all Secrets are read.
    * pinned: kept as it is (source unknown, label removed, terminating, or prune veto).
    */
-  readonly role: 'incumbent' | 'releasable' | 'pinned';
+  role: 'incumbent' | 'releasable' | 'moving' | 'pinned';
   /** Normalised `data.server`, when readable. */
   readonly server: string | undefined;
   /** Written by a won claim: nothing else may happen to it this pass. */

@@ -140,6 +140,8 @@ export type LookupSpec = 'notFound' | 'unknown' | 'present' | 'present-other-uid
 /** How the present differs from the last world of the history. */
 export type Evolution =
   | { readonly index: number; readonly change: 'relabel'; readonly cluster: string | null }
+  /** The cluster label moves to another name of the pool (a rename of a registered cluster). */
+  | { readonly index: number; readonly change: 'rename'; readonly step: number }
   | {
       readonly index: number;
       readonly change: 'kubeconfig';
@@ -153,6 +155,14 @@ export const evolutionArb: fc.Arbitrary<Evolution> = fc.oneof(
     change: fc.constant('relabel' as const),
     cluster: clusterLabelArb,
   }),
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      index: fc.nat({ max: 3 }),
+      change: fc.constant('rename' as const),
+      step: fc.integer({ min: 1, max: CLUSTER_POOL.length - 1 }),
+    }),
+  },
   fc.record({
     index: fc.nat({ max: 3 }),
     change: fc.constant('kubeconfig' as const),
@@ -195,6 +205,12 @@ function evolve(last: readonly NamespaceSpec[], present: PresentSpec): readonly 
       case 'relabel':
         byName.set(spec.name, { ...current, cluster: evolution.cluster });
         break;
+      case 'rename': {
+        const at = CLUSTER_POOL.indexOf(current.cluster as (typeof CLUSTER_POOL)[number]);
+        const cluster = CLUSTER_POOL[(Math.max(0, at) + evolution.step) % CLUSTER_POOL.length];
+        byName.set(spec.name, { ...current, cluster: cluster ?? null });
+        break;
+      }
       case 'kubeconfig':
         byName.set(spec.name, { ...current, kubeconfig: evolution.kubeconfig });
         break;
