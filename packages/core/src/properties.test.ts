@@ -9,6 +9,8 @@ import {
   plannerInputArb,
   PROPERTY_CONFIG,
   shuffled,
+  unreadSpecArb,
+  withUnreadParts,
 } from './test-support/arbitraries.js';
 import { registrationProblems } from './test-support/argo-check.js';
 import { DAY, KEYS, NOW, settle } from './test-support/fixtures.js';
@@ -244,6 +246,40 @@ describe('plan properties', () => {
       }),
       { numRuns: 80 },
     );
+  });
+
+  it('never rests a create, takeover, server change, demotion, deletion, stale or waiting verdict on input that was not read', () => {
+    const cases = { unreadNamespaces: 0, unreadClusterSecrets: 0, withheldWrites: 0 };
+    fc.assert(
+      fc.property(plannerInputArb, unreadSpecArb, (input, spec) => {
+        const complete = buildSnapshot(input);
+        const snapshot = withUnreadParts(complete, spec);
+        const unread = new Set((snapshot.unreadNamespaces ?? []).map((entry) => entry.name));
+        const targetUnread = snapshot.clusterSecretsUnread !== undefined;
+        if (unread.size > 0) cases.unreadNamespaces += 1;
+        if (targetUnread) cases.unreadClusterSecrets += 1;
+        const result = plan(snapshot, config, NOW);
+        if (result.actions.length < plan(complete, config, NOW).actions.length)
+          cases.withheldWrites += 1;
+        for (const outcome of result.outcomes) {
+          if (!unread.has(outcome.namespace)) continue;
+          expect(outcome.state, outcome.namespace).not.toBe('stale');
+          expect(outcome.state, outcome.namespace).not.toBe('waiting');
+        }
+        for (const action of result.actions) {
+          const what = `${action.kind} ${action.cluster} (${action.reason.code})`;
+          if (action.kind === 'create')
+            expect(unread.has(action.reason.namespace), what).toBe(false);
+          if (!targetUnread) continue;
+          expect(action.kind, what).toBe('update');
+          expect(['taken-over', 'restored-from-demotion', 'server-changed'], what).not.toContain(
+            action.reason.code,
+          );
+        }
+      }),
+      { numRuns: 200 },
+    );
+    reportCases('incomplete input', cases);
   });
 
   it('never writes two active registrations of one server for different namespaces', () => {

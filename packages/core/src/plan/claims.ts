@@ -37,6 +37,8 @@ export function buildClaims(state: PassState): Claim[] {
       continue;
     }
     if (incumbent) win(state, subject, cluster, 'holds the registration');
+    // Its kubeconfig is unknown: it keeps a name it holds, and claims nothing else this pass.
+    if (subject.unread !== undefined) continue;
     const claim = claimFor(state, subject, cluster, target, incumbent);
     if (claim !== undefined) claims.push(claim);
   }

@@ -50,6 +50,8 @@ export interface Subject {
   /** Set when the namespace cannot claim a name at all (label missing, empty or invalid). */
   readonly nameProblem: OutcomeReason | undefined;
   readonly terminating: boolean;
+  /** Why its Secrets could not be listed, when they could not (input-completeness.ts). */
+  unread: string | undefined;
   selection: Selection | undefined;
   /** This namespace's memo entry. */
   readonly memo: NamespaceMemo;

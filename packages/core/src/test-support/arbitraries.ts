@@ -414,3 +414,50 @@ export function shuffled<T>(items: readonly T[], seed: number): T[] {
   }
   return copy;
 }
+
+// ---------------------------------------------------------------------------------------
+// Incomplete input: what a gather could not read
+
+export interface UnreadSpec {
+  /** Pool indexes of managed namespaces whose Secret list failed. */
+  readonly namespaces: readonly number[];
+  /**
+   * The target namespace's cluster Secrets: all read; the list failed outright (nothing
+   * read); or one of the two lists failed (only the Secrets carrying our label were read).
+   */
+  readonly clusterSecrets: 'read' | 'failed' | 'owned-only';
+}
+
+export const unreadSpecArb: fc.Arbitrary<UnreadSpec> = fc.record({
+  namespaces: fc.uniqueArray(fc.nat({ max: NAMESPACE_POOL.length - 1 }), { maxLength: 2 }),
+  clusterSecrets: fc.constantFrom<UnreadSpec['clusterSecrets']>('read', 'failed', 'owned-only'),
+});
+
+export const UNREAD_REASON = 'the API server answered 503';
+
+/** `snapshot` as a gather that failed to read the parts `spec` names would report it. */
+export function withUnreadParts(snapshot: Snapshot, spec: UnreadSpec): Snapshot {
+  const managed = new Set(snapshot.namespaces.map((ns) => ns.name));
+  const unread = spec.namespaces
+    .map((index) => NAMESPACE_POOL[index] as string)
+    .filter((name) => managed.has(name))
+    .sort();
+  const unreadSet = new Set(unread);
+  const clusterSecrets =
+    spec.clusterSecrets === 'read'
+      ? snapshot.clusterSecrets
+      : spec.clusterSecrets === 'failed'
+        ? []
+        : snapshot.clusterSecrets.filter(
+            (secret) => secret.labels[KEYS.managedBy] === PROPERTY_CONFIG.managedBy,
+          );
+  return {
+    ...snapshot,
+    candidateSecrets: snapshot.candidateSecrets.filter(
+      (secret) => !unreadSet.has(secret.namespace),
+    ),
+    clusterSecrets,
+    unreadNamespaces: unread.map((name) => ({ name, reason: UNREAD_REASON })),
+    ...(spec.clusterSecrets === 'read' ? {} : { clusterSecretsUnread: UNREAD_REASON }),
+  };
+}
