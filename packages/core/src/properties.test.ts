@@ -8,6 +8,7 @@ import {
   buildSnapshot,
   plannerInputArb,
   PROPERTY_CONFIG,
+  renamingInputArb,
   shuffled,
   unreadSpecArb,
   withUnreadParts,
@@ -157,7 +158,7 @@ describe('plan properties', () => {
     const cases = { renames: 0, laterDemotions: 0, droppedCreates: 0 };
     fc.assert(
       fc.property(
-        plannerInputArb,
+        renamingInputArb,
         // Per pass, which actions succeed (missing entries succeed): any subset, shrinkable.
         fc.array(fc.array(fc.boolean(), { maxLength: 8 }), { maxLength: PASSES }),
         (input, successes) => {

@@ -224,10 +224,14 @@ describe('incomplete input', () => {
       namespaces: [kept.target],
       rules: SECRETS_LIST,
     });
-    const result = await createGatherer(access, config).full();
+    const gatherer = createGatherer(access, config);
+    const result = await gatherer.full();
     expect(result.failures.map((f) => [f.scope, f.failure.kind])).toEqual([
       [`list secrets in ${kept.name}`, 'forbidden'],
     ]);
+    // A refresh tries again, and reports it unread again while the list still fails.
+    const refreshed = await gatherer.refresh([]);
+    expect(refreshed.snapshot.unreadNamespaces?.map((entry) => entry.name)).toEqual([kept.name]);
     const { snapshot } = result;
     expect(snapshot.namespaces.map((ns) => ns.name)).toEqual([kept.name]);
     expect(snapshot.unreadNamespaces).toEqual([

@@ -16,6 +16,7 @@
 //   can only change the Secret we saw, and it introduces no name or server ArgoCD did not
 //   already have from that Secret.
 
+import { compareStrings } from '../compare-strings.js';
 import { parseTimestamp } from '../registration.js';
 import type { Action } from '../types.js';
 import type { Claim, Registration, Subject } from './model.js';
@@ -69,7 +70,7 @@ export function withholdContestedClaims(state: PassState, claims: Claim[]): Clai
 function older(a: Subject, b: Subject): boolean {
   const at = parseTimestamp(a.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
   const bt = parseTimestamp(b.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
-  return at < bt || (at === bt && a.namespace.name < b.namespace.name);
+  return at < bt || (at === bt && compareStrings(a.namespace.name, b.namespace.name) < 0);
 }
 
 /**

@@ -263,6 +263,28 @@ export const plannerInputArb: fc.Arbitrary<PlannerInput> = fc.record({
   age: fc.constantFrom(0, 30_000, HOUR, 2 * DAY),
 });
 
+/**
+ * Planner inputs of which half rename one namespace of the last world (besides whatever else
+ * changed): for properties whose interesting case is a rename.
+ */
+export const renamingInputArb: fc.Arbitrary<PlannerInput> = fc.oneof(
+  plannerInputArb,
+  fc
+    .tuple(
+      plannerInputArb,
+      fc.nat({ max: NAMESPACE_POOL.length - 1 }),
+      fc.integer({ min: 1, max: CLUSTER_POOL.length - 1 }),
+    )
+    .map(([input, index, step]): PlannerInput => {
+      const rename: Evolution = { index, change: 'rename', step };
+      const present: PresentSpec =
+        input.present.kind === 'evolved'
+          ? { ...input.present, changes: [rename, ...input.present.changes] }
+          : { kind: 'evolved', changes: [rename], newcomers: [] };
+      return { ...input, present };
+    }),
+);
+
 export const PROPERTY_CONFIG: Config = testConfig();
 
 // ---------------------------------------------------------------------------------------
