@@ -1,6 +1,6 @@
-// runPass in-process against the real host plane. The one thing injected is a gather failure
-// (added to the real gatherer's report) to prove the last line of defence: an incomplete
-// gather never deletes, whatever the planner decided.
+// runPass in-process against the real host plane. The one thing injected is a failed read
+// (added to the real gatherer's report, and recorded in its snapshot the way the gatherer
+// records one) to prove that the pass writes exactly what the planner decided from it.
 
 import { beforeEach, describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -39,13 +39,15 @@ beforeEach(async () => {
   config = parsed.config;
 });
 
-function withInjectedFailure(gatherer: Gatherer): Gatherer {
+/** The gatherer, with the target namespace's cluster Secret list failed (or not) on top. */
+function withFailedRead(gatherer: Gatherer, recorded: boolean): Gatherer {
   const inject = (result: GatherResult): GatherResult => ({
     ...result,
+    snapshot: recorded ? { ...result.snapshot, clusterSecretsUnread: 'injected' } : result.snapshot,
     failures: [
       ...result.failures,
       {
-        scope: 'list secrets in elsewhere',
+        scope: recorded ? `list secrets in ${config.targetNamespace}` : 'list secrets in elsewhere',
         failure: { kind: 'transient', message: 'injected', retryable: true },
       },
     ],
@@ -58,7 +60,7 @@ function withInjectedFailure(gatherer: Gatherer): Gatherer {
 }
 
 describe('runPass', () => {
-  it('withholds deletions when the gather was incomplete, and applies them once it is complete', async () => {
+  it('writes the plan as it is: the planner, not the pass, withholds what a failed read leaves unproven', async () => {
     const ns = await createSourceNamespace(world, { cluster: 'kept' });
     const name = ns.metadata?.name ?? '';
     await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
@@ -78,23 +80,30 @@ describe('runPass', () => {
     expect(first.results.map((r) => [r.action.kind, r.status])).toEqual([['create', 'applied']]);
     await deleteNamespace(world, name);
 
+    // The cluster Secrets could not be listed: the planner plans no deletion, and says so.
     const incomplete = await runPass(
-      { ...deps, gatherer: withInjectedFailure(createGatherer(access, config)) },
+      { ...deps, gatherer: withFailedRead(createGatherer(access, config), true) },
       { scope: { full: true }, apply: true },
     );
-    expect(incomplete.plan.actions.map((a) => a.kind)).toEqual(['delete']);
-    expect(incomplete.withheld.map((a) => a.cluster)).toEqual(['kept']);
+    expect(incomplete.plan.actions).toEqual([]);
+    expect(incomplete.plan.warnings.map((w) => [w.code, w.secret])).toEqual([
+      ['input-incomplete', 'cluster-kept'],
+    ]);
     expect(incomplete.results).toEqual([]);
     expect(passNeedsRetry(incomplete)).toBe(true);
     expect(await registration(world, 'kept')).toBeDefined();
     expect(metrics.apiErrors.get({ kind: 'transient' })).toBe(1);
 
-    const complete = await runPass(
-      { ...deps, gatherer: createGatherer(access, config) },
+    // A failed read the deletion does not rest on (the namespace is proven gone) withholds
+    // nothing: what is planned is what is written.
+    const unrelated = await runPass(
+      { ...deps, gatherer: withFailedRead(createGatherer(access, config), false) },
       { scope: { full: true }, apply: true },
     );
-    expect(complete.results.map((r) => [r.action.kind, r.status])).toEqual([['delete', 'applied']]);
-    expect(passNeedsRetry(complete)).toBe(false);
+    expect(unrelated.results.map((r) => [r.action.kind, r.status])).toEqual([
+      ['delete', 'applied'],
+    ]);
+    expect(passNeedsRetry(unrelated)).toBe(true);
     expect(await registration(world, 'kept')).toBeUndefined();
   });
 
@@ -152,8 +161,9 @@ describe('runPass', () => {
         gatherer: createGatherer(proxied, config),
       };
       const blind = await runPass(deps, { scope: { full: true }, apply: true });
-      expect(blind.plan.actions.map((a) => a.kind)).toEqual(['create']);
-      expect(blind.withheld.map((a) => a.cluster)).toEqual(['unseen-target']);
+      // The planner withholds the create itself: the snapshot records the unread list.
+      expect(blind.snapshot.clusterSecretsUnread).toBeDefined();
+      expect(blind.plan.actions).toEqual([]);
       expect(blind.results).toEqual([]);
       expect(passNeedsRetry(blind)).toBe(true);
       expect(await registration(world, 'unseen-target')).toBeUndefined();

@@ -1,6 +1,8 @@
 // One pass: gather → plan → apply. Shared by --once and the daemon. The plan is always made
 // over the whole (cached) world, so a partial refresh still yields a complete, level-based
-// decision; the scope only says what to re-read.
+// decision; the scope only says what to re-read. The plan is written as it is: what a failed
+// read withholds is decided by the planner from the snapshot (which records what could not
+// be read), so the preview and the apply never differ.
 
 import { createPlanMemo, plan as makePlan } from '@argocd-cluster-registrar/core';
 import type { Action, Config, Plan, PlanMemo, Snapshot } from '@argocd-cluster-registrar/core';
@@ -24,8 +26,6 @@ export interface PassReport {
   readonly results: readonly ActionResult[];
   /** What a dry-run writer reported each action would meet; nothing was written. */
   readonly previewed: readonly ActionResult[];
-  /** Deletions (and creates) planned but not applied because the gather was incomplete. */
-  readonly withheld: readonly Action[];
   readonly gatherFailures: readonly GatherFailure[];
   /** True when the plan was written (false in dry run and on a standby). */
   readonly applied: boolean;
@@ -69,35 +69,9 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     memo: planMemoFor(deps.gatherer),
   });
 
-  // Defence in depth: the gatherer already marks lookups `unknown` when a read it needed
-  // failed, but a deletion is the one mistake that cannot be undone, so an incomplete
-  // gather never deletes anything.
-  //
-  // Likewise no create when the target namespace's cluster Secrets could not be listed: the
-  // plan was made without them, so a create may duplicate a server that a hand-made Secret
-  // already registers. (Interim, for issue 8: the planner should decide this from a snapshot
-  // that records what could not be read, item 5 "incomplete input"; until then, here.)
-  const withheld = plan.actions.filter(
-    (a) =>
-      (a.kind === 'delete' && gathered.failures.length > 0) ||
-      (a.kind === 'create' && !gathered.clusterSecretsListed),
-  );
-  if (withheld.length > 0) {
-    deps.logger.warn('deletions or creates withheld: the gather was incomplete', {
-      count: withheld.length,
-      clusters: withheld.map((a) => a.cluster),
-    });
-  }
-
   let written: readonly ActionResult[] = [];
-  if (options.apply) {
-    const toApply =
-      withheld.length > 0
-        ? { ...plan, actions: plan.actions.filter((a) => !withheld.includes(a)) }
-        : plan;
-    if (toApply.actions.length > 0)
-      written = await deps.writer.write(toApply, gathered.snapshot.clusterSecrets);
-  }
+  if (options.apply && plan.actions.length > 0)
+    written = await deps.writer.write(plan, gathered.snapshot.clusterSecrets);
   // A dry-run result is not a write: it is reported, never counted.
   const results = written.filter((r) => r.status !== 'dry-run');
   const previewed = written.filter((r) => r.status === 'dry-run');
@@ -133,7 +107,6 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     plan,
     results,
     previewed,
-    withheld,
     gatherFailures: gathered.failures,
     applied,
     requests: gathered.requests,
@@ -158,7 +131,6 @@ function planMemoFor(gatherer: Gatherer): PlanMemo {
 export function passNeedsRetry(report: PassReport): boolean {
   return (
     report.gatherFailures.length > 0 ||
-    report.withheld.length > 0 ||
     report.results.some((r) => r.status !== 'applied' && r.status !== 'dry-run')
   );
 }

@@ -8,13 +8,18 @@ import {
   buildSnapshot,
   plannerInputArb,
   PROPERTY_CONFIG,
+  renamingInputArb,
   shuffled,
+  unreadSpecArb,
+  withUnreadParts,
 } from './test-support/arbitraries.js';
 import { registrationProblems } from './test-support/argo-check.js';
 import { DAY, KEYS, NOW, settle } from './test-support/fixtures.js';
-import type { ObservedSecret, Snapshot } from './types.js';
+import type { Action, ObservedSecret, Snapshot, SourceNamespace } from './types.js';
 
 const RUNS = { numRuns: 120 };
+/** Enough passes for a rename (create, then demote) behind a hand-over (create, take over). */
+const PASSES = 4;
 const config = PROPERTY_CONFIG;
 
 const owned = (secret: ObservedSecret): boolean =>
@@ -130,15 +135,59 @@ describe('plan properties', () => {
     );
   });
 
-  it('is idempotent: applying the plan and planning again yields no actions', () => {
+  it('is idempotent: once a plan is applied, the next pass never writes the same Secret again, and a few passes reach a plan with no actions', () => {
     fc.assert(
       fc.property(plannerInputArb, (input) => {
         const snapshot = buildSnapshot(input);
-        const applied = applyPlanToSnapshot(snapshot, plan(snapshot, config, NOW));
-        expect(plan(applied, config, NOW).actions).toEqual([]);
+        const first = plan(snapshot, config, NOW);
+        const applied = applyPlanToSnapshot(snapshot, first);
+        // The next pass only takes the steps that waited for this one to be observed
+        // (a demotion after a rename, a hand-over of a renamed namespace's old name).
+        const written = new Set(first.actions.map((action) => writtenName(action)));
+        for (const action of plan(applied, config, NOW).actions)
+          expect(written.has(writtenName(action)), `${action.kind} ${action.cluster} again`).toBe(
+            false,
+          );
+        expect(plan(settle(applied, config, NOW, PASSES), config, NOW).actions).toEqual([]);
       }),
       RUNS,
     );
+  });
+
+  it('partial application is safe: whatever subset of a plan succeeds, pass after pass, no healthy labelled namespace is left without an active registration', () => {
+    const cases = { renames: 0, laterDemotions: 0, droppedCreates: 0 };
+    fc.assert(
+      fc.property(
+        renamingInputArb,
+        // Per pass, which actions succeed (missing entries succeed): any subset, shrinkable.
+        fc.array(fc.array(fc.boolean(), { maxLength: 8 }), { maxLength: PASSES }),
+        (input, successes) => {
+          let snapshot = buildSnapshot(input);
+          if (snapshot.namespaces.some((ns) => renamedAway(snapshot, ns))) cases.renames += 1;
+          for (let pass = 0; pass < PASSES; pass++) {
+            const result = plan(snapshot, config, NOW);
+            if (result.actions.length === 0) break;
+            const mask = successes[pass] ?? [];
+            const succeeded = result.actions.filter((_, i) => mask[i] ?? true);
+            if (pass > 0 && succeeded.some((action) => action.kind === 'demote'))
+              cases.laterDemotions += 1;
+            if (result.actions.some((action, i) => action.kind === 'create' && mask[i] === false))
+              cases.droppedCreates += 1;
+            const healthy = snapshot.namespaces.filter((ns) => isHealthy(snapshot, ns));
+            const after = applyPlanToSnapshot(snapshot, { ...result, actions: succeeded });
+            for (const ns of healthy) {
+              expect(
+                activeRegistrationsOf(after, ns),
+                `${ns.name} lost its registration after ${succeeded.map((a) => `${a.kind} ${a.cluster}`).join(', ')} of ${result.actions.map((a) => `${a.kind} ${a.cluster}`).join(', ')}`,
+              ).not.toEqual([]);
+            }
+            snapshot = after;
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+    reportCases('partial application', cases);
   });
 
   it('gives the same plan, byte for byte, for every order of the inputs', () => {
@@ -166,7 +215,7 @@ describe('plan properties', () => {
       fc.property(plannerInputArb, (input) => {
         let snapshot = buildSnapshot(input);
         for (const now of [NOW, NOW + 2 * DAY]) {
-          snapshot = settle(snapshot, config, now, 2);
+          snapshot = settle(snapshot, config, now, PASSES);
           const result = plan(snapshot, config, now);
           for (const outcome of result.outcomes) {
             if (outcome.state !== 'registered' && outcome.state !== 'unchanged') continue;
@@ -200,7 +249,41 @@ describe('plan properties', () => {
     );
   });
 
-  it('never writes two active registrations of one server', () => {
+  it('never rests a create, takeover, server change, demotion, deletion, stale or waiting verdict on input that was not read', () => {
+    const cases = { unreadNamespaces: 0, unreadClusterSecrets: 0, withheldWrites: 0 };
+    fc.assert(
+      fc.property(plannerInputArb, unreadSpecArb, (input, spec) => {
+        const complete = buildSnapshot(input);
+        const snapshot = withUnreadParts(complete, spec);
+        const unread = new Set((snapshot.unreadNamespaces ?? []).map((entry) => entry.name));
+        const targetUnread = snapshot.clusterSecretsUnread !== undefined;
+        if (unread.size > 0) cases.unreadNamespaces += 1;
+        if (targetUnread) cases.unreadClusterSecrets += 1;
+        const result = plan(snapshot, config, NOW);
+        if (result.actions.length < plan(complete, config, NOW).actions.length)
+          cases.withheldWrites += 1;
+        for (const outcome of result.outcomes) {
+          if (!unread.has(outcome.namespace)) continue;
+          expect(outcome.state, outcome.namespace).not.toBe('stale');
+          expect(outcome.state, outcome.namespace).not.toBe('waiting');
+        }
+        for (const action of result.actions) {
+          const what = `${action.kind} ${action.cluster} (${action.reason.code})`;
+          if (action.kind === 'create')
+            expect(unread.has(action.reason.namespace), what).toBe(false);
+          if (!targetUnread) continue;
+          expect(action.kind, what).toBe('update');
+          expect(['taken-over', 'restored-from-demotion', 'server-changed'], what).not.toContain(
+            action.reason.code,
+          );
+        }
+      }),
+      { numRuns: 200 },
+    );
+    reportCases('incomplete input', cases);
+  });
+
+  it('never writes two active registrations of one server for different namespaces', () => {
     fc.assert(
       fc.property(plannerInputArb, (input) => {
         const snapshot = buildSnapshot(input);
@@ -216,11 +299,21 @@ describe('plan properties', () => {
         );
         const server = (secret: ObservedSecret): string =>
           normalise(atobText(secret.data['server'] ?? ''));
+        // A renamed namespace's old and new registrations share its server for one pass (the
+        // old one is demoted once the new one is observed): ArgoCD sees the same cluster twice,
+        // never two clusters on one address.
+        const source = (secret: ObservedSecret): string =>
+          `${secret.labels[KEYS.sourceNamespace] ?? '?'}/${secret.labels[KEYS.sourceNamespaceUid] ?? '?'}`;
         for (const name of written) {
           const secret = active.find((candidate) => candidate.name === name);
           if (secret === undefined) continue;
           const sharing = active
-            .filter((other) => other !== secret && server(other) === server(secret))
+            .filter(
+              (other) =>
+                other !== secret &&
+                server(other) === server(secret) &&
+                !(owned(other) && source(other) === source(secret)),
+            )
             .map((other) => other.name);
           expect(sharing, `${name} shares its server`).toEqual([]);
         }
@@ -245,6 +338,66 @@ describe('plan properties', () => {
     );
   });
 });
+
+/** The Secret an action writes (create) or changes (the others). */
+function writtenName(action: Action): string {
+  return action.kind === 'create' ? action.secret.name : action.target.name;
+}
+
+/** Active registrations we own that record `ns` (name and uid) as their source. */
+function activeRegistrationsOf(snapshot: Snapshot, ns: SourceNamespace): string[] {
+  return snapshot.clusterSecrets
+    .filter(
+      (secret) =>
+        secret.namespace === config.targetNamespace &&
+        owned(secret) &&
+        secret.labels['argocd.argoproj.io/secret-type'] === 'cluster' &&
+        secret.labels[KEYS.sourceNamespace] === ns.name &&
+        secret.labels[KEYS.sourceNamespaceUid] === ns.uid,
+    )
+    .map((secret) => secret.name);
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/**
+ * Healthy: managed, not terminating, a cluster label that makes a valid Secret name, and an
+ * active registration of its own before the plan. Its kubeconfig may be gone or broken (a
+ * stale registration is kept), and it may claim another name than the one registered.
+ */
+function isHealthy(snapshot: Snapshot, ns: SourceNamespace): boolean {
+  const cluster = ns.labels[KEYS.cluster];
+  return (
+    ns.labels[KEYS.managedBy] === config.managedBy &&
+    ns.deletionTimestamp === undefined &&
+    cluster !== undefined &&
+    `cluster-${cluster}`.length <= 253 &&
+    DNS_SUBDOMAIN.test(`cluster-${cluster}`) &&
+    activeRegistrationsOf(snapshot, ns).length > 0
+  );
+}
+
+/** A healthy namespace whose cluster label no longer names its registration. */
+function renamedAway(snapshot: Snapshot, ns: SourceNamespace): boolean {
+  return (
+    isHealthy(snapshot, ns) &&
+    !activeRegistrationsOf(snapshot, ns).includes(`cluster-${ns.labels[KEYS.cluster] ?? ''}`)
+  );
+}
+
+/**
+ * Prints how often a property's interesting cases occurred, and fails when one never did: a
+ * property that never meets its case proves nothing about it.
+ */
+function reportCases(property: string, cases: Readonly<Record<string, number>>): void {
+  console.info(
+    `${property}: ${Object.entries(cases)
+      .map(([name, count]) => `${name} ${count}`)
+      .join(', ')}`,
+  );
+  for (const [name, count] of Object.entries(cases))
+    expect(count, `${property}: no ${name} generated`).toBeGreaterThan(0);
+}
 
 function atobText(value: string): string {
   return new TextDecoder().decode(Uint8Array.from(atob(value), (char) => char.charCodeAt(0)));

@@ -135,6 +135,7 @@ describe('planToJson', () => {
         stale: 0,
         skipped: 0,
         warnings: 1,
+        withheld: 0,
       },
     });
     expect(PLAN_FORMAT_VERSION).toBe('1');
@@ -186,7 +187,21 @@ describe('planToJson', () => {
       stale: 0,
       skipped: 0,
       warnings: 0,
+      withheld: 0,
     });
+  });
+
+  it('counts what incomplete input withheld: verdicts and removals', () => {
+    const reason = { code: 'input-incomplete', message: 'could not be listed' } as const;
+    const summary = summarisePlan({
+      actions: [],
+      outcomes: [
+        { namespace: 'a', state: 'unchanged', rejected: [], reason },
+        { namespace: 'b', state: 'unchanged', rejected: [] },
+      ],
+      warnings: [{ code: 'input-incomplete', message: 'cluster-c would be deleted, but …' }],
+    });
+    expect(summary).toMatchObject({ unchanged: 2, warnings: 1, withheld: 2 });
   });
 });
 

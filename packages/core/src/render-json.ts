@@ -38,6 +38,12 @@ export interface PlanSummary {
   readonly stale: number;
   readonly skipped: number;
   readonly warnings: number;
+  /**
+   * Verdicts and writes that incomplete input withheld (namespaces reported `unchanged` with
+   * `input-incomplete`, and demotions or deletions warned about): what waits for a complete
+   * read. Included in the counts above.
+   */
+  readonly withheld: number;
 }
 
 /** A JSON value with no undefined: what a redacted registration `data` value may be. */
@@ -115,8 +121,13 @@ export function summarisePlan(plan: Plan): PlanSummary {
     stale: 0,
     skipped: 0,
   };
-  for (const outcome of plan.outcomes) states[outcome.state] += 1;
-  return { ...kinds, ...states, warnings: plan.warnings.length };
+  let withheld = 0;
+  for (const outcome of plan.outcomes) {
+    states[outcome.state] += 1;
+    if (outcome.reason?.code === 'input-incomplete') withheld += 1;
+  }
+  for (const warning of plan.warnings) if (warning.code === 'input-incomplete') withheld += 1;
+  return { ...kinds, ...states, warnings: plan.warnings.length, withheld };
 }
 
 /**

@@ -409,6 +409,44 @@ No changes. 0 registrations up to date.
   });
 });
 
+describe('withheld verdicts', () => {
+  it('lists a namespace whose verdict incomplete input withheld, and the removals that wait', () => {
+    const plan: Plan = {
+      actions: [],
+      outcomes: [
+        outcome('k3k-a', 'unchanged', { cluster: 'alpha' }),
+        outcome('k3k-b', 'unchanged', {
+          cluster: 'beta',
+          reason: {
+            code: 'input-incomplete',
+            message:
+              'the Secrets of namespace k3k-b could not be listed (forbidden); cluster-beta is kept as it is until they can be read',
+          },
+        }),
+      ],
+      warnings: [
+        {
+          code: 'input-incomplete',
+          namespace: 'k3k-gone',
+          secret: 'cluster-gone',
+          message:
+            'cluster-gone would be deleted (source-namespace-not-found), but the cluster Secrets of argocd could not be listed (timed out); it is kept until they can be read',
+        },
+      ],
+    };
+    expect(renderPlanText(plan)).toBe(
+      `Namespaces needing attention:
+  unchanged  k3k-b (cluster "beta"): the Secrets of namespace k3k-b could not be listed (forbidden); cluster-beta is kept as it is until they can be read [input-incomplete]
+
+Warnings:
+  ! k3k-gone/cluster-gone: cluster-gone would be deleted (source-namespace-not-found), but the cluster Secrets of argocd could not be listed (timed out); it is kept until they can be read [input-incomplete]
+
+No changes. 1 registration up to date. 2 withheld: part of the input could not be read.
+`,
+    );
+  });
+});
+
 describe('summaryLine', () => {
   it('counts actions by kind', () => {
     expect(summaryLine(fullPlan)).toBe('Plan: 1 to create, 1 to update, 1 to demote, 1 to delete.');

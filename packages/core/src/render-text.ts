@@ -57,8 +57,11 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
     }
   }
 
-  const attention = plan.outcomes.filter((outcome) =>
-    (ATTENTION_STATES as readonly string[]).includes(outcome.state),
+  // A verdict withheld for incomplete input is `unchanged`, but it is not up to date: shown.
+  const attention = plan.outcomes.filter(
+    (outcome) =>
+      (ATTENTION_STATES as readonly string[]).includes(outcome.state) ||
+      outcome.reason?.code === 'input-incomplete',
   );
   if (attention.length > 0) {
     lines.push(paint.bold('Namespaces needing attention:'));
@@ -80,11 +83,18 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
 /** `Plan: 1 to create, 2 to update, 0 to demote, 1 to delete.` or `No changes. …`. */
 export function summaryLine(plan: Plan): string {
   const summary = summarisePlan(plan);
+  const withheld =
+    summary.withheld === 0
+      ? ''
+      : ` ${summary.withheld} withheld: part of the input could not be read.`;
   if (plan.actions.length === 0) {
-    const upToDate = summary.unchanged + summary.registered;
-    return `No changes. ${upToDate} ${upToDate === 1 ? 'registration' : 'registrations'} up to date.`;
+    const pending = plan.outcomes.filter(
+      (outcome) => outcome.state === 'unchanged' && outcome.reason?.code === 'input-incomplete',
+    ).length;
+    const upToDate = summary.unchanged + summary.registered - pending;
+    return `No changes. ${upToDate} ${upToDate === 1 ? 'registration' : 'registrations'} up to date.${withheld}`;
   }
-  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.demote} to demote, ${summary.delete} to delete.`;
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.demote} to demote, ${summary.delete} to delete.${withheld}`;
 }
 
 /** The one-line reason for an action, in words. */

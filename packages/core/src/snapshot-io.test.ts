@@ -60,12 +60,22 @@ const lookupArb: fc.Arbitrary<SourceLookup> = fc.oneof(
   fc.constant({ state: 'notFound' as const }),
   fc.record({ state: fc.constant('unknown' as const), reason: fc.string() }),
 );
-const snapshotArb: fc.Arbitrary<Snapshot> = fc.record({
-  namespaces: fc.array(namespaceArb, { maxLength: 4 }),
-  candidateSecrets: fc.array(secretArb, { maxLength: 4 }),
-  clusterSecrets: fc.array(secretArb, { maxLength: 4 }),
-  sourceLookups: fc.dictionary(name, lookupArb, { maxKeys: 3 }),
-});
+const snapshotArb: fc.Arbitrary<Snapshot> = fc.record(
+  {
+    namespaces: fc.array(namespaceArb, { maxLength: 4 }),
+    candidateSecrets: fc.array(secretArb, { maxLength: 4 }),
+    clusterSecrets: fc.array(secretArb, { maxLength: 4 }),
+    sourceLookups: fc.dictionary(name, lookupArb, { maxKeys: 3 }),
+    // What a gather could not read: saved only when something was.
+    unreadNamespaces: fc.uniqueArray(fc.record({ name, reason: fc.string() }), {
+      selector: (entry) => entry.name,
+      minLength: 1,
+      maxLength: 3,
+    }),
+    clusterSecretsUnread: fc.string(),
+  },
+  { requiredKeys: ['namespaces', 'candidateSecrets', 'clusterSecrets', 'sourceLookups'] },
+);
 
 function read(text: string): Snapshot {
   const result = snapshotFromJson(text);
@@ -185,8 +195,29 @@ describe('snapshotToJson', () => {
         expect(new Set(loaded.namespaces)).toEqual(new Set(snapshot.namespaces));
         expect(new Set(loaded.candidateSecrets)).toEqual(new Set(snapshot.candidateSecrets));
         expect(new Set(loaded.clusterSecrets)).toEqual(new Set(snapshot.clusterSecrets));
+        expect(new Set(loaded.unreadNamespaces)).toEqual(new Set(snapshot.unreadNamespaces));
+        expect(loaded.clusterSecretsUnread).toBe(snapshot.clusterSecretsUnread);
       }),
     );
+  });
+
+  it('records what could not be read, and leaves it out when everything was', () => {
+    const incomplete = JSON.parse(
+      snapshotToJson({
+        ...example,
+        unreadNamespaces: [{ name: 'k3k-b', reason: 'forbidden' }],
+        clusterSecretsUnread: 'timed out',
+      }),
+    ) as Record<string, unknown>;
+    expect(incomplete['unreadNamespaces']).toEqual([{ name: 'k3k-b', reason: 'forbidden' }]);
+    expect(incomplete['clusterSecretsUnread']).toBe('timed out');
+    expect(Object.keys(JSON.parse(snapshotToJson(example)) as object)).toEqual([
+      'snapshotVersion',
+      'namespaces',
+      'candidateSecrets',
+      'clusterSecrets',
+      'sourceLookups',
+    ]);
   });
 
   it('gives the same bytes whatever the order of lists and keys', () => {
@@ -209,6 +240,12 @@ describe('snapshotToJson', () => {
           })),
           clusterSecrets: rotate(snapshot.clusterSecrets),
           sourceLookups: reversedKeys(snapshot.sourceLookups),
+          ...(snapshot.unreadNamespaces === undefined
+            ? {}
+            : { unreadNamespaces: rotate(snapshot.unreadNamespaces) }),
+          ...(snapshot.clusterSecretsUnread === undefined
+            ? {}
+            : { clusterSecretsUnread: snapshot.clusterSecretsUnread }),
         };
         expect(snapshotToJson(shuffled)).toBe(snapshotToJson(snapshot));
       }),
@@ -218,6 +255,22 @@ describe('snapshotToJson', () => {
 
 describe('snapshotFromJson', () => {
   const document = JSON.parse(snapshotToJson(example)) as Record<string, unknown>;
+
+  it('loads a snapshot saved before unread parts were recorded, as a complete one', () => {
+    const loaded = read(JSON.stringify(document));
+    expect(loaded.unreadNamespaces).toBeUndefined();
+    expect(loaded.clusterSecretsUnread).toBeUndefined();
+  });
+
+  it('names a bad entry of what could not be read by its path', () => {
+    const result = snapshotFromJson(
+      JSON.stringify({ ...document, unreadNamespaces: [{ name: 'a', reason: 7 }] }),
+    );
+    expect(result).toEqual({
+      ok: false,
+      error: 'unreadNamespaces[0].reason: expected a string, got number 7',
+    });
+  });
 
   it('refuses text that is not JSON', () => {
     const result = snapshotFromJson('{"snapshotVersion":');

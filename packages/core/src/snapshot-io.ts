@@ -2,9 +2,18 @@
 // report, a regression fixture, the demo). The output is canonical: fixed key order, maps and
 // lists sorted, so equal snapshots serialise to equal bytes and diff cleanly. Loading checks
 // every field and names the first bad one. A saved snapshot holds the kubeconfig Secrets as
-// served: it is as sensitive as they are.
+// served: it is as sensitive as they are. What a gather could not read (`unreadNamespaces`,
+// `clusterSecretsUnread`) is written only when something was unread, and is optional when
+// reading, so snapshots saved before those fields existed still load (as complete ones).
 
-import type { Labels, ObservedSecret, Snapshot, SourceLookup, SourceNamespace } from './types.js';
+import type {
+  Labels,
+  ObservedSecret,
+  Snapshot,
+  SourceLookup,
+  SourceNamespace,
+  UnreadNamespace,
+} from './types.js';
 
 export const SNAPSHOT_FORMAT_VERSION = '1';
 
@@ -27,6 +36,16 @@ export function snapshotToJson(snapshot: Snapshot): string {
           return lookup === undefined ? [] : [[name, canonicalLookup(lookup)]];
         }),
     ),
+    ...(snapshot.unreadNamespaces === undefined || snapshot.unreadNamespaces.length === 0
+      ? {}
+      : {
+          unreadNamespaces: [...snapshot.unreadNamespaces]
+            .sort((a, b) => compare(a.name, b.name) || compare(a.reason, b.reason))
+            .map((entry) => ({ name: entry.name, reason: entry.reason })),
+        }),
+    ...(snapshot.clusterSecretsUnread === undefined
+      ? {}
+      : { clusterSecretsUnread: snapshot.clusterSecretsUnread }),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
 }
@@ -215,6 +234,8 @@ function readSnapshot(value: unknown): Snapshot {
     'candidateSecrets',
     'clusterSecrets',
     'sourceLookups',
+    'unreadNamespaces',
+    'clusterSecretsUnread',
   ]);
   const version = root['snapshotVersion'];
   if (version !== SNAPSHOT_FORMAT_VERSION) {
@@ -233,6 +254,15 @@ function readSnapshot(value: unknown): Snapshot {
   for (const [name, lookup] of Object.entries(lookups as Json)) {
     sourceLookups[name] = readLookup(lookup, `sourceLookups[${JSON.stringify(name)}]`);
   }
+  const unreadNamespaces: UnreadNamespace[] =
+    root['unreadNamespaces'] === undefined
+      ? []
+      : list(root['unreadNamespaces'], 'unreadNamespaces').map((entry, i) => {
+          const path = `unreadNamespaces[${i}]`;
+          const record = object(entry, path, ['name', 'reason']);
+          return { name: string(record, 'name', path), reason: string(record, 'reason', path) };
+        });
+  const clusterSecretsUnread = optionalString(root, 'clusterSecretsUnread', '');
   return {
     namespaces: list(root['namespaces'], 'namespaces').map((entry, i) =>
       readNamespace(entry, `namespaces[${i}]`),
@@ -244,6 +274,8 @@ function readSnapshot(value: unknown): Snapshot {
       readSecret(entry, `clusterSecrets[${i}]`),
     ),
     sourceLookups,
+    ...(unreadNamespaces.length === 0 ? {} : { unreadNamespaces }),
+    ...(clusterSecretsUnread === undefined ? {} : { clusterSecretsUnread }),
   };
 }
 

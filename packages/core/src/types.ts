@@ -65,6 +65,22 @@ export interface Snapshot {
   readonly clusterSecrets: readonly ObservedSecret[];
   /** Keyed by namespace name: lookups for owned registrations whose source is not managed. */
   readonly sourceLookups: Readonly<Record<string, SourceLookup>>;
+  /**
+   * Managed namespaces whose Secrets could not be listed: their candidates are unknown, not
+   * absent. Absent (older snapshots) means every managed namespace was read.
+   */
+  readonly unreadNamespaces?: readonly UnreadNamespace[];
+  /**
+   * Why the cluster Secrets of the target namespace could not be listed completely; absent
+   * when they were. `clusterSecrets` then holds what was read, which may be nothing.
+   */
+  readonly clusterSecretsUnread?: string;
+}
+
+/** A managed namespace whose Secret list failed, and why. */
+export interface UnreadNamespace {
+  readonly name: string;
+  readonly reason: string;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -161,7 +177,9 @@ export type WarningCode =
   | 'candidate-rejected'
   | 'source-unknown'
   | 'prune-disabled'
-  | 'loopback-rewritten';
+  | 'loopback-rewritten'
+  /** A demotion or deletion withheld because the input it would rest on was not read. */
+  | 'input-incomplete';
 
 export interface Warning {
   readonly code: WarningCode;
@@ -307,7 +325,9 @@ export interface NamespaceOutcome {
           | 'waiting-for-kubeconfig'
           | 'credential-refresh-deferred'
           | 'terminating'
-          | 'cluster-label-missing';
+          | 'cluster-label-missing'
+          /** Part of the input this namespace's verdict rests on could not be read. */
+          | 'input-incomplete';
         readonly message: string;
       };
   /** The kubeconfig in use, when one translated. */

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { finalizeNamespace, uniqueName } from '@argocd-cluster-registrar/testkit';
-import type { ObservedSecret } from '@argocd-cluster-registrar/core';
+import { finalizeNamespace, kubeconfigText, uniqueName } from '@argocd-cluster-registrar/testkit';
+import { plan } from '@argocd-cluster-registrar/core';
+import type { Config, ObservedSecret } from '@argocd-cluster-registrar/core';
 import { createGatherer } from './gather.js';
+import { createApplier } from './plan-writer.js';
 import { createTranslationCache } from './translation-cache.js';
 import {
   MANAGED_BY_KEY,
@@ -173,6 +175,101 @@ describe('full gather', () => {
     }
     // 1 failed namespace list + 2 cluster Secret lists, and no lookups.
     expect(result.requests).toBe(3);
+  });
+});
+
+describe('incomplete input', () => {
+  const SECRETS_LIST = [{ apiGroups: [''], resources: ['secrets'], verbs: ['list'] }];
+  const NAMESPACES_READ = [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list', 'get'] }];
+
+  /** A managed namespace with a valid kubeconfig, registered as `cluster-<cluster>`. */
+  async function registered(config: Config, cluster: string) {
+    const target = config.targetNamespace;
+    const name = uniqueName('k3k-kept');
+    const uid = await createNamespace(h.core, name, {
+      [MANAGED_BY_KEY]: config.managedBy,
+      [`${PREFIX}cluster`]: cluster,
+    });
+    await h.core.createNamespacedSecret({
+      namespace: name,
+      body: opaque(
+        `k3k-${cluster}-kubeconfig`,
+        {},
+        {
+          'kubeconfig.yaml': kubeconfigText({
+            server: `https://${cluster}.child.example.com:6443`,
+            user: ['token: child-token'],
+          }),
+        },
+      ),
+    });
+    return { name, uid, target };
+  }
+
+  it('records a namespace whose Secret list failed, and the planner keeps it unchanged, not stale', async () => {
+    const config = testConfig();
+    const kept = await registered(config, uniqueName('kept'));
+    await createNamespace(h.core, kept.target);
+    // Register it with full access, as a running registrar would have.
+    const first = plan(
+      (await createGatherer(h.access, config).full()).snapshot,
+      config,
+      Date.now(),
+    );
+    expect(first.actions.map((action) => action.kind)).toEqual(['create']);
+    await createApplier(h.access, config.labelPrefix).write(first, []);
+
+    // The registrar's ServiceAccount may list Secrets in the target namespace, not in `kept`.
+    const access = await restrictedAccess(h, kept.target, NAMESPACES_READ, {
+      namespaces: [kept.target],
+      rules: SECRETS_LIST,
+    });
+    const gatherer = createGatherer(access, config);
+    const result = await gatherer.full();
+    expect(result.failures.map((f) => [f.scope, f.failure.kind])).toEqual([
+      [`list secrets in ${kept.name}`, 'forbidden'],
+    ]);
+    // A refresh tries again, and reports it unread again while the list still fails.
+    const refreshed = await gatherer.refresh([]);
+    expect(refreshed.snapshot.unreadNamespaces?.map((entry) => entry.name)).toEqual([kept.name]);
+    const { snapshot } = result;
+    expect(snapshot.namespaces.map((ns) => ns.name)).toEqual([kept.name]);
+    expect(snapshot.unreadNamespaces).toEqual([
+      { name: kept.name, reason: expect.stringContaining('403') as string },
+    ]);
+    expect(snapshot.clusterSecretsUnread).toBeUndefined();
+
+    const decided = plan(snapshot, config, Date.now());
+    expect(decided.actions).toEqual([]);
+    const outcome = decided.outcomes.find((candidate) => candidate.namespace === kept.name);
+    expect(outcome?.state).toBe('unchanged');
+    expect(outcome?.reason?.code).toBe('input-incomplete');
+    expect(outcome?.reason?.message).toContain(
+      `the Secrets of namespace ${kept.name} could not be listed`,
+    );
+    expect(outcome?.reason?.message).toContain('403');
+  });
+
+  it('records a failed list of cluster Secrets, and the planner creates nothing', async () => {
+    const config = testConfig();
+    const fresh = await registered(config, uniqueName('fresh'));
+    await createNamespace(h.core, fresh.target);
+    // May list Secrets in the source namespace, not in the target namespace.
+    const access = await restrictedAccess(h, fresh.target, NAMESPACES_READ, {
+      namespaces: [fresh.name],
+      rules: SECRETS_LIST,
+    });
+    const { snapshot, failures } = await createGatherer(access, config).full();
+    expect(failures.map((f) => f.failure.kind)).toEqual(['forbidden', 'forbidden']);
+    expect(snapshot.candidateSecrets).toHaveLength(1);
+    expect(snapshot.unreadNamespaces).toBeUndefined();
+    expect(snapshot.clusterSecretsUnread).toContain('403');
+
+    const decided = plan(snapshot, config, Date.now());
+    expect(decided.actions).toEqual([]);
+    expect(decided.outcomes).toMatchObject([
+      { namespace: fresh.name, state: 'unchanged', reason: { code: 'input-incomplete' } },
+    ]);
   });
 });
 

@@ -1,6 +1,9 @@
 // Gather: read everything the planner needs into a Snapshot. Read-only. Every failure is a
 // value in `failures`; nothing is inferred from a failed read (a lookup is `notFound` only
 // on a 404, and every lookup is `unknown` when the lists it depends on are incomplete).
+// What could not be read is recorded in the snapshot itself (`unreadNamespaces`,
+// `clusterSecretsUnread`): the planner, not this file or its caller, decides what that
+// withholds.
 import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import {
   ARGOCD_SECRET_TYPE_LABEL,
@@ -39,12 +42,6 @@ export interface GatherFailure {
 export interface GatherResult {
   readonly snapshot: Snapshot;
   readonly failures: readonly GatherFailure[];
-  /**
-   * False when this gather's list of the target namespace's cluster Secrets failed: the
-   * snapshot's registrations are then missing or stale, and nothing may be created from it
-   * (a create could duplicate a server a hand-made Secret already registers).
-   */
-  readonly clusterSecretsListed: boolean;
   /** API requests this gather made. */
   readonly requests: number;
 }
@@ -72,8 +69,11 @@ interface View {
   clusterSecrets: readonly ObservedSecret[];
   /** Lookups whose answer cannot change for the recorded uid (see `reusableLookup`). */
   readonly lookups: Map<string, SourceLookup>;
-  /** Namespaces whose Secret list failed last time; re-read on the next refresh. */
-  readonly failedCandidates: Set<string>;
+  /**
+   * Namespaces whose Secret list failed last time, and why: reported unread in the snapshot
+   * and re-read on the next refresh.
+   */
+  readonly failedCandidates: Map<string, string>;
 }
 
 type Outcome<T> =
@@ -137,7 +137,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     pass: Pass,
     namespace: string,
   ): Promise<ObservedSecret[] | undefined> => {
-    const secrets = await pass.listAll<V1Secret>(`list secrets in ${namespace}`, (token) =>
+    const secrets = await pass.listAll<V1Secret>(candidateScope(namespace), (token) =>
       api.listNamespacedSecret({
         namespace,
         limit: PAGE_SIZE,
@@ -150,11 +150,21 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   };
 
   // Cluster Secrets: ArgoCD's label (ours, foreign) plus ours (which adds demoted ones), by uid.
+  const clusterSecretSelectors = [`${ARGOCD_SECRET_TYPE_LABEL}=cluster`, managedSelector];
+  const clusterSecretScope = (labelSelector: string): string =>
+    `list secrets (${labelSelector}) in ${config.targetNamespace}`;
+  const clusterSecretsUnread = (
+    pass: Pass,
+    clusterSecrets: readonly ObservedSecret[] | undefined,
+  ): string | undefined =>
+    clusterSecrets === undefined
+      ? failureMessage(pass, clusterSecretSelectors.map(clusterSecretScope))
+      : undefined;
   const listClusterSecrets = async (pass: Pass): Promise<ObservedSecret[] | undefined> => {
     const namespace = config.targetNamespace;
     const [registered, owned] = await Promise.all(
-      [`${ARGOCD_SECRET_TYPE_LABEL}=cluster`, managedSelector].map((labelSelector) =>
-        pass.listAll<V1Secret>(`list secrets (${labelSelector}) in ${namespace}`, (token) =>
+      clusterSecretSelectors.map((labelSelector) =>
+        pass.listAll<V1Secret>(clusterSecretScope(labelSelector), (token) =>
           api.listNamespacedSecret({
             namespace,
             labelSelector,
@@ -198,7 +208,11 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     return [...names].sort();
   };
 
-  const snapshotOf = (current: View, lookupNames: readonly string[]): Snapshot => {
+  const snapshotOf = (
+    current: View,
+    lookupNames: readonly string[],
+    clusterSecretsReason: string | undefined,
+  ): Snapshot => {
     const sourceLookups: Record<string, SourceLookup> = {};
     for (const name of lookupNames) {
       sourceLookups[name] = current.lookups.get(name) ?? {
@@ -211,6 +225,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
       candidateSecrets: [...current.candidates.values()].flat().sort(byNamespaceThenName),
       clusterSecrets: current.clusterSecrets,
       sourceLookups,
+      ...unreadParts(current, clusterSecretsReason),
     };
   };
 
@@ -235,10 +250,11 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
       listClusterSecrets(pass),
     ]);
     const candidates = new Map<string, readonly ObservedSecret[]>();
-    const failedCandidates = new Set<string>();
+    const failedCandidates = new Map<string, string>();
     names.forEach((name, index) => {
       const list = candidateLists[index];
-      if (list === undefined) failedCandidates.add(name);
+      if (list === undefined)
+        failedCandidates.set(name, failureMessage(pass, [candidateScope(name)]));
       else candidates.set(name, list);
     });
 
@@ -267,9 +283,8 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     // Only a complete view is worth reusing; an incomplete one forces the next refresh to list.
     view = incomplete === undefined ? next : undefined;
     return {
-      snapshot: snapshotOf(next, lookupNames),
+      snapshot: snapshotOf(next, lookupNames, clusterSecretsUnread(pass, clusterSecrets)),
       failures: pass.failures,
-      clusterSecretsListed: clusterSecrets !== undefined,
       requests: pass.requests,
     };
   };
@@ -278,7 +293,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     const current = view;
     if (current === undefined) return full();
     const pass = new Pass();
-    const names = [...new Set([...requested, ...current.failedCandidates])].sort();
+    const names = [...new Set([...requested, ...current.failedCandidates.keys()])].sort();
 
     // Re-read each namespace: still managed, no longer managed (label removed), or gone.
     const reads = await mapBounded(names, READ_CONCURRENCY, (name) =>
@@ -313,7 +328,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     stillManaged.forEach((name, index) => {
       const list = candidateLists[index];
       if (list === undefined) {
-        current.failedCandidates.add(name);
+        current.failedCandidates.set(name, failureMessage(pass, [candidateScope(name)]));
       } else {
         current.candidates.set(name, list);
         current.failedCandidates.delete(name);
@@ -346,9 +361,8 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     cache.retain(uidsOf(current.candidates), new Set(names));
     if (incomplete !== undefined) view = undefined;
     return {
-      snapshot: snapshotOf(current, lookupNames),
+      snapshot: snapshotOf(current, lookupNames, clusterSecretsUnread(pass, clusterSecrets)),
       failures: pass.failures,
-      clusterSecretsListed: clusterSecrets !== undefined,
       requests: pass.requests,
     };
   };
@@ -378,6 +392,31 @@ function reusableLookup(lookup: SourceLookup): boolean {
     lookup.state === 'notFound' ||
     (lookup.state === 'present' && lookup.deletionTimestamp === undefined)
   );
+}
+
+function candidateScope(namespace: string): string {
+  return `list secrets in ${namespace}`;
+}
+
+/** The message of the first failure recorded under one of `scopes`: what the planner is told. */
+function failureMessage(pass: Pass, scopes: readonly string[]): string {
+  const found = pass.failures.find((failure) => scopes.includes(failure.scope));
+  return found?.failure.message ?? 'the read failed';
+}
+
+/** What the snapshot says could not be read: managed namespaces whose Secrets failed to list. */
+function unreadParts(
+  current: View,
+  clusterSecretsUnread: string | undefined,
+): Pick<Snapshot, 'unreadNamespaces' | 'clusterSecretsUnread'> {
+  const unreadNamespaces = [...current.failedCandidates]
+    .filter(([name]) => current.namespaces.has(name))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, reason]) => ({ name, reason }));
+  return {
+    ...(unreadNamespaces.length === 0 ? {} : { unreadNamespaces }),
+    ...(clusterSecretsUnread === undefined ? {} : { clusterSecretsUnread }),
+  };
 }
 
 function forget(current: View, name: string): void {

@@ -1,7 +1,7 @@
 // `--once`: one pass, the plan on stdout, an exit code that says how it went.
 
 import { writeFileSync } from 'node:fs';
-import { snapshotToJson } from '@argocd-cluster-registrar/core';
+import { snapshotToJson, summarisePlan } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import {
   createApplier,
@@ -60,8 +60,10 @@ export async function runOnce(
 
   if (report.gatherFailures.length > 0) {
     const first = report.gatherFailures[0];
+    // Counted from the plan: the planner decided what the failed reads withhold.
+    const withheld = summarisePlan(report.plan).withheld;
     io.stderr(
-      `error: the pass was incomplete: ${report.gatherFailures.length} read(s) failed (first: ${first?.scope}: ${first?.failure.message})${report.withheld.length > 0 ? `; ${report.withheld.length} deletion(s) withheld` : ''}\n`,
+      `error: the pass was incomplete: ${report.gatherFailures.length} read(s) failed (first: ${first?.scope}: ${first?.failure.message})${withheld > 0 ? `; ${withheld} verdict(s) withheld until it can be read (see the plan)` : ''}\n`,
     );
     return EXIT_ERROR;
   }

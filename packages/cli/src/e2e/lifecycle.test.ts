@@ -104,11 +104,15 @@ describe('lifecycle', () => {
     await relabel(name, (labels) => {
       labels[`${PREFIX}cluster`] = 'after';
     });
+    // First the new name; the old one is demoted by the pass that observes the new one, so
+    // ArgoCD never loses the cluster if the create fails.
     const { plan } = await planJson(world);
-    expect(plan.actions.map((a) => `${a.kind}:${a.cluster}`).sort()).toEqual([
-      'create:after',
-      'demote:before',
-    ]);
+    expect(plan.actions.map((a) => `${a.kind}:${a.cluster}`)).toEqual(['create:after']);
+    expect(
+      (await registration(world, 'before'))?.metadata?.labels?.['argocd.argoproj.io/secret-type'],
+    ).toBe('cluster');
+    const { plan: next } = await planJson(world);
+    expect(next.actions.map((a) => `${a.kind}:${a.cluster}`)).toEqual(['demote:before']);
     const demoted = await registration(world, 'before');
     expect(demoted?.metadata?.labels).not.toHaveProperty('argocd.argoproj.io/secret-type');
     expect(demoted?.metadata?.labels).toMatchObject({
@@ -130,6 +134,11 @@ describe('lifecycle', () => {
     expect(restored?.metadata?.labels).not.toHaveProperty(`${PREFIX}orphaned-secret-type`);
     expect(restored?.metadata?.uid).toBe(original?.metadata?.uid);
     expect(restored?.data).toEqual(original?.data);
+    await applyOnce(world);
+    expect((await registration(world, 'after'))?.metadata?.labels).toMatchObject({
+      [`${PREFIX}orphaned-secret-type`]: 'cluster',
+      [`${PREFIX}superseded-by`]: 'before',
+    });
   });
 
   it('honours prune: disabled on a registration whose namespace is gone', async () => {
@@ -192,7 +201,8 @@ describe('lifecycle', () => {
   });
 
   it('dry-run writes nothing but reports every change', async () => {
-    // One of each: a deletion, an update (label change), a demotion + creation (rename), a creation.
+    // A deletion, an update (label change), a rename (its creation; the demotion waits for a
+    // pass that observes it) and a creation.
     const gone = await registered('gone', { server: 'https://gone.example:6443' });
     const changed = await registered('changed', { server: 'https://changed.example:6443' });
     const renamed = await registered('renamed', { server: 'https://renamed.example:6443' });
@@ -227,7 +237,6 @@ describe('lifecycle', () => {
       'create:fresh',
       'create:renamed-new',
       'delete:gone',
-      'demote:renamed',
       'update:changed',
     ]);
     expect(await snapshot()).toEqual(before);

@@ -10,6 +10,7 @@ import { diffSecret } from '../render-diff.js';
 import type { Action, DesiredSecret, UpdateReason, Warning } from '../types.js';
 import { compareClaim } from './compare.js';
 import { deferral } from './credential-churn.js';
+import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';
 import type { Claim, Registration } from './model.js';
 import type { PassState } from './pass-state.js';
 import { demotion } from './rename.js';
@@ -28,6 +29,7 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
     const target = claim.target;
     if (target !== undefined) target.targeted = true;
     if (target === undefined) {
+      if (withholdClaimWrite(state, claim, 'create')) continue;
       const secret = sortedSecret(stampCredentials(claim.desired, keys, now));
       state.actions.push({
         kind: 'create',
@@ -40,6 +42,7 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
     }
     const namespace = claim.subject.namespace.name;
     if (!claim.incumbent) {
+      if (withholdClaimWrite(state, claim, 'take over')) continue;
       const previous = target.sourceName ?? '(unknown)';
       const secret = sortedSecret(stampCredentials(claim.desired, keys, now));
       pushUpdate(state, claim, target, secret, {
@@ -52,6 +55,7 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
     const comparison = compareClaim(claim, target.secret);
     if (comparison.equal) continue;
     if (!target.active) {
+      if (withholdClaimWrite(state, claim, 'restore')) continue;
       const secret = sortedSecret(
         comparison.credentialsChanged
           ? stampCredentials(comparison.desired, keys, now)
@@ -67,6 +71,13 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
         continue;
       }
     }
+    // The one update that may proceed without a complete list keeps name and server
+    // (input-completeness.ts).
+    if (
+      comparison.reason === 'server-changed' &&
+      withholdClaimWrite(state, claim, 'change the server of')
+    )
+      continue;
     const secret = sortedSecret(
       comparison.credentialsChanged
         ? stampCredentials(comparison.desired, keys, now)
@@ -105,7 +116,8 @@ export function emitRegistrationActions(state: PassState): void {
       registration.source.kind === 'gone' || !registration.active
         ? deletion(state, registration)
         : demotion(state, registration);
-    if (action !== undefined) state.actions.push(action);
+    if (action !== undefined && !withholdRemoval(state, registration, action))
+      state.actions.push(action);
   }
 }
 

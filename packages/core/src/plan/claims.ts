@@ -10,7 +10,7 @@ import type { BuildMemo, Claim, Registration, Selection, Subject } from './model
 import { pinnedRefusal, win } from './incumbency.js';
 import { foreignRefusal } from './names.js';
 import type { PassState } from './pass-state.js';
-import { restoration } from './rename.js';
+import { movingRefusal, restoration } from './rename.js';
 
 export function buildClaims(state: PassState): Claim[] {
   const claims: Claim[] = [];
@@ -32,10 +32,13 @@ export function buildClaims(state: PassState): Claim[] {
       target.source.kind === 'managed' &&
       target.source.subject === subject;
     if (target !== undefined && !incumbent && target.role !== 'releasable') {
-      subject.refusal = pinnedRefusal(state, target);
+      subject.refusal =
+        target.role === 'moving' ? movingRefusal(state, target) : pinnedRefusal(state, target);
       continue;
     }
     if (incumbent) win(state, subject, cluster, 'holds the registration');
+    // Its kubeconfig is unknown: it keeps a name it holds, and claims nothing else this pass.
+    if (subject.unread !== undefined) continue;
     const claim = claimFor(state, subject, cluster, target, incumbent);
     if (claim !== undefined) claims.push(claim);
   }

@@ -2,14 +2,17 @@
 // randomness. This file only runs the steps in order; each step's file is named for the
 // decision it makes (see "Module map" in docs/architecture.md):
 //
-//   1. names.ts             read each managed namespace: its cluster name, if it may claim one;
+//   1. names.ts             read each managed namespace: its cluster name, if it may claim one
+//                           (input-completeness.ts: and whether its Secrets were read);
 //   2. ownership.ts         read each Secret we own: whose it is (source-proof.ts: is that
 //                           namespace provably gone?) and which servers are held (server-ledger.ts);
 //   3. kubeconfig-choice.ts pick each namespace's kubeconfig;
-//   4. claims.ts            turn namespaces into claims on `cluster-<name>`;
+//   4. claims.ts            turn namespaces into claims on `cluster-<name>` (none for a name an
+//                           older namespace with unread Secrets may win: input-completeness.ts);
 //   5. incumbency.ts        settle them, incumbents first and then oldest first;
 //   6. actions.ts           emit creates/updates for won claims (compare.ts, credential-churn.ts),
-//                           demotions for renames (rename.ts) and deletions only on proof;
+//                           demotions for renames (rename.ts) and deletions only on proof,
+//                           withholding what incomplete input rules out (input-completeness.ts);
 //   7. outcomes.ts          one outcome per namespace; sort everything once.
 
 import { translateSecretKey, type Translator } from '../providers.js';
@@ -22,6 +25,7 @@ import {
 } from './actions.js';
 import { buildClaims } from './claims.js';
 import { settle } from './incumbency.js';
+import { readUnreadNamespaces, withholdContestedClaims } from './input-completeness.js';
 import { selectKubeconfigs } from './kubeconfig-choice.js';
 import { PlanMemo } from './memo.js';
 import { readNamespaces } from './names.js';
@@ -55,9 +59,10 @@ export function plan(
   memo.begin(JSON.stringify(config), translate);
   const state = createPassState(snapshot, config, now, translate, memo);
   readNamespaces(state);
+  readUnreadNamespaces(state);
   readClusterSecrets(state);
   selectKubeconfigs(state);
-  const claims = buildClaims(state);
+  const claims = withholdContestedClaims(state, buildClaims(state));
   settle(state, claims);
   emitClaimActions(state, claims);
   emitRegistrationActions(state);

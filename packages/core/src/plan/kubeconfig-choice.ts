@@ -32,7 +32,9 @@ export function selectKubeconfigs(state: PassState): void {
   const subjects = state.subjects;
   for (let i = 0; i < subjects.length; i++) {
     const subject = subjects[i] as Subject;
-    if (subject.terminating || subject.nameProblem !== undefined) continue;
+    // Unread Secrets are unknown, not absent: no choice (and no stale or waiting) rests on them.
+    if (subject.terminating || subject.nameProblem !== undefined || subject.unread !== undefined)
+      continue;
     const name = subject.namespace.name;
     // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
     const serverOverridden = subject.namespace.annotations[state.keys.server] !== undefined;

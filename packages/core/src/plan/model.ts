@@ -50,6 +50,8 @@ export interface Subject {
   /** Set when the namespace cannot claim a name at all (label missing, empty or invalid). */
   readonly nameProblem: OutcomeReason | undefined;
   readonly terminating: boolean;
+  /** Why its Secrets could not be listed, when they could not (input-completeness.ts). */
+  unread: string | undefined;
   selection: Selection | undefined;
   /** This namespace's memo entry. */
   readonly memo: NamespaceMemo;
@@ -84,9 +86,11 @@ export interface Registration {
   /**
    * incumbent: its source namespace claims exactly this name.
    * releasable: its source moved on (renamed, gone) or it is demoted: a claimant may take it.
+   * moving: its source was renamed and the new name's registration is not observed yet: it
+   *   stays active and nobody else may take it (rename.ts); set once all Secrets are read.
    * pinned: kept as it is (source unknown, label removed, terminating, or prune veto).
    */
-  readonly role: 'incumbent' | 'releasable' | 'pinned';
+  role: 'incumbent' | 'releasable' | 'moving' | 'pinned';
   /** Normalised `data.server`, when readable. */
   readonly server: string | undefined;
   /** Written by a won claim: nothing else may happen to it this pass. */

@@ -33,6 +33,7 @@ export function readNamespaces(state: PassState): void {
       secretName: facts.secretName,
       nameProblem: facts.nameProblem,
       terminating: namespace.deletionTimestamp !== undefined,
+      unread: undefined,
       selection: undefined,
       memo,
       registrations: NO_REGISTRATIONS,

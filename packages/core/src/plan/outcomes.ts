@@ -1,10 +1,12 @@
 // One outcome per managed namespace: what happened to it this pass and why, in the words an
 // operator reads in the status and the preview. Refusals were decided by the steps before;
 // this only chooses which one to report, in a fixed precedence: terminating, unusable name,
-// refused claim, deferred credentials, no usable kubeconfig, name taken anyway, waiting.
+// refused claim, incomplete input (input-completeness.ts), deferred credentials, no usable
+// kubeconfig, name taken anyway, waiting.
 
 import type { CandidateRef, NamespaceOutcome } from '../types.js';
 import { nameClaimedRefusal, otherWinner } from './incumbency.js';
+import { unreadMessage } from './input-completeness.js';
 import type { Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 
@@ -13,7 +15,12 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
   const claim = subject.claim;
   const chosen = subject.selection?.chosen;
   // The common case, built directly: a namespace whose registration is (now) up to date.
-  if (claim?.translation !== undefined && chosen !== undefined && !state.deferred.has(subject)) {
+  if (
+    claim?.translation !== undefined &&
+    chosen !== undefined &&
+    !state.deferred.has(subject) &&
+    !state.withheld.has(subject)
+  ) {
     const rejected = subject.selection?.rejected ?? [];
     const written = state.written.has(subject) || claim.target === undefined;
     const outcomeState = written ? 'registered' : 'unchanged';
@@ -66,6 +73,17 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
   }
   if (subject.refusal !== undefined) {
     return { ...base, ...source, state: 'refused', reason: withKept(subject.refusal, kept) };
+  }
+  // Neither stale nor waiting: what those would rest on was not read.
+  const withheld =
+    subject.unread === undefined ? state.withheld.get(subject) : unreadMessage(subject, kept);
+  if (withheld !== undefined) {
+    return {
+      ...base,
+      ...source,
+      state: 'unchanged',
+      reason: { code: 'input-incomplete', message: withheld },
+    };
   }
   const deferral = state.deferred.get(subject);
   if (deferral !== undefined) {

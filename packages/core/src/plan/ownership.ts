@@ -8,6 +8,7 @@ import type { ObservedSecret } from '../types.js';
 import { NO_REGISTRATIONS, type Registration } from './model.js';
 import { recordForeignName } from './names.js';
 import type { PassState } from './pass-state.js';
+import { awaitsSuccessor } from './rename.js';
 import { holdForeignServer, holdRegistrationServer } from './server-ledger.js';
 import { sourceStatus } from './source-proof.js';
 
@@ -38,6 +39,12 @@ export function readClusterSecrets(state: PassState): void {
           ? [registration]
           : [...subject.registrations, registration];
     }
+  }
+  // Whether a renamed namespace's new name is registered is known only once every Secret is read.
+  const registrations = state.registrations;
+  for (let i = 0; i < registrations.length; i++) {
+    const registration = registrations[i] as Registration;
+    if (awaitsSuccessor(registration)) registration.role = 'moving';
     holdRegistrationServer(state.servers, registration);
   }
 }

@@ -35,6 +35,8 @@ export interface PassState {
   readonly deferred: Map<Subject, Deferral>;
   /** Namespaces whose registration an update rewrites this pass. */
   readonly written: Set<Subject>;
+  /** Namespaces whose write incomplete input withholds, and why (input-completeness.ts). */
+  readonly withheld: Map<Subject, string>;
   /** See {@link retirePass}. */
   readonly exemplars: object[];
 }
@@ -70,6 +72,7 @@ export function createPassState(
     nameWinners: new Map(),
     deferred: new Map(),
     written: new Set(),
+    withheld: new Map(),
     exemplars: [],
   };
 }
@@ -106,6 +109,7 @@ export function retirePass(state: PassState, claims: readonly Claim[]): void {
   state.nameWinners.clear();
   state.deferred.clear();
   state.written.clear();
+  state.withheld.clear();
   state.snapshot = NO_SNAPSHOT;
   state.memo.retired = state;
 }

@@ -19,6 +19,7 @@ import {
   TARGET,
   testConfig,
 } from '../test-support/fixtures.js';
+import { applyPlanToSnapshot } from '../test-support/apply-plan.js';
 import type { Action, Plan, Snapshot } from '../types.js';
 
 const SECRET_TYPE = 'argocd.argoproj.io/secret-type';
@@ -697,9 +698,16 @@ describe('rename', () => {
     return scenario(registeredAlpha()).label('team-a', KEYS.cluster, 'bravo').build();
   }
 
-  it('registers the new name and demotes the old registration', () => {
-    const result = plan(renamed(), testConfig(), NOW);
-    expect(kinds(result)).toEqual(['create bravo', 'demote alpha']);
+  it('registers the new name first, and demotes the old one only once the new one is observed', () => {
+    const first = plan(renamed(), testConfig(), NOW);
+    // Never in one plan: if the create failed and the demotion succeeded, ArgoCD would lose
+    // the cluster.
+    expect(kinds(first)).toEqual(['create bravo']);
+    expect(outcomeOf(first, 'team-a')).toMatchObject({ state: 'registered', cluster: 'bravo' });
+
+    const created = applyPlanToSnapshot(renamed(), first);
+    const result = plan(created, testConfig(), NOW);
+    expect(kinds(result)).toEqual(['demote alpha']);
     const demote = only(result, 'demote');
     expect(demote.reason).toEqual({ code: 'renamed', namespace: 'team-a', supersededBy: 'bravo' });
     expect(demote.secret.labels).not.toHaveProperty([SECRET_TYPE]);
@@ -707,7 +715,39 @@ describe('rename', () => {
     expect(demote.secret.labels[KEYS.supersededBy]).toBe('bravo');
     expect(demote.secret.annotations[KEYS.staleSince]).toBe('2026-11-30T12:00:00Z');
     expect(demote.secret.data).toEqual(clusterSecretOf(renamed(), 'cluster-alpha').data);
-    expect(outcomeOf(result, 'team-a')).toMatchObject({ state: 'registered', cluster: 'bravo' });
+    expect(outcomeOf(result, 'team-a')).toMatchObject({ state: 'unchanged', cluster: 'bravo' });
+  });
+
+  it("hands a renamed namespace's old name to another only once its new name is observed", () => {
+    const before = settle(
+      scenario().child('team-a', { cluster: 'alpha' }).child('team-b', { cluster: 'beta' }).build(),
+    );
+    // team-b moves on to gamma, team-a moves to beta, which team-b still holds.
+    const moved = scenario(before)
+      .label('team-b', KEYS.cluster, 'gamma')
+      .label('team-a', KEYS.cluster, 'beta')
+      .build();
+    const first = plan(moved, testConfig(), NOW);
+    expect(kinds(first)).toEqual(['create gamma']);
+    expect(outcomeOf(first, 'team-a')).toMatchObject({
+      state: 'refused',
+      reason: { code: 'name-claimed' },
+    });
+    expect(outcomeOf(first, 'team-a').reason?.message).toContain('once gamma is registered');
+
+    const second = plan(applyPlanToSnapshot(moved, first), testConfig(), NOW);
+    expect(kinds(second)).toEqual(['update beta']);
+    expect(only(second, 'update').reason).toEqual({
+      code: 'taken-over',
+      namespace: 'team-a',
+      previousNamespace: 'team-b',
+    });
+    const third = plan(
+      applyPlanToSnapshot(applyPlanToSnapshot(moved, first), second),
+      testConfig(),
+      NOW,
+    );
+    expect(kinds(third)).toEqual(['demote alpha']);
   });
 
   it('restores the demoted registration intact when the label is reverted', () => {
@@ -716,12 +756,16 @@ describe('rename', () => {
     const reverted = scenario(afterRename).label('team-a', KEYS.cluster, 'alpha').build();
 
     const result = plan(reverted, testConfig(), NOW + HOUR);
-    expect(kinds(result)).toEqual(['update alpha', 'demote bravo']);
+    expect(kinds(result)).toEqual(['update alpha']);
     const restore = only(result, 'update');
     expect(restore.reason).toEqual({ code: 'restored-from-demotion', namespace: 'team-a' });
     expect(restore.secret.labels).toEqual(original.labels);
     expect(restore.secret.annotations).toEqual(original.annotations);
     expect(restore.secret.data).toEqual(original.data);
+    // bravo is demoted once the restored alpha is observed, as after any rename.
+    expect(kinds(plan(applyPlanToSnapshot(reverted, result), testConfig(), NOW + HOUR))).toEqual([
+      'demote bravo',
+    ]);
   });
 
   it('keeps the old registration while the new name cannot be registered', () => {
@@ -762,7 +806,7 @@ describe('rename', () => {
     expect(update.secret.labels).not.toHaveProperty([KEYS.orphanedSecretType]);
   });
 
-  it('swaps two names in one pass', () => {
+  it('does not swap two names: every order of the two writes would drop a cluster meanwhile', () => {
     const before = settle(
       scenario().child('team-a', { cluster: 'alpha' }).child('team-b', { cluster: 'beta' }).build(),
     );
@@ -771,8 +815,130 @@ describe('rename', () => {
       .label('team-b', KEYS.cluster, 'alpha')
       .build();
     const result = plan(swapped, testConfig(), NOW);
-    expect(kinds(result)).toEqual(['update alpha', 'update beta']);
-    expect(plan(settle(swapped), testConfig(), NOW).actions).toEqual([]);
+    expect(result.actions).toEqual([]);
+    for (const namespace of ['team-a', 'team-b']) {
+      const outcome = outcomeOf(result, namespace);
+      expect(outcome).toMatchObject({ state: 'refused', reason: { code: 'name-claimed' } });
+      expect(outcome.reason?.message).toContain('rename one of them to a third name first');
+    }
+    // Through a third name, it converges without ever dropping either cluster.
+    const viaThird = settle(scenario(swapped).label('team-a', KEYS.cluster, 'gamma').build());
+    const done = settle(scenario(viaThird).label('team-a', KEYS.cluster, 'beta').build());
+    expect(dataOf(clusterSecretOf(done, 'cluster-alpha'), 'server')).toBe(serverOf('team-b'));
+    expect(dataOf(clusterSecretOf(done, 'cluster-beta'), 'server')).toBe(serverOf('team-a'));
+  });
+});
+
+describe('incomplete input', () => {
+  const FAILED = 'the API server answered 503 Service Unavailable';
+
+  /** What a gather reports when the Secret list of `name` failed: no candidates, and why. */
+  function unread(snapshot: Snapshot, name: string): Snapshot {
+    return {
+      ...scenario(snapshot).removeKubeconfig(name).build(),
+      unreadNamespaces: [{ name, reason: FAILED }],
+    };
+  }
+
+  it('keeps a registered namespace whose Secrets could not be listed unchanged, not stale', () => {
+    const result = plan(unread(registeredAlpha(), 'team-a'), testConfig(), NOW);
+    expect(result.actions).toEqual([]);
+    const outcome = outcomeOf(result, 'team-a');
+    expect(outcome).toMatchObject({
+      state: 'unchanged',
+      cluster: 'alpha',
+      reason: { code: 'input-incomplete' },
+    });
+    expect(outcome.reason?.message).toBe(
+      `the Secrets of namespace team-a could not be listed (${FAILED}); cluster-alpha is kept as it is until they can be read`,
+    );
+  });
+
+  it('does not call a new namespace whose Secrets could not be listed waiting', () => {
+    const result = plan(
+      unread(scenario().namespace('team-a').build(), 'team-a'),
+      testConfig(),
+      NOW,
+    );
+    expect(result.actions).toEqual([]);
+    expect(outcomeOf(result, 'team-a')).toMatchObject({
+      state: 'unchanged',
+      reason: { code: 'input-incomplete' },
+    });
+  });
+
+  it('does not give a younger newcomer a name an older namespace with unread Secrets claims', () => {
+    const snapshot = unread(
+      scenario()
+        .child('team-old', { cluster: 'alpha', created: '2026-01-01T00:00:00Z' })
+        .child('team-new', { cluster: 'alpha', created: '2026-06-01T00:00:00Z' })
+        .build(),
+      'team-old',
+    );
+    const result = plan(snapshot, testConfig(), NOW);
+    expect(result.actions).toEqual([]);
+    expect(outcomeOf(result, 'team-new')).toMatchObject({
+      state: 'unchanged',
+      reason: { code: 'input-incomplete' },
+    });
+    expect(outcomeOf(result, 'team-new').reason?.message).toContain('team-old is older');
+  });
+
+  it('creates nothing while the cluster Secrets of the target namespace could not be listed', () => {
+    // A hand-made Secret of the same server, hidden by the failed list, must not get a twin.
+    const snapshot: Snapshot = {
+      ...scenario().child('team-a', { cluster: 'alpha' }).build(),
+      clusterSecretsUnread: FAILED,
+    };
+    const result = plan(snapshot, testConfig(), NOW);
+    expect(result.actions).toEqual([]);
+    expect(outcomeOf(result, 'team-a')).toMatchObject({
+      state: 'unchanged',
+      reason: { code: 'input-incomplete' },
+    });
+    expect(outcomeOf(result, 'team-a').reason?.message).toBe(
+      `the cluster Secrets of ${TARGET} could not be listed (${FAILED}), and one of them may already use this name or server; cluster-alpha is not created until they can be read`,
+    );
+  });
+
+  it('still updates the credentials of an observed registration, but not its server', () => {
+    const rotated = scenario(registeredAlpha())
+      .kubeconfig('team-a', { server: serverOf('team-a'), credentials: PEM.other })
+      .build();
+    const credentials = plan(
+      { ...rotated, clusterSecretsUnread: FAILED },
+      testConfig(),
+      NOW + HOUR,
+    );
+    expect(kinds(credentials)).toEqual(['update alpha']);
+    expect(only(credentials, 'update').target.resourceVersion).toBe(
+      clusterSecretOf(rotated, 'cluster-alpha').resourceVersion,
+    );
+
+    const moved = scenario(registeredAlpha())
+      .kubeconfig('team-a', { server: 'https://moved.example.com' })
+      .build();
+    const server = plan({ ...moved, clusterSecretsUnread: FAILED }, testConfig(), NOW + HOUR);
+    expect(server.actions).toEqual([]);
+    expect(outcomeOf(server, 'team-a').reason?.code).toBe('input-incomplete');
+  });
+
+  it('withholds deletions and demotions while the cluster Secrets could not be listed, and says so', () => {
+    const renamed = scenario(registeredAlpha()).label('team-a', KEYS.cluster, 'bravo').build();
+    const renamedAndObserved = applyPlanToSnapshot(renamed, plan(renamed, testConfig(), NOW));
+    expect(kinds(plan(renamedAndObserved, testConfig(), NOW))).toEqual(['demote alpha']);
+    const gone = scenario(settle(scenario().child('team-b', { cluster: 'beta' }).build()))
+      .removeNamespace('team-b')
+      .build();
+    expect(kinds(plan(gone, testConfig(), NOW))).toEqual(['delete beta']);
+
+    for (const snapshot of [renamedAndObserved, gone]) {
+      const result = plan({ ...snapshot, clusterSecretsUnread: FAILED }, testConfig(), NOW);
+      expect(result.actions).toEqual([]);
+      expect(result.warnings.filter((warning) => warning.code === 'input-incomplete')).toHaveLength(
+        1,
+      );
+    }
   });
 });
 
@@ -833,6 +999,21 @@ describe('determinism', () => {
     expect(kinds(plan(snapshot, testConfig(), NOW))).toEqual([
       'create charlie',
       'create zulu',
+      'delete beta',
+    ]);
+    const renamed = scenario(settle(before))
+      .removeNamespace('team-b')
+      .label('team-a', KEYS.cluster, 'zulu')
+      .child('team-c', { cluster: 'charlie' })
+      .clusterSecret(
+        clusterSecretOf(
+          settle(scenario(before).label('team-a', KEYS.cluster, 'zulu').build()),
+          'cluster-zulu',
+        ),
+      )
+      .build();
+    expect(kinds(plan(renamed, testConfig(), NOW))).toEqual([
+      'create charlie',
       'demote alpha',
       'delete beta',
     ]);

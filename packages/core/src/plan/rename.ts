@@ -1,12 +1,15 @@
 // Renaming a namespace's cluster (changing its `<prefix>cluster` label). The old registration
-// is demoted (ArgoCD stops seeing it, nothing is lost) only once the new name is registered,
-// so the cluster never disappears from ArgoCD in between; reverting the label restores the
-// demoted registration as it was, even without a usable kubeconfig. Demoted registrations
-// expire after the demoted TTL (source-proof.ts).
+// is demoted (ArgoCD stops seeing it, nothing is lost) only once the new name's registration
+// is *observed* in a snapshot, never in the plan that creates, takes over or restores it:
+// writes fail independently, and a plan whose create failed while its demotion succeeded
+// would drop the cluster from ArgoCD. Until then the old registration is `moving`: kept
+// active, and no other namespace may take it over either (that would drop it just the same).
+// Reverting the label restores the demoted registration as it was, even without a usable
+// kubeconfig. Demoted registrations expire after the demoted TTL (source-proof.ts).
 
 import { demotedSecret, restoredSecret } from '../registration.js';
 import { diffSecret } from '../render-diff.js';
-import type { Action, DesiredSecret } from '../types.js';
+import type { Action, DesiredSecret, Refusal } from '../types.js';
 import type { Registration } from './model.js';
 import type { PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
@@ -27,8 +30,30 @@ export function restoration(
 }
 
 /**
- * The demotion of an active registration whose namespace now claims another name and has
- * registered it; `undefined` when it stays as it is.
+ * An active registration whose namespace now claims another name, while no registration of
+ * that name recorded for the namespace (name + uid) is observed yet: it must stay.
+ */
+export function awaitsSuccessor(registration: Registration): boolean {
+  if (registration.role !== 'releasable' || !registration.active) return false;
+  const source = registration.source;
+  if (source.kind !== 'managed') return false;
+  return !source.subject.registrations.some((observed) => observed.role === 'incumbent');
+}
+
+/** `name-claimed`: the name is still the registration of a namespace renamed away from it. */
+export function movingRefusal(state: PassState, target: Registration): Refusal {
+  const source = target.source;
+  const owner = source.kind === 'managed' ? source.subject : undefined;
+  const next = owner?.cluster ?? '(unknown)';
+  return {
+    code: 'name-claimed',
+    message: `${target.secret.name} is still the registration of namespace ${owner?.namespace.name ?? target.sourceName ?? '(unknown)'}, which now claims ${next}; it is handed over once ${next} is registered, so ArgoCD never loses that cluster meanwhile (if the two namespaces swapped names, rename one of them to a third name first)`,
+  };
+}
+
+/**
+ * The demotion of an active registration whose namespace now claims another name whose
+ * registration is observed (role `releasable`); `undefined` when it stays as it is.
  */
 export function demotion(state: PassState, registration: Registration): Action | undefined {
   const source = registration.source;
@@ -45,7 +70,7 @@ export function demotion(state: PassState, registration: Registration): Action |
     vetoed(state, registration, `namespace ${subject.namespace.name} now claims ${supersededBy}`);
     return undefined;
   }
-  if (subject.claim === undefined) return undefined;
+  if (registration.role !== 'releasable') return undefined;
   const secret = sortedSecret(
     demotedSecret(registration.secret, state.keys, supersededBy, state.now),
   );

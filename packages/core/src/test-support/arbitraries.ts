@@ -140,6 +140,8 @@ export type LookupSpec = 'notFound' | 'unknown' | 'present' | 'present-other-uid
 /** How the present differs from the last world of the history. */
 export type Evolution =
   | { readonly index: number; readonly change: 'relabel'; readonly cluster: string | null }
+  /** The cluster label moves to another name of the pool (a rename of a registered cluster). */
+  | { readonly index: number; readonly change: 'rename'; readonly step: number }
   | {
       readonly index: number;
       readonly change: 'kubeconfig';
@@ -153,6 +155,14 @@ export const evolutionArb: fc.Arbitrary<Evolution> = fc.oneof(
     change: fc.constant('relabel' as const),
     cluster: clusterLabelArb,
   }),
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      index: fc.nat({ max: 3 }),
+      change: fc.constant('rename' as const),
+      step: fc.integer({ min: 1, max: CLUSTER_POOL.length - 1 }),
+    }),
+  },
   fc.record({
     index: fc.nat({ max: 3 }),
     change: fc.constant('kubeconfig' as const),
@@ -195,6 +205,12 @@ function evolve(last: readonly NamespaceSpec[], present: PresentSpec): readonly 
       case 'relabel':
         byName.set(spec.name, { ...current, cluster: evolution.cluster });
         break;
+      case 'rename': {
+        const at = CLUSTER_POOL.indexOf(current.cluster as (typeof CLUSTER_POOL)[number]);
+        const cluster = CLUSTER_POOL[(Math.max(0, at) + evolution.step) % CLUSTER_POOL.length];
+        byName.set(spec.name, { ...current, cluster: cluster ?? null });
+        break;
+      }
       case 'kubeconfig':
         byName.set(spec.name, { ...current, kubeconfig: evolution.kubeconfig });
         break;
@@ -246,6 +262,28 @@ export const plannerInputArb: fc.Arbitrary<PlannerInput> = fc.record({
   ),
   age: fc.constantFrom(0, 30_000, HOUR, 2 * DAY),
 });
+
+/**
+ * Planner inputs of which half rename one namespace of the last world (besides whatever else
+ * changed): for properties whose interesting case is a rename.
+ */
+export const renamingInputArb: fc.Arbitrary<PlannerInput> = fc.oneof(
+  plannerInputArb,
+  fc
+    .tuple(
+      plannerInputArb,
+      fc.nat({ max: NAMESPACE_POOL.length - 1 }),
+      fc.integer({ min: 1, max: CLUSTER_POOL.length - 1 }),
+    )
+    .map(([input, index, step]): PlannerInput => {
+      const rename: Evolution = { index, change: 'rename', step };
+      const present: PresentSpec =
+        input.present.kind === 'evolved'
+          ? { ...input.present, changes: [rename, ...input.present.changes] }
+          : { kind: 'evolved', changes: [rename], newcomers: [] };
+      return { ...input, present };
+    }),
+);
 
 export const PROPERTY_CONFIG: Config = testConfig();
 
@@ -397,4 +435,51 @@ export function shuffled<T>(items: readonly T[], seed: number): T[] {
     copy[j] = a;
   }
   return copy;
+}
+
+// ---------------------------------------------------------------------------------------
+// Incomplete input: what a gather could not read
+
+export interface UnreadSpec {
+  /** Pool indexes of managed namespaces whose Secret list failed. */
+  readonly namespaces: readonly number[];
+  /**
+   * The target namespace's cluster Secrets: all read; the list failed outright (nothing
+   * read); or one of the two lists failed (only the Secrets carrying our label were read).
+   */
+  readonly clusterSecrets: 'read' | 'failed' | 'owned-only';
+}
+
+export const unreadSpecArb: fc.Arbitrary<UnreadSpec> = fc.record({
+  namespaces: fc.uniqueArray(fc.nat({ max: NAMESPACE_POOL.length - 1 }), { maxLength: 2 }),
+  clusterSecrets: fc.constantFrom<UnreadSpec['clusterSecrets']>('read', 'failed', 'owned-only'),
+});
+
+export const UNREAD_REASON = 'the API server answered 503';
+
+/** `snapshot` as a gather that failed to read the parts `spec` names would report it. */
+export function withUnreadParts(snapshot: Snapshot, spec: UnreadSpec): Snapshot {
+  const managed = new Set(snapshot.namespaces.map((ns) => ns.name));
+  const unread = spec.namespaces
+    .map((index) => NAMESPACE_POOL[index] as string)
+    .filter((name) => managed.has(name))
+    .sort();
+  const unreadSet = new Set(unread);
+  const clusterSecrets =
+    spec.clusterSecrets === 'read'
+      ? snapshot.clusterSecrets
+      : spec.clusterSecrets === 'failed'
+        ? []
+        : snapshot.clusterSecrets.filter(
+            (secret) => secret.labels[KEYS.managedBy] === PROPERTY_CONFIG.managedBy,
+          );
+  return {
+    ...snapshot,
+    candidateSecrets: snapshot.candidateSecrets.filter(
+      (secret) => !unreadSet.has(secret.namespace),
+    ),
+    clusterSecrets,
+    unreadNamespaces: unread.map((name) => ({ name, reason: UNREAD_REASON })),
+    ...(spec.clusterSecrets === 'read' ? {} : { clusterSecretsUnread: UNREAD_REASON }),
+  };
 }

@@ -73,14 +73,18 @@ export function opaque(
   };
 }
 
+type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+
 /**
  * A KubeAccess authenticated as a fresh ServiceAccount bound to a ClusterRole with exactly
- * `rules`, so tests can provoke real 403s.
+ * `rules`, so tests can provoke real 403s; `namespaced` adds a Role with its rules in each of
+ * its namespaces only (RBAC only allows: a namespace left out is one where they are denied).
  */
 export async function restrictedAccess(
   h: Host,
   namespace: string,
-  rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[],
+  rules: Rule[],
+  namespaced?: { readonly namespaces: readonly string[]; readonly rules: Rule[] },
 ): Promise<KubeAccess> {
   const name = uniqueName('restricted');
   const rbac: RbacAuthorizationV1Api = rbacApi(h.plane);
@@ -93,6 +97,20 @@ export async function restrictedAccess(
       subjects: [{ kind: 'ServiceAccount', name, namespace }],
     },
   });
+  for (const where of namespaced?.namespaces ?? []) {
+    await rbac.createNamespacedRole({
+      namespace: where,
+      body: { metadata: { name }, rules: namespaced?.rules ?? [] },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace: where,
+      body: {
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+        subjects: [{ kind: 'ServiceAccount', name, namespace }],
+      },
+    });
+  }
   const token = await mintToken(h.plane, namespace, name, 3600);
   return { kubeConfig: tokenKubeConfig(h.plane, token, name), source: `service account ${name}` };
 }

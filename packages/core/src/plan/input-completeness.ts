@@ -1,0 +1,121 @@
+// What incomplete input withholds. The snapshot says what could not be read (a namespace whose
+// Secrets failed to list, a failed list of the target namespace's cluster Secrets), and this
+// step alone decides what that rules out, so the preview shows exactly what apply will do:
+//
+// - A namespace whose candidates were not read gets no verdict that rests on them: no
+//   `stale` ("no kubeconfig Secret is left") and no `waiting`; its registration stays as it
+//   is and it is reported `unchanged`, `input-incomplete`, with the read failure. It makes
+//   no claim this pass (its kubeconfig is unknown), but it keeps a name it holds, and a
+//   younger newcomer does not take a name it may have won (claims.ts, incumbency.ts).
+// - Without a complete list of the target namespace's cluster Secrets, a hidden Secret may
+//   already hold the name or the server a write would use (ArgoCD then sees duplicates), or
+//   be the very Secret a create would collide with. So nothing is created, taken over or
+//   restored, no server is changed, and nothing is demoted or deleted. What still proceeds:
+//   an update of a registration we observed that keeps its name and server (new
+//   credentials, CA or metadata). It is conditional on the observed resourceVersion, so it
+//   can only change the Secret we saw, and it introduces no name or server ArgoCD did not
+//   already have from that Secret.
+
+import { compareStrings } from '../compare-strings.js';
+import { parseTimestamp } from '../registration.js';
+import type { Action } from '../types.js';
+import type { Claim, Registration, Subject } from './model.js';
+import { warn, type PassState } from './pass-state.js';
+
+/** Marks the namespaces whose Secrets could not be listed. */
+export function readUnreadNamespaces(state: PassState): void {
+  for (const unread of state.snapshot.unreadNamespaces ?? []) {
+    const subject = state.memo.subjectNamed(unread.name);
+    if (subject !== undefined && subject.unread === undefined) subject.unread = unread.reason;
+  }
+}
+
+/** The outcome message of a namespace whose Secrets could not be listed. */
+export function unreadMessage(subject: Subject, kept: readonly string[]): string {
+  const what =
+    kept.length === 0
+      ? 'nothing is registered or changed for it'
+      : `${kept.join(', ')} is kept as it is`;
+  return `the Secrets of namespace ${subject.namespace.name} could not be listed (${subject.unread ?? ''}); ${what} until they can be read`;
+}
+
+/**
+ * Newcomer claims on a name that an older namespace with unread Secrets also claims: that
+ * namespace may have a usable kubeconfig and so be the one the name belongs to. Dropped for
+ * this pass (their namespaces are reported withheld); incumbents are never dropped.
+ */
+export function withholdContestedClaims(state: PassState, claims: Claim[]): Claim[] {
+  const unreadClaimants = new Map<string, Subject>();
+  for (const subject of state.subjects) {
+    const cluster = subject.cluster;
+    if (subject.unread === undefined || subject.terminating || subject.nameProblem !== undefined)
+      continue;
+    if (cluster === undefined || subject.refusal !== undefined) continue;
+    if (state.nameWinners.get(cluster) === subject) continue; // holds it already
+    const other = unreadClaimants.get(cluster);
+    if (other === undefined || older(subject, other)) unreadClaimants.set(cluster, subject);
+  }
+  if (unreadClaimants.size === 0) return claims;
+  return claims.filter((claim) => {
+    const unread = unreadClaimants.get(claim.cluster);
+    if (claim.incumbent || unread === undefined || !older(unread, claim.subject)) return true;
+    state.withheld.set(
+      claim.subject,
+      `namespace ${unread.namespace.name} is older and also claims ${JSON.stringify(claim.cluster)}, but its Secrets could not be listed (${unread.unread ?? ''}); the name is settled once they can be read`,
+    );
+    return false;
+  });
+}
+
+function older(a: Subject, b: Subject): boolean {
+  const at = parseTimestamp(a.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
+  const bt = parseTimestamp(b.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
+  return at < bt || (at === bt && compareStrings(a.namespace.name, b.namespace.name) < 0);
+}
+
+/**
+ * Whether a won claim's write is withheld because the target namespace's cluster Secrets were
+ * not all read (see the top of this file); records why for the namespace's outcome.
+ */
+export function withholdClaimWrite(
+  state: PassState,
+  claim: Claim,
+  write: 'create' | 'take over' | 'restore' | 'change the server of',
+): boolean {
+  const unread = state.snapshot.clusterSecretsUnread;
+  if (unread === undefined) return false;
+  state.withheld.set(
+    claim.subject,
+    `the cluster Secrets of ${state.config.targetNamespace} could not be listed (${unread}), and one of them may already use this name or server; ${claim.desired.name} is not ${PAST[write]} until they can be read`,
+  );
+  return true;
+}
+
+const PAST = {
+  create: 'created',
+  'take over': 'taken over',
+  restore: 'restored',
+  'change the server of': 'given its new server',
+} as const;
+
+/**
+ * Whether a demotion or deletion is withheld because the target namespace's cluster Secrets
+ * were not all read; says so in a warning, so the preview lists what waits.
+ */
+export function withholdRemoval(
+  state: PassState,
+  registration: Registration,
+  action: Action,
+): boolean {
+  const unread = state.snapshot.clusterSecretsUnread;
+  if (unread === undefined) return false;
+  const verb = action.kind === 'demote' ? 'demoted' : 'deleted';
+  warn(
+    state,
+    'input-incomplete',
+    `${registration.secret.name} would be ${verb} (${action.reason.code}), but the cluster Secrets of ${state.config.targetNamespace} could not be listed (${unread}); it is kept until they can be read`,
+    action.reason.namespace === '' ? undefined : action.reason.namespace,
+    registration.secret.name,
+  );
+  return true;
+}
