@@ -32,7 +32,7 @@ export function buildClaims(state: PassState): Claim[] {
       target.source.kind === 'managed' &&
       target.source.subject === subject;
     if (target !== undefined && !incumbent && target.role !== 'releasable') {
-      subject.refusal = pinnedRefusal(state, target);
+      subject.refusal = pinnedRefusal(state, target, subject);
       continue;
     }
     if (incumbent) win(state, subject, cluster, 'holds the registration');
