@@ -161,7 +161,9 @@ export type WarningCode =
   | 'candidate-rejected'
   | 'source-unknown'
   | 'prune-disabled'
-  | 'loopback-rewritten';
+  | 'loopback-rewritten'
+  /** A kubeconfig's only cluster and user were used although its current-context dangles. */
+  | 'current-context-dangling';
 
 export interface Warning {
   readonly code: WarningCode;
