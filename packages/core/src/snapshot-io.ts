@@ -4,7 +4,14 @@
 // every field and names the first bad one. A saved snapshot holds the kubeconfig Secrets as
 // served: it is as sensitive as they are.
 
-import type { Labels, ObservedSecret, Snapshot, SourceLookup, SourceNamespace } from './types.js';
+import type {
+  Labels,
+  NearMissSecret,
+  ObservedSecret,
+  Snapshot,
+  SourceLookup,
+  SourceNamespace,
+} from './types.js';
 
 export const SNAPSHOT_FORMAT_VERSION = '1';
 
@@ -27,6 +34,10 @@ export function snapshotToJson(snapshot: Snapshot): string {
           return lookup === undefined ? [] : [[name, canonicalLookup(lookup)]];
         }),
     ),
+    // Only when there are any: snapshots without near misses keep their old bytes.
+    ...(snapshot.nearMisses === undefined || snapshot.nearMisses.length === 0
+      ? {}
+      : { nearMisses: [...snapshot.nearMisses].sort(byNearMiss).map(canonicalNearMiss) }),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
 }
@@ -82,6 +93,10 @@ function canonicalSecret(secret: ObservedSecret): ObservedSecret {
   };
 }
 
+function canonicalNearMiss(near: NearMissSecret): NearMissSecret {
+  return { namespace: near.namespace, name: near.name, keys: [...near.keys].sort(compare) };
+}
+
 function canonicalLookup(lookup: SourceLookup): SourceLookup {
   switch (lookup.state) {
     case 'present':
@@ -112,6 +127,8 @@ const byName = (
 ): number => compare(a.name, b.name) || compare(a.uid, b.uid);
 const bySecret = (a: ObservedSecret, b: ObservedSecret): number =>
   compare(a.namespace, b.namespace) || compare(a.name, b.name) || compare(a.uid, b.uid);
+const byNearMiss = (a: NearMissSecret, b: NearMissSecret): number =>
+  compare(a.namespace, b.namespace) || compare(a.name, b.name);
 
 // ---------------------------------------------------------------------------------------
 // Reading
@@ -215,6 +232,7 @@ function readSnapshot(value: unknown): Snapshot {
     'candidateSecrets',
     'clusterSecrets',
     'sourceLookups',
+    'nearMisses',
   ]);
   const version = root['snapshotVersion'];
   if (version !== SNAPSHOT_FORMAT_VERSION) {
@@ -244,7 +262,22 @@ function readSnapshot(value: unknown): Snapshot {
       readSecret(entry, `clusterSecrets[${i}]`),
     ),
     sourceLookups,
+    ...(root['nearMisses'] === undefined
+      ? {}
+      : {
+          nearMisses: list(root['nearMisses'], 'nearMisses').map((entry, i) =>
+            readNearMiss(entry, `nearMisses[${i}]`),
+          ),
+        }),
   };
+}
+
+function readNearMiss(value: unknown, path: string): NearMissSecret {
+  const record = object(value, path, ['namespace', 'name', 'keys']);
+  const keys = list(record['keys'], join(path, 'keys')).map((key, i) =>
+    typeof key === 'string' ? key : bad(`${join(path, 'keys')}[${i}]`, 'a string', key),
+  );
+  return { namespace: string(record, 'namespace', path), name: string(record, 'name', path), keys };
 }
 
 function readNamespace(value: unknown, path: string): SourceNamespace {

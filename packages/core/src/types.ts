@@ -65,6 +65,21 @@ export interface Snapshot {
   readonly clusterSecrets: readonly ObservedSecret[];
   /** Keyed by namespace name: lookups for owned registrations whose source is not managed. */
   readonly sourceLookups: Readonly<Record<string, SourceLookup>>;
+  // -- near misses (messages only) ----------------------------------------------------
+  /**
+   * In managed namespaces without a candidate: Secrets that almost are one (see
+   * near-misses.ts), so "no kubeconfig Secret" can name them. Optional: older snapshots and
+   * fixtures have none, and the planner never decides anything from them.
+   */
+  readonly nearMisses?: readonly NearMissSecret[];
+  // -- end near misses ------------------------------------------------------------------
+}
+
+/** A Secret that is almost a kubeconfig candidate: its name and key names, never values. */
+export interface NearMissSecret {
+  readonly namespace: string;
+  readonly name: string;
+  readonly keys: readonly string[];
 }
 
 // ---------------------------------------------------------------------------------------

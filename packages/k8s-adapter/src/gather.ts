@@ -27,6 +27,7 @@ import {
   toObservedSecret,
   toSourceNamespace,
 } from './observed-objects.js';
+import { NearMissRecord } from './near-misses.js';
 import { managedNamespaceSelector } from './selectors.js';
 import { createTranslationCache } from './translation-cache.js';
 
@@ -121,6 +122,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     createSecretKeyTranslator({ labelPrefix: config.labelPrefix }),
   );
   let view: View | undefined;
+  const nearMisses = new NearMissRecord(config.providers); // messages only, never decisions
 
   const isManaged = (namespace: SourceNamespace): boolean =>
     namespace.labels[keys.managedBy] === config.managedBy;
@@ -138,6 +140,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
         ...(token ? { _continue: token } : {}),
       }),
     );
+    if (secrets !== undefined) nearMisses.record(namespace, secrets);
     return secrets
       ?.filter((secret) => isCandidateName(secret.metadata?.name ?? ''))
       .map((secret) => toObservedSecret(secret, namespace));
@@ -205,6 +208,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
       candidateSecrets: [...current.candidates.values()].flat().sort(byNamespaceThenName),
       clusterSecrets: current.clusterSecrets,
       sourceLookups,
+      ...nearMisses.snapshotField(current.namespaces),
     };
   };
 
