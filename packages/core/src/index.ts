@@ -46,7 +46,13 @@ export {
 export { registrationName, buildRegistration, isDnsSubdomain } from './registration.js';
 
 // Rendering and snapshots
-export { renderPlanText, summaryLine, LEGEND, type RenderTextOptions } from './render-text.js';
+export {
+  renderPlanText,
+  summaryLine,
+  LEGEND,
+  type DryRunNote,
+  type RenderTextOptions,
+} from './render-text.js';
 export {
   planToJson,
   summarisePlan,
