@@ -46,16 +46,15 @@ describe('--once --dry-run against a target namespace that does not exist', () =
 
     const json = await runCli([...args, '--output=json']);
     expect(json.code).toBe(3);
-    type Result = { kind: string; cluster: string; status: string; verdict: string; error: string };
-    const plan = JSON.parse(json.stdout) as Omit<JsonPlan, 'results'> & { results: Result[] };
-    const row = (r: Result): string[] => [r.kind, r.cluster, r.status, r.verdict];
+    const plan = JSON.parse(json.stdout) as JsonPlan;
     expect(plan.formatVersion).toBe('1');
-    expect(plan.results.map(row).sort()).toEqual([
+    const rows = (plan.results ?? []).map((r) => [r.kind, r.cluster, r.status, r.verdict]);
+    expect(rows.sort()).toEqual([
       ['create', 'one', 'dry-run', 'rejected'],
       ['create', 'three', 'dry-run', 'rejected'],
       ['create', 'two', 'dry-run', 'rejected'],
     ]);
-    expect(plan.results[0]?.error).toBe(`404 NotFound: namespaces "${missing}" not found`);
+    expect(plan.results?.[0]?.error).toBe(`404 NotFound: namespaces "${missing}" not found`);
   });
 
   it('exits 0 when the API server would accept every write, and --help documents 3', async () => {
