@@ -6,7 +6,7 @@
 
 import { describeNearMisses, type SecretKeys } from '../near-misses.js';
 import { selectKubeconfig } from '../providers.js';
-import type { ObservedSecret, Snapshot } from '../types.js';
+import type { NearMissSecret, ObservedSecret, Snapshot } from '../types.js';
 import type { Selection, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 
@@ -112,20 +112,20 @@ function select(
 // Secrets that lack the key (in the snapshot's candidates) and the near misses the gatherer
 // recorded. Indexed once per snapshot, and only when some namespace needs it.
 
-const nearMissIndex = new WeakMap<Snapshot, ReadonlyMap<string, readonly SecretKeys[]>>();
+type Almost = ObservedSecret | NearMissSecret;
+const nearMissIndex = new WeakMap<Snapshot, ReadonlyMap<string, readonly Almost[]>>();
 
-function nearMissesByNamespace(snapshot: Snapshot): ReadonlyMap<string, readonly SecretKeys[]> {
+function nearMissesByNamespace(snapshot: Snapshot): ReadonlyMap<string, readonly Almost[]> {
   const cached = nearMissIndex.get(snapshot);
   if (cached !== undefined) return cached;
-  const index = new Map<string, SecretKeys[]>();
-  const add = (namespace: string, secret: SecretKeys): void => {
-    const list = index.get(namespace);
-    if (list === undefined) index.set(namespace, [secret]);
+  const index = new Map<string, Almost[]>();
+  const add = (secret: Almost): void => {
+    const list = index.get(secret.namespace);
+    if (list === undefined) index.set(secret.namespace, [secret]);
     else list.push(secret);
   };
-  for (const secret of snapshot.candidateSecrets)
-    add(secret.namespace, { name: secret.name, keys: Object.keys(secret.data) });
-  for (const near of snapshot.nearMisses ?? []) add(near.namespace, near);
+  for (const secret of snapshot.candidateSecrets) add(secret);
+  for (const near of snapshot.nearMisses ?? []) add(near);
   nearMissIndex.set(snapshot, index);
   return index;
 }
@@ -133,7 +133,12 @@ function nearMissesByNamespace(snapshot: Snapshot): ReadonlyMap<string, readonly
 /** What almost matched in a namespace without a usable kubeconfig, when anything did. */
 function nearMissHint(state: PassState, subject: Subject): string | undefined {
   const secrets = nearMissesByNamespace(state.snapshot).get(subject.namespace.name);
-  return secrets === undefined ? undefined : describeNearMisses(secrets, state.config.providers);
+  if (secrets === undefined) return undefined;
+  // Key names only: a candidate Secret's values are never looked at here.
+  const named: SecretKeys[] = secrets.map((secret) =>
+    'keys' in secret ? secret : { name: secret.name, keys: Object.keys(secret.data) },
+  );
+  return describeNearMisses(named, state.config.providers);
 }
 
 /** Why a registered namespace has no kubeconfig left (the start of its `stale` message). */
