@@ -40,7 +40,8 @@ export function renderHelp(version: string): string {
     '  --version       print the version',
     '',
     'Exit codes: 0 success; 1 error (invalid flags, unreachable API server, failed pass);',
-    '2 with --once --detailed-exitcode when the pass found changes.',
+    '2 with --once --detailed-exitcode when the pass found changes; 3 with --once --dry-run',
+    'when the API server would reject a change (shown beside it in the plan).',
     '',
   );
   return lines.join('\n');

@@ -27,6 +27,7 @@ export {
   type KubeconfigSelection,
 } from './providers.js';
 export { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
+export { isCandidate, isNearMiss, NEAR_MISS_RECORD_LIMIT, type SecretKeys } from './near-misses.js';
 export { normaliseServer, classifyServer, type ServerKind } from './server-address.js';
 export { matchGlob, validateGlob } from './glob.js';
 export { readCertificateFacts } from './x509.js';
@@ -45,7 +46,13 @@ export {
 export { registrationName, buildRegistration, isDnsSubdomain } from './registration.js';
 
 // Rendering and snapshots
-export { renderPlanText, summaryLine, LEGEND, type RenderTextOptions } from './render-text.js';
+export {
+  renderPlanText,
+  summaryLine,
+  LEGEND,
+  type DryRunNote,
+  type RenderTextOptions,
+} from './render-text.js';
 export {
   planToJson,
   summarisePlan,

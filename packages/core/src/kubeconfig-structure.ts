@@ -175,6 +175,11 @@ function findNamed(
 interface Selected {
   readonly cluster: NamedEntry;
   readonly user: NamedEntry;
+  /**
+   * Set when the only pair was used although current-context does not lead to it (kubectl
+   * would refuse the kubeconfig): what is wrong with current-context, for a warning.
+   */
+  readonly danglingContext?: string;
 }
 
 export function selectPair(root: YamlMap): Selected | Problem {
@@ -193,23 +198,37 @@ export function selectPair(root: YamlMap): Selected | Problem {
     onlyCluster !== undefined &&
     onlyUser !== undefined
   ) {
-    return { cluster: onlyCluster, user: onlyUser };
+    // The single pair is unambiguous, so it is used; a current-context that leads nowhere is
+    // still worth a warning (the provisioner wrote something kubectl would not accept).
+    const followed = followCurrentContext(root, contexts, clusters, users);
+    return followed instanceof Problem
+      ? { cluster: onlyCluster, user: onlyUser, danglingContext: followed.problem }
+      : { cluster: onlyCluster, user: onlyUser };
   }
+  const followed = followCurrentContext(root, contexts, clusters, users);
+  if (followed !== undefined) return followed;
+  const what =
+    clusters.length === 0
+      ? 'defines no cluster'
+      : users.length === 0
+        ? 'defines no user'
+        : `has ${clusters.length} clusters and ${users.length} users and no current-context`;
+  return new Problem(
+    'kubeconfig-no-context',
+    `the kubeconfig ${what}, so there is no way to tell which cluster to register`,
+    'set current-context, or store a kubeconfig with exactly one cluster and one user',
+  );
+}
+
+/** The pair current-context selects, a problem when it leads nowhere, undefined when unset. */
+function followCurrentContext(
+  root: YamlMap,
+  contexts: readonly NamedEntry[],
+  clusters: readonly NamedEntry[],
+  users: readonly NamedEntry[],
+): Selected | Problem | undefined {
   const current = readString(root, 'current-context', 'the kubeconfig');
-  if (current instanceof Problem) return current;
-  if (current === undefined) {
-    const what =
-      clusters.length === 0
-        ? 'defines no cluster'
-        : users.length === 0
-          ? 'defines no user'
-          : `has ${clusters.length} clusters and ${users.length} users and no current-context`;
-    return new Problem(
-      'kubeconfig-no-context',
-      `the kubeconfig ${what}, so there is no way to tell which cluster to register`,
-      'set current-context, or store a kubeconfig with exactly one cluster and one user',
-    );
-  }
+  if (current instanceof Problem || current === undefined) return current;
   const context = findNamed(contexts, current, 'context', 'current-context');
   if (context instanceof Problem) return context;
   const referrer = `context ${JSON.stringify(current)}`;

@@ -205,13 +205,46 @@ describe('context choice', () => {
     expect(translated(translateKubeconfig(text, K3K)).server).toBe('https://a');
   });
 
-  it('uses the only pair even when current-context dangles', () => {
+  it('uses the only pair when current-context dangles, with a warning naming the dangling name', () => {
     const text = stringify({
       clusters: [cluster('c', 'https://a')],
       users: [user('u', 't')],
       'current-context': 'gone',
     });
-    expect(translated(translateKubeconfig(text, K3K)).server).toBe('https://a');
+    const translation = translated(translateKubeconfig(text, K3K));
+    expect(translation.server).toBe('https://a');
+    expect(translation.warnings).toEqual([
+      {
+        code: 'current-context-dangling',
+        namespace: 'k3k-a',
+        secret: 'k3k-a-kubeconfig',
+        message: `${WHERE}current-context names context "gone", which the kubeconfig does not define; used its only cluster "c" and user "u" (kubectl would refuse this kubeconfig: point current-context at a context for them)`,
+      },
+    ]);
+  });
+
+  it('warns when the only pair is used although current-context names another cluster', () => {
+    const text = stringify({
+      clusters: [cluster('c', 'https://a')],
+      users: [user('u', 't')],
+      contexts: [context('x', 'elsewhere', 'u')],
+      'current-context': 'x',
+    });
+    const translation = translated(translateKubeconfig(text, K3K));
+    expect(translation.warnings.map((warning) => warning.message)).toEqual([
+      `${WHERE}context "x" names cluster "elsewhere", which the kubeconfig does not define; used its only cluster "c" and user "u" (kubectl would refuse this kubeconfig: point current-context at a context for them)`,
+    ]);
+  });
+
+  it('does not warn when current-context leads to the only pair, or is not set', () => {
+    const pair = { clusters: [cluster('c', 'https://a')], users: [user('u', 't')] };
+    const followed = stringify({
+      ...pair,
+      contexts: [context('x', 'c', 'u')],
+      'current-context': 'x',
+    });
+    expect(translated(translateKubeconfig(followed, K3K)).warnings).toEqual([]);
+    expect(translated(translateKubeconfig(stringify(pair), K3K)).warnings).toEqual([]);
   });
 
   it('follows current-context when there are several clusters', () => {
@@ -662,6 +695,22 @@ describe('file references', () => {
     const message = refused(translateKubeconfig(text, K3K), 'file-reference');
     expect(message).toContain(`("${field}")`);
     expect(message).toContain(`embed the content as "${inline}"`);
+  });
+
+  it('reports every file reference at once', () => {
+    const text = kubeconfig({
+      cluster: { 'certificate-authority-data': undefined, 'certificate-authority': '/etc/ca.crt' },
+      user: {
+        'client-certificate-data': undefined,
+        'client-key-data': undefined,
+        'client-certificate': '/etc/client.crt',
+        'client-key': '/etc/client.key',
+        tokenFile: '/var/run/token',
+      },
+    });
+    expect(refused(translateKubeconfig(text, K3K), 'file-reference')).toBe(
+      `${WHERE}cluster "default" refers to a file ("certificate-authority") and user "default" refers to files ("client-certificate", "client-key", "tokenFile"), which would name files inside the ArgoCD pod; embed the contents as "certificate-authority-data", "client-certificate-data", "client-key-data", "token" (\`kubectl config view --raw --flatten\`)`,
+    );
   });
 });
 

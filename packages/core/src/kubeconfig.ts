@@ -89,6 +89,33 @@ const present = (value: unknown): boolean =>
   !(Array.isArray(value) && value.length === 0) &&
   !(isMap(value) && Object.keys(value).length === 0);
 
+/** Every file reference at once, so one edit fixes them all. */
+function fileReferences(
+  cluster: YamlMap,
+  user: YamlMap,
+  clusterOwner: string,
+  userOwner: string,
+): Problem | undefined {
+  const found = FILE_FIELDS.filter(([section, field]) =>
+    present((section === 'cluster' ? cluster : user)[field]),
+  );
+  if (found.length === 0) return undefined;
+  const quoted = (fields: readonly string[]): string =>
+    fields.map((field) => JSON.stringify(field)).join(', ');
+  const owners = (['cluster', 'user'] as const).flatMap((section) => {
+    const fields = found.filter(([owner]) => owner === section).map(([, field]) => field);
+    if (fields.length === 0) return [];
+    const owner = section === 'cluster' ? clusterOwner : userOwner;
+    return [`${owner} refers to ${fields.length === 1 ? 'a file' : 'files'} (${quoted(fields)})`];
+  });
+  const single = found.length === 1;
+  return new Problem(
+    'file-reference',
+    `${owners.join(' and ')}, which would name ${single ? 'a file' : 'files'} inside the ArgoCD pod`,
+    `embed the ${single ? 'content' : 'contents'} as ${quoted(found.map(([, , inline]) => inline))} (\`kubectl config view --raw --flatten\`)`,
+  );
+}
+
 const CREDENTIAL_FIX = 'use a kubeconfig with a client certificate or token';
 const serverAnnotationHint = (context: TranslateContext): string =>
   `the \`${context.serverAnnotation ?? '<label-prefix>server'}\` namespace annotation`;
@@ -117,6 +144,13 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
     });
   };
 
+  if (selected.danglingContext !== undefined) {
+    warn(
+      'current-context-dangling',
+      `${selected.danglingContext}; used its only ${clusterOwner} and ${userOwner} (kubectl would refuse this kubeconfig: point current-context at a context for them)`,
+    );
+  }
+
   // Commands and files would run or be read inside the ArgoCD pod: refused before anything else.
   if (present(user['exec'])) {
     return new Problem(
@@ -132,16 +166,8 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
       CREDENTIAL_FIX,
     );
   }
-  for (const [section, field, inline] of FILE_FIELDS) {
-    const body = section === 'cluster' ? cluster : user;
-    if (present(body[field])) {
-      return new Problem(
-        'file-reference',
-        `${section === 'cluster' ? clusterOwner : userOwner} refers to a file ("${field}"), which would name a file inside the ArgoCD pod`,
-        `embed the content as "${inline}" (\`kubectl config view --raw --flatten\`)`,
-      );
-    }
-  }
+  const fileProblem = fileReferences(cluster, user, clusterOwner, userOwner);
+  if (fileProblem !== undefined) return fileProblem;
   const impersonation = IMPERSONATION_FIELDS.find((field) => present(user[field]));
   if (impersonation !== undefined) {
     return new Problem(

@@ -23,6 +23,10 @@ import { decodeBase64Text } from './base64.js';
 import { fingerprint } from './sha256.js';
 import { unreachable } from './unreachable.js';
 
+/**
+ * Bumped when a field changes meaning or disappears; a new field that readers may ignore (the
+ * CLI's `results`, with a dry run's `verdict`) keeps it.
+ */
 export const PLAN_FORMAT_VERSION = '1';
 
 /** Counts by action kind and by outcome state. */

@@ -241,6 +241,29 @@ Plan: 1 to create, 1 to update, 1 to demote, 1 to delete.
     );
   });
 
+  it('in a dry run, shows what the API server would reject beside the action and before the summary', () => {
+    const text = renderPlanText(
+      { actions: [create, remove], outcomes: [], warnings: [] },
+      {
+        dryRun: true,
+        verdicts: (action) =>
+          action === create
+            ? { rejected: 'namespaces "argocd" not found' }
+            : { notValidated: 'forbidden: secrets is forbidden' },
+      },
+    );
+    expect(text).toContain(
+      '+ argocd/cluster-alpha would be rejected by the API server: namespaces "argocd" not found (cluster "alpha")\n',
+    );
+    // Not validated (these credentials may not write) is said, but is not a rejection.
+    expect(text).toContain(
+      '- argocd/cluster-gone will be deleted (cluster "gone")\n    reason: source namespace k3k-gone no longer exists\n    note: the API server could not validate this write: forbidden: secrets is forbidden\n',
+    );
+    expect(text).toContain(
+      '\n1 of 2 changes would be rejected by the API server (see above): applying this plan would fail.\nPlan: 1 to create, 0 to update, 0 to demote, 1 to delete.\n',
+    );
+  });
+
   it('prints a stale refusal once: the reason already quotes the lone candidate', () => {
     const refusal = {
       code: 'kubeconfig-not-yaml' as const,

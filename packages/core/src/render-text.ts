@@ -19,7 +19,16 @@ export interface RenderTextOptions {
    * what was done ("was created") or not done, instead of what will be.
    */
   readonly results?: (action: Action) => 'applied' | 'failed' | undefined;
+  /**
+   * A dry run's verdict from the API server, which validated each write without storing it:
+   * why it would reject the action, or why it could not validate it; undefined when it
+   * would accept it.
+   */
+  readonly verdicts?: (action: Action) => DryRunNote | undefined;
 }
+
+/** What the API server's own dry run said of one write, when it did not simply accept it. */
+export type DryRunNote = { readonly rejected: string } | { readonly notValidated: string };
 
 /** Symbol per action kind. `»` for demote: the registration moves aside, it is not removed. */
 export const ACTION_SYMBOLS: Readonly<Record<ActionKind, string>> = {
@@ -53,7 +62,10 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
   if (plan.actions.length > 0) {
     lines.push(LEGEND, '');
     for (const action of plan.actions) {
-      lines.push(...renderAction(action, paint, options.results?.(action)), '');
+      const note = options.verdicts?.(action);
+      const result = note !== undefined && 'rejected' in note ? note : options.results?.(action);
+      const unvalidated = note !== undefined && 'notValidated' in note ? note : undefined;
+      lines.push(...renderAction(action, paint, result, unvalidated), '');
     }
   }
 
@@ -76,6 +88,17 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
     lines.push('');
   }
 
+  const rejectedCount = plan.actions.filter((action) => {
+    const note = options.verdicts?.(action);
+    return note !== undefined && 'rejected' in note;
+  }).length;
+  if (rejectedCount > 0) {
+    lines.push(
+      paint.red(
+        `${rejectedCount} of ${plan.actions.length} ${plan.actions.length === 1 ? 'change' : 'changes'} would be rejected by the API server (see above): applying this plan would fail.`,
+      ),
+    );
+  }
   lines.push(paint.bold(summaryLine(plan)));
   return `${lines.join('\n')}\n`;
 }
@@ -183,7 +206,8 @@ function painter(color: boolean): Painter {
 function renderAction(
   action: Action,
   paint: Painter,
-  result: 'applied' | 'failed' | undefined,
+  result: 'applied' | 'failed' | { readonly rejected: string } | undefined,
+  unvalidated?: { readonly notValidated: string },
 ): string[] {
   const target = actionTarget(action);
   const verb = ACTION_VERBS[action.kind];
@@ -192,11 +216,18 @@ function renderAction(
       ? `was ${verb}`
       : result === 'failed'
         ? paint.red(`was not ${verb}: the write failed, see the log`)
-        : `will be ${verb}`;
+        : result !== undefined
+          ? paint.red(`would be rejected by the API server: ${result.rejected}`)
+          : `will be ${verb}`;
   const lines = [
     `${paint.kind(action.kind, ACTION_SYMBOLS[action.kind])} ${paint.bold(`${target.namespace}/${target.name}`)} ${done} (cluster ${JSON.stringify(action.cluster)})`,
     `    ${paint.dim('reason:')} ${describeReason(action)}`,
   ];
+  if (unvalidated !== undefined) {
+    lines.push(
+      `    ${paint.dim('note:')} the API server could not validate this write: ${unvalidated.notValidated}`,
+    );
+  }
   if (action.kind !== 'delete') {
     const changes = action.changes.map(redactChange);
     const width = Math.max(0, ...changes.map((change) => change.field.length));

@@ -339,3 +339,32 @@ describe('snapshotFromJson', () => {
     ).not.toContain('c2VjcmV0');
   });
 });
+
+describe('near misses in a snapshot', () => {
+  const nearMisses = [
+    { namespace: 'team-b', name: 'vc-beta', keys: ['config', 'certificate'] },
+    { namespace: 'team-a', name: 'vc-alpha', keys: ['config'] },
+  ];
+
+  it('are saved sorted (keys too) and loaded back; a snapshot without them keeps its bytes', () => {
+    const saved = snapshotToJson({ ...example, nearMisses });
+    const loaded = read(saved);
+    expect(loaded.nearMisses).toEqual([
+      { namespace: 'team-a', name: 'vc-alpha', keys: ['config'] },
+      { namespace: 'team-b', name: 'vc-beta', keys: ['certificate', 'config'] },
+    ]);
+    expect(snapshotToJson(loaded)).toBe(saved);
+    expect(snapshotToJson({ ...example, nearMisses: [] })).toBe(snapshotToJson(example));
+    expect(read(snapshotToJson(example)).nearMisses).toBeUndefined();
+  });
+
+  it('are checked field by field', () => {
+    const document = JSON.parse(snapshotToJson(example)) as Record<string, unknown>;
+    expect(
+      errorOf({ ...document, nearMisses: [{ namespace: 'a', name: 'vc-a', keys: [1] }] }),
+    ).toBe('nearMisses[0].keys[0]: expected a string, got number 1');
+    expect(
+      errorOf({ ...document, nearMisses: [{ namespace: 'a', name: 'vc-a', keys: [], data: {} }] }),
+    ).toBe('nearMisses[0].data: unknown field; expected one of namespace, name, keys');
+  });
+});

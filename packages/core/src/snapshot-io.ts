@@ -8,6 +8,7 @@
 
 import type {
   Labels,
+  NearMissSecret,
   ObservedSecret,
   Snapshot,
   SourceLookup,
@@ -46,6 +47,10 @@ export function snapshotToJson(snapshot: Snapshot): string {
     ...(snapshot.clusterSecretsUnread === undefined
       ? {}
       : { clusterSecretsUnread: snapshot.clusterSecretsUnread }),
+    // Only when there are any: snapshots without near misses keep their old bytes.
+    ...(snapshot.nearMisses === undefined || snapshot.nearMisses.length === 0
+      ? {}
+      : { nearMisses: [...snapshot.nearMisses].sort(byNearMiss).map(canonicalNearMiss) }),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
 }
@@ -101,6 +106,10 @@ function canonicalSecret(secret: ObservedSecret): ObservedSecret {
   };
 }
 
+function canonicalNearMiss(near: NearMissSecret): NearMissSecret {
+  return { namespace: near.namespace, name: near.name, keys: [...near.keys].sort(compare) };
+}
+
 function canonicalLookup(lookup: SourceLookup): SourceLookup {
   switch (lookup.state) {
     case 'present':
@@ -131,6 +140,8 @@ const byName = (
 ): number => compare(a.name, b.name) || compare(a.uid, b.uid);
 const bySecret = (a: ObservedSecret, b: ObservedSecret): number =>
   compare(a.namespace, b.namespace) || compare(a.name, b.name) || compare(a.uid, b.uid);
+const byNearMiss = (a: NearMissSecret, b: NearMissSecret): number =>
+  compare(a.namespace, b.namespace) || compare(a.name, b.name);
 
 // ---------------------------------------------------------------------------------------
 // Reading
@@ -236,6 +247,7 @@ function readSnapshot(value: unknown): Snapshot {
     'sourceLookups',
     'unreadNamespaces',
     'clusterSecretsUnread',
+    'nearMisses',
   ]);
   const version = root['snapshotVersion'];
   if (version !== SNAPSHOT_FORMAT_VERSION) {
@@ -276,7 +288,22 @@ function readSnapshot(value: unknown): Snapshot {
     sourceLookups,
     ...(unreadNamespaces.length === 0 ? {} : { unreadNamespaces }),
     ...(clusterSecretsUnread === undefined ? {} : { clusterSecretsUnread }),
+    ...(root['nearMisses'] === undefined
+      ? {}
+      : {
+          nearMisses: list(root['nearMisses'], 'nearMisses').map((entry, i) =>
+            readNearMiss(entry, `nearMisses[${i}]`),
+          ),
+        }),
   };
+}
+
+function readNearMiss(value: unknown, path: string): NearMissSecret {
+  const record = object(value, path, ['namespace', 'name', 'keys']);
+  const keys = list(record['keys'], join(path, 'keys')).map((key, i) =>
+    typeof key === 'string' ? key : bad(`${join(path, 'keys')}[${i}]`, 'a string', key),
+  );
+  return { namespace: string(record, 'namespace', path), name: string(record, 'name', path), keys };
 }
 
 function readNamespace(value: unknown, path: string): SourceNamespace {

@@ -75,6 +75,21 @@ export interface Snapshot {
    * when they were. `clusterSecrets` then holds what was read, which may be nothing.
    */
   readonly clusterSecretsUnread?: string;
+  // -- near misses (messages only) ----------------------------------------------------
+  /**
+   * In managed namespaces without a candidate: Secrets that almost are one (see
+   * near-misses.ts), so "no kubeconfig Secret" can name them. Optional: older snapshots and
+   * fixtures have none, and the planner never decides anything from them.
+   */
+  readonly nearMisses?: readonly NearMissSecret[];
+  // -- end near misses ------------------------------------------------------------------
+}
+
+/** A Secret that is almost a kubeconfig candidate: its name and key names, never values. */
+export interface NearMissSecret {
+  readonly namespace: string;
+  readonly name: string;
+  readonly keys: readonly string[];
 }
 
 /** A managed namespace whose Secret list failed, and why. */
@@ -179,7 +194,9 @@ export type WarningCode =
   | 'prune-disabled'
   | 'loopback-rewritten'
   /** A demotion or deletion withheld because the input it would rest on was not read. */
-  | 'input-incomplete';
+  | 'input-incomplete'
+  /** A kubeconfig's only cluster and user were used although its current-context dangles. */
+  | 'current-context-dangling';
 
 export interface Warning {
   readonly code: WarningCode;

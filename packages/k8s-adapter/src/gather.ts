@@ -30,6 +30,7 @@ import {
   toObservedSecret,
   toSourceNamespace,
 } from './observed-objects.js';
+import { NearMissRecord } from './near-misses.js';
 import { managedNamespaceSelector } from './selectors.js';
 import { createTranslationCache } from './translation-cache.js';
 
@@ -127,6 +128,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     createSecretKeyTranslator({ labelPrefix: config.labelPrefix }),
   );
   let view: View | undefined;
+  const nearMisses = new NearMissRecord(config.providers); // messages only, never decisions
 
   const isManaged = (namespace: SourceNamespace): boolean =>
     namespace.labels[keys.managedBy] === config.managedBy;
@@ -144,6 +146,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
         ...(token ? { _continue: token } : {}),
       }),
     );
+    if (secrets !== undefined) nearMisses.record(namespace, secrets);
     return secrets
       ?.filter((secret) => isCandidateName(secret.metadata?.name ?? ''))
       .map((secret) => toObservedSecret(secret, namespace));
@@ -226,6 +229,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
       clusterSecrets: current.clusterSecrets,
       sourceLookups,
       ...unreadParts(current, clusterSecretsReason),
+      ...nearMisses.snapshotField(current.namespaces),
     };
   };
 

@@ -4,8 +4,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { Action, Plan } from '@argocd-cluster-registrar/core';
-import { createApplier, createDryRunWriter } from './plan-writer.js';
-import { createNamespace, host } from './test-support/host.js';
+import { createApplier, createDryRunWriter, dryRunVerdict } from './plan-writer.js';
+import { createNamespace, host, restrictedAccess } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
 const PREFIX = 'argocd-cluster-registrar/';
@@ -74,5 +74,27 @@ describe('plan writers', () => {
     const [result] = await writer.write(planCreating('nowhere', uniqueName('missing')), []);
     expect(result?.status).toBe('dry-run');
     expect(result?.failure?.kind).toBe('not-found');
+  });
+
+  it('tells a rejection (the write would fail) from a write these credentials may not validate', async () => {
+    const admin = createDryRunWriter({ validateWith: h.access, labelPrefix: PREFIX });
+    const [accepted] = await admin.write(planCreating('fine'), []);
+    expect(accepted && dryRunVerdict(accepted)).toEqual({ verdict: 'accepted' });
+    const missing = uniqueName('missing');
+    const [rejected] = await admin.write(planCreating('nowhere', missing), []);
+    expect(rejected && dryRunVerdict(rejected)).toEqual({
+      verdict: 'rejected',
+      reason: `404 NotFound: namespaces "${missing}" not found`,
+    });
+
+    // May read Secrets but not create them: the API server cannot say what it would do.
+    const reader = await restrictedAccess(h, target, [
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] },
+    ]);
+    const [forbidden] = await createDryRunWriter({
+      validateWith: reader,
+      labelPrefix: PREFIX,
+    }).write(planCreating('unvalidated'), []);
+    expect(forbidden && dryRunVerdict(forbidden)).toMatchObject({ verdict: 'not-validated' });
   });
 });

@@ -47,3 +47,35 @@ export function createDryRunWriter(options: DryRunOptions): PlanWriter {
         : applyPlan(access, plan, { dryRun: true, labelPrefix, observed }),
   };
 }
+
+/**
+ * What the API server said of one dry-run write: it would store it (`accepted`), it would
+ * refuse it (`rejected`: a missing namespace, a conflict, invalid data — applying this plan
+ * would fail), or it could not say (`not-validated`: the dry run's own credentials may not
+ * write, or the server was unreachable; the registrar's own credentials may well pass).
+ */
+export type DryRunVerdict =
+  | { readonly verdict: 'accepted' }
+  | { readonly verdict: 'rejected'; readonly reason: string }
+  | { readonly verdict: 'not-validated'; readonly reason: string };
+
+export function dryRunVerdict(result: ActionResult): DryRunVerdict {
+  const failure = result.failure;
+  if (failure === undefined) return { verdict: 'accepted' };
+  switch (failure.kind) {
+    case 'not-found':
+    case 'conflict':
+    case 'already-exists':
+    case 'invalid':
+      return { verdict: 'rejected', reason: failure.message };
+    case 'unknown':
+      // An answer with a status (400, 413…) is the server refusing the object itself.
+      return failure.status === undefined
+        ? { verdict: 'not-validated', reason: failure.message }
+        : { verdict: 'rejected', reason: failure.message };
+    case 'forbidden':
+    case 'unauthorized':
+    case 'transient':
+      return { verdict: 'not-validated', reason: failure.message };
+  }
+}

@@ -10,13 +10,13 @@ import {
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { KubeAccess, PlanWriter } from '@argocd-cluster-registrar/k8s-adapter';
 import { refuseUnreachable } from '../connect.js';
-import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK } from '../exit-codes.js';
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REJECTED } from '../exit-codes.js';
 import type { CliOptions } from '../flags.js';
 import type { Io } from '../io.js';
 import type { Logger } from '../logging.js';
 import { RegistrarMetrics } from '../metrics.js';
 import { OutcomeReporter } from '../outcome-events.js';
-import { printPlan } from '../print-plan.js';
+import { anyRejected, printPlan } from '../print-plan.js';
 import { runPass } from '../reconciler.js';
 
 export async function runOnce(
@@ -27,7 +27,8 @@ export async function runOnce(
   logger: Logger,
 ): Promise<number> {
   // A dry run still asks the API server to validate each write (server-side dry run), so
-  // the preview also catches what would be rejected; that check never fails the preview.
+  // the preview also shows what would be rejected, and exits EXIT_REJECTED when anything
+  // would be. A write it could not validate (forbidden to these credentials) is not a rejection.
   const writer: PlanWriter = options.dryRun
     ? createDryRunWriter({ validateWith: access, labelPrefix: config.labelPrefix })
     : createApplier(access, config.labelPrefix);
@@ -56,7 +57,13 @@ export async function runOnce(
     writeFileSync(options.saveSnapshot, snapshotToJson(report.snapshot), { mode: 0o600 });
     logger.info('snapshot saved; it contains credentials', { file: options.saveSnapshot });
   }
-  printPlan(io, options, report.plan, report.applied ? report.results : undefined);
+  printPlan(
+    io,
+    options,
+    report.plan,
+    report.applied ? report.results : undefined,
+    report.previewed,
+  );
 
   if (report.gatherFailures.length > 0) {
     const first = report.gatherFailures[0];
@@ -68,6 +75,7 @@ export async function runOnce(
     return EXIT_ERROR;
   }
   if (report.applied && report.results.some((r) => r.status !== 'applied')) return EXIT_ERROR;
+  if (anyRejected(report.previewed)) return EXIT_REJECTED;
   if (options.detailedExitcode && report.plan.actions.length > 0) return EXIT_CHANGES;
   return EXIT_OK;
 }

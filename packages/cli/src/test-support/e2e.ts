@@ -330,6 +330,9 @@ export interface JsonPlan {
     readonly kind: string;
     readonly cluster: string;
     readonly status: string;
+    /** Dry run only: what the API server said of the write. */
+    readonly verdict?: string;
+    readonly error?: string;
   }[];
 }
 

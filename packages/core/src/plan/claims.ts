@@ -33,7 +33,9 @@ export function buildClaims(state: PassState): Claim[] {
       target.source.subject === subject;
     if (target !== undefined && !incumbent && target.role !== 'releasable') {
       subject.refusal =
-        target.role === 'moving' ? movingRefusal(state, target) : pinnedRefusal(state, target);
+        target.role === 'moving'
+          ? movingRefusal(state, target)
+          : pinnedRefusal(state, target, subject);
       continue;
     }
     if (incumbent) win(state, subject, cluster, 'holds the registration');

@@ -109,12 +109,24 @@ export function nameClaimedRefusal(state: PassState, cluster: string, winner: Su
   };
 }
 
-/** `name-claimed`: the name's registration is pinned to another namespace (see ownership.ts). */
-export function pinnedRefusal(state: PassState, target: Registration): Refusal {
+/**
+ * `name-claimed`: the name's registration is pinned to another namespace (see ownership.ts),
+ * told to `claimant`.
+ */
+export function pinnedRefusal(state: PassState, target: Registration, claimant: Subject): Refusal {
   const { config, keys } = state;
   const name = target.secret.name;
   const owner =
     target.sourceName === undefined ? 'an unknown namespace' : `namespace ${target.sourceName}`;
+  const source = target.source;
+  // The holder still claims this very name: its registration is live and stays, so the only
+  // fix is on the claimant's side (never suggest deleting it, even with a prune veto).
+  if (source.kind === 'managed' && !source.subject.terminating && target.role === 'incumbent') {
+    return {
+      code: 'name-claimed',
+      message: `${name} is the registration of ${owner}, which still claims cluster name ${JSON.stringify(target.cluster)}; to register namespace ${claimant.namespace.name}, change its ${keys.cluster} label to another name`,
+    };
+  }
   const fix = `change the ${keys.cluster} label, or delete ${config.targetNamespace}/${name} if that registration is no longer wanted`;
   const refusal = (message: string): Refusal => ({ code: 'name-claimed', message });
   if (target.pruneDisabled) {
@@ -122,7 +134,6 @@ export function pinnedRefusal(state: PassState, target: Registration): Refusal {
       `${name} is the registration of ${owner} and carries ${keys.prune}=disabled, so it is never replaced or removed; remove that label, or ${fix}`,
     );
   }
-  const source = target.source;
   switch (source.kind) {
     case 'managed':
       return refusal(

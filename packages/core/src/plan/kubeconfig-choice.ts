@@ -4,8 +4,9 @@
 // since the remembered choice, and reports the translation's warnings and the candidates
 // skipped for the chosen one.
 
+import { describeNearMisses, type SecretKeys } from '../near-misses.js';
 import { selectKubeconfig } from '../providers.js';
-import type { ObservedSecret } from '../types.js';
+import type { NearMissSecret, ObservedSecret, Snapshot } from '../types.js';
 import type { Selection, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 
@@ -106,4 +107,59 @@ function select(
     selection,
   };
   return selection;
+}
+
+// ---------------------------------------------------------------------------------------
+// Near misses, for the message of a namespace without a usable kubeconfig: the candidate-named
+// Secrets that lack the key (in the snapshot's candidates) and the near misses the gatherer
+// recorded. Indexed once per snapshot, and only when some namespace needs it.
+
+type Almost = ObservedSecret | NearMissSecret;
+const nearMissIndex = new WeakMap<Snapshot, ReadonlyMap<string, readonly Almost[]>>();
+
+function nearMissesByNamespace(snapshot: Snapshot): ReadonlyMap<string, readonly Almost[]> {
+  const cached = nearMissIndex.get(snapshot);
+  if (cached !== undefined) return cached;
+  const index = new Map<string, Almost[]>();
+  const add = (secret: Almost): void => {
+    const list = index.get(secret.namespace);
+    if (list === undefined) index.set(secret.namespace, [secret]);
+    else list.push(secret);
+  };
+  for (const secret of snapshot.candidateSecrets) add(secret);
+  for (const near of snapshot.nearMisses ?? []) add(near);
+  nearMissIndex.set(snapshot, index);
+  return index;
+}
+
+/** What almost matched in a namespace without a usable kubeconfig, when anything did. */
+function nearMissHint(state: PassState, subject: Subject): string | undefined {
+  const secrets = nearMissesByNamespace(state.snapshot).get(subject.namespace.name);
+  if (secrets === undefined) return undefined;
+  // Key names only: a candidate Secret's values are never looked at here.
+  const named: SecretKeys[] = secrets.map((secret) =>
+    'keys' in secret ? secret : { name: secret.name, keys: Object.keys(secret.data) },
+  );
+  return describeNearMisses(named, state.config.providers);
+}
+
+/** Why a registered namespace has no kubeconfig left (the start of its `stale` message). */
+export function noKubeconfigLeft(state: PassState, subject: Subject): string {
+  const namespace = subject.namespace.name;
+  const hint = nearMissHint(state, subject);
+  return hint === undefined
+    ? `no kubeconfig Secret is left in namespace ${namespace}`
+    : `no kubeconfig Secret that the configured providers read is left in namespace ${namespace}, but ${hint}`;
+}
+
+/** The `waiting-for-kubeconfig` message. */
+export function waitingMessage(state: PassState, subject: Subject): string {
+  const namespace = subject.namespace.name;
+  const providers = state.config.providers
+    .map((provider) => `${provider.secretNamePattern} with ${provider.keys.join(' or ')}`)
+    .join('; ');
+  const hint = nearMissHint(state, subject);
+  return hint === undefined
+    ? `no kubeconfig Secret in namespace ${namespace} yet (looking for ${providers}); it is registered as soon as one appears`
+    : `no kubeconfig Secret in namespace ${namespace} that the configured providers read (looking for ${providers}), but ${hint}; it is registered as soon as one matches`;
 }

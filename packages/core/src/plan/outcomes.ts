@@ -7,6 +7,7 @@
 import type { CandidateRef, NamespaceOutcome } from '../types.js';
 import { nameClaimedRefusal, otherWinner } from './incumbency.js';
 import { unreadMessage } from './input-completeness.js';
+import { noKubeconfigLeft, waitingMessage } from './kubeconfig-choice.js';
 import type { Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 
@@ -103,7 +104,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
     const names = claim === undefined ? kept : [claim.desired.name];
     const why =
       first === undefined
-        ? `no kubeconfig Secret is left in namespace ${namespace}`
+        ? noKubeconfigLeft(state, subject) // near misses: kubeconfig-choice.ts
         : `its kubeconfig is unusable: ${first.refusal.message}`;
     return {
       ...base,
@@ -121,16 +122,11 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
     return { ...base, state: 'refused', reason: nameClaimedRefusal(state, cluster, winner) };
   }
   if (first !== undefined) return { ...base, state: 'refused', reason: first.refusal };
-  const providers = state.config.providers
-    .map((provider) => `${provider.secretNamePattern} with ${provider.keys.join(' or ')}`)
-    .join('; ');
   return {
     ...base,
     state: 'waiting',
-    reason: {
-      code: 'waiting-for-kubeconfig',
-      message: `no kubeconfig Secret in namespace ${namespace} yet (looking for ${providers}); it is registered as soon as one appears`,
-    },
+    // Names the near misses, if any: kubeconfig-choice.ts
+    reason: { code: 'waiting-for-kubeconfig', message: waitingMessage(state, subject) },
   };
 }
 

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { plan } from './index.js';
+import { KEYS, NOW, outcomeOf, scenario, settle, testConfig } from '../test-support/fixtures.js';
+
+describe('the message to the claimant that lost a contested name', () => {
+  it('names the holder, says it still claims the name, and suggests renaming this namespace', () => {
+    const registered = settle(scenario().child('team-a', { cluster: 'alpha' }).build());
+    const snapshot = scenario(registered)
+      .child('team-b', { cluster: 'alpha', created: '2020-01-01T00:00:00Z' })
+      .build();
+    const result = plan(snapshot, testConfig(), NOW);
+
+    expect(result.actions).toEqual([]);
+    const outcome = outcomeOf(result, 'team-b');
+    expect(outcome).toMatchObject({ state: 'refused', reason: { code: 'name-claimed' } });
+    expect(outcome.reason?.message).toBe(
+      `cluster-alpha is the registration of namespace team-a, which still claims cluster name "alpha"; to register namespace team-b, change its ${KEYS.cluster} label to another name`,
+    );
+    expect(outcome.reason?.message).not.toContain('no longer');
+    expect(outcome.reason?.message).not.toContain('delete');
+  });
+
+  it('says the same when the holder also vetoes pruning (removing the veto would not help)', () => {
+    const registered = settle(scenario().child('team-a', { cluster: 'alpha' }).build());
+    const snapshot = scenario(registered)
+      .labelSecret('cluster-alpha', KEYS.prune, 'disabled')
+      .child('team-b', { cluster: 'alpha' })
+      .build();
+    const message = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-b').reason?.message;
+    expect(message).toContain('namespace team-a, which still claims cluster name "alpha"');
+    expect(message).not.toContain('delete');
+  });
+
+  it('still tells a claimant when the holder no longer claims a valid name', () => {
+    const registered = settle(scenario().child('team-a', { cluster: 'alpha' }).build());
+    const snapshot = scenario(registered)
+      .label('team-a', KEYS.cluster, 'Not_Valid')
+      .child('team-b', { cluster: 'alpha' })
+      .build();
+    const message = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-b').reason?.message;
+    expect(message).toContain('namespace team-a, which no longer claims a valid cluster name');
+  });
+});

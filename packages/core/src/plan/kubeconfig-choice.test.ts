@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { encodeBase64Text } from '../base64.js';
+import { PROVIDER_PRESETS } from '../providers.js';
+import {
+  kubeconfigYaml,
+  NOW,
+  outcomeOf,
+  scenario,
+  settle,
+  testConfig,
+} from '../test-support/fixtures.js';
+import type { NearMissSecret, Snapshot } from '../types.js';
+import { plan } from './index.js';
+
+const withNearMisses = (snapshot: Snapshot, nearMisses: NearMissSecret[]): Snapshot => ({
+  ...snapshot,
+  nearMisses,
+});
+
+describe('a namespace without a usable kubeconfig names the Secret that almost matched', () => {
+  it('a vcluster Secret under the default k3k provider: suggests --provider vcluster', () => {
+    const snapshot = withNearMisses(scenario().namespace('team-a', { cluster: 'alpha' }).build(), [
+      { namespace: 'team-a', name: 'vc-alpha', keys: ['certificate', 'config', 'key'] },
+      { namespace: 'team-a', name: 'vc-config-alpha', keys: ['config.yaml'] },
+    ]);
+    const outcome = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a');
+    expect(outcome).toMatchObject({
+      state: 'waiting',
+      reason: { code: 'waiting-for-kubeconfig' },
+    });
+    expect(outcome.reason?.message).toBe(
+      'no kubeconfig Secret in namespace team-a that the configured providers read (looking for k3k-*-kubeconfig with kubeconfig.yaml), but Secret vc-alpha (its keys: certificate, config, key) matches the vcluster provider (vc-* with config), which is not configured; add it with `--provider vcluster` (chart value `providers: [vcluster]`), keeping k3k in the list if other namespaces need it; it is registered as soon as one matches',
+    );
+  });
+
+  it('a registered cluster whose provider no longer matches is stale with the near miss, not "no Secret is left"', () => {
+    const registered = settle(scenario().child('team-a', { cluster: 'alpha' }).build());
+    const snapshot = withNearMisses(scenario(registered).removeKubeconfig('team-a').build(), [
+      { namespace: 'team-a', name: 'vc-alpha', keys: ['config'] },
+    ]);
+    const outcome = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a');
+    expect(outcome.state).toBe('stale');
+    expect(outcome.reason?.message).toBe(
+      'no kubeconfig Secret that the configured providers read is left in namespace team-a, but Secret vc-alpha (its keys: config) matches the vcluster provider (vc-* with config), which is not configured; add it with `--provider vcluster` (chart value `providers: [vcluster]`), keeping k3k in the list if other namespaces need it; cluster-alpha keeps its last registered credentials until this is fixed',
+    );
+  });
+
+  it("a Secret with the provider's name but another key: names its keys and the key to use, never a value", () => {
+    const snapshot = scenario()
+      .namespace('team-a', { cluster: 'alpha' })
+      .kubeconfig('team-a', { key: 'kubeconfig' })
+      .build();
+    const outcome = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a');
+    expect(outcome.state).toBe('waiting');
+    expect(outcome.reason?.message).toBe(
+      'no kubeconfig Secret in namespace team-a that the configured providers read (looking for k3k-*-kubeconfig with kubeconfig.yaml), but Secret k3k-team-a-kubeconfig matches k3k-*-kubeconfig of the k3k provider but has no key kubeconfig.yaml (its keys: kubeconfig); store the kubeconfig under kubeconfig.yaml, or read key kubeconfig with `--provider \'custom:k3k-*-kubeconfig=kubeconfig\'` (chart value `providers: ["custom:k3k-*-kubeconfig=kubeconfig"]`); it is registered as soon as one matches',
+    );
+    expect(outcome.reason?.message).not.toContain(encodeBase64Text(kubeconfigYaml()).slice(0, 16));
+  });
+
+  it('a Secret with another name: suggests a provider for that name', () => {
+    const snapshot = withNearMisses(scenario().namespace('team-a', { cluster: 'alpha' }).build(), [
+      { namespace: 'team-a', name: 'alpha-access', keys: ['kubeconfig.yaml'] },
+    ]);
+    expect(outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a').reason?.message).toContain(
+      "Secret alpha-access has key kubeconfig.yaml, but its name does not match k3k-*-kubeconfig of the k3k provider; rename it to match, or read it with `--provider 'custom:alpha-access=kubeconfig.yaml'`",
+    );
+  });
+
+  it('names the configured providers to keep, and skips Secrets that only look alike', () => {
+    const config = testConfig({ providers: [PROVIDER_PRESETS.k3k, PROVIDER_PRESETS.kamaji] });
+    const snapshot = withNearMisses(scenario().namespace('team-a', { cluster: 'alpha' }).build(), [
+      { namespace: 'team-a', name: 'vc-config-alpha', keys: ['config.yaml'] },
+      { namespace: 'team-a', name: 'alpha-kubeconfig', keys: ['value'] },
+    ]);
+    const message = outcomeOf(plan(snapshot, config, NOW), 'team-a').reason?.message ?? '';
+    expect(message).toContain(
+      'Secret alpha-kubeconfig (its keys: value) matches the capi provider (*-kubeconfig with value), which is not configured; add it with `--provider capi` (chart value `providers: [capi]`), keeping k3k and kamaji in the list if other namespaces need them',
+    );
+    expect(message).not.toContain('vc-config-alpha');
+  });
+
+  it('says what it always said when nothing almost matched', () => {
+    const snapshot = scenario().namespace('team-a', { cluster: 'alpha' }).build();
+    expect(outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a').reason?.message).toBe(
+      'no kubeconfig Secret in namespace team-a yet (looking for k3k-*-kubeconfig with kubeconfig.yaml); it is registered as soon as one appears',
+    );
+  });
+});
