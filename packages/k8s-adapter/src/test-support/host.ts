@@ -48,6 +48,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     credentialRefreshWindowMs: 0,
     dryRun: false,
     debug: false,
+    execCredentials: false,
     ...overrides,
   };
 }
