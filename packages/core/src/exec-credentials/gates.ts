@@ -40,7 +40,7 @@ export function execGateProblem(
   if (!global) {
     return problem(
       'exec-plugin',
-      `${what}; provider ${providerLabel(provider)} would translate it, but ${EXEC_FLAG_HINT} is off`,
+      `${what}; provider ${providerLabel(provider)} allows exec translation, but ${EXEC_FLAG_HINT} is off`,
       `turn on ${EXEC_FLAG_HINT}, or ${CREDENTIAL_FIX}`,
     );
   }
