@@ -20,6 +20,7 @@
 
 import { EXEC_API_VERSION, parseCommandLine, problem, isExecProblem } from './exec-block.js';
 import type { ExecBlock, ExecForm, ExecProblem } from './exec-block.js';
+import { positionalsShape } from './exec-block.js';
 
 export const AWS_COMMANDS = ['aws-iam-authenticator', 'aws'] as const;
 
@@ -129,6 +130,7 @@ export function translateAws(block: ExecBlock, owner: string): ExecForm | ExecPr
   };
 }
 
+// Positional arguments are not echoed: one could be a credential.
 function wrongSubcommand(
   block: ExecBlock,
   positionals: readonly string[],
@@ -137,7 +139,7 @@ function wrongSubcommand(
 ): ExecProblem {
   return problem(
     'exec-unsupported',
-    `the exec plugin of ${owner} runs ${JSON.stringify([block.command, ...positionals].join(' '))}, not ${expected}`,
+    `the exec plugin ${block.command} of ${owner} is given ${positionals.length === 0 ? 'no subcommand' : `the arguments ${positionalsShape(positionals)}`}, not ${expected}`,
     `use ${expected} in the exec block, or ${FIX}`,
   );
 }

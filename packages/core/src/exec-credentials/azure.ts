@@ -13,7 +13,13 @@
 // is read and left out: ArgoCD signs in with its own identity, from its pod's environment.
 // Flags as in kubelogin's pkg/internal/token/options.go (AddFlags).
 
-import { EXEC_API_VERSION, isExecProblem, parseCommandLine, problem } from './exec-block.js';
+import {
+  EXEC_API_VERSION,
+  isExecProblem,
+  parseCommandLine,
+  positionalsShape,
+  problem,
+} from './exec-block.js';
 import type { ExecBlock, ExecForm, ExecProblem } from './exec-block.js';
 
 export const AZURE_COMMANDS = ['kubelogin'] as const;
@@ -79,7 +85,7 @@ export function translateAzure(block: ExecBlock, owner: string): ExecForm | Exec
   if (parsed.positionals.join(' ') !== 'get-token') {
     return problem(
       'exec-unsupported',
-      `the exec plugin of ${owner} runs ${JSON.stringify(['kubelogin', ...parsed.positionals].join(' '))}, not kubelogin get-token`,
+      `the exec plugin kubelogin of ${owner} is given ${parsed.positionals.length === 0 ? 'no subcommand' : `the arguments ${positionalsShape(parsed.positionals)}`}, not kubelogin get-token`,
       'store the user kubeconfig AKS (or CAPZ) wrote',
     );
   }

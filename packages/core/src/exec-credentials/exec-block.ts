@@ -182,3 +182,21 @@ export function parseCommandLine(
 }
 
 export const isExecProblem = (value: object): value is ExecProblem => 'problem' in value;
+
+/**
+ * Positional arguments for a message, without their text (one could be a credential): a
+ * known subcommand word is shown, anything else as `<argument>`.
+ */
+export function positionalsShape(positionals: readonly string[]): string {
+  const words = new Set([
+    'token',
+    'eks',
+    'get-token',
+    'verify',
+    'convert-kubeconfig',
+    'remove-tokens',
+  ]);
+  return JSON.stringify(
+    positionals.map((word) => (words.has(word) ? word : '<argument>')).join(' '),
+  );
+}

@@ -27,12 +27,12 @@ export function translateGcp(block: ExecBlock, owner: string): ExecForm | ExecPr
     owner,
   );
   if (isExecProblem(parsed)) return parsed;
-  const [positional] = parsed.positionals;
-  if (positional !== undefined) {
+  if (parsed.positionals.length > 0) {
+    // Not echoed: an argument could be a credential.
     return problem(
       'exec-unsupported',
-      `the exec plugin gke-gcloud-auth-plugin of ${owner} is given the argument ${JSON.stringify(positional)}, which the GKE translation does not know`,
-      `remove ${JSON.stringify(positional)} from the exec args`,
+      `the exec plugin gke-gcloud-auth-plugin of ${owner} is given positional arguments, which the GKE translation does not know`,
+      'remove them from the exec args',
     );
   }
   const [first] = block.env;

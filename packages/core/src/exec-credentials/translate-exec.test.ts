@@ -169,7 +169,7 @@ describe('capa-eks', () => {
     [
       'another subcommand',
       'args: [verify, -i, prod]',
-      'runs "aws-iam-authenticator verify", not aws-iam-authenticator token',
+      'is given the arguments "verify", not aws-iam-authenticator token',
     ],
     [
       'a malformed role',
@@ -308,7 +308,7 @@ describe('capz-aks', () => {
     [
       'convert-kubeconfig',
       'args: [convert-kubeconfig]',
-      'runs "kubelogin convert-kubeconfig", not kubelogin get-token',
+      'is given the arguments "convert-kubeconfig", not kubelogin get-token',
     ],
   ])('refuses %s', (_, args, expected) => {
     const text = capzUserKubeconfig([args, 'command: kubelogin']);
