@@ -64,6 +64,26 @@ describe('exec registrations', () => {
     expect(plan(settled, config(true), NOW + DAY).actions).toEqual([]);
   });
 
+  it('write a changed role on the next pass, never deferred as credential churn', () => {
+    const settled = settle(world(), config(true), NOW);
+    const changed = scenario(settled)
+      .kubeconfig('team-a', {
+        name: 'prod-user-kubeconfig',
+        key: 'value',
+        type: 'cluster.x-k8s.io/secret',
+        text: capaUserKubeconfig('prod', [
+          'args: [token, -i, prod, -r, "arn:aws:iam::123456789012:role/argocd"]',
+          'command: aws-iam-authenticator',
+        ]),
+      })
+      .build();
+    const [update] = plan(changed, config(true), NOW + 1000).actions;
+    expect(update?.kind).toBe('update');
+    // The planner does not count the exec forms among its credential fields, so a role
+    // change reads as a metadata change; what matters is that it is written at once.
+    expect(update?.kind === 'update' && update.reason.code).toBe('metadata-changed');
+  });
+
   it('with the global gate off, the namespaces are refused as before, naming the gate', () => {
     const result = plan(world(), config(false), NOW);
     expect(result.actions).toEqual([]);
