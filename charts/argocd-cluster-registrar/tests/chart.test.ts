@@ -78,6 +78,7 @@ describe('default render', () => {
       '--target-namespace=argocd',
       '--label-prefix=argocd-cluster-registrar/',
       '--managed-by=cluster-registrar',
+      '--exec-credentials=false',
       '--interval=60s',
       '--demoted-ttl=168h',
       '--credential-refresh-window=0s',

@@ -138,6 +138,23 @@ describe('parseFlags', () => {
     ]);
   });
 
+  it('splits lists with the exec presets and a custom entry ending in ;exec', () => {
+    expect(
+      ok(['--provider', 'capa-eks,custom:*-kc=a,b;exec,capz-aks', '--provider=gke']).config
+        .providers,
+    ).toEqual(['capa-eks', 'custom:*-kc=a,b;exec', 'capz-aks', 'gke']);
+  });
+
+  it('reads --exec-credentials as a boolean core setting', () => {
+    expect(ok([]).config.execCredentials).toBeUndefined();
+    expect(ok(['--exec-credentials']).config.execCredentials).toBe(true);
+    expect(ok(['--exec-credentials=false']).config.execCredentials).toBe(false);
+    expect(ok([], { ACR_EXEC_CREDENTIALS: 'true' }).config.execCredentials).toBe(true);
+    expect(errors(['--exec-credentials=on'])).toEqual([
+      '--exec-credentials has invalid value "on": expected --exec-credentials, --exec-credentials=true or --exec-credentials=false',
+    ]);
+  });
+
   it('requires --once for --detailed-exitcode', () => {
     expect(errors(['--detailed-exitcode'])[0]).toContain('add --once');
     expect(ok(['--once', '--detailed-exitcode']).detailedExitcode).toBe(true);
@@ -176,6 +193,7 @@ describe('environment variables', () => {
       ACR_HEALTH_ADDR: ':9000',
       ACR_METRICS_ADDR: '',
       ACR_DETAILED_EXITCODE: 'true',
+      ACR_EXEC_CREDENTIALS: 'true',
     });
     expect(options.config).toEqual({
       targetNamespace: 'argo',
@@ -185,6 +203,7 @@ describe('environment variables', () => {
       demotedTTL: '1h',
       credentialRefreshWindow: '24h',
       providers: ['vcluster', 'k3k'],
+      execCredentials: true,
     });
     expect(options).toMatchObject({
       once: true,
@@ -279,6 +298,7 @@ describe('helpers', () => {
     expect(splitProviderList('k3k, vcluster,')).toEqual(['k3k', 'vcluster']);
     expect(splitProviderList('custom:a-*=x,y,z')).toEqual(['custom:a-*=x,y,z']);
     expect(splitProviderList('bogus,k3k')).toEqual(['bogus', 'k3k']);
+    expect(splitProviderList('custom:a-*=x,y;exec,gke')).toEqual(['custom:a-*=x,y;exec', 'gke']);
   });
 
   it('documents every flag in --help with its default and variable, grouped', () => {

@@ -140,6 +140,9 @@ export function parseFlags(
       sources[setting.name] = value.source;
       (config as Record<string, unknown>)[setting.configKey] =
         value.values.flatMap(splitProviderList);
+    } else if (setting.kind === 'bool') {
+      const value = bool(setting.name);
+      if (value !== undefined) (config as Record<string, unknown>)[setting.configKey] = value;
     } else {
       const value = text(setting.name);
       if (value !== undefined) (config as Record<string, unknown>)[setting.configKey] = value;

@@ -4,7 +4,7 @@
 
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { parseConfig } from '@argocd-cluster-registrar/core';
+import { execCredentialsWarning, parseConfig } from '@argocd-cluster-registrar/core';
 import { runDaemon } from './commands/daemon.js';
 import { runOnce } from './commands/once.js';
 import { replaySnapshot } from './commands/replay.js';
@@ -70,6 +70,9 @@ export async function main(io: Io): Promise<number> {
       write: io.stderr,
       color: colorFor(io, io.stderrIsTty),
     });
+    // One exec gate without the other still refuses exec kubeconfigs: rarely what was meant.
+    const execWarning = execCredentialsWarning(config);
+    if (execWarning !== undefined) logger.warn(execWarning);
     if (options.fromSnapshot !== undefined) return replaySnapshot(io, options, config);
 
     const access = connect(options);

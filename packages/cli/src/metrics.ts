@@ -135,6 +135,10 @@ export class RegistrarMetrics {
     'registrar_credential_expiry_timestamp_seconds',
     'Expiry (Unix seconds) of the registered client certificate, by cluster.',
   );
+  readonly credentials = new Gauge(
+    'registrar_registered_credentials',
+    'Registered clusters by credential form (client-certificate, bearer-token, basic-auth, exec); exec forms have no expiry.',
+  );
   readonly refusals = new Gauge(
     'registrar_refusals',
     'Source namespaces refused in the last pass, by refusal reason.',
@@ -181,7 +185,10 @@ export class RegistrarMetrics {
     const byState = new Map<string, number>(STATES.map((s) => [s, 0]));
     const byRefusal = new Map<string, number>();
     const expiry: { labels: LabelSet; value: number }[] = [];
+    const byCredential = new Map<string, number>();
     for (const outcome of outcomes) {
+      if (outcome.credential !== undefined)
+        byCredential.set(outcome.credential, (byCredential.get(outcome.credential) ?? 0) + 1);
       byState.set(outcome.state, (byState.get(outcome.state) ?? 0) + 1);
       if (outcome.state === 'refused' && outcome.reason !== undefined) {
         byRefusal.set(outcome.reason.code, (byRefusal.get(outcome.reason.code) ?? 0) + 1);
@@ -199,6 +206,9 @@ export class RegistrarMetrics {
       [...byRefusal].map(([reason, value]) => ({ labels: { reason }, value })),
     );
     this.credentialExpiry.replaceAll(expiry);
+    this.credentials.replaceAll(
+      [...byCredential].map(([credential, value]) => ({ labels: { credential }, value })),
+    );
   }
 
   render(): string {
@@ -206,6 +216,7 @@ export class RegistrarMetrics {
     const all: Series[] = [
       this.registrations,
       this.credentialExpiry,
+      this.credentials,
       this.refusals,
       this.passDuration,
       this.apiErrors,

@@ -3,6 +3,7 @@
 // (env.ts), --help (help.ts) and the chart's values test are all derived from it, so a
 // setting cannot be added to one of them and forgotten in another.
 
+import { PROVIDER_PRESET_NAMES } from '@argocd-cluster-registrar/core';
 import type { ConfigInput } from '@argocd-cluster-registrar/core';
 
 export type OutputFormat = 'text' | 'json';
@@ -89,7 +90,7 @@ const ROWS: readonly Row[] = [
     chart: { value: 'providers', example: ['vcluster'], passes: 'vcluster' },
     defaultText: 'k3k',
     placeholder: 'provider',
-    help: 'Provisioner preset (k3k, vcluster, kamaji, capi) or custom:<glob>=<key>[,<key>...]; repeatable, in precedence order (env: comma list). Not combinable with the two legacy flags.',
+    help: `Provisioner preset (${PROVIDER_PRESET_NAMES.join(', ')}) or custom:<glob>=<key>[,<key>...][;exec]; repeatable, in precedence order (env: comma list). Not combinable with the two legacy flags.`,
   },
   {
     name: 'secret-name-pattern',
@@ -120,6 +121,15 @@ const ROWS: readonly Row[] = [
     defaultText: 'argocd',
     placeholder: 'namespace',
     help: 'Namespace ArgoCD reads cluster Secrets from.',
+  },
+  {
+    name: 'exec-credentials',
+    kind: 'bool',
+    group: 'Registration',
+    configKey: 'execCredentials',
+    chart: { value: 'execCredentials', example: true, passes: 'true' },
+    defaultText: 'false',
+    help: "Translate exec kubeconfigs (EKS, AKS, GKE plugins) into ArgoCD's own forms, for providers that allow it (capa-eks, capz-aks, gke, custom:...;exec); off: they are refused.",
   },
   {
     name: 'interval',

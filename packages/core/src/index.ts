@@ -18,6 +18,7 @@ export { parseDuration, formatDuration, DURATION_FORM, type DurationResult } fro
 // Providers and kubeconfig translation
 export {
   PROVIDER_PRESETS,
+  PROVIDER_PRESET_NAMES,
   translateSecretKey,
   createSecretKeyTranslator,
   type SecretKeyTranslatorOptions,
@@ -27,6 +28,12 @@ export {
   type KubeconfigSelection,
 } from './providers.js';
 export { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
+export {
+  execCredentialsWarning,
+  providerLabel,
+  EXEC_FLAG_HINT,
+  EXEC_PROVIDER_HINT,
+} from './exec-credentials/gates.js';
 export { normaliseServer, classifyServer, type ServerKind } from './server-address.js';
 export { matchGlob, validateGlob } from './glob.js';
 export { readCertificateFacts } from './x509.js';

@@ -70,7 +70,11 @@ export interface Snapshot {
 // ---------------------------------------------------------------------------------------
 // Configuration
 
-export type ProviderName = 'k3k' | 'vcluster' | 'kamaji' | 'capi' | 'custom';
+export type ProviderName =
+  'k3k' | 'vcluster' | 'kamaji' | 'capi' | 'capa-eks' | 'capz-aks' | 'gke' | 'custom';
+
+/** The cloud exec plugins the registrar can translate into ArgoCD's own forms. */
+export type ExecCloud = 'aws' | 'azure' | 'gcp';
 
 export interface Provider {
   /** Preset name, or `custom` (legacy flags or a `custom:<glob>=<key>[,<key>]` entry). */
@@ -83,6 +87,16 @@ export interface Provider {
   readonly preferredSecretType?: string;
   /** Loopback servers are rewritten to the provider's in-cluster Service (vcluster only). */
   readonly loopbackRewrite: boolean;
+  /**
+   * The provider's exec gate: the clouds whose exec plugins it may translate (capa-eks: aws,
+   * capz-aks: azure, gke: gcp; a custom entry ending in `;exec`: all three). Absent: none.
+   */
+  readonly execClouds?: readonly ExecCloud[];
+  /**
+   * The global exec gate (`Config.execCredentials`), copied onto every provider by
+   * parseConfig: a Translator sees only the provider, and both gates must be on.
+   */
+  readonly execCredentials?: boolean;
 }
 
 export interface Config {
@@ -100,6 +114,11 @@ export interface Config {
    * valid for longer than this. 0 disables deferral (write at most once per interval).
    */
   readonly credentialRefreshWindowMs: number;
+  /**
+   * The global exec gate (`--exec-credentials`): exec kubeconfigs of providers that allow it
+   * are translated into ArgoCD's own forms. Off by default.
+   */
+  readonly execCredentials: boolean;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -117,8 +136,23 @@ export interface ArgoClusterConfig {
     readonly certData?: string;
     readonly keyData?: string;
   };
+  /** ArgoCD runs `argocd-k8s-auth aws --cluster-name <clusterName> [--role-arn <roleARN>]`. */
+  readonly awsAuthConfig?: {
+    readonly clusterName: string;
+    readonly roleARN?: string;
+  };
+  /** ArgoCD runs `command args...` with `env` added to its own environment. */
+  readonly execProviderConfig?: {
+    readonly command: string;
+    readonly args: readonly string[];
+    readonly env?: Readonly<Record<string, string>>;
+    readonly apiVersion: string;
+  };
   readonly proxyUrl?: string;
 }
+
+/** The credential form a registration carries; `exec` forms have no expiry to report. */
+export type CredentialKind = 'client-certificate' | 'bearer-token' | 'basic-auth' | 'exec';
 
 export type RefusalCode =
   | 'kubeconfig-unreadable'
@@ -135,6 +169,7 @@ export type RefusalCode =
   | 'credentials-missing'
   | 'file-reference'
   | 'exec-plugin'
+  | 'exec-unsupported'
   | 'auth-provider'
   | 'impersonation'
   | 'proxy-url-invalid'
@@ -182,6 +217,7 @@ export interface Translation {
   readonly server: string;
   readonly config: ArgoClusterConfig;
   readonly warnings: readonly Warning[];
+  readonly credential: CredentialKind;
   readonly clientCertificate?: CertificateFacts;
 }
 
@@ -316,6 +352,11 @@ export interface NamespaceOutcome {
   readonly rejected: readonly { readonly candidate: CandidateRef; readonly refusal: Refusal }[];
   /** Client certificate expiry of the registered credential, when known. */
   readonly credentialNotAfter?: Timestamp;
+  /**
+   * The registered credential's form, when a kubeconfig translated (`exec` forms never have
+   * a `credentialNotAfter`: ArgoCD fetches short-lived tokens itself).
+   */
+  readonly credential?: CredentialKind;
 }
 
 export interface Plan {

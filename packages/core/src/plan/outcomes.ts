@@ -18,6 +18,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
     const written = state.written.has(subject) || claim.target === undefined;
     const outcomeState = written ? 'registered' : 'unchanged';
     const notAfter = claim.translation.clientCertificate?.notAfter;
+    const credential = claim.translation.credential;
     // Last pass's outcome when it says the same (immutable data: sharing it is safe).
     const previous = subject.memo.outcome;
     if (
@@ -27,6 +28,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
       previous.source === chosen.candidate &&
       previous.state === outcomeState &&
       previous.credentialNotAfter === notAfter &&
+      previous.credential === credential &&
       previous.reason === undefined
     )
       return previous;
@@ -36,6 +38,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
       rejected,
       source: chosen.candidate,
       state: outcomeState,
+      credential,
     };
     if (notAfter !== undefined) fresh.credentialNotAfter = notAfter;
     subject.memo.outcome = fresh;
@@ -74,6 +77,8 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
       ...source,
       state: 'unchanged',
       reason: { code: 'credential-refresh-deferred', message: deferral.message },
+      // Deferred writes are credential-only changes: the registered form is the claim's.
+      ...(claim?.translation === undefined ? {} : { credential: claim.translation.credential }),
       ...(deferral.notAfter === undefined ? {} : { credentialNotAfter: deferral.notAfter }),
     };
   }

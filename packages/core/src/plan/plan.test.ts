@@ -229,6 +229,7 @@ describe('no-op', () => {
       },
       rejected: [],
       credentialNotAfter: '2027-11-29T17:57:37Z',
+      credential: 'client-certificate',
     });
   });
 
