@@ -79,6 +79,7 @@ describe('default render', () => {
       '--label-prefix=argocd-cluster-registrar/',
       '--managed-by=cluster-registrar',
       '--exec-credentials=false',
+      '--drain-on-terminate=false',
       '--interval=60s',
       '--demoted-ttl=168h',
       '--credential-refresh-window=0s',

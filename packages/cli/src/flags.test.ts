@@ -150,6 +150,7 @@ describe('parseFlags', () => {
     expect(ok(['--exec-credentials']).config.execCredentials).toBe(true);
     expect(ok(['--exec-credentials=false']).config.execCredentials).toBe(false);
     expect(ok([], { ACR_EXEC_CREDENTIALS: 'true' }).config.execCredentials).toBe(true);
+    expect(ok(['--drain-on-terminate']).config.drainOnTerminate).toBe(true);
     expect(errors(['--exec-credentials=on'])).toEqual([
       '--exec-credentials has invalid value "on": expected --exec-credentials, --exec-credentials=true or --exec-credentials=false',
     ]);
@@ -194,6 +195,7 @@ describe('environment variables', () => {
       ACR_METRICS_ADDR: '',
       ACR_DETAILED_EXITCODE: 'true',
       ACR_EXEC_CREDENTIALS: 'true',
+      ACR_DRAIN_ON_TERMINATE: 'true',
     });
     expect(options.config).toEqual({
       targetNamespace: 'argo',
@@ -204,6 +206,7 @@ describe('environment variables', () => {
       credentialRefreshWindow: '24h',
       providers: ['vcluster', 'k3k'],
       execCredentials: true,
+      drainOnTerminate: true,
     });
     expect(options).toMatchObject({
       once: true,

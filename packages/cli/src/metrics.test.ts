@@ -65,6 +65,16 @@ describe('RegistrarMetrics', () => {
     expect(text).not.toMatch(/registrar_credential_expiry_timestamp_seconds\{cluster="[bc]"\}/);
   });
 
+  it('counts drained registrations, with a zero series before any', () => {
+    const metrics = new RegistrarMetrics();
+    expect(metrics.render()).toContain('registrar_registrations{state="drained"} 0\n');
+    metrics.recordOutcomes([
+      outcome('a', 'drained', { cluster: 'a' }),
+      outcome('b', 'unchanged', { cluster: 'b' }),
+    ]);
+    expect(metrics.render()).toContain('registrar_registrations{state="drained"} 1\n');
+  });
+
   it('forgets clusters and refusal reasons that are gone', () => {
     const metrics = new RegistrarMetrics();
     metrics.recordOutcomes([

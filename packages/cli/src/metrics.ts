@@ -116,14 +116,17 @@ export class Histogram implements Series {
   }
 }
 
-const STATES: readonly OutcomeState[] = [
-  'registered',
-  'unchanged',
-  'waiting',
-  'refused',
-  'stale',
-  'skipped',
-];
+// A Record, so a new outcome state fails to compile until it has a series here.
+const STATE_SERIES: Readonly<Record<OutcomeState, true>> = {
+  registered: true,
+  unchanged: true,
+  waiting: true,
+  refused: true,
+  stale: true,
+  skipped: true,
+  drained: true,
+};
+const STATES = Object.keys(STATE_SERIES) as readonly OutcomeState[];
 
 /** The registrar's metrics, named as the chart's dashboards and alerts expect. */
 export class RegistrarMetrics {

@@ -132,6 +132,15 @@ const ROWS: readonly Row[] = [
     help: "Translate exec kubeconfigs (EKS, AKS, GKE plugins) into ArgoCD's own forms, for providers that allow it (capa-eks, capz-aks, gke, custom:...;exec); off: they are refused.",
   },
   {
+    name: 'drain-on-terminate',
+    kind: 'bool',
+    group: 'Registration',
+    configKey: 'drainOnTerminate',
+    chart: { value: 'drainOnTerminate', example: true, passes: 'true' },
+    defaultText: 'false',
+    help: 'While a source namespace is terminating, remove the labels its registration copied from it (what ApplicationSet generators select on), so ArgoCD deletes the generated Applications while it can still reach the cluster; the registration is deleted once the namespace is gone.',
+  },
+  {
     name: 'interval',
     kind: 'duration',
     group: 'Timing',

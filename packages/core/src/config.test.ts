@@ -42,6 +42,7 @@ describe('parseConfig defaults', () => {
       demotedTtlMs: 7 * 24 * 3_600_000,
       credentialRefreshWindowMs: 0,
       execCredentials: false,
+      drainOnTerminate: false,
     });
   });
 
@@ -55,6 +56,7 @@ describe('parseConfig defaults', () => {
       demotedTTL: '168h',
       credentialRefreshWindow: '0s',
       execCredentials: false,
+      drainOnTerminate: false,
     });
     expect(valid({ ...CONFIG_DEFAULTS })).toEqual(valid({}));
   });
@@ -70,6 +72,7 @@ describe('parseConfig defaults', () => {
         demotedTTL: '24h',
         credentialRefreshWindow: '720h',
         execCredentials: true,
+        drainOnTerminate: true,
       }),
     ).toEqual({
       targetNamespace: 'gitops',
@@ -93,6 +96,7 @@ describe('parseConfig defaults', () => {
       demotedTtlMs: 86_400_000,
       credentialRefreshWindowMs: 720 * 3_600_000,
       execCredentials: true,
+      drainOnTerminate: true,
     });
   });
 });

@@ -26,6 +26,8 @@ export interface ConfigInput {
   credentialRefreshWindow?: string;
   /** The global exec gate (`--exec-credentials`, chart `execCredentials`); default false. */
   execCredentials?: boolean;
+  /** Drain before deregistration (`--drain-on-terminate`, chart `drainOnTerminate`); default false. */
+  drainOnTerminate?: boolean;
 }
 
 export interface ConfigError {
@@ -51,6 +53,7 @@ export const CONFIG_DEFAULTS = {
   demotedTTL: '168h',
   credentialRefreshWindow: '0s',
   execCredentials: false,
+  drainOnTerminate: false,
 } as const satisfies Required<Omit<ConfigInput, 'secretNamePattern' | 'secretKey'>>;
 
 /**
@@ -79,6 +82,7 @@ const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
   'demotedTTL',
   'credentialRefreshWindow',
   'execCredentials',
+  'drainOnTerminate',
 ]);
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -164,6 +168,13 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     fail,
   );
 
+  const drainOnTerminate = booleanSetting(
+    input,
+    'drainOnTerminate',
+    CONFIG_DEFAULTS.drainOnTerminate,
+    fail,
+  );
+
   const providers = providerSettings(input, fail, nameOf);
 
   if (
@@ -175,6 +186,7 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     demotedTtlMs === undefined ||
     credentialRefreshWindowMs === undefined ||
     execCredentials === undefined ||
+    drainOnTerminate === undefined ||
     providers === undefined
   ) {
     return { ok: false, errors };
@@ -194,6 +206,7 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
       demotedTtlMs,
       credentialRefreshWindowMs,
       execCredentials,
+      drainOnTerminate,
     },
   };
 }
@@ -446,7 +459,7 @@ function durationSetting(
 
 function booleanSetting(
   input: ConfigInput,
-  key: 'execCredentials',
+  key: 'execCredentials' | 'drainOnTerminate',
   fallback: boolean,
   fail: Fail,
 ): boolean | undefined {

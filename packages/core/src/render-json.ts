@@ -37,6 +37,7 @@ export interface PlanSummary {
   readonly refused: number;
   readonly stale: number;
   readonly skipped: number;
+  readonly drained: number;
   readonly warnings: number;
 }
 
@@ -114,6 +115,7 @@ export function summarisePlan(plan: Plan): PlanSummary {
     refused: 0,
     stale: 0,
     skipped: 0,
+    drained: 0,
   };
   for (const outcome of plan.outcomes) states[outcome.state] += 1;
   return { ...kinds, ...states, warnings: plan.warnings.length };

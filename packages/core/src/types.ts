@@ -119,6 +119,12 @@ export interface Config {
    * are translated into ArgoCD's own forms. Off by default.
    */
   readonly execCredentials: boolean;
+  /**
+   * Drain before deregistration (`--drain-on-terminate`): a terminating source namespace's
+   * registration loses the labels it copied from the namespace (what ApplicationSet
+   * generators select on) and is deleted once the namespace is gone. Off by default.
+   */
+  readonly drainOnTerminate: boolean;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -273,7 +279,9 @@ export type UpdateReason =
   | { readonly code: 'metadata-changed'; readonly namespace: string }
   | { readonly code: 'restored-from-demotion'; readonly namespace: string }
   /** A claimant takes over a registration its previous namespace gave up (renamed, gone, demoted). */
-  | { readonly code: 'taken-over'; readonly namespace: string; readonly previousNamespace: string };
+  | { readonly code: 'taken-over'; readonly namespace: string; readonly previousNamespace: string }
+  /** Its namespace is terminating: the copied labels go, so generators drop its Applications. */
+  | { readonly code: 'drained'; readonly namespace: string; readonly labels: readonly string[] };
 
 export type DemoteReason = {
   readonly code: 'renamed';
@@ -328,7 +336,15 @@ export type Action =
 
 export type ActionKind = Action['kind'];
 
-export type OutcomeState = 'registered' | 'unchanged' | 'waiting' | 'refused' | 'stale' | 'skipped';
+export type OutcomeState =
+  | 'registered'
+  | 'unchanged'
+  | 'waiting'
+  | 'refused'
+  | 'stale'
+  | 'skipped'
+  /** Terminating, with drain on: registered without its copied labels until it is gone. */
+  | 'drained';
 
 export interface NamespaceOutcome {
   readonly namespace: string;
@@ -343,6 +359,7 @@ export interface NamespaceOutcome {
           | 'waiting-for-kubeconfig'
           | 'credential-refresh-deferred'
           | 'terminating'
+          | 'drained'
           | 'cluster-label-missing';
         readonly message: string;
       };

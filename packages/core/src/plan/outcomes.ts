@@ -5,6 +5,7 @@
 
 import type { CandidateRef, NamespaceOutcome } from '../types.js';
 import { nameClaimedRefusal, otherWinner } from './incumbency.js';
+import { drainOutcome } from './drain.js';
 import type { Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 
@@ -53,6 +54,9 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
     chosen === undefined ? {} : { source: chosen.candidate };
   const kept = subject.registrations.map((registration) => registration.secret.name);
   if (subject.terminating) {
+    // Drain on (drain.ts): the registration is kept without its copied labels.
+    const drained = drainOutcome(state, subject, base);
+    if (drained !== undefined) return drained;
     const message = `namespace ${namespace} is terminating; ${kept.length === 0 ? 'nothing is registered for it' : `${kept.join(', ')} is kept until it is gone, so ArgoCD can still finalise its Applications`}`;
     return {
       ...base,

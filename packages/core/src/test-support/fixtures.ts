@@ -48,6 +48,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     demotedTtlMs: DAY,
     credentialRefreshWindowMs: 0,
     execCredentials: false,
+    drainOnTerminate: false,
     ...overrides,
   };
 }

@@ -47,6 +47,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     demotedTtlMs: 7 * 24 * 3600_000,
     credentialRefreshWindowMs: 0,
     execCredentials: false,
+    drainOnTerminate: false,
     ...overrides,
   };
 }
