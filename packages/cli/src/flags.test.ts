@@ -81,8 +81,9 @@ describe('parseFlags', () => {
     expect(errors(['--intervall=5s'])[0]).toBe(
       'unknown flag --intervall (did you mean --interval?)',
     );
+    // --namespace is status's filter; elsewhere the message points at --target-namespace.
     expect(errors(['--namespace', 'x'])[0]).toContain(
-      'unknown flag --namespace (did you mean --target-namespace?)',
+      'the namespace ArgoCD reads is --target-namespace',
     );
     expect(errors(['--clusters=a'])[0]).toMatch(/^unknown flag --clusters/);
     // The unknown flag's value is not reported as a stray argument too.
@@ -154,6 +155,30 @@ describe('parseFlags', () => {
     expect(errors(['--exec-credentials=on'])).toEqual([
       '--exec-credentials has invalid value "on": expected --exec-credentials, --exec-credentials=true or --exec-credentials=false',
     ]);
+  });
+
+  it('reads the status command and its filters', () => {
+    const options = ok(['status', '--namespace', 'a,b', '--namespace=c', '--state=refused']);
+    expect(options).toMatchObject({
+      command: 'status',
+      statusNamespaces: ['a', 'b', 'c'],
+      statusStates: ['refused'],
+    });
+    expect(ok([]).command).toBe('run');
+    expect(ok(['status'], { ACR_STATE: 'stale,refused' }).statusStates).toEqual([
+      'stale',
+      'refused',
+    ]);
+  });
+
+  it('keeps the status filters to status, and the run modes out of it', () => {
+    expect(errors(['--namespace', 'a'])).toEqual([
+      '--namespace only applies to the status command (argocd-cluster-registrar status --namespace ...); the namespace ArgoCD reads is --target-namespace',
+    ]);
+    expect(errors(['status', '--once'])).toEqual([
+      '--once does not apply to status, which only reads: drop it',
+    ]);
+    expect(errors(['--once', 'status'])[0]).toContain('unexpected argument "status"');
   });
 
   it('requires --once for --detailed-exitcode', () => {

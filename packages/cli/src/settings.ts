@@ -12,7 +12,14 @@ export type LogFormat = 'auto' | 'text' | 'json';
 export type SettingKind = 'string' | 'bool' | 'list' | 'enum' | 'duration' | 'addr';
 
 export type SettingGroup =
-  'Discovery' | 'Registration' | 'Timing' | 'Connection' | 'Run mode' | 'Output' | 'Runtime';
+  | 'Discovery'
+  | 'Registration'
+  | 'Timing'
+  | 'Connection'
+  | 'Run mode'
+  | 'Status'
+  | 'Output'
+  | 'Runtime';
 
 export const GROUPS: readonly SettingGroup[] = [
   'Discovery',
@@ -20,6 +27,7 @@ export const GROUPS: readonly SettingGroup[] = [
   'Timing',
   'Connection',
   'Run mode',
+  'Status',
   'Output',
   'Runtime',
 ];
@@ -230,12 +238,26 @@ const ROWS: readonly Row[] = [
     help: 'Hold a Lease in the target namespace; only the leader writes, standbys stay ready.',
   },
   {
+    name: 'namespace',
+    kind: 'list',
+    group: 'Status',
+    placeholder: 'namespace',
+    help: 'With status: only these source namespaces (repeatable; env: comma list).',
+  },
+  {
+    name: 'state',
+    kind: 'list',
+    group: 'Status',
+    placeholder: 'state',
+    help: 'With status: only rows in these states (registered, unchanged, waiting, refused, stale, skipped, drained, demoted, source-gone, pinned, foreign; repeatable; env: comma list).',
+  },
+  {
     name: 'output',
     kind: 'enum',
     group: 'Output',
     values: ['text', 'json'],
     defaultText: 'text',
-    help: 'Format of the plan printed by --once.',
+    help: 'Format of the plan printed by --once, and of status.',
   },
   {
     name: 'log-format',

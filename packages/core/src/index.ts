@@ -61,6 +61,21 @@ export {
   type PlanSummary,
 } from './render-json.js';
 export { snapshotToJson, snapshotFromJson, SNAPSHOT_FORMAT_VERSION } from './snapshot-io.js';
+export {
+  statusRows,
+  credentialOf,
+  FAILING_STATES,
+  STATUS_FORMAT_VERSION,
+  type StatusRow,
+  type StatusState,
+} from './status-rows.js';
+export {
+  renderStatusText,
+  statusToJson,
+  statusFailing,
+  type RenderStatusOptions,
+  type StatusDocument,
+} from './render-status.js';
 
 // Exhaustiveness
 export { assertNever } from './assert-never.js';
