@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { plan } from './index.js';
+import { renderPlanText } from '../render-text.js';
 import { applyPlanToSnapshot } from '../test-support/apply-plan.js';
 import {
   buildSnapshot,
@@ -126,6 +127,13 @@ describe('drain on terminate', () => {
     expect(outcomeOf(result, 'team-a').reason?.code).toBe('terminating');
     expect(result.warnings.map((w) => w.message)).toContain(
       `cluster-alpha is not drained although namespace team-a is terminating: it carries ${KEYS.prune}=disabled`,
+    );
+  });
+
+  it('says in the preview which labels go and why', () => {
+    const text = renderPlanText(plan(terminating(registered()), DRAIN, NOW + 60_000));
+    expect(text).toContain(
+      `namespace team-a is terminating: the copied labels (${ENV}, ${TEAM}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the namespace is gone`,
     );
   });
 
