@@ -98,6 +98,8 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 {{- with $v.secretKey }}
 - {{ printf "--secret-key=%s" . | quote }}
 {{- end }}
+- {{ printf "--exec-credentials=%t" $v.execCredentials | quote }}
+- {{ printf "--drain-on-terminate=%t" $v.drainOnTerminate | quote }}
 - {{ printf "--interval=%s" $v.interval | quote }}
 - {{ printf "--demoted-ttl=%s" $v.demotedTTL | quote }}
 - {{ printf "--credential-refresh-window=%s" $v.credentialRefreshWindow | quote }}

@@ -27,8 +27,8 @@ still checks every key and type. Called first by acr.validate.
 {{- fail (printf "values: managedBy %q is not a label value: use letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 63 characters (e.g. managedBy: cluster-registrar)" $v.managedBy) -}}
 {{- end -}}
 {{- range $i, $p := $v.providers -}}
-{{- if not (regexMatch "^(k3k|vcluster|kamaji|capi|custom:[^=]+=[^,]+(,[^,]+)*)$" $p) -}}
-{{- fail (printf "values: providers[%d] is %q, which is not a provider: use k3k, vcluster, kamaji, capi, or custom:<secret-name-glob>=<key>[,<key>...] (e.g. providers: [vcluster] or providers: [\"custom:*-kubeconfig=kubeconfig\"])" $i $p) -}}
+{{- if not (regexMatch "^(k3k|vcluster|kamaji|capi|capa-eks|capz-aks|gke|custom:[^=]+=[^,;]+(,[^,;]+)*(;exec)?)$" $p) -}}
+{{- fail (printf "values: providers[%d] is %q, which is not a provider: use k3k, vcluster, kamaji, capi, capa-eks, capz-aks, gke, or custom:<secret-name-glob>=<key>[,<key>...][;exec] (e.g. providers: [vcluster] or providers: [\"custom:*-kubeconfig=kubeconfig\"])" $i $p) -}}
 {{- end -}}
 {{- end -}}
 {{- if not (regexMatch "^([-._a-zA-Z0-9]+)?$" $v.secretKey) -}}

@@ -105,7 +105,11 @@ describe('values.schema.json', () => {
     ],
     [
       { providers: ['vcluster', 'k3s'] },
-      'values: providers[1] is "k3s", which is not a provider: use k3k, vcluster, kamaji, capi, or custom:<secret-name-glob>=<key>[,<key>...] (e.g. providers: [vcluster] or providers: ["custom:*-kubeconfig=kubeconfig"])',
+      'values: providers[1] is "k3s", which is not a provider: use k3k, vcluster, kamaji, capi, capa-eks, capz-aks, gke, or custom:<secret-name-glob>=<key>[,<key>...][;exec] (e.g. providers: [vcluster] or providers: ["custom:*-kubeconfig=kubeconfig"])',
+    ],
+    [
+      { providers: ['custom:*-kc=value;exec;exec'] },
+      'values: providers[0] is "custom:*-kc=value;exec;exec", which is not a provider',
     ],
     [
       { secretKey: 'a/b' },
@@ -133,7 +137,7 @@ describe('values.schema.json', () => {
       targetNamespace: 'argo-cd',
       labelPrefix: 'registrar.example.com/',
       managedBy: 'Team_A.prod',
-      providers: ['kamaji', 'custom:*-kubeconfig=value,config'],
+      providers: ['kamaji', 'custom:*-kubeconfig=value,config', 'capa-eks', 'capz-aks', 'gke'],
       image: { digest: `sha256:${'ab'.repeat(32)}` },
     });
     expect(result.code, result.stderr).toBe(0);
@@ -142,6 +146,9 @@ describe('values.schema.json', () => {
   test('enums and ranges read as they are (the schema says what it wants)', async () => {
     expect(await rejection({ logFormat: 'xml' })).toContain(
       "at '/logFormat': value must be one of 'auto', 'text', 'json'",
+    );
+    expect(await rejection({ execCredentials: 'yes' })).toContain(
+      "at '/execCredentials': got string, want boolean",
     );
     expect(await rejection({ metrics: { port: 70000 } })).toContain(
       "at '/metrics/port': maximum: got 70,000, want 65,535",

@@ -81,8 +81,9 @@ describe('parseFlags', () => {
     expect(errors(['--intervall=5s'])[0]).toBe(
       'unknown flag --intervall (did you mean --interval?)',
     );
+    // --namespace is status's filter; elsewhere the message points at --target-namespace.
     expect(errors(['--namespace', 'x'])[0]).toContain(
-      'unknown flag --namespace (did you mean --target-namespace?)',
+      'the namespace ArgoCD reads is --target-namespace',
     );
     expect(errors(['--clusters=a'])[0]).toMatch(/^unknown flag --clusters/);
     // The unknown flag's value is not reported as a stray argument too.
@@ -138,6 +139,48 @@ describe('parseFlags', () => {
     ]);
   });
 
+  it('splits lists with the exec presets and a custom entry ending in ;exec', () => {
+    expect(
+      ok(['--provider', 'capa-eks,custom:*-kc=a,b;exec,capz-aks', '--provider=gke']).config
+        .providers,
+    ).toEqual(['capa-eks', 'custom:*-kc=a,b;exec', 'capz-aks', 'gke']);
+  });
+
+  it('reads --exec-credentials as a boolean core setting', () => {
+    expect(ok([]).config.execCredentials).toBeUndefined();
+    expect(ok(['--exec-credentials']).config.execCredentials).toBe(true);
+    expect(ok(['--exec-credentials=false']).config.execCredentials).toBe(false);
+    expect(ok([], { ACR_EXEC_CREDENTIALS: 'true' }).config.execCredentials).toBe(true);
+    expect(ok(['--drain-on-terminate']).config.drainOnTerminate).toBe(true);
+    expect(errors(['--exec-credentials=on'])).toEqual([
+      '--exec-credentials has invalid value "on": expected --exec-credentials, --exec-credentials=true or --exec-credentials=false',
+    ]);
+  });
+
+  it('reads the status command and its filters', () => {
+    const options = ok(['status', '--namespace', 'a,b', '--namespace=c', '--state=refused']);
+    expect(options).toMatchObject({
+      command: 'status',
+      statusNamespaces: ['a', 'b', 'c'],
+      statusStates: ['refused'],
+    });
+    expect(ok([]).command).toBe('run');
+    expect(ok(['status'], { ACR_STATE: 'stale,refused' }).statusStates).toEqual([
+      'stale',
+      'refused',
+    ]);
+  });
+
+  it('keeps the status filters to status, and the run modes out of it', () => {
+    expect(errors(['--namespace', 'a'])).toEqual([
+      '--namespace only applies to the status command (argocd-cluster-registrar status --namespace ...); the namespace ArgoCD reads is --target-namespace',
+    ]);
+    expect(errors(['status', '--once'])).toEqual([
+      '--once does not apply to status, which only reads: drop it',
+    ]);
+    expect(errors(['--once', 'status'])[0]).toContain('unexpected argument "status"');
+  });
+
   it('requires --once for --detailed-exitcode', () => {
     expect(errors(['--detailed-exitcode'])[0]).toContain('add --once');
     expect(ok(['--once', '--detailed-exitcode']).detailedExitcode).toBe(true);
@@ -176,6 +219,8 @@ describe('environment variables', () => {
       ACR_HEALTH_ADDR: ':9000',
       ACR_METRICS_ADDR: '',
       ACR_DETAILED_EXITCODE: 'true',
+      ACR_EXEC_CREDENTIALS: 'true',
+      ACR_DRAIN_ON_TERMINATE: 'true',
     });
     expect(options.config).toEqual({
       targetNamespace: 'argo',
@@ -185,6 +230,8 @@ describe('environment variables', () => {
       demotedTTL: '1h',
       credentialRefreshWindow: '24h',
       providers: ['vcluster', 'k3k'],
+      execCredentials: true,
+      drainOnTerminate: true,
     });
     expect(options).toMatchObject({
       once: true,
@@ -279,6 +326,7 @@ describe('helpers', () => {
     expect(splitProviderList('k3k, vcluster,')).toEqual(['k3k', 'vcluster']);
     expect(splitProviderList('custom:a-*=x,y,z')).toEqual(['custom:a-*=x,y,z']);
     expect(splitProviderList('bogus,k3k')).toEqual(['bogus', 'k3k']);
+    expect(splitProviderList('custom:a-*=x,y;exec,gke')).toEqual(['custom:a-*=x,y;exec', 'gke']);
   });
 
   it('documents every flag in --help with its default and variable, grouped', () => {

@@ -13,6 +13,11 @@ import { closest, parseListenAddress, splitProviderList } from './values.js';
 export type ValueSource = 'flag' | 'env' | 'default';
 
 export interface CliOptions {
+  /** `run` (the daemon or --once) or `status` (read-only report). */
+  readonly command: 'run' | 'status';
+  /** With status: the source namespaces and states to show (empty: all). */
+  readonly statusNamespaces: readonly string[];
+  readonly statusStates: readonly string[];
   /** Only the core settings that were given; parseConfig supplies defaults. */
   readonly config: ConfigInput;
   readonly once: boolean;
@@ -63,7 +68,9 @@ export function parseFlags(
   env: Readonly<Record<string, string | undefined>>,
 ): FlagParseResult {
   const errors: FlagError[] = [];
-  const tokens = tokenize(argv, errors);
+  // A command word comes first: `status`; anything else is the daemon or --once.
+  const command = argv[0] === 'status' ? 'status' : 'run';
+  const tokens = tokenize(command === 'status' ? argv.slice(1) : argv, errors);
   const fromEnv = readEnv(env);
   for (const problem of fromEnv.problems)
     errors.push({ flag: problem.variable, message: problem.message });
@@ -140,11 +147,21 @@ export function parseFlags(
       sources[setting.name] = value.source;
       (config as Record<string, unknown>)[setting.configKey] =
         value.values.flatMap(splitProviderList);
+    } else if (setting.kind === 'bool') {
+      const value = bool(setting.name);
+      if (value !== undefined) (config as Record<string, unknown>)[setting.configKey] = value;
     } else {
       const value = text(setting.name);
       if (value !== undefined) (config as Record<string, unknown>)[setting.configKey] = value;
     }
   }
+
+  const list = (name: string): readonly string[] => {
+    const value = raw(name);
+    if (value === undefined) return [];
+    sources[name] = value.source;
+    return value.values.flatMap((v) => v.split(',').map((part) => part.trim())).filter(Boolean);
+  };
 
   const kubeconfig = text('kubeconfig');
   const context = text('context');
@@ -153,6 +170,9 @@ export function parseFlags(
   const replaying = fromSnapshot !== undefined && fromSnapshot !== '';
   const { help, version } = tokens;
   const options: CliOptions = {
+    command,
+    statusNamespaces: list('namespace'),
+    statusStates: list('state'),
     config,
     once: replaying || (bool('once') ?? false),
     // Replaying a snapshot is a preview by definition: nothing to connect to, nothing to write.
@@ -180,6 +200,37 @@ export function parseFlags(
 
 function combinationErrors(options: CliOptions): FlagError[] {
   const errors: FlagError[] = [];
+  if (options.command === 'status') {
+    // status reads and reports; the run modes' flags have nothing to do there.
+    const runOnly = {
+      once: options.once,
+      'dry-run': options.dryRun,
+      'detailed-exitcode': options.detailedExitcode,
+      'save-snapshot': options.saveSnapshot !== undefined,
+      'from-snapshot': options.fromSnapshot !== undefined,
+      'leader-elect': options.leaderElect,
+    };
+    for (const [flag, given] of Object.entries(runOnly)) {
+      if (given) {
+        errors.push({
+          flag: `--${flag}`,
+          message: `--${flag} does not apply to status, which only reads: drop it`,
+        });
+      }
+    }
+  } else {
+    for (const [flag, values] of [
+      ['namespace', options.statusNamespaces],
+      ['state', options.statusStates],
+    ] as const) {
+      if (values.length > 0) {
+        errors.push({
+          flag: `--${flag}`,
+          message: `--${flag} only applies to the status command (argocd-cluster-registrar status --${flag} ...)${flag === 'namespace' ? '; the namespace ArgoCD reads is --target-namespace' : ''}`,
+        });
+      }
+    }
+  }
   if (options.detailedExitcode && !options.once) {
     errors.push({
       flag: '--detailed-exitcode',

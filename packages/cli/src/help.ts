@@ -14,6 +14,8 @@ export function renderHelp(version: string): string {
     'Usage:',
     '  argocd-cluster-registrar [flags]                 run as a daemon',
     '  argocd-cluster-registrar --once [--dry-run]      one pass (preview with --dry-run)',
+    '  argocd-cluster-registrar status [--output json]  what is registered, what is not, and why',
+    '                                                   (read-only: no lease, no writes, no Events)',
     '',
     'Every flag can also be set through the environment variable shown; a flag wins over its',
     'variable. Booleans accept --flag, --flag=true or --flag=false (variables: true or false).',
@@ -40,8 +42,9 @@ export function renderHelp(version: string): string {
     '  --version       print the version',
     '',
     'Exit codes: 0 success; 1 error (invalid flags, unreachable API server, failed pass);',
-    '2 with --once --detailed-exitcode when the pass found changes; 3 with --once --dry-run',
-    'when the API server would reject a change (shown beside it in the plan).',
+    '2 with --once --detailed-exitcode when the pass found changes; 2 from status when a',
+    'managed namespace is refused or stale; 3 with --once --dry-run when the API server',
+    'would reject a change (shown beside it in the plan).',
     '',
   );
   return lines.join('\n');

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Entry point: flags → config → the command (replay, once or daemon). One top-level catch
-// maps every failure to an exit code and a message that says what to do.
+// Entry point: flags → config → the command (status, replay, once or daemon). One top-level
+// catch maps every failure to an exit code and a message that says what to do.
 
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { parseConfig } from '@argocd-cluster-registrar/core';
+import { execCredentialsWarning, parseConfig } from '@argocd-cluster-registrar/core';
 import { runDaemon } from './commands/daemon.js';
 import { runOnce } from './commands/once.js';
 import { replaySnapshot } from './commands/replay.js';
+import { runStatus } from './commands/status.js';
 import { connect, serverOf } from './connect.js';
 import { EXIT_ERROR, EXIT_OK, UsageError } from './exit-codes.js';
 import { parseFlags } from './flags.js';
@@ -70,10 +71,14 @@ export async function main(io: Io): Promise<number> {
       write: io.stderr,
       color: colorFor(io, io.stderrIsTty),
     });
+    // One exec gate without the other still refuses exec kubeconfigs: rarely what was meant.
+    const execWarning = execCredentialsWarning(config);
+    if (execWarning !== undefined) logger.warn(execWarning);
     if (options.fromSnapshot !== undefined) return replaySnapshot(io, options, config);
 
     const access = connect(options);
     logger.debug('using kubeconfig', { source: access.source, server: serverOf(access) });
+    if (options.command === 'status') return await runStatus(io, options, config, access, logger);
     return options.once
       ? await runOnce(io, options, config, access, logger)
       : await runDaemon(options, config, access, logger);

@@ -48,6 +48,33 @@ describe('RegistrarMetrics', () => {
     expect(text.endsWith('\n')).toBe(true);
   });
 
+  it('counts exec registrations by their form, with no expiry series for them', () => {
+    const metrics = new RegistrarMetrics();
+    metrics.recordOutcomes([
+      outcome('a', 'registered', {
+        cluster: 'a',
+        credential: 'client-certificate',
+        credentialNotAfter: '2027-01-01T00:00:00Z',
+      }),
+      outcome('b', 'unchanged', { cluster: 'b', credential: 'exec' }),
+      outcome('c', 'registered', { cluster: 'c', credential: 'exec' }),
+    ]);
+    const text = metrics.render();
+    expect(text).toContain('registrar_registered_credentials{credential="exec"} 2\n');
+    expect(text).toContain('registrar_registered_credentials{credential="client-certificate"} 1\n');
+    expect(text).not.toMatch(/registrar_credential_expiry_timestamp_seconds\{cluster="[bc]"\}/);
+  });
+
+  it('counts drained registrations, with a zero series before any', () => {
+    const metrics = new RegistrarMetrics();
+    expect(metrics.render()).toContain('registrar_registrations{state="drained"} 0\n');
+    metrics.recordOutcomes([
+      outcome('a', 'drained', { cluster: 'a' }),
+      outcome('b', 'unchanged', { cluster: 'b' }),
+    ]);
+    expect(metrics.render()).toContain('registrar_registrations{state="drained"} 1\n');
+  });
+
   it('forgets clusters and refusal reasons that are gone', () => {
     const metrics = new RegistrarMetrics();
     metrics.recordOutcomes([

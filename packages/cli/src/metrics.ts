@@ -116,14 +116,17 @@ export class Histogram implements Series {
   }
 }
 
-const STATES: readonly OutcomeState[] = [
-  'registered',
-  'unchanged',
-  'waiting',
-  'refused',
-  'stale',
-  'skipped',
-];
+// A Record, so a new outcome state fails to compile until it has a series here.
+const STATE_SERIES: Readonly<Record<OutcomeState, true>> = {
+  registered: true,
+  unchanged: true,
+  waiting: true,
+  refused: true,
+  stale: true,
+  skipped: true,
+  drained: true,
+};
+const STATES = Object.keys(STATE_SERIES) as readonly OutcomeState[];
 
 /** The registrar's metrics, named as the chart's dashboards and alerts expect. */
 export class RegistrarMetrics {
@@ -134,6 +137,10 @@ export class RegistrarMetrics {
   readonly credentialExpiry = new Gauge(
     'registrar_credential_expiry_timestamp_seconds',
     'Expiry (Unix seconds) of the registered client certificate, by cluster.',
+  );
+  readonly credentials = new Gauge(
+    'registrar_registered_credentials',
+    'Registered clusters by credential form (client-certificate, bearer-token, basic-auth, exec); exec forms have no expiry.',
   );
   readonly refusals = new Gauge(
     'registrar_refusals',
@@ -181,7 +188,10 @@ export class RegistrarMetrics {
     const byState = new Map<string, number>(STATES.map((s) => [s, 0]));
     const byRefusal = new Map<string, number>();
     const expiry: { labels: LabelSet; value: number }[] = [];
+    const byCredential = new Map<string, number>();
     for (const outcome of outcomes) {
+      if (outcome.credential !== undefined)
+        byCredential.set(outcome.credential, (byCredential.get(outcome.credential) ?? 0) + 1);
       byState.set(outcome.state, (byState.get(outcome.state) ?? 0) + 1);
       if (outcome.state === 'refused' && outcome.reason !== undefined) {
         byRefusal.set(outcome.reason.code, (byRefusal.get(outcome.reason.code) ?? 0) + 1);
@@ -199,6 +209,9 @@ export class RegistrarMetrics {
       [...byRefusal].map(([reason, value]) => ({ labels: { reason }, value })),
     );
     this.credentialExpiry.replaceAll(expiry);
+    this.credentials.replaceAll(
+      [...byCredential].map(([credential, value]) => ({ labels: { credential }, value })),
+    );
   }
 
   render(): string {
@@ -206,6 +219,7 @@ export class RegistrarMetrics {
     const all: Series[] = [
       this.registrations,
       this.credentialExpiry,
+      this.credentials,
       this.refusals,
       this.passDuration,
       this.apiErrors,

@@ -1,10 +1,14 @@
 // Reports a source namespace's outcome when it changes, not on every pass: a log line
-// always, and a Kubernetes Event on the namespace (registered, refused and why, stale) when
-// this instance writes. `registered` and `unchanged` are one state for this purpose: a
-// credential refresh is not news.
+// always, and a Kubernetes Event on the namespace (registered, refused and why, stale,
+// drained) when this instance writes. `registered` and `unchanged` are one state for this
+// purpose: a credential refresh is not news.
 
 import type { NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
-import { mapBounded, recordNamespaceEvent } from '@argocd-cluster-registrar/k8s-adapter';
+import {
+  mapBounded,
+  recordNamespaceEvent,
+  recordSecretEvent,
+} from '@argocd-cluster-registrar/k8s-adapter';
 import type { ActionResult, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import type { Logger } from './logging.js';
 import type { PassReport } from './reconciler.js';
@@ -13,7 +17,7 @@ export const EVENT_COMPONENT = 'argocd-cluster-registrar';
 /** Events in flight at once; they are best-effort notes, never worth a burst. */
 const EVENT_CONCURRENCY = 8;
 
-type Category = 'registered' | 'waiting' | 'refused' | 'stale' | 'skipped';
+type Category = 'registered' | 'waiting' | 'refused' | 'stale' | 'skipped' | 'drained';
 
 interface Seen {
   readonly key: string;
@@ -21,6 +25,11 @@ interface Seen {
 
 export interface OutcomeEvent {
   readonly namespace: string;
+  /**
+   * Recorded on this registration Secret instead of the namespace: a terminating namespace
+   * accepts no new objects, Events included.
+   */
+  readonly onRegistration?: string;
   readonly type: 'Normal' | 'Warning';
   readonly reason: string;
   readonly message: string;
@@ -56,6 +65,9 @@ export class OutcomeReporter {
       // leaves it to be reported by the pass that does.
       const write = findWrite(pass.results, pass.plan, outcome);
       if (outcome.state === 'registered' && write?.status !== 'applied') continue;
+      // Likewise a drain planned this pass counts once it landed (an earlier one already did).
+      if (outcome.state === 'drained' && write !== undefined && write.status !== 'applied')
+        continue;
 
       this.seen.set(outcome.namespace, { key });
       this.log(outcome, category, previous === undefined);
@@ -68,15 +80,25 @@ export class OutcomeReporter {
     if (emitEvents && pass.applied) {
       // Bounded: after a first pass over thousands of namespaces, an unbounded fan-out opens
       // one TLS connection per Event at once (measured: +1 GiB resident at 10,000).
+      const registrations = new Map(
+        pass.snapshot.clusterSecrets
+          .filter((secret) => secret.namespace === this.targetNamespace)
+          .map((secret) => [secret.name, secret.uid]),
+      );
       await mapBounded(events, EVENT_CONCURRENCY, async (event) => {
-        const uid = uids.get(event.namespace);
-        if (uid === undefined) return;
-        const failure = await recordNamespaceEvent(
-          this.access,
-          { name: event.namespace, uid },
-          { type: event.type, reason: event.reason, message: event.message },
-          EVENT_COMPONENT,
-        );
+        const note = { type: event.type, reason: event.reason, message: event.message };
+        let failure;
+        if (event.onRegistration !== undefined) {
+          const uid = registrations.get(event.onRegistration);
+          if (uid === undefined) return;
+          const secret = { namespace: this.targetNamespace, name: event.onRegistration, uid };
+          failure = await recordSecretEvent(this.access, secret, note, EVENT_COMPONENT);
+        } else {
+          const uid = uids.get(event.namespace);
+          if (uid === undefined) return;
+          const ns = { name: event.namespace, uid };
+          failure = await recordNamespaceEvent(this.access, ns, note, EVENT_COMPONENT);
+        }
         if (failure !== undefined) {
           this.logger.debug('could not record event', {
             namespace: event.namespace,
@@ -138,6 +160,9 @@ export class OutcomeReporter {
         return;
       case 'stale':
         this.logger.warn('registration stale', { ...fields, detail: message });
+        return;
+      case 'drained':
+        this.logger.info('registration drained', { ...fields, detail: message });
         return;
       case 'skipped':
         // A missing cluster label is also a plan warning, logged by reportWarnings; a second
@@ -201,6 +226,15 @@ function eventFor(
         type: 'Warning',
         reason: 'Stale',
         message: `Registration kept but stale: ${outcome.reason?.message ?? 'the kubeconfig is missing or unusable'}`,
+      };
+    case 'drained':
+      // On the registration (in the target namespace): the terminating namespace refuses it.
+      return {
+        namespace,
+        onRegistration: `cluster-${outcome.cluster ?? ''}`,
+        type: 'Normal',
+        reason: 'Drained',
+        message: outcome.reason?.message ?? 'drained',
       };
     case 'waiting':
     case 'skipped':

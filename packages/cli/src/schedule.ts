@@ -48,6 +48,7 @@ const CURABLE_BY_KUBECONFIG: Readonly<Record<RefusalCode, boolean>> = {
   'credentials-missing': true,
   'file-reference': true,
   'exec-plugin': true,
+  'exec-unsupported': true,
   'auth-provider': true,
   impersonation: true,
   'proxy-url-invalid': true,

@@ -3,6 +3,7 @@
 // (env.ts), --help (help.ts) and the chart's values test are all derived from it, so a
 // setting cannot be added to one of them and forgotten in another.
 
+import { PROVIDER_PRESET_NAMES } from '@argocd-cluster-registrar/core';
 import type { ConfigInput } from '@argocd-cluster-registrar/core';
 
 export type OutputFormat = 'text' | 'json';
@@ -11,7 +12,14 @@ export type LogFormat = 'auto' | 'text' | 'json';
 export type SettingKind = 'string' | 'bool' | 'list' | 'enum' | 'duration' | 'addr';
 
 export type SettingGroup =
-  'Discovery' | 'Registration' | 'Timing' | 'Connection' | 'Run mode' | 'Output' | 'Runtime';
+  | 'Discovery'
+  | 'Registration'
+  | 'Timing'
+  | 'Connection'
+  | 'Run mode'
+  | 'Status'
+  | 'Output'
+  | 'Runtime';
 
 export const GROUPS: readonly SettingGroup[] = [
   'Discovery',
@@ -19,6 +27,7 @@ export const GROUPS: readonly SettingGroup[] = [
   'Timing',
   'Connection',
   'Run mode',
+  'Status',
   'Output',
   'Runtime',
 ];
@@ -89,7 +98,7 @@ const ROWS: readonly Row[] = [
     chart: { value: 'providers', example: ['vcluster'], passes: 'vcluster' },
     defaultText: 'k3k',
     placeholder: 'provider',
-    help: 'Provisioner preset (k3k, vcluster, kamaji, capi) or custom:<glob>=<key>[,<key>...]; repeatable, in precedence order (env: comma list). Not combinable with the two legacy flags.',
+    help: `Provisioner preset (${PROVIDER_PRESET_NAMES.join(', ')}) or custom:<glob>=<key>[,<key>...][;exec]; repeatable, in precedence order (env: comma list). Not combinable with the two legacy flags.`,
   },
   {
     name: 'secret-name-pattern',
@@ -120,6 +129,24 @@ const ROWS: readonly Row[] = [
     defaultText: 'argocd',
     placeholder: 'namespace',
     help: 'Namespace ArgoCD reads cluster Secrets from.',
+  },
+  {
+    name: 'exec-credentials',
+    kind: 'bool',
+    group: 'Registration',
+    configKey: 'execCredentials',
+    chart: { value: 'execCredentials', example: true, passes: 'true' },
+    defaultText: 'false',
+    help: "Translate exec kubeconfigs (EKS, AKS, GKE plugins) into ArgoCD's own forms, for providers that allow it (capa-eks, capz-aks, gke, custom:...;exec); off: they are refused.",
+  },
+  {
+    name: 'drain-on-terminate',
+    kind: 'bool',
+    group: 'Registration',
+    configKey: 'drainOnTerminate',
+    chart: { value: 'drainOnTerminate', example: true, passes: 'true' },
+    defaultText: 'false',
+    help: 'While a source namespace is terminating, remove the labels its registration copied from it (what ApplicationSet generators select on), so ArgoCD deletes the generated Applications while it can still reach the cluster; the registration is deleted once the namespace is gone.',
   },
   {
     name: 'interval',
@@ -211,12 +238,26 @@ const ROWS: readonly Row[] = [
     help: 'Hold a Lease in the target namespace; only the leader writes, standbys stay ready.',
   },
   {
+    name: 'namespace',
+    kind: 'list',
+    group: 'Status',
+    placeholder: 'namespace',
+    help: 'With status: only these source namespaces (repeatable; env: comma list).',
+  },
+  {
+    name: 'state',
+    kind: 'list',
+    group: 'Status',
+    placeholder: 'state',
+    help: 'With status: only rows in these states (registered, unchanged, waiting, refused, stale, skipped, drained, demoted, source-gone, pinned, foreign; repeatable; env: comma list).',
+  },
+  {
     name: 'output',
     kind: 'enum',
     group: 'Output',
     values: ['text', 'json'],
     defaultText: 'text',
-    help: 'Format of the plan printed by --once.',
+    help: 'Format of the plan printed by --once, and of status.',
   },
   {
     name: 'log-format',

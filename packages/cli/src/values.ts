@@ -1,12 +1,15 @@
 // Value syntax the settings share: provider lists, Go-style listen addresses, and the
 // nearest known name for a did-you-mean.
 
-import { PROVIDER_PRESETS } from '@argocd-cluster-registrar/core';
+import { PROVIDER_PRESET_NAMES } from '@argocd-cluster-registrar/core';
 
 // Custom providers carry their own comma list of keys (`custom:<glob>=<a>,<b>`), so a
-// fragment that does not start a new provider continues the previous custom entry.
+// fragment that does not start a new provider continues the previous custom entry (its
+// `;exec` option included: `custom:<glob>=a,b;exec`).
+const PRESETS: ReadonlySet<string> = new Set(PROVIDER_PRESET_NAMES);
+
 export function splitProviderList(text: string): string[] {
-  const presets: ReadonlySet<string> = new Set(Object.keys(PROVIDER_PRESETS));
+  const presets = PRESETS;
   const entries: string[] = [];
   for (const fragment of text.split(',')) {
     const piece = fragment.trim();

@@ -41,6 +41,8 @@ describe('parseConfig defaults', () => {
       intervalMs: 60_000,
       demotedTtlMs: 7 * 24 * 3_600_000,
       credentialRefreshWindowMs: 0,
+      execCredentials: false,
+      drainOnTerminate: false,
     });
   });
 
@@ -53,6 +55,8 @@ describe('parseConfig defaults', () => {
       interval: '60s',
       demotedTTL: '168h',
       credentialRefreshWindow: '0s',
+      execCredentials: false,
+      drainOnTerminate: false,
     });
     expect(valid({ ...CONFIG_DEFAULTS })).toEqual(valid({}));
   });
@@ -63,28 +67,36 @@ describe('parseConfig defaults', () => {
         targetNamespace: 'gitops',
         labelPrefix: 'registrar.example.com/',
         managedBy: 'team_a.prod-1',
-        providers: ['vcluster', 'capi', 'custom:*-kc=a.yaml,b'],
+        providers: ['vcluster', 'capi', 'custom:*-kc=a.yaml,b;exec', 'capa-eks'],
         interval: '1m30s',
         demotedTTL: '24h',
         credentialRefreshWindow: '720h',
+        execCredentials: true,
+        drainOnTerminate: true,
       }),
     ).toEqual({
       targetNamespace: 'gitops',
       labelPrefix: 'registrar.example.com/',
       managedBy: 'team_a.prod-1',
+      // The global exec gate rides on every provider, for the translator.
       providers: [
-        PROVIDER_PRESETS.vcluster,
-        PROVIDER_PRESETS.capi,
+        { ...PROVIDER_PRESETS.vcluster, execCredentials: true },
+        { ...PROVIDER_PRESETS.capi, execCredentials: true },
         {
           name: 'custom',
           secretNamePattern: '*-kc',
           keys: ['a.yaml', 'b'],
           loopbackRewrite: false,
+          execClouds: ['aws', 'azure', 'gcp'],
+          execCredentials: true,
         },
+        { ...PROVIDER_PRESETS['capa-eks'], execCredentials: true },
       ],
       intervalMs: 90_000,
       demotedTtlMs: 86_400_000,
       credentialRefreshWindowMs: 720 * 3_600_000,
+      execCredentials: true,
+      drainOnTerminate: true,
     });
   });
 });
@@ -226,20 +238,20 @@ describe('providers', () => {
       setting: 'providers',
       value: 'K3K',
       message:
-        'unknown provider; expected one of k3k, vcluster, kamaji, capi, or custom:<glob>=<key>[,<key>...] (for example custom:*-kubeconfig=value)',
+        'unknown provider; expected one of k3k, vcluster, kamaji, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)',
     });
   });
 
   it('refuses an empty list', () => {
     expect(onlyError({ providers: [] }).message).toBe(
-      'must list at least one provider, each one of k3k, vcluster, kamaji, capi, or custom:<glob>=<key>[,<key>...] (for example custom:*-kubeconfig=value)',
+      'must list at least one provider, each one of k3k, vcluster, kamaji, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)',
     );
   });
 
   it.each([
     [
       'custom:k3k-*',
-      'a custom provider needs "=" between the Secret-name glob and its keys; expected custom:<glob>=<key>[,<key>...]',
+      'a custom provider needs "=" between the Secret-name glob and its keys; expected custom:<glob>=<key>[,<key>...][;exec]',
     ],
     [
       'custom:=kubeconfig',
@@ -259,7 +271,7 @@ describe('providers', () => {
     ],
     [
       'custom:vc-*=a,a',
-      'lists a key twice; expected custom:<glob>=<key>[,<key>...] with distinct keys',
+      'lists a key twice; expected custom:<glob>=<key>[,<key>...][;exec] with distinct keys',
     ],
   ])('refuses %j', (entry, message) => {
     expect(onlyError({ providers: [entry] })).toEqual({

@@ -5,7 +5,7 @@
 import type { Config, Provider } from './types.js';
 import { DURATION_FORM, parseDuration } from './duration.js';
 import { validateGlob } from './glob.js';
-import { PROVIDER_PRESETS } from './providers.js';
+import { PROVIDER_PRESET_NAMES, PROVIDER_PRESETS } from './providers.js';
 
 export interface ConfigInput {
   targetNamespace?: string;
@@ -15,11 +15,19 @@ export interface ConfigInput {
   secretNamePattern?: string;
   /** Legacy (seed) setting: the key inside the Secret. Cannot be combined with `providers`. */
   secretKey?: string;
-  /** In precedence order: `k3k`, `vcluster`, `kamaji`, `capi` or `custom:<glob>=<key>[,<key>...]`. */
+  /**
+   * In precedence order: a preset (`k3k`, `vcluster`, `kamaji`, `capi`, `capa-eks`,
+   * `capz-aks`, `gke`) or `custom:<glob>=<key>[,<key>...][;exec]` (`;exec`: the provider
+   * allows exec translation, the provider half of the two exec gates).
+   */
   providers?: readonly string[];
   interval?: string;
   demotedTTL?: string;
   credentialRefreshWindow?: string;
+  /** The global exec gate (`--exec-credentials`, chart `execCredentials`); default false. */
+  execCredentials?: boolean;
+  /** Drain before deregistration (`--drain-on-terminate`, chart `drainOnTerminate`); default false. */
+  drainOnTerminate?: boolean;
 }
 
 export interface ConfigError {
@@ -44,6 +52,8 @@ export const CONFIG_DEFAULTS = {
   // A demoted (renamed-away) registration is kept a week so a reverted label restores it.
   demotedTTL: '168h',
   credentialRefreshWindow: '0s',
+  execCredentials: false,
+  drainOnTerminate: false,
 } as const satisfies Required<Omit<ConfigInput, 'secretNamePattern' | 'secretKey'>>;
 
 /**
@@ -57,7 +67,9 @@ export const LEGACY_DEFAULTS = {
 } as const;
 
 export const PROVIDER_FORM =
-  'one of k3k, vcluster, kamaji, capi, or custom:<glob>=<key>[,<key>...] (for example custom:*-kubeconfig=value)';
+  'one of k3k, vcluster, kamaji, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)';
+
+const CUSTOM_FORM = 'custom:<glob>=<key>[,<key>...][;exec]';
 
 const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
   'targetNamespace',
@@ -69,13 +81,14 @@ const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
   'interval',
   'demotedTTL',
   'credentialRefreshWindow',
+  'execCredentials',
+  'drainOnTerminate',
 ]);
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const SECRET_DATA_KEY = /^[-._a-zA-Z0-9]+$/;
-const PRESET_NAMES = ['k3k', 'vcluster', 'kamaji', 'capi'] as const;
-type PresetName = (typeof PRESET_NAMES)[number];
+type PresetName = (typeof PROVIDER_PRESET_NAMES)[number];
 
 const MIN_INTERVAL_MS = 1000;
 const INTERVAL_EXAMPLES = 'such as 30s, 60s, 1m30s or 5m';
@@ -148,6 +161,20 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     fail,
   );
 
+  const execCredentials = booleanSetting(
+    input,
+    'execCredentials',
+    CONFIG_DEFAULTS.execCredentials,
+    fail,
+  );
+
+  const drainOnTerminate = booleanSetting(
+    input,
+    'drainOnTerminate',
+    CONFIG_DEFAULTS.drainOnTerminate,
+    fail,
+  );
+
   const providers = providerSettings(input, fail, nameOf);
 
   if (
@@ -158,6 +185,8 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     intervalMs === undefined ||
     demotedTtlMs === undefined ||
     credentialRefreshWindowMs === undefined ||
+    execCredentials === undefined ||
+    drainOnTerminate === undefined ||
     providers === undefined
   ) {
     return { ok: false, errors };
@@ -168,10 +197,16 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
       targetNamespace,
       labelPrefix,
       managedBy,
-      providers,
+      // With the global gate on, each provider carries it too: a Translator sees only the
+      // provider, and both gates must be on.
+      providers: execCredentials
+        ? providers.map((provider) => ({ ...provider, execCredentials }))
+        : providers,
       intervalMs,
       demotedTtlMs,
       credentialRefreshWindowMs,
+      execCredentials,
+      drainOnTerminate,
     },
   };
 }
@@ -185,7 +220,7 @@ export function formatConfigError(error: ConfigError): string {
 export function parseProviderEntry(
   entry: string,
 ): { ok: true; provider: Provider } | { ok: false; message: string } {
-  if ((PRESET_NAMES as readonly string[]).includes(entry)) {
+  if ((PROVIDER_PRESET_NAMES as readonly string[]).includes(entry)) {
     return { ok: true, provider: PROVIDER_PRESETS[entry as PresetName] };
   }
   if (!entry.startsWith('custom:')) {
@@ -196,13 +231,25 @@ export function parseProviderEntry(
   if (equals < 0) {
     return {
       ok: false,
-      message: `a custom provider needs "=" between the Secret-name glob and its keys; expected custom:<glob>=<key>[,<key>...]`,
+      message: `a custom provider needs "=" between the Secret-name glob and its keys; expected ${CUSTOM_FORM}`,
     };
   }
   const pattern = body.slice(0, equals);
   const globProblem = secretNamePatternProblem(pattern);
   if (globProblem !== undefined) return { ok: false, message: globProblem };
-  const keys = body.slice(equals + 1).split(',');
+  // Options follow the keys after ";" (a character no Secret key or name may hold).
+  const [keyList = '', ...options] = body.slice(equals + 1).split(';');
+  for (const option of options) {
+    if (option !== 'exec') {
+      return {
+        ok: false,
+        message: `${JSON.stringify(option)} is not a custom provider option; the only one is ;exec (allow exec translation); expected ${CUSTOM_FORM}`,
+      };
+    }
+  }
+  if (options.length > 1)
+    return { ok: false, message: `lists ;exec twice; expected ${CUSTOM_FORM}` };
+  const keys = keyList.split(',');
   for (const key of keys) {
     const keyProblem = secretKeyProblem(key);
     if (keyProblem !== undefined) return { ok: false, message: keyProblem };
@@ -210,10 +257,10 @@ export function parseProviderEntry(
   if (new Set(keys).size !== keys.length) {
     return {
       ok: false,
-      message: 'lists a key twice; expected custom:<glob>=<key>[,<key>...] with distinct keys',
+      message: `lists a key twice; expected ${CUSTOM_FORM} with distinct keys`,
     };
   }
-  return { ok: true, provider: customProvider(pattern, keys) };
+  return { ok: true, provider: customProvider(pattern, keys, options.length > 0) };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -292,7 +339,9 @@ function providerSettings(
       continue;
     }
     // Same glob and keys twice can only be a mistake: the second entry could never win.
-    const identity = `${parsed.provider.secretNamePattern}=${parsed.provider.keys.join(',')}`;
+    // Exec presets share a glob (CAPA and GKE both write `<cluster>-user-kubeconfig`) but
+    // translate different plugins, so what a provider translates is part of its identity.
+    const identity = `${parsed.provider.secretNamePattern}=${parsed.provider.keys.join(',')};${(parsed.provider.execClouds ?? []).join('+')}`;
     const earlier = seen.get(identity);
     if (earlier !== undefined) {
       fail(
@@ -311,8 +360,19 @@ function providerSettings(
   return valid ? providers : undefined;
 }
 
-function customProvider(secretNamePattern: string, keys: readonly string[]): Provider {
-  return { name: 'custom', secretNamePattern, keys, loopbackRewrite: false };
+function customProvider(
+  secretNamePattern: string,
+  keys: readonly string[],
+  exec = false,
+): Provider {
+  // `;exec` allows every cloud the registrar translates: the kubeconfig's command picks one.
+  return {
+    name: 'custom',
+    secretNamePattern,
+    keys,
+    loopbackRewrite: false,
+    ...(exec ? { execClouds: ['aws', 'azure', 'gcp'] as const } : {}),
+  };
 }
 
 function secretNamePatternProblem(pattern: string): string | undefined {
@@ -395,6 +455,19 @@ function durationSetting(
     return undefined;
   }
   return parsed.ms;
+}
+
+function booleanSetting(
+  input: ConfigInput,
+  key: 'execCredentials' | 'drainOnTerminate',
+  fallback: boolean,
+  fail: Fail,
+): boolean | undefined {
+  const value: unknown = input[key];
+  if (value === undefined) return fallback;
+  if (typeof value === 'boolean') return value;
+  fail(key, value, 'must be true or false');
+  return undefined;
 }
 
 function display(value: unknown): string {

@@ -18,6 +18,7 @@ export { parseDuration, formatDuration, DURATION_FORM, type DurationResult } fro
 // Providers and kubeconfig translation
 export {
   PROVIDER_PRESETS,
+  PROVIDER_PRESET_NAMES,
   translateSecretKey,
   createSecretKeyTranslator,
   type SecretKeyTranslatorOptions,
@@ -28,6 +29,12 @@ export {
 } from './providers.js';
 export { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
 export { isCandidate, isNearMiss, NEAR_MISS_RECORD_LIMIT, type SecretKeys } from './near-misses.js';
+export {
+  execCredentialsWarning,
+  providerLabel,
+  EXEC_FLAG_HINT,
+  EXEC_PROVIDER_HINT,
+} from './exec-credentials/gates.js';
 export { normaliseServer, classifyServer, type ServerKind } from './server-address.js';
 export { matchGlob, validateGlob } from './glob.js';
 export { readCertificateFacts } from './x509.js';
@@ -61,6 +68,21 @@ export {
   type PlanSummary,
 } from './render-json.js';
 export { snapshotToJson, snapshotFromJson, SNAPSHOT_FORMAT_VERSION } from './snapshot-io.js';
+export {
+  statusRows,
+  credentialOf,
+  FAILING_STATES,
+  STATUS_FORMAT_VERSION,
+  type StatusRow,
+  type StatusState,
+} from './status-rows.js';
+export {
+  renderStatusText,
+  statusToJson,
+  statusFailing,
+  type RenderStatusOptions,
+  type StatusDocument,
+} from './render-status.js';
 
 // Exhaustiveness
 export { assertNever } from './assert-never.js';

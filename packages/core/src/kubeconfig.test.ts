@@ -78,6 +78,7 @@ describe('translateKubeconfig: a clean k3k kubeconfig', () => {
       server: SERVER,
       config: { tlsClientConfig: { insecure: false, caData: CA, certData: CERT, keyData: KEY } },
       warnings: [],
+      credential: 'client-certificate',
       clientCertificate: { issuer: CA_ISSUER, notAfter: CLIENT_NOT_AFTER },
     });
   });
@@ -638,12 +639,12 @@ describe('credentials', () => {
     ).toContain(expected);
   });
 
-  it('refuses exec plugins with the documented message', () => {
+  it('refuses exec plugins with the documented message, naming both gates', () => {
     const text = kubeconfig({
       user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws' } },
     });
     expect(refused(translateKubeconfig(text, K3K), 'exec-plugin')).toBe(
-      'namespace k3k-a, Secret k3k-a-kubeconfig key kubeconfig.yaml: the kubeconfig uses an exec plugin, which would run a command inside ArgoCD; use a kubeconfig with a client certificate or token',
+      `namespace k3k-a, Secret k3k-a-kubeconfig key kubeconfig.yaml: the kubeconfig uses an exec plugin ("aws"), which would run a command inside ArgoCD; use a kubeconfig with a client certificate or token; or, for an EKS, AKS or GKE plugin, have it translated into ArgoCD's own form: turn on --exec-credentials (chart value execCredentials) and use a provider that allows exec (capa-eks, capz-aks or gke, or a custom provider ending in ;exec (custom:<glob>=<key>;exec))`,
     );
   });
 

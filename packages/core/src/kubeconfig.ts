@@ -8,6 +8,7 @@
 import type {
   ArgoClusterConfig,
   CertificateFacts,
+  CredentialKind,
   Provider,
   Refusal,
   TranslationResult,
@@ -26,6 +27,8 @@ import {
   selectPair,
   type YamlMap,
 } from './kubeconfig-structure.js';
+import { isExecProblem, type ExecForm } from './exec-credentials/exec-block.js';
+import { translateExec } from './exec-credentials/translate-exec.js';
 
 export interface TranslateContext {
   readonly namespace: string;
@@ -124,6 +127,7 @@ interface TranslationDraft {
   server: string;
   config: ArgoClusterConfig;
   warnings: Warning[];
+  credential: CredentialKind;
   clientCertificate?: CertificateFacts;
 }
 
@@ -151,13 +155,14 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
     );
   }
 
-  // Commands and files would run or be read inside the ArgoCD pod: refused before anything else.
+  // Commands and files would run or be read inside the ArgoCD pod: refused before anything
+  // else, unless both exec gates are on and the plugin has an ArgoCD form of its own.
+  let execForm: ExecForm | undefined;
   if (present(user['exec'])) {
-    return new Problem(
-      'exec-plugin',
-      `the kubeconfig uses an exec plugin, which would run a command inside ArgoCD`,
-      CREDENTIAL_FIX,
-    );
+    const translated = translateExec(user['exec'], userOwner, context.provider);
+    if (isExecProblem(translated))
+      return new Problem(translated.code, translated.problem, translated.fix);
+    execForm = translated;
   }
   if (present(user['auth-provider'])) {
     return new Problem(
@@ -295,7 +300,20 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
   let credentials: { username: string; password: string } | { bearerToken: string } | undefined;
   let clientCertificate: CertificateFacts | undefined;
 
-  if (certField !== undefined || keyField !== undefined) {
+  if (execForm !== undefined) {
+    // client-go ignores an exec plugin when the user also has a certificate, token or
+    // password, so a kubeconfig with both means something other than what it would register.
+    const other = [certField ?? keyField, token, username ?? password].some(
+      (field) => field !== undefined,
+    );
+    if (other) {
+      return new Problem(
+        'exec-unsupported',
+        `${userOwner} has an exec plugin and also a client certificate, token or password, which kubectl would use instead`,
+        'keep one of them',
+      );
+    }
+  } else if (certField !== undefined || keyField !== undefined) {
     if (certField === undefined || keyField === undefined) {
       return new Problem(
         'client-cert-incomplete',
@@ -382,9 +400,18 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
       ? { bearerToken: credentials.bearerToken }
       : {}),
     tlsClientConfig,
+    ...execForm,
     ...(proxyUrl !== undefined ? { proxyUrl } : {}),
   };
-  const draft: TranslationDraft = { server, config, warnings };
+  const credential: CredentialKind =
+    execForm !== undefined
+      ? 'exec'
+      : clientCertificate !== undefined
+        ? 'client-certificate'
+        : credentials !== undefined && 'bearerToken' in credentials
+          ? 'bearer-token'
+          : 'basic-auth';
+  const draft: TranslationDraft = { server, config, warnings, credential };
   if (clientCertificate !== undefined) draft.clientCertificate = clientCertificate;
   return draft;
 }

@@ -52,6 +52,7 @@ function fakeTranslator(): { translate: Translator; calls: string[] } {
         server: value,
         config: { bearerToken: 't', tlsClientConfig: { insecure: false } },
         warnings: [],
+        credential: 'bearer-token',
       },
     };
   };
@@ -86,6 +87,29 @@ describe('PROVIDER_PRESETS', () => {
         preferredSecretType: 'cluster.x-k8s.io/secret',
         loopbackRewrite: false,
       },
+      'capa-eks': {
+        name: 'capa-eks',
+        secretNamePattern: '*-user-kubeconfig',
+        keys: ['value'],
+        preferredSecretType: 'cluster.x-k8s.io/secret',
+        loopbackRewrite: false,
+        execClouds: ['aws'],
+      },
+      'capz-aks': {
+        name: 'capz-aks',
+        secretNamePattern: '*-kubeconfig-user',
+        keys: ['value'],
+        loopbackRewrite: false,
+        execClouds: ['azure'],
+      },
+      gke: {
+        name: 'gke',
+        secretNamePattern: '*-user-kubeconfig',
+        keys: ['value'],
+        preferredSecretType: 'cluster.x-k8s.io/secret',
+        loopbackRewrite: false,
+        execClouds: ['gcp'],
+      },
     });
   });
 
@@ -96,6 +120,11 @@ describe('PROVIDER_PRESETS', () => {
     [vcluster, 'vc-config-my-vcluster', true],
     [kamaji, 'tenant-00-admin-kubeconfig', true],
     [capi, 'cluster-a-kubeconfig', true],
+    [PROVIDER_PRESETS['capa-eks'], 'eks-a-user-kubeconfig', true],
+    [PROVIDER_PRESETS['capa-eks'], 'eks-a-kubeconfig', false],
+    [PROVIDER_PRESETS['capz-aks'], 'aks-a-kubeconfig-user', true],
+    [PROVIDER_PRESETS['capz-aks'], 'aks-a-kubeconfig', false],
+    [PROVIDER_PRESETS.gke, 'gke-a-user-kubeconfig', true],
   ] as const)('%s glob vs %s', (provider, name, expected) => {
     expect(matchGlob(provider.secretNamePattern, name)).toBe(expected);
   });
@@ -113,6 +142,7 @@ describe('translateSecretKey', () => {
         server: 'https://api.child',
         config: { bearerToken: 'tok', tlsClientConfig: { insecure: false } },
         warnings: [],
+        credential: 'bearer-token',
       },
     });
   });

@@ -84,6 +84,29 @@ export function clusterConfigJson(config: ArgoClusterConfig): string {
   if (config.password !== undefined) out['password'] = config.password;
   if (config.bearerToken !== undefined) out['bearerToken'] = config.bearerToken;
   out['tlsClientConfig'] = tlsClientConfig;
+  if (config.awsAuthConfig !== undefined) {
+    const aws = config.awsAuthConfig;
+    out['awsAuthConfig'] = {
+      clusterName: aws.clusterName,
+      ...(aws.roleARN === undefined ? {} : { roleARN: aws.roleARN }),
+    };
+  }
+  if (config.execProviderConfig !== undefined) {
+    const exec = config.execProviderConfig;
+    // ArgoCD reads env as a map; sorted names keep equal configs equal bytes.
+    const env =
+      exec.env === undefined
+        ? undefined
+        : Object.fromEntries(
+            Object.entries(exec.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+          );
+    out['execProviderConfig'] = {
+      command: exec.command,
+      args: [...exec.args],
+      ...(env === undefined ? {} : { env }),
+      apiVersion: exec.apiVersion,
+    };
+  }
   if (config.proxyUrl !== undefined) out['proxyUrl'] = config.proxyUrl;
   return JSON.stringify(out);
 }

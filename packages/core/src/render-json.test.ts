@@ -134,6 +134,7 @@ describe('planToJson', () => {
         refused: 0,
         stale: 0,
         skipped: 0,
+        drained: 0,
         warnings: 1,
         withheld: 0,
       },
@@ -186,6 +187,7 @@ describe('planToJson', () => {
       refused: 0,
       stale: 0,
       skipped: 0,
+      drained: 0,
       warnings: 0,
       withheld: 0,
     });

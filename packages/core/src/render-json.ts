@@ -41,6 +41,7 @@ export interface PlanSummary {
   readonly refused: number;
   readonly stale: number;
   readonly skipped: number;
+  readonly drained: number;
   readonly warnings: number;
   /**
    * Verdicts and writes that incomplete input withheld (namespaces reported `unchanged` with
@@ -124,6 +125,7 @@ export function summarisePlan(plan: Plan): PlanSummary {
     refused: 0,
     stale: 0,
     skipped: 0,
+    drained: 0,
   };
   let withheld = 0;
   for (const outcome of plan.outcomes) {

@@ -149,6 +149,8 @@ export function describeReason(action: Action): string {
           return `namespace ${reason.namespace} claims this cluster again: the demoted registration is restored`;
         case 'taken-over':
           return `namespace ${reason.namespace} takes over the registration that namespace ${reason.previousNamespace} gave up`;
+        case 'drained':
+          return `namespace ${reason.namespace} is terminating: the copied labels (${reason.labels.join(', ')}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the namespace is gone`;
         default:
           return unreachable(reason);
       }

@@ -101,7 +101,11 @@ export interface UnreadNamespace {
 // ---------------------------------------------------------------------------------------
 // Configuration
 
-export type ProviderName = 'k3k' | 'vcluster' | 'kamaji' | 'capi' | 'custom';
+export type ProviderName =
+  'k3k' | 'vcluster' | 'kamaji' | 'capi' | 'capa-eks' | 'capz-aks' | 'gke' | 'custom';
+
+/** The cloud exec plugins the registrar can translate into ArgoCD's own forms. */
+export type ExecCloud = 'aws' | 'azure' | 'gcp';
 
 export interface Provider {
   /** Preset name, or `custom` (legacy flags or a `custom:<glob>=<key>[,<key>]` entry). */
@@ -114,6 +118,16 @@ export interface Provider {
   readonly preferredSecretType?: string;
   /** Loopback servers are rewritten to the provider's in-cluster Service (vcluster only). */
   readonly loopbackRewrite: boolean;
+  /**
+   * The provider's exec gate: the clouds whose exec plugins it may translate (capa-eks: aws,
+   * capz-aks: azure, gke: gcp; a custom entry ending in `;exec`: all three). Absent: none.
+   */
+  readonly execClouds?: readonly ExecCloud[];
+  /**
+   * The global exec gate (`Config.execCredentials`), copied onto every provider by
+   * parseConfig: a Translator sees only the provider, and both gates must be on.
+   */
+  readonly execCredentials?: boolean;
 }
 
 export interface Config {
@@ -131,6 +145,17 @@ export interface Config {
    * valid for longer than this. 0 disables deferral (write at most once per interval).
    */
   readonly credentialRefreshWindowMs: number;
+  /**
+   * The global exec gate (`--exec-credentials`): exec kubeconfigs of providers that allow it
+   * are translated into ArgoCD's own forms. Off by default.
+   */
+  readonly execCredentials: boolean;
+  /**
+   * Drain before deregistration (`--drain-on-terminate`): a terminating source namespace's
+   * registration loses the labels it copied from the namespace (what ApplicationSet
+   * generators select on) and is deleted once the namespace is gone. Off by default.
+   */
+  readonly drainOnTerminate: boolean;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -148,8 +173,23 @@ export interface ArgoClusterConfig {
     readonly certData?: string;
     readonly keyData?: string;
   };
+  /** ArgoCD runs `argocd-k8s-auth aws --cluster-name <clusterName> [--role-arn <roleARN>]`. */
+  readonly awsAuthConfig?: {
+    readonly clusterName: string;
+    readonly roleARN?: string;
+  };
+  /** ArgoCD runs `command args...` with `env` added to its own environment. */
+  readonly execProviderConfig?: {
+    readonly command: string;
+    readonly args: readonly string[];
+    readonly env?: Readonly<Record<string, string>>;
+    readonly apiVersion: string;
+  };
   readonly proxyUrl?: string;
 }
+
+/** The credential form a registration carries; `exec` forms have no expiry to report. */
+export type CredentialKind = 'client-certificate' | 'bearer-token' | 'basic-auth' | 'exec';
 
 export type RefusalCode =
   | 'kubeconfig-unreadable'
@@ -166,6 +206,7 @@ export type RefusalCode =
   | 'credentials-missing'
   | 'file-reference'
   | 'exec-plugin'
+  | 'exec-unsupported'
   | 'auth-provider'
   | 'impersonation'
   | 'proxy-url-invalid'
@@ -217,6 +258,7 @@ export interface Translation {
   readonly server: string;
   readonly config: ArgoClusterConfig;
   readonly warnings: readonly Warning[];
+  readonly credential: CredentialKind;
   readonly clientCertificate?: CertificateFacts;
 }
 
@@ -272,7 +314,9 @@ export type UpdateReason =
   | { readonly code: 'metadata-changed'; readonly namespace: string }
   | { readonly code: 'restored-from-demotion'; readonly namespace: string }
   /** A claimant takes over a registration its previous namespace gave up (renamed, gone, demoted). */
-  | { readonly code: 'taken-over'; readonly namespace: string; readonly previousNamespace: string };
+  | { readonly code: 'taken-over'; readonly namespace: string; readonly previousNamespace: string }
+  /** Its namespace is terminating: the copied labels go, so generators drop its Applications. */
+  | { readonly code: 'drained'; readonly namespace: string; readonly labels: readonly string[] };
 
 export type DemoteReason = {
   readonly code: 'renamed';
@@ -327,7 +371,15 @@ export type Action =
 
 export type ActionKind = Action['kind'];
 
-export type OutcomeState = 'registered' | 'unchanged' | 'waiting' | 'refused' | 'stale' | 'skipped';
+export type OutcomeState =
+  | 'registered'
+  | 'unchanged'
+  | 'waiting'
+  | 'refused'
+  | 'stale'
+  | 'skipped'
+  /** Terminating, with drain on: registered without its copied labels until it is gone. */
+  | 'drained';
 
 export interface NamespaceOutcome {
   readonly namespace: string;
@@ -342,6 +394,7 @@ export interface NamespaceOutcome {
           | 'waiting-for-kubeconfig'
           | 'credential-refresh-deferred'
           | 'terminating'
+          | 'drained'
           | 'cluster-label-missing'
           /** Part of the input this namespace's verdict rests on could not be read. */
           | 'input-incomplete';
@@ -353,6 +406,11 @@ export interface NamespaceOutcome {
   readonly rejected: readonly { readonly candidate: CandidateRef; readonly refusal: Refusal }[];
   /** Client certificate expiry of the registered credential, when known. */
   readonly credentialNotAfter?: Timestamp;
+  /**
+   * The registered credential's form, when a kubeconfig translated (`exec` forms never have
+   * a `credentialNotAfter`: ArgoCD fetches short-lived tokens itself).
+   */
+  readonly credential?: CredentialKind;
 }
 
 export interface Plan {

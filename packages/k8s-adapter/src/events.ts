@@ -1,5 +1,6 @@
 // Kubernetes Events on a source namespace, so `kubectl get events -n <ns>` tells its owner
-// what the registrar did with it. Best effort: a failure is returned, never thrown.
+// what the registrar did with it (or, while it terminates, on its registration Secret).
+// Best effort: a failure is returned, never thrown.
 
 import { hostname } from 'node:os';
 import { classifyApiError } from './api-failure.js';
@@ -25,6 +26,35 @@ export async function recordNamespaceEvent(
   event: NamespaceEvent,
   component: string,
 ): Promise<ApiFailure | undefined> {
+  // A Namespace is cluster-scoped; the event lives inside it, which the API server
+  // accepts only when involvedObject.namespace names the event's own namespace.
+  return recordEvent(
+    access,
+    { kind: 'Namespace', name: namespace.name, uid: namespace.uid, namespace: namespace.name },
+    event,
+    component,
+  );
+}
+
+/**
+ * An Event on a registration Secret in the target namespace: for news about a source
+ * namespace that is terminating, where the API server refuses new objects (Events too).
+ */
+export async function recordSecretEvent(
+  access: KubeAccess,
+  secret: { namespace: string; name: string; uid: string },
+  event: NamespaceEvent,
+  component: string,
+): Promise<ApiFailure | undefined> {
+  return recordEvent(access, { kind: 'Secret', ...secret }, event, component);
+}
+
+async function recordEvent(
+  access: KubeAccess,
+  involved: { kind: string; name: string; uid: string; namespace: string },
+  event: NamespaceEvent,
+  component: string,
+): Promise<ApiFailure | undefined> {
   const api = coreApiFor(access);
   const now = new Date();
   const fence = access.writeFence;
@@ -33,28 +63,20 @@ export async function recordNamespaceEvent(
     if (fence !== undefined && !fence.holds()) throw new LeadershipLost();
     await api.createNamespacedEvent(
       {
-        namespace: namespace.name,
+        namespace: involved.namespace,
         body: {
           apiVersion: 'v1',
           kind: 'Event',
           // client-go's naming: the object's name and a unique hex suffix.
           metadata: {
-            name: `${namespace.name}.${now.getTime().toString(16)}${Math.floor(
+            name: `${involved.name}.${now.getTime().toString(16)}${Math.floor(
               Math.random() * 0xffff,
             )
               .toString(16)
               .padStart(4, '0')}`,
-            namespace: namespace.name,
+            namespace: involved.namespace,
           },
-          // A Namespace is cluster-scoped; the event lives inside it, which the API server
-          // accepts only when involvedObject.namespace names the event's own namespace.
-          involvedObject: {
-            apiVersion: 'v1',
-            kind: 'Namespace',
-            name: namespace.name,
-            uid: namespace.uid,
-            namespace: namespace.name,
-          },
+          involvedObject: { apiVersion: 'v1', ...involved },
           type: event.type,
           reason: event.reason.slice(0, MAX_REASON),
           message:

@@ -19,7 +19,7 @@ export { watchManagedNamespaces } from './namespace-watch.js';
 export type { NamespaceWatch, NamespaceWatchHandlers } from './namespace-watch.js';
 export { createLeaderElector, leaseName } from './leader-election.js';
 export type { LeaderElector, LeaderElectionOptions } from './leader-election.js';
-export { recordNamespaceEvent } from './events.js';
+export { recordNamespaceEvent, recordSecretEvent } from './events.js';
 export { mapBounded } from './concurrency.js';
 export type { NamespaceEvent } from './events.js';
 export { createTranslationCache } from './translation-cache.js';

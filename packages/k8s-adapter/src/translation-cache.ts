@@ -40,6 +40,8 @@ export function createTranslationCache(translate: Translator): TranslationCache 
         provider.keys,
         provider.preferredSecretType ?? '',
         provider.loopbackRewrite,
+        provider.execClouds ?? [],
+        provider.execCredentials === true,
       ]);
       providerIds.set(provider, id);
     }

@@ -52,6 +52,21 @@ describe('start-up messages', () => {
     expect(run.stderr).not.toMatch(/secretKey|secretNamePattern/);
   });
 
+  it('warns at start-up when only one of the two exec gates is on', async () => {
+    // No cluster is needed: the warning comes before the connection (which fails here).
+    const missing = ['--kubeconfig', '/nonexistent/kubeconfig', '--log-format=text'];
+    const presetOnly = await runCli(['--once', '--provider', 'capa-eks', ...missing]);
+    expect(presetOnly.stderr).toContain(
+      'provider capa-eks allows exec translation, but --exec-credentials (chart value execCredentials) is off, so exec kubeconfigs are refused',
+    );
+    const flagOnly = await runCli(['--once', '--exec-credentials', ...missing], {});
+    expect(flagOnly.stderr).toContain(
+      '--exec-credentials (chart value execCredentials) is on, but no provider allows exec translation',
+    );
+    const both = await runCli(['--once', '--exec-credentials', '--provider=gke', ...missing]);
+    expect(both.stderr).not.toContain('exec translation');
+  });
+
   it('answers a bad boolean variable in variable terms', async () => {
     const run = await runCli([], { ACR_ONCE: '1' });
     expect(run.code).toBe(1);

@@ -11,6 +11,7 @@ import type { Action, DesiredSecret, UpdateReason, Warning } from '../types.js';
 import { compareClaim } from './compare.js';
 import { deferral } from './credential-churn.js';
 import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';
+import { drainage } from './drain.js';
 import type { Claim, Registration } from './model.js';
 import type { PassState } from './pass-state.js';
 import { demotion } from './rename.js';
@@ -112,10 +113,12 @@ export function emitRegistrationActions(state: PassState): void {
     // Written by a claim, or claimed by its own namespace (kept even when that claim failed).
     if (registration.targeted || registration.role === 'incumbent') continue;
     // Only a rename moves an active registration aside; a gone or demoted one may be deleted.
+    // A terminating namespace's registration is drained first, when drain is on (drain.ts).
     const action =
-      registration.source.kind === 'gone' || !registration.active
+      drainage(state, registration) ??
+      (registration.source.kind === 'gone' || !registration.active
         ? deletion(state, registration)
-        : demotion(state, registration);
+        : demotion(state, registration));
     if (action !== undefined && !withholdRemoval(state, registration, action))
       state.actions.push(action);
   }

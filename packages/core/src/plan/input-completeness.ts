@@ -108,7 +108,8 @@ export function withholdRemoval(
   action: Action,
 ): boolean {
   const unread = state.snapshot.clusterSecretsUnread;
-  if (unread === undefined) return false;
+  // A drain is a conditional update of an observed Secret: it adds no name or server.
+  if (unread === undefined || (action.kind !== 'demote' && action.kind !== 'delete')) return false;
   const verb = action.kind === 'demote' ? 'demoted' : 'deleted';
   warn(
     state,

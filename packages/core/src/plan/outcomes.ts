@@ -8,6 +8,7 @@ import type { CandidateRef, NamespaceOutcome } from '../types.js';
 import { nameClaimedRefusal, otherWinner } from './incumbency.js';
 import { unreadMessage } from './input-completeness.js';
 import { noKubeconfigLeft, waitingMessage } from './kubeconfig-choice.js';
+import { drainOutcome } from './drain.js';
 import type { Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 
@@ -26,6 +27,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
     const written = state.written.has(subject) || claim.target === undefined;
     const outcomeState = written ? 'registered' : 'unchanged';
     const notAfter = claim.translation.clientCertificate?.notAfter;
+    const credential = claim.translation.credential;
     // Last pass's outcome when it says the same (immutable data: sharing it is safe).
     const previous = subject.memo.outcome;
     if (
@@ -35,6 +37,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
       previous.source === chosen.candidate &&
       previous.state === outcomeState &&
       previous.credentialNotAfter === notAfter &&
+      previous.credential === credential &&
       previous.reason === undefined
     )
       return previous;
@@ -44,6 +47,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
       rejected,
       source: chosen.candidate,
       state: outcomeState,
+      credential,
     };
     if (notAfter !== undefined) fresh.credentialNotAfter = notAfter;
     subject.memo.outcome = fresh;
@@ -58,6 +62,9 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
     chosen === undefined ? {} : { source: chosen.candidate };
   const kept = subject.registrations.map((registration) => registration.secret.name);
   if (subject.terminating) {
+    // Drain on (drain.ts): the registration is kept without its copied labels.
+    const drained = drainOutcome(state, subject, base);
+    if (drained !== undefined) return drained;
     const message = `namespace ${namespace} is terminating; ${kept.length === 0 ? 'nothing is registered for it' : `${kept.join(', ')} is kept until it is gone, so ArgoCD can still finalise its Applications`}`;
     return {
       ...base,
@@ -93,6 +100,8 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
       ...source,
       state: 'unchanged',
       reason: { code: 'credential-refresh-deferred', message: deferral.message },
+      // Deferred writes are credential-only changes: the registered form is the claim's.
+      ...(claim?.translation === undefined ? {} : { credential: claim.translation.credential }),
       ...(deferral.notAfter === undefined ? {} : { credentialNotAfter: deferral.notAfter }),
     };
   }

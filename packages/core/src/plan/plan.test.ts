@@ -230,6 +230,7 @@ describe('no-op', () => {
       },
       rejected: [],
       credentialNotAfter: '2027-11-29T17:57:37Z',
+      credential: 'client-certificate',
     });
   });
 

@@ -7,6 +7,7 @@
 // foreign Secrets appear; the present world is planned against that.
 
 import fc from 'fast-check';
+import { PROVIDER_PRESETS } from '../providers.js';
 import type { Config, ObservedSecret, Snapshot, SourceLookup } from '../types.js';
 import {
   DAY,
@@ -39,7 +40,27 @@ const CREDENTIALS: Readonly<Record<string, Credentials>> = {
   token1: { token: 'token-one' },
   token2: { token: 'token-two' },
   basic: { username: 'admin', password: 'hunter2' },
+  // Exec plugins of the three clouds, translated because PROPERTY_CONFIG has both gates on.
+  eks: { exec: 'aws-iam-authenticator', args: ['token', '-i', 'prod'] },
+  eksRegion: {
+    exec: 'aws',
+    args: ['--region', 'eu-west-1', 'eks', 'get-token', '--cluster-name', 'prod'],
+  },
+  aks: {
+    exec: 'kubelogin',
+    args: [
+      'get-token',
+      '--server-id',
+      '6dae42f8-4368-4678-94ff-3960e28e3630',
+      '--login',
+      'azurecli',
+    ],
+  },
+  gke: { exec: 'gke-gcloud-auth-plugin' },
 };
+
+/** Credentials that register an exec form, for reporting how often the properties meet one. */
+export const EXEC_CREDENTIALS: ReadonlySet<string> = new Set(['eks', 'eksRegion', 'aks', 'gke']);
 
 export type KubeconfigSpec =
   | {
@@ -73,7 +94,15 @@ export const kubeconfigSpecArb: fc.Arbitrary<KubeconfigSpec> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('valid' as const),
       server: fc.constantFrom(...SERVER_POOL),
-      credentials: fc.constantFrom(...Object.keys(CREDENTIALS)),
+      credentials: fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc.constantFrom(
+            ...Object.keys(CREDENTIALS).filter((name) => !EXEC_CREDENTIALS.has(name)),
+          ),
+        },
+        { weight: 2, arbitrary: fc.constantFrom(...EXEC_CREDENTIALS) },
+      ),
       insecure: fc.boolean(),
       otherCa: fc.boolean(),
     }),
@@ -285,7 +314,14 @@ export const renamingInputArb: fc.Arbitrary<PlannerInput> = fc.oneof(
     }),
 );
 
-export const PROPERTY_CONFIG: Config = testConfig();
+// Both exec gates on (the k3k glob, allowing every cloud's plugin), so generated exec
+// kubeconfigs are translated and their registrations held to ArgoCD's rules too.
+export const PROPERTY_CONFIG: Config = testConfig({
+  execCredentials: true,
+  providers: [
+    { ...PROVIDER_PRESETS.k3k, execClouds: ['aws', 'azure', 'gcp'], execCredentials: true },
+  ],
+});
 
 // ---------------------------------------------------------------------------------------
 // From specs to snapshots

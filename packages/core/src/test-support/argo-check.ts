@@ -3,6 +3,7 @@
 
 import { decodeBase64, decodeBase64Text, encodeBase64 } from '../base64.js';
 import { classifyServer } from '../server-address.js';
+import { execFormProblems } from '../test-fixtures/argo-config-check.js';
 
 const isPaddedBase64 = (value: string): boolean => {
   const bytes = decodeBase64(value);
@@ -40,10 +41,12 @@ export function registrationProblems(data: Readonly<Record<string, string>>): st
     )
       problems.push(`${key} is not padded standard base64`);
   }
+  problems.push(...execFormProblems(config));
   const forms = [
     tls['certData'] !== undefined && tls['keyData'] !== undefined,
     config['bearerToken'] !== undefined,
     config['username'] !== undefined && config['password'] !== undefined,
+    config['awsAuthConfig'] !== undefined || config['execProviderConfig'] !== undefined,
   ].filter(Boolean).length;
   if (forms !== 1) problems.push(`${forms} credential forms`);
   if ((tls['certData'] === undefined) !== (tls['keyData'] === undefined))

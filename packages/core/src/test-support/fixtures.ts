@@ -47,6 +47,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     intervalMs: MINUTE,
     demotedTtlMs: DAY,
     credentialRefreshWindowMs: 0,
+    execCredentials: false,
+    drainOnTerminate: false,
     ...overrides,
   };
 }
@@ -97,7 +99,7 @@ export type Credentials =
   | { readonly cert: string; readonly key: string }
   | { readonly token: string }
   | { readonly username: string; readonly password: string }
-  | { readonly exec: string };
+  | { readonly exec: string; readonly args?: readonly string[] };
 
 export interface KubeconfigOptions {
   readonly server?: string;
@@ -135,6 +137,9 @@ export function kubeconfigYaml(options: KubeconfigOptions = {}): string {
       'exec:',
       '  apiVersion: client.authentication.k8s.io/v1',
       `  command: ${credentials.exec}`,
+      ...(credentials.args === undefined
+        ? []
+        : ['  args:', ...credentials.args.map((arg) => `  - ${JSON.stringify(arg)}`)]),
     );
   }
   return kubeconfigText({

@@ -46,6 +46,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     intervalMs: 60_000,
     demotedTtlMs: 7 * 24 * 3600_000,
     credentialRefreshWindowMs: 0,
+    execCredentials: false,
+    drainOnTerminate: false,
     ...overrides,
   };
 }

@@ -1,0 +1,72 @@
+// An exec block → one of ArgoCD's own forms, when both gates are on and the plugin is one
+// the provider's cloud translates. Each cloud's rules live in its own module.
+
+import type { ExecCloud, Provider } from '../types.js';
+import { translateAws, AWS_COMMANDS } from './aws.js';
+import { translateAzure, AZURE_COMMANDS } from './azure.js';
+import {
+  execCommandOf,
+  isExecProblem,
+  problem,
+  readExecBlock,
+  type ExecBlock,
+  type ExecForm,
+  type ExecProblem,
+} from './exec-block.js';
+import { execGateProblem, providerLabel } from './gates.js';
+import { translateGcp, GCP_COMMANDS } from './gcp.js';
+
+interface CloudTranslation {
+  readonly commands: readonly string[];
+  /** What the cloud translates, for messages. */
+  readonly plugins: string;
+  readonly preset: string;
+  readonly translate: (block: ExecBlock, owner: string) => ExecForm | ExecProblem;
+}
+
+const CLOUDS: Readonly<Record<ExecCloud, CloudTranslation>> = {
+  aws: {
+    commands: AWS_COMMANDS,
+    plugins: 'aws-iam-authenticator token and aws eks get-token',
+    preset: 'capa-eks',
+    translate: translateAws,
+  },
+  azure: {
+    commands: AZURE_COMMANDS,
+    plugins: 'kubelogin get-token',
+    preset: 'capz-aks',
+    translate: translateAzure,
+  },
+  gcp: {
+    commands: GCP_COMMANDS,
+    plugins: 'gke-gcloud-auth-plugin',
+    preset: 'gke',
+    translate: translateGcp,
+  },
+};
+
+const CLOUD_ORDER: readonly ExecCloud[] = ['aws', 'azure', 'gcp'];
+
+export function translateExec(
+  exec: unknown,
+  owner: string,
+  provider: Provider,
+): ExecForm | ExecProblem {
+  const gate = execGateProblem(provider, execCommandOf(exec));
+  if (gate !== undefined) return gate;
+  const block = readExecBlock(exec, owner);
+  if (isExecProblem(block)) return block;
+  const allowed = provider.execClouds ?? [];
+  const cloud = CLOUD_ORDER.find((candidate) => CLOUDS[candidate].commands.includes(block.command));
+  if (cloud === undefined || !allowed.includes(cloud)) {
+    const translates = allowed.map((each) => CLOUDS[each].plugins).join('; ');
+    return problem(
+      'exec-unsupported',
+      `the exec plugin of ${owner} runs ${JSON.stringify(block.command)}, which provider ${providerLabel(provider)} does not translate (it translates ${translates})`,
+      cloud === undefined
+        ? 'use a kubeconfig with a client certificate or token: only EKS, AKS and GKE plugins have an ArgoCD form (commands by name, not by path)'
+        : `use the ${CLOUDS[cloud].preset} provider for it`,
+    );
+  }
+  return CLOUDS[cloud].translate(block, owner);
+}

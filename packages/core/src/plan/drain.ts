@@ -1,0 +1,103 @@
+// Drain before deregistration (opt-in, Config.drainOnTerminate). While a source namespace
+// is terminating its registration is kept (deletion needs proof that the namespace is gone,
+// source-proof.ts), but with drain on it loses the labels it copied from the namespace: those
+// are what ApplicationSet cluster generators select on, so ArgoCD removes the generated
+// Applications while it can still reach the cluster to run their finalizers. Everything
+// that makes the Secret a registration, and ours, stays: ArgoCD's secret-type label, our
+// reserved labels (managed-by, cluster, source-namespace[-uid], provider, prune…), other
+// owners' labels, every annotation and the data. The registration itself is deleted only
+// once the namespace is provably gone, as without drain.
+
+import { hasPrefix, type LabelKeys } from '../label-keys.js';
+import { diffSecret } from '../render-diff.js';
+import type { Action, DesiredSecret, Labels, NamespaceOutcome, ObservedSecret } from '../types.js';
+import type { Registration, Subject } from './model.js';
+import { warn, type PassState } from './pass-state.js';
+import { observedRef, sortedSecret } from './secret-fields.js';
+
+/** The labels a registration carries that were copied from its namespace, sorted. */
+export function copiedLabels(labels: Labels, keys: LabelKeys): string[] {
+  return Object.keys(labels)
+    .filter((key) => hasPrefix(keys, key) && !keys.reserved.has(key))
+    .sort();
+}
+
+/** The registration without its copied labels; data, annotations and other labels as they are. */
+export function drainedSecret(existing: ObservedSecret, keys: LabelKeys): DesiredSecret {
+  const labels: Record<string, string> = {};
+  for (const key in existing.labels) {
+    const value = existing.labels[key];
+    if (value !== undefined && !(hasPrefix(keys, key) && !keys.reserved.has(key)))
+      labels[key] = value;
+  }
+  return {
+    namespace: existing.namespace,
+    name: existing.name,
+    type: 'Opaque',
+    labels,
+    annotations: existing.annotations,
+    data: existing.data,
+  };
+}
+
+/** The namespace whose termination drains `registration`, when drain applies to it. */
+function drainingSubject(state: PassState, registration: Registration): Subject | undefined {
+  if (!state.config.drainOnTerminate || !registration.active) return undefined;
+  const source = registration.source;
+  if (source.kind !== 'managed' || !source.subject.terminating) return undefined;
+  return source.subject;
+}
+
+/**
+ * The update that drains an active registration of a terminating namespace; `undefined` when
+ * drain is off, the namespace is not terminating, nothing is left to remove, or
+ * `<prefix>prune=disabled` keeps the registration as it is (with a warning).
+ */
+export function drainage(state: PassState, registration: Registration): Action | undefined {
+  const subject = drainingSubject(state, registration);
+  if (subject === undefined) return undefined;
+  const removed = copiedLabels(registration.secret.labels, state.keys);
+  if (removed.length === 0) return undefined;
+  if (registration.pruneDisabled) {
+    warn(
+      state,
+      'prune-disabled',
+      `${registration.secret.name} is not drained although namespace ${subject.namespace.name} is terminating: it carries ${state.keys.prune}=disabled`,
+      subject.namespace.name,
+      registration.secret.name,
+    );
+    return undefined;
+  }
+  const secret = sortedSecret(drainedSecret(registration.secret, state.keys));
+  return {
+    kind: 'update',
+    cluster: registration.cluster,
+    target: observedRef(registration.secret),
+    secret,
+    changes: diffSecret(registration.secret, secret),
+    reason: { code: 'drained', namespace: subject.namespace.name, labels: removed },
+  };
+}
+
+/**
+ * The outcome of a terminating namespace whose registrations are drained (this pass or
+ * before); `undefined` when drain does not apply and the plain `terminating` outcome stands.
+ */
+export function drainOutcome(
+  state: PassState,
+  subject: Subject,
+  base: Pick<NamespaceOutcome, 'namespace' | 'cluster' | 'rejected'>,
+): NamespaceOutcome | undefined {
+  if (!state.config.drainOnTerminate || !subject.terminating) return undefined;
+  const drained = subject.registrations.filter((registration) => !registration.pruneDisabled);
+  if (drained.length === 0) return undefined;
+  const names = drained.map((registration) => registration.secret.name).join(', ');
+  return {
+    ...base,
+    state: 'drained',
+    reason: {
+      code: 'drained',
+      message: `namespace ${subject.namespace.name} is terminating; ${names} stays registered without the labels copied from the namespace, so ApplicationSet generators that select on them remove its Applications while ArgoCD can still reach the cluster; it is deleted once the namespace is gone`,
+    },
+  };
+}

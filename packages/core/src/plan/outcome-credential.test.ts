@@ -1,0 +1,84 @@
+// The outcome names the registered credential's form (metrics count registrations by it,
+// `status` shows it), from the claim's translation: on a write, on a no-op, and while a
+// credential-only change is deferred.
+
+import { describe, expect, it } from 'vitest';
+import { createPlanMemo, plan } from './index.js';
+import { parseConfig } from '../config.js';
+import {
+  MINUTE,
+  NOW,
+  outcomeOf,
+  PEM,
+  scenario,
+  serverOf,
+  settle,
+  testConfig,
+} from '../test-support/fixtures.js';
+import { capaUserKubeconfig } from '../test-fixtures/cloud-kubeconfigs.js';
+import type { Credentials } from '../test-support/fixtures.js';
+
+describe('NamespaceOutcome.credential', () => {
+  it.each<[string, Credentials]>([
+    ['client-certificate', PEM.client],
+    ['bearer-token', { token: 'not-a-real-token' }],
+    ['basic-auth', { username: 'admin', password: 'not-a-real-password' }],
+  ])('is %s for a registration with that credential', (credential, credentials) => {
+    const world = scenario().child('team-a', { credentials }).build();
+    const written = plan(world, testConfig(), NOW);
+    expect(outcomeOf(written, 'team-a')).toMatchObject({ state: 'registered', credential });
+    const settled = settle(world, testConfig(), NOW);
+    expect(outcomeOf(plan(settled, testConfig(), NOW + MINUTE), 'team-a')).toMatchObject({
+      state: 'unchanged',
+      credential,
+    });
+  });
+
+  it('is exec for a translated exec kubeconfig, which has no certificate expiry', () => {
+    const parsed = parseConfig({ providers: ['capa-eks'], execCredentials: true });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const world = scenario()
+      .namespace('team-a', { cluster: 'prod-eks' })
+      .kubeconfig('team-a', {
+        name: 'prod-user-kubeconfig',
+        key: 'value',
+        type: 'cluster.x-k8s.io/secret',
+        text: capaUserKubeconfig('prod'),
+      })
+      .build();
+    const outcome = outcomeOf(plan(world, parsed.config, NOW), 'team-a');
+    expect(outcome.credential).toBe('exec');
+    expect(outcome.credentialNotAfter).toBeUndefined();
+  });
+
+  it('is kept on the deferral outcome of a credential-only change', () => {
+    const registered = settle(scenario().child('team-a').build(), testConfig(), NOW);
+    const reminted = scenario(registered)
+      .kubeconfig('team-a', { server: serverOf('team-a'), credentials: PEM.client2 })
+      .build();
+    expect(outcomeOf(plan(reminted, testConfig(), NOW + 30_000), 'team-a')).toMatchObject({
+      reason: { code: 'credential-refresh-deferred' },
+      credential: 'client-certificate',
+    });
+  });
+
+  it('follows a change of form when the outcome is reused from a warm memo', () => {
+    const memo = createPlanMemo();
+    const withToken = scenario()
+      .child('team-a', { credentials: { token: 'not-a-real-token' } })
+      .build();
+    const settled = settle(withToken, testConfig(), NOW);
+    expect(outcomeOf(plan(settled, testConfig(), NOW, { memo }), 'team-a').credential).toBe(
+      'bearer-token',
+    );
+    const withCert = scenario(settled)
+      .kubeconfig('team-a', {
+        server: serverOf('team-a'),
+        credentials: PEM.client,
+        resourceVersion: '2',
+      })
+      .build();
+    const switched = plan(settle(withCert, testConfig(), NOW), testConfig(), NOW, { memo });
+    expect(outcomeOf(switched, 'team-a').credential).toBe('client-certificate');
+  });
+});
