@@ -24,3 +24,7 @@ export { mapBounded } from './concurrency.js';
 export type { NamespaceEvent } from './events.js';
 export { createTranslationCache } from './translation-cache.js';
 export type { TranslationCache } from './translation-cache.js';
+export { createWatchGatherer } from './watch-gatherer.js';
+export type { WatchGatherer, WatchGathererOptions, WatchGathererStats } from './watch-gatherer.js';
+export type { WorldChange, WatchName } from './world-cache.js';
+export type { ListWatchStats, ListWatchTiming } from './list-watch.js';
