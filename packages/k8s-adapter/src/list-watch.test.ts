@@ -68,10 +68,20 @@ describe('startListWatch', () => {
     await secret(namespace, 'unrelated');
     const { started, errors } = secretsIn(namespace);
     watch = started;
-    await vi.waitFor(() => expect(started.synced()).toBe(true), { timeout: 20_000 });
+    await vi.waitFor(
+      () => {
+        expect(started.synced()).toBe(true);
+      },
+      { timeout: 20_000 },
+    );
     await secret(namespace, 'k3k-b-kubeconfig');
     await secret(namespace, 'other');
-    await vi.waitFor(() => expect(started.store.size).toBe(2), { timeout: 10_000 });
+    await vi.waitFor(
+      () => {
+        expect(started.store.size).toBe(2);
+      },
+      { timeout: 10_000 },
+    );
     for (const kept of started.store.values()) {
       expect(kept.fields).not.toContain('data');
       expect(kept.fields).toContain('metadata');
@@ -81,7 +91,12 @@ describe('startListWatch', () => {
       `${namespace}/k3k-b-kubeconfig`,
     ]);
     await h.core.deleteNamespacedSecret({ namespace, name: 'k3k-a-kubeconfig' });
-    await vi.waitFor(() => expect(started.store.size).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(
+      () => {
+        expect(started.store.size).toBe(1);
+      },
+      { timeout: 10_000 },
+    );
     expect(started.stats().lists).toBe(1);
     expect(errors).toEqual([]);
   });
@@ -93,21 +108,32 @@ describe('startListWatch', () => {
     proxy = await startCutProxy(h.access);
     const { started } = secretsIn(namespace, proxy.access);
     watch = started;
-    await vi.waitFor(() => expect(started.stats().watches).toBe(1), { timeout: 20_000 });
+    await vi.waitFor(
+      () => {
+        expect(started.stats().watches).toBe(1);
+      },
+      { timeout: 20_000 },
+    );
     // An event first, so the watch has moved past the list's version.
     await secret(namespace, 'k3k-b-kubeconfig');
-    await vi.waitFor(() => expect(started.store.size).toBe(2), { timeout: 10_000 });
+    await vi.waitFor(
+      () => {
+        expect(started.store.size).toBe(2);
+      },
+      { timeout: 10_000 },
+    );
 
     proxy.cut();
     // Changed while the stream is down: the resumed watch replays it from the version kept.
     await secret(namespace, 'k3k-c-kubeconfig');
     await h.core.deleteNamespacedSecret({ namespace, name: 'k3k-a-kubeconfig' });
     await vi.waitFor(
-      () =>
+      () => {
         expect([...started.store.keys()].sort()).toEqual([
           `${namespace}/k3k-b-kubeconfig`,
           `${namespace}/k3k-c-kubeconfig`,
-        ]),
+        ]);
+      },
       { timeout: 20_000 },
     );
     const stats = started.stats();
@@ -126,12 +152,22 @@ describe('startListWatch', () => {
     await secret(namespace, 'k3k-b-kubeconfig');
     const { started, errors } = secretsIn(namespace, h.access, '1');
     watch = started;
-    await vi.waitFor(() => expect(started.store.size).toBe(2), { timeout: 20_000 });
+    await vi.waitFor(
+      () => {
+        expect(started.store.size).toBe(2);
+      },
+      { timeout: 20_000 },
+    );
     const stats = started.stats();
     // Listed exactly when the server said the version was gone.
     expect(stats.lists).toBe(stats.expired);
     await secret(namespace, 'k3k-c-kubeconfig');
-    await vi.waitFor(() => expect(started.store.size).toBe(3), { timeout: 10_000 });
+    await vi.waitFor(
+      () => {
+        expect(started.store.size).toBe(3);
+      },
+      { timeout: 10_000 },
+    );
     expect(errors).toEqual([]);
   });
 
@@ -141,9 +177,19 @@ describe('startListWatch', () => {
     await secret(namespace, 'k3k-a-kubeconfig');
     const { started } = secretsIn(namespace);
     watch = started;
-    await vi.waitFor(() => expect(started.stats().watches).toBe(1), { timeout: 20_000 });
+    await vi.waitFor(
+      () => {
+        expect(started.stats().watches).toBe(1);
+      },
+      { timeout: 20_000 },
+    );
     started.resync();
-    await vi.waitFor(() => expect(started.stats().watches).toBe(2), { timeout: 20_000 });
+    await vi.waitFor(
+      () => {
+        expect(started.stats().watches).toBe(2);
+      },
+      { timeout: 20_000 },
+    );
     expect(started.stats().lists).toBe(2);
     expect(started.store.size).toBe(1);
   });

@@ -148,6 +148,9 @@ export function startListWatch<T extends Versioned>(
   let retryTimer: NodeJS.Timeout | undefined;
   let connecting = false;
 
+  const isStopped = (): boolean => stopped;
+  const isAborted = (controller: AbortController): boolean => controller.signal.aborted;
+
   const schedule = (delayMs: number): void => {
     if (stopped || retryTimer !== undefined) return;
     retryTimer = setTimeout(() => {
@@ -275,8 +278,9 @@ export function startListWatch<T extends Versioned>(
         headersTimeoutMs: timing.requestTimeoutMs,
       });
     } catch (err) {
-      if (stopped) return;
-      if (controller.signal.aborted) {
+      // stop() or resync() may have run while the request was in flight.
+      if (isStopped()) return;
+      if (isAborted(controller)) {
         schedule(0);
         return;
       }

@@ -66,8 +66,12 @@ export async function rawGet(access: KubeAccess, get: RawGet): Promise<IncomingM
         return;
       }
       readBody(res, 64 * 1024).then(
-        (body) => reject(new HttpStatusError(status, body)),
-        (err: unknown) => reject(err instanceof Error ? err : new Error(String(err))),
+        (body) => {
+          reject(new HttpStatusError(status, body));
+        },
+        (err: unknown) => {
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
       );
     });
     req.end();
@@ -83,9 +87,13 @@ export function readBody(res: IncomingMessage, limitBytes = Infinity): Promise<s
       size += chunk.length;
       if (size <= limitBytes) chunks.push(chunk);
     });
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('end', () => {
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
     res.on('error', reject);
-    res.on('aborted', () => reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
+    res.on('aborted', () => {
+      reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    });
   });
 }
 

@@ -156,9 +156,14 @@ describe('createWatchGatherer', () => {
         { 'kubeconfig.yaml': kubeconfig('https://a.example.test:6443', h.plane.caPem) },
       ),
     });
-    await vi.waitFor(() => expect(changes.flatMap((c) => c.namespaces)).toContain(a), {
-      timeout: 10_000,
-    });
+    await vi.waitFor(
+      () => {
+        expect(changes.flatMap((c) => c.namespaces)).toContain(a);
+      },
+      {
+        timeout: 10_000,
+      },
+    );
 
     const rotated = await watched.refresh([a]);
     expect(rotated.requests).toBe(1);

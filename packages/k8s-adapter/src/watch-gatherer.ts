@@ -85,7 +85,9 @@ export function createWatchGatherer(
   });
   const resyncTimer =
     options.resyncPeriodMs > 0
-      ? setInterval(() => cache.resync(), options.resyncPeriodMs).unref()
+      ? setInterval(() => {
+          cache.resync();
+        }, options.resyncPeriodMs).unref()
       : undefined;
 
   // Views rebuilt only when what they are made of changed.

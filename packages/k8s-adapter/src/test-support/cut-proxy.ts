@@ -55,7 +55,9 @@ export async function startCutProxy(access: KubeAccess): Promise<CutProxy> {
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of open) socket.destroy();
-        server.close(() => resolve());
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }
