@@ -42,7 +42,7 @@ still checks every key and type. Called first by acr.validate.
 {{- end -}}
 {{- end -}}
 {{- if lt (float64 (include "acr.durationSeconds" $v.interval)) 1.0 -}}
-{{- fail (printf "values: interval %q is shorter than the minimum of 1s: a full pass re-reads every kubeconfig (e.g. interval: 60s)" $v.interval) -}}
+{{- fail (printf "values: interval %q is shorter than the minimum of 1s: a full pass re-plans every registration (e.g. interval: 60s)" $v.interval) -}}
 {{- end -}}
 {{- if lt (float64 (include "acr.durationSeconds" $v.resyncPeriod)) 60.0 -}}
 {{- fail (printf "values: resyncPeriod %q is shorter than the minimum of 1m: each re-list reads every Secret's metadata (e.g. resyncPeriod: 10m)" $v.resyncPeriod) -}}
