@@ -160,9 +160,11 @@ export class Daemon {
   async stop(): Promise<void> {
     if (this.stopping) return this.loop;
     this.stopping = true;
+    // First, so a pass still waiting for the watches' first lists goes on at once (with an
+    // incomplete, deletion-free snapshot) instead of holding SIGTERM up.
+    this.gatherer?.stop();
     this.notify();
     await this.loop;
-    this.gatherer?.stop();
     await this.elector?.stop();
     this.options.metrics.leader.set({}, 0);
   }

@@ -1,4 +1,7 @@
+import { createServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { KubeConfig } from '@kubernetes/client-node';
 import { kubeconfigText, testChildPlane, uniqueName } from '@argocd-cluster-registrar/testkit';
 import { plan } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
@@ -181,5 +184,42 @@ describe('createWatchGatherer', () => {
     expect(configJson.tlsClientConfig.caData).toBe(Buffer.from(h.plane.caPem).toString('base64'));
     expect((await watched.full()).requests).toBe(0);
     expect(watched.stats().translationMisses).toBe(0);
+  });
+
+  it('ends a pass still waiting for the first lists when stopped, as incomplete', async () => {
+    // Accepts connections and never answers, not even the TLS handshake.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [
+        {
+          name: 'silent',
+          server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+          skipTLSVerify: true,
+        },
+      ],
+      users: [{ name: 'u', token: 'x' }],
+      contexts: [{ name: 'c', cluster: 'silent', user: 'u' }],
+      currentContext: 'c',
+    });
+    const stalled = createWatchGatherer({ kubeConfig, source: 'silent' }, testConfig(), {
+      onChange: () => undefined,
+      onError: () => undefined,
+      resyncPeriodMs: 0,
+    });
+    const pending = stalled.full();
+    stalled.stop();
+    const result = await pending;
+    expect(result.failures.map((f) => f.scope).sort()).toEqual([
+      'watch cluster secrets',
+      'watch namespaces',
+      'watch owned secrets',
+      'watch secret metadata',
+    ]);
+    expect(result.requests).toBe(0);
+    for (const socket of held) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
   });
 });

@@ -91,7 +91,12 @@ export function startWorldCache(
   const changed = (names: readonly string[]): void => {
     options.onChange({ namespaces: names, all: false });
   };
+  let stopped = false;
   const settleCheck = (): void => {
+    if (stopped) {
+      for (const resolve of waiters.splice(0)) resolve();
+      return;
+    }
     for (const [name, watch] of watches)
       if (!watch.synced() && watch.failing() === undefined && !listedOnce.has(name)) return;
     for (const resolve of waiters.splice(0)) resolve();
@@ -253,6 +258,7 @@ export function startWorldCache(
       };
     },
     stop() {
+      stopped = true;
       for (const watch of watches.values()) watch.stop();
       for (const resolve of waiters.splice(0)) resolve();
     },
