@@ -220,6 +220,10 @@ describe('createWatchGatherer', () => {
     ]);
     expect(result.requests).toBe(0);
     for (const socket of held) socket.destroy();
-    await new Promise<void>((resolve) => silent.close(() => resolve()));
+    await new Promise<void>((resolve) =>
+      silent.close(() => {
+        resolve();
+      }),
+    );
   });
 });
