@@ -12,6 +12,8 @@ export interface CutProxy {
   connections(): number;
   /** Destroys every open connection (both sides). */
   cut(): void;
+  /** While held, every new connection is dropped at once (the server is unreachable). */
+  hold(held: boolean): void;
   close(): Promise<void>;
 }
 
@@ -19,8 +21,13 @@ export async function startCutProxy(access: KubeAccess): Promise<CutProxy> {
   const upstream = new URL(access.kubeConfig.getCurrentCluster()?.server ?? '');
   const open = new Set<Socket>();
   let accepted = 0;
+  let holding = false;
   const server = createServer((client) => {
     accepted += 1;
+    if (holding) {
+      client.destroy();
+      return;
+    }
     const backend = connect(Number(upstream.port), upstream.hostname);
     open.add(client);
     open.add(backend);
@@ -51,6 +58,9 @@ export async function startCutProxy(access: KubeAccess): Promise<CutProxy> {
     cut() {
       for (const socket of open) socket.destroy();
       open.clear();
+    },
+    hold(held) {
+      holding = held;
     },
     close: () =>
       new Promise<void>((resolve) => {
