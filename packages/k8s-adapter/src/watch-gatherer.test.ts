@@ -15,6 +15,7 @@ import {
   createNamespace,
   host,
   opaque,
+  restrictedAccess,
   testConfig,
 } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
@@ -225,5 +226,30 @@ describe('createWatchGatherer', () => {
         resolve();
       }),
     );
+  });
+
+  it('reports a watch it may not open as a failure, and proves nothing from what it lacks', async () => {
+    const config = testConfig();
+    await arrange(config);
+    // Everything but watching Secrets.
+    const access = await restrictedAccess(h, config.targetNamespace, [
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] },
+    ]);
+    gatherer = createWatchGatherer(access, config, {
+      onChange: () => undefined,
+      onError: () => undefined,
+      resyncPeriodMs: 0,
+    });
+    const result = await gatherer.full();
+    const failed = result.failures.map((f) => `${f.scope}: ${f.failure.kind}`).sort();
+    expect(failed).toEqual([
+      'watch cluster secrets: forbidden',
+      'watch owned secrets: forbidden',
+      'watch secret metadata: forbidden',
+    ]);
+    // The gone source namespace is not looked up, so nothing can be proven gone.
+    for (const lookup of Object.values(result.snapshot.sourceLookups))
+      expect(lookup.state).toBe('unknown');
   });
 });
