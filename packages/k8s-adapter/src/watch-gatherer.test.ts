@@ -236,11 +236,14 @@ describe('createWatchGatherer', () => {
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] },
     ]);
+    const refused = new Set<string>();
     gatherer = createWatchGatherer(access, config, {
       onChange: () => undefined,
-      onError: () => undefined,
+      onError: (watch) => refused.add(watch),
       resyncPeriodMs: 0,
     });
+    // The lists are allowed and complete; each watch is refused right after its list.
+    await vi.waitFor(() => expect(refused.size).toBe(3), { timeout: 20_000 });
     const result = await gatherer.full();
     const failed = result.failures.map((f) => `${f.scope}: ${f.failure.kind}`).sort();
     expect(failed).toEqual([
