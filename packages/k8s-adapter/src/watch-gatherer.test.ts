@@ -243,7 +243,12 @@ describe('createWatchGatherer', () => {
       resyncPeriodMs: 0,
     });
     // The lists are allowed and complete; each watch is refused right after its list.
-    await vi.waitFor(() => expect(refused.size).toBe(3), { timeout: 20_000 });
+    await vi.waitFor(
+      () => {
+        expect(refused.size).toBe(3);
+      },
+      { timeout: 20_000 },
+    );
     const result = await gatherer.full();
     const failed = result.failures.map((f) => `${f.scope}: ${f.failure.kind}`).sort();
     expect(failed).toEqual([
