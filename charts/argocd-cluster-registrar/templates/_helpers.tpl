@@ -101,6 +101,7 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 - {{ printf "--exec-credentials=%t" $v.execCredentials | quote }}
 - {{ printf "--drain-on-terminate=%t" $v.drainOnTerminate | quote }}
 - {{ printf "--interval=%s" $v.interval | quote }}
+- {{ printf "--resync-period=%s" $v.resyncPeriod | quote }}
 - {{ printf "--demoted-ttl=%s" $v.demotedTTL | quote }}
 - {{ printf "--credential-refresh-window=%s" $v.credentialRefreshWindow | quote }}
 - {{ printf "--dry-run=%t" $v.dryRun | quote }}

@@ -34,15 +34,18 @@ still checks every key and type. Called first by acr.validate.
 {{- if not (regexMatch "^([-._a-zA-Z0-9]+)?$" $v.secretKey) -}}
 {{- fail (printf "values: secretKey %q is not a Secret data key: use letters, digits, '-', '_' and '.' (e.g. secretKey: kubeconfig.yaml), or leave it empty" $v.secretKey) -}}
 {{- end -}}
-{{- $examples := dict "interval" "60s" "demotedTTL" "168h" "credentialRefreshWindow" "24h" -}}
-{{- range $key := list "interval" "demotedTTL" "credentialRefreshWindow" -}}
+{{- $examples := dict "interval" "60s" "demotedTTL" "168h" "credentialRefreshWindow" "24h" "resyncPeriod" "10m" -}}
+{{- range $key := list "interval" "demotedTTL" "credentialRefreshWindow" "resyncPeriod" -}}
 {{- $d := index $v $key -}}
 {{- if not (regexMatch "^(0|((\\d+(\\.\\d*)?|\\.\\d+)(ns|us|µs|μs|ms|s|m|h))+)$" $d) -}}
 {{- fail (printf "values: %s %q is not a duration: write a number followed by a unit (ns, us, ms, s, m, h), units may be combined%s (e.g. %s: %s, or 1m30s)" $key $d (ternary "" ", or 0" (eq $key "interval")) $key (get $examples $key)) -}}
 {{- end -}}
 {{- end -}}
 {{- if lt (float64 (include "acr.durationSeconds" $v.interval)) 1.0 -}}
-{{- fail (printf "values: interval %q is shorter than the minimum of 1s: a full pass re-reads every kubeconfig (e.g. interval: 60s)" $v.interval) -}}
+{{- fail (printf "values: interval %q is shorter than the minimum of 1s: a full pass re-plans every registration (e.g. interval: 60s)" $v.interval) -}}
+{{- end -}}
+{{- if lt (float64 (include "acr.durationSeconds" $v.resyncPeriod)) 60.0 -}}
+{{- fail (printf "values: resyncPeriod %q is shorter than the minimum of 1m: each re-list reads every Secret's metadata (e.g. resyncPeriod: 10m)" $v.resyncPeriod) -}}
 {{- end -}}
 {{- if not (regexMatch "^(sha256:[a-f0-9]{64})?$" $v.image.digest) -}}
 {{- fail (printf "values: image.digest %q is not an image digest: write sha256: followed by 64 lower-case hex digits (e.g. image.digest: sha256:%s), or leave it empty to use image.tag" $v.image.digest (repeat 64 "0")) -}}

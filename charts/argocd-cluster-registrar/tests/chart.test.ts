@@ -81,6 +81,7 @@ describe('default render', () => {
       '--exec-credentials=false',
       '--drain-on-terminate=false',
       '--interval=60s',
+      '--resync-period=10m',
       '--demoted-ttl=168h',
       '--credential-refresh-window=0s',
       '--dry-run=false',
@@ -137,11 +138,11 @@ describe('default render', () => {
 });
 
 describe('RBAC', () => {
-  test('the ClusterRole reads namespaces, lists secrets and creates events, nothing else', async () => {
+  test('the ClusterRole reads namespaces, reads and watches secrets and creates events, nothing else', async () => {
     const rules = rulesOf(find(await render(), 'ClusterRole'));
     expect(rules).toEqual([
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: [''], resources: ['secrets'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create'] },
     ]);
   });

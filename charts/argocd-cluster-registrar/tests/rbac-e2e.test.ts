@@ -352,9 +352,8 @@ describe('the chart RBAC on a real API server (default values)', () => {
 
   test('the identity cannot read what it does not need', async () => {
     const api = installation.tokenApi;
-    await denied('get a Secret by name (reads go through list)', () =>
-      api.readNamespacedSecret({ name: 'anything', namespace: installation.targetNamespace }),
-    );
+    // Secrets may be got and watched (the daemon watches their metadata and reads a changed
+    // kubeconfig once): neither grants more than the cluster-wide list already does.
     await denied('list ConfigMaps', () => api.listConfigMapForAllNamespaces());
     await denied('list ConfigMaps in targetNamespace', () =>
       api.listNamespacedConfigMap({ namespace: installation.targetNamespace }),
@@ -362,9 +361,6 @@ describe('the chart RBAC on a real API server (default values)', () => {
     await denied('list Pods', () => api.listPodForAllNamespaces());
     await denied('list ServiceAccounts', () => api.listServiceAccountForAllNamespaces());
     await denied('list Events', () => api.listEventForAllNamespaces());
-    await denied('watch Secrets', () =>
-      api.listSecretForAllNamespaces({ watch: true, timeoutSeconds: 1 }),
-    );
   });
 
   test('the identity cannot change namespaces or use Leases without leader election', async () => {

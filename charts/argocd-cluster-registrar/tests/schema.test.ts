@@ -77,7 +77,15 @@ describe('values.schema.json', () => {
     ],
     [
       { interval: '500ms' },
-      'values: interval "500ms" is shorter than the minimum of 1s: a full pass re-reads every kubeconfig (e.g. interval: 60s)',
+      'values: interval "500ms" is shorter than the minimum of 1s: a full pass re-plans every registration (e.g. interval: 60s)',
+    ],
+    [
+      { resyncPeriod: '30s' },
+      'values: resyncPeriod "30s" is shorter than the minimum of 1m: each re-list reads every Secret\'s metadata (e.g. resyncPeriod: 10m)',
+    ],
+    [
+      { resyncPeriod: '10' },
+      'values: resyncPeriod "10" is not a duration: write a number followed by a unit (ns, us, ms, s, m, h), units may be combined, or 0 (e.g. resyncPeriod: 10m, or 1m30s)',
     ],
     [
       { demotedTTL: '7d' },

@@ -128,6 +128,17 @@ function openFds(pid: number): number {
   }
 }
 
+/** CPU seconds (user + system) the process has used, from /proc/<pid>/stat (100 ticks/s). */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 function readStatus(pid: number): { rssKiB: number; hwmKiB: number } | undefined {
   let text: string;
   try {
@@ -435,6 +446,8 @@ interface Result {
   readonly registrations: number;
   readonly unchanged: number;
   readonly writesDuringSteady: number;
+  /** CPU seconds a minute over the steady window (from one full pass to the next). */
+  readonly steadyCpuPerMinute: number;
   readonly totalMs: number;
 }
 
@@ -508,6 +521,7 @@ function renderRun(r: Result, load: string, startedLoad: string, build: string):
     `| mean pass duration over the steady passes | ${r.steadyPassMs === undefined ? '—' : `${(r.steadyPassMs / 1000).toFixed(2)} s`} |`,
     `| registrations listed / outcome \`unchanged\` in the last pass | ${r.registrations} / ${r.unchanged} |`,
     `| writes during the steady passes | ${r.writesDuringSteady} |`,
+    `| CPU over the steady window (user + system, /proc/<pid>/stat) | ${r.steadyCpuPerMinute.toFixed(2)} CPU-seconds a minute |`,
     `| whole run (plane up → daemon stopped) | ${secs(r.totalMs)} |`,
     `<!-- memory-bench:n=${r.n}${VARIANT}:end -->`,
   ].join('\n');
@@ -645,7 +659,9 @@ async function main(): Promise<void> {
       );
 
       // 2. Two further full passes; the steady window is the interval ending with the last.
-      const passMarks: { t: number; series: Series[] }[] = [{ t: now(), series: series ?? [] }];
+      const passMarks: { t: number; series: Series[]; cpu: number }[] = [
+        { t: now(), series: series ?? [], cpu: cpuSeconds(pid) },
+      ];
       let passesSeen = 0;
       const passDeadline = now() + (STEADY_PASSES + 2) * (INTERVAL_S * 1000) + 5 * 60_000;
       while (passesSeen < STEADY_PASSES) {
@@ -656,7 +672,7 @@ async function main(): Promise<void> {
         if (current === undefined) continue;
         if (fullOk(current) >= p0 + passesSeen + 1) {
           passesSeen = fullOk(current) - p0;
-          passMarks.push({ t: now(), series: current });
+          passMarks.push({ t: now(), series: current, cpu: cpuSeconds(pid) });
           const last = samples[samples.length - 1];
           say(
             `full pass ${passesSeen}/${STEADY_PASSES} after registration done; RSS ${fmt(last?.rssKiB)}`,
@@ -708,6 +724,11 @@ async function main(): Promise<void> {
         unchanged: total(finalSeries, 'registrar_registrations', { state: 'unchanged' }),
         writesDuringSteady:
           total(lastMark, 'registrar_actions_total') - total(firstMark, 'registrar_actions_total'),
+        steadyCpuPerMinute:
+          (((passMarks[passMarks.length - 1]?.cpu ?? NaN) -
+            (passMarks[passMarks.length - 2]?.cpu ?? NaN)) *
+            60_000) /
+          Math.max(1, windowEnd - windowStart),
         totalMs: 0,
       };
       clearInterval(sampler);

@@ -37,6 +37,15 @@ describe('parseFlags', () => {
     expect(options.kubeconfig).toBeUndefined();
   });
 
+  it('takes a resync period of at least a minute, 10m by default', () => {
+    expect(ok([]).resyncPeriodMs).toBe(600_000);
+    expect(ok(['--resync-period', '30m']).resyncPeriodMs).toBe(1_800_000);
+    expect(ok([], { ACR_RESYNC_PERIOD: '1h' }).resyncPeriodMs).toBe(3_600_000);
+    expect(errors(['--resync-period=30s'])).toEqual([
+      '--resync-period has invalid value "30s": expected a duration of at least 1m such as 5m, 10m, 30m or 1h',
+    ]);
+  });
+
   it('reads --flag value and --flag=value forms', () => {
     const options = ok([
       '--target-namespace',

@@ -4,6 +4,7 @@
 // share one set of rules and messages. An unknown flag or ACR_* variable is an error,
 // never ignored: a stale invocation must fail loudly.
 
+import { parseDuration } from '@argocd-cluster-registrar/core';
 import type { ConfigInput } from '@argocd-cluster-registrar/core';
 import { envForm, readEnv } from './env.js';
 import { FLAGS, describeSource, settingNamed } from './settings.js';
@@ -28,6 +29,8 @@ export interface CliOptions {
   readonly trace: boolean;
   readonly detailedExitcode: boolean;
   readonly leaderElect: boolean;
+  /** Daemon only: how often every watch re-lists (milliseconds). */
+  readonly resyncPeriodMs: number;
   readonly kubeconfig?: string;
   readonly context?: string;
   /** With --once: where to write the gathered snapshot. */
@@ -59,6 +62,8 @@ interface Tokens {
   readonly help: boolean;
   readonly version: boolean;
 }
+
+export const DEFAULT_RESYNC_PERIOD_MS = 600_000;
 
 const FLAG_BY_NAME = new Map(FLAGS.map((s) => [s.name, s]));
 
@@ -137,6 +142,21 @@ export function parseFlags(
     return fallback;
   };
 
+  const duration = (name: string, fallbackMs: number, minimumMs: number): number => {
+    const value = single(name);
+    if (value === undefined) return fallbackMs;
+    const parsed = parseDuration(value.text);
+    if (parsed.ok && parsed.ms >= minimumMs) return parsed.ms;
+    const setting = settingOf(name);
+    invalid(
+      setting,
+      value.source,
+      value.text,
+      `a duration of at least 1m such as ${setting.examples ?? '10m'}`,
+    );
+    return fallbackMs;
+  };
+
   // Core settings, straight off the table: core validates their values.
   const config: ConfigInput = {};
   for (const setting of FLAGS) {
@@ -181,6 +201,8 @@ export function parseFlags(
     trace: bool('trace') ?? false,
     detailedExitcode: bool('detailed-exitcode') ?? false,
     leaderElect: bool('leader-elect') ?? false,
+    // A re-list costs a list of every Secret's metadata: more often than a minute is polling.
+    resyncPeriodMs: duration('resync-period', DEFAULT_RESYNC_PERIOD_MS, 60_000),
     ...(kubeconfig !== undefined && kubeconfig !== '' ? { kubeconfig } : {}),
     ...(context !== undefined && context !== '' ? { context } : {}),
     ...(saveSnapshot !== undefined && saveSnapshot !== '' ? { saveSnapshot } : {}),

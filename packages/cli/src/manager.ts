@@ -1,23 +1,21 @@
-// The manager of the long-running loop: it owns the namespace watch, leader election,
-// the probes and the stop signals, and runs one pass at a time. Level-triggered: every
-// trigger (namespace watch event, the full interval, a re-check, an error retry) only
+// The manager of the long-running loop: it owns the watches (through the watch gatherer),
+// leader election, the probes and the stop signals, and runs one pass at a time.
+// Level-triggered: every trigger (a watch event, the full interval, an error retry) only
 // records *what* to look at in the schedule (schedule.ts, pure); one loop takes the
 // accumulated work and runs a pass, so passes never overlap and a burst of events becomes
-// one pass.
+// one pass. A pass plans from what the watches hold, so the interval re-plans (time-based
+// rules) without re-reading the world, and nothing is polled: a namespace waiting for its
+// kubeconfig is planned again when the Secret watch sees the kubeconfig appear.
 
 import { hostname } from 'node:os';
 import type { Config } from '@argocd-cluster-registrar/core';
-import {
-  createGatherer,
-  createLeaderElector,
-  watchManagedNamespaces,
-} from '@argocd-cluster-registrar/k8s-adapter';
+import { createLeaderElector, createWatchGatherer } from '@argocd-cluster-registrar/k8s-adapter';
 import type {
-  Gatherer,
   KubeAccess,
   LeaderElector,
-  NamespaceWatch,
+  ListWatchTiming,
   PlanWriter,
+  WatchGatherer,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import { EXIT_ERROR } from './exit-codes.js';
 import type { Logger } from './logging.js';
@@ -46,6 +44,9 @@ export interface DaemonOptions {
   readonly timing?: Partial<DaemonTiming>;
   readonly identity?: string;
   readonly leaseDurationSeconds?: number;
+  /** How often every watch re-lists; default 10 minutes. */
+  readonly resyncPeriodMs?: number;
+  readonly watchTiming?: Partial<ListWatchTiming>;
   /** Called after every pass (tests and benchmarks observe progress through it). */
   readonly onPass?: (report: PassReport) => void;
   readonly now?: () => number;
@@ -81,12 +82,11 @@ export function stopSignal(): Promise<string> {
 
 export class Daemon {
   private readonly timing: DaemonTiming;
-  private readonly gatherer: Gatherer;
+  private gatherer: WatchGatherer | undefined;
   private reporter: OutcomeReporter;
   private readonly now: () => number;
   private readonly log: Logger;
 
-  private watch: NamespaceWatch | undefined;
   private elector: LeaderElector | undefined;
   private loop: Promise<void> | undefined;
   private stopping = false;
@@ -105,7 +105,6 @@ export class Daemon {
     this.timing = { ...DEFAULT_TIMING, ...(options.timing ?? {}) };
     this.now = options.now ?? Date.now;
     this.log = options.logger;
-    this.gatherer = createGatherer(options.access, options.config);
     this.schedule = new PassSchedule(this.timing, options.config.intervalMs, this.now);
     this.reporter = this.newReporter();
     this.loopAliveAt = this.now();
@@ -131,23 +130,27 @@ export class Daemon {
   start(): void {
     const { access, config, metrics } = this.options;
     this.schedule.fullPassNow();
-    this.watch = watchManagedNamespaces(access, config, {
-      onChange: (namespace) => {
-        this.enqueue(namespace);
+    this.gatherer = createWatchGatherer(access, config, {
+      onChange: (change) => {
+        // A re-list may have seen anything change; a cluster Secret without a source
+        // namespace concerns no namespace in particular: either way, one full pass.
+        if (change.all || change.namespaces.length === 0) {
+          this.schedule.fullPassSoon();
+          this.notify();
+        } else {
+          for (const namespace of change.namespaces) this.schedule.enqueue(namespace);
+          this.notify();
+        }
       },
-      onError: (failure) => {
+      onError: (watch, failure) => {
         metrics.apiErrors.inc({ kind: failure.kind });
-        this.log.warn('namespace watch failed; reconnecting', {
+        this.log.warn(`${watch} watch failed; reconnecting`, {
           kind: failure.kind,
           error: failure.message,
         });
       },
-      onRestart: () => {
-        // Events may have been missed while disconnected: look at everything again.
-        this.log.debug('namespace watch restarted; scheduling a full pass');
-        this.schedule.fullPassSoon();
-        this.notify();
-      },
+      resyncPeriodMs: this.options.resyncPeriodMs ?? 600_000,
+      ...(this.options.watchTiming !== undefined ? { timing: this.options.watchTiming } : {}),
     });
     if (this.options.leaderElect) {
       this.elector = createLeaderElector(access, config, {
@@ -184,7 +187,9 @@ export class Daemon {
   async stop(): Promise<void> {
     if (this.stopping) return this.loop;
     this.stopping = true;
-    this.watch?.stop();
+    // First, so a pass still waiting for the watches' first lists goes on at once (with an
+    // incomplete, deletion-free snapshot) instead of holding SIGTERM up.
+    this.gatherer?.stop();
     this.notify();
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -226,11 +231,6 @@ export class Daemon {
     return this.elector === undefined || this.elector.isLeader();
   }
 
-  private enqueue(namespace: string): void {
-    this.schedule.enqueue(namespace);
-    this.notify();
-  }
-
   private notify(): void {
     const wake = this.wake;
     this.wake = undefined;
@@ -268,6 +268,8 @@ export class Daemon {
 
   private async pass(scope: PassScope): Promise<void> {
     const { config, metrics } = this.options;
+    const gatherer = this.gatherer;
+    if (gatherer === undefined) return;
     this.passStartedAt = this.now();
     const writer = this.isWriter();
     this.schedule.begin(scope);
@@ -278,7 +280,7 @@ export class Daemon {
         {
           config,
           writer: this.options.writerFor(this.writerAccess()),
-          gatherer: this.gatherer,
+          gatherer,
           logger: this.log,
           metrics,
           now: this.now,
@@ -293,9 +295,10 @@ export class Daemon {
       this.passStartedAt = undefined;
     }
 
+    // No outcomes: nothing is re-checked on a timer, since the watches report the change
+    // that can cure a waiting or refused namespace (its kubeconfig Secret) as it happens.
     const retryInMs = this.schedule.finish(scope, {
       needsRetry: report === undefined || passNeedsRetry(report),
-      ...(report !== undefined ? { outcomes: report.plan.outcomes } : {}),
     });
     if (retryInMs !== undefined) {
       this.log.debug('pass incomplete; retrying with back-off', {

@@ -29,9 +29,10 @@ export const DEFAULT_TIMING: DaemonTiming = {
   retryMs: 1000,
 };
 
-// Refusals that a change to the kubeconfig Secret can cure (a namespace's Secrets are not
-// watched, so these are re-checked like `waiting`). Name and collision refusals change only
-// with namespaces, which the watch covers.
+// Refusals that a change to the kubeconfig Secret can cure, re-checked like `waiting` when
+// finish() is given outcomes. The daemon gives none since it watches Secrets (the watch
+// reports the cure as it happens); the re-check schedule stays for a caller without that
+// watch. Name and collision refusals change only with namespaces, which are watched.
 // A Record, not a Set, so a new refusal code fails to compile until it is classified here.
 const CURABLE_BY_KUBECONFIG: Readonly<Record<RefusalCode, boolean>> = {
   'kubeconfig-unreadable': true,

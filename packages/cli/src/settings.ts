@@ -180,6 +180,16 @@ const ROWS: readonly Row[] = [
     help: 'Defer credential-only rewrites while the registered client certificate is valid for longer than this (0s: write at most once per interval).',
   },
   {
+    name: 'resync-period',
+    kind: 'duration',
+    group: 'Timing',
+    chart: { value: 'resyncPeriod', example: '30m', passes: '30m' },
+    defaultText: '10m',
+    placeholder: 'duration',
+    examples: '5m, 10m, 30m or 1h',
+    help: 'How often the daemon re-lists what it watches (namespaces, Secret metadata, cluster Secrets), as a safety net under the watches; at least 1m.',
+  },
+  {
     name: 'kubeconfig',
     kind: 'string',
     group: 'Connection',

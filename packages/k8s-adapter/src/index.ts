@@ -27,3 +27,7 @@ export type { TranslationCache } from './translation-cache.js';
 export { LeadershipLost, OPEN_FENCE } from './write-fence.js';
 export type { WriteFence } from './write-fence.js';
 export { REQUEST_TIMEOUT_MS } from './request-guard.js';
+export { createWatchGatherer } from './watch-gatherer.js';
+export type { WatchGatherer, WatchGathererOptions, WatchGathererStats } from './watch-gatherer.js';
+export type { WorldChange, WatchName } from './world-cache.js';
+export type { ListWatchStats, ListWatchTiming } from './list-watch.js';

@@ -23,7 +23,7 @@ type CreateAgent = (cluster: unknown, agentOptions: Record<string, unknown>) => 
 const MAX_AGENTS = 4;
 const patched = new WeakSet<KubeConfig>();
 
-function keepConnections(kubeConfig: KubeConfig): void {
+export function keepConnections(kubeConfig: KubeConfig): void {
   if (patched.has(kubeConfig)) return;
   patched.add(kubeConfig);
   const target = kubeConfig as unknown as { createAgent?: CreateAgent };

@@ -35,6 +35,7 @@ export async function runDaemon(
     logger,
     metrics,
     leaderElect: options.leaderElect,
+    resyncPeriodMs: options.resyncPeriodMs,
   });
   const servers = await startServers({
     healthAddr: options.healthAddr,
@@ -54,6 +55,7 @@ export async function runDaemon(
     selector: managedNamespaceSelector(config),
     providers: config.providers.map((p) => p.name).join(','),
     interval: `${config.intervalMs / 1000}s`,
+    resyncPeriod: `${options.resyncPeriodMs / 1000}s`,
     dryRun: options.dryRun,
     leaderElect: options.leaderElect,
   });

@@ -1,11 +1,12 @@
 // The daemon as users run it: a child process against the real host plane, observed through
 // the API, its probes, its metrics and its JSON logs. Full passes are set far apart (10m)
-// so what happens within a test can only come from the watch and the prompt re-checks.
+// so what happens within a test can only come from the watches (nothing is polled).
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { adminKubeConfig } from '@argocd-cluster-registrar/testkit';
 import {
+  clusterConfig,
   createSourceNamespace,
   createWorld,
   deleteNamespace,
@@ -66,10 +67,38 @@ describe('daemon', () => {
     );
 
     await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
-    // Secrets are not watched and the next full pass is 10 minutes away: only the prompt
-    // re-check of waiting namespaces can register it.
+    // The next full pass is 10 minutes away and nothing is polled: only the Secret watch
+    // can register it.
     const secret = await eventually(() => registration(world, 'late'), 'the registration', 20_000);
     expect(secret.metadata?.labels?.['argocd-cluster-registrar/source-namespace']).toBe(name);
+  });
+
+  it('carries a kubeconfig rotated to a new CA to the registration without waiting for the interval', async () => {
+    const ns = await createSourceNamespace(world, { cluster: 'rotated' });
+    const name = ns.metadata?.name ?? '';
+    const before = kubeconfigYaml(world.child);
+    await putK3kKubeconfig(world, name, before);
+    // Full passes are 10 minutes apart: only the Secret watch can bring the change in.
+    await startReady();
+    const first = await eventually(() => registration(world, 'rotated'), 'the registration');
+    const oldCa = clusterConfig(first).tlsClientConfig.caData;
+
+    // A new CA (the host plane's, a different one), as a provisioner rotating it would write.
+    const newCa = Buffer.from(world.host.caPem).toString('base64');
+    expect(newCa).not.toBe(oldCa);
+    const rotated = before.replace(
+      /certificate-authority-data: .*/,
+      `certificate-authority-data: ${newCa}`,
+    );
+    await putK3kKubeconfig(world, name, rotated);
+    await eventually(
+      async () =>
+        clusterConfig(await registration(world, 'rotated')).tlsClientConfig.caData === newCa
+          ? true
+          : undefined,
+      'the registration to carry the new CA',
+      20_000,
+    );
   });
 
   it('removes the registration after the namespace is deleted and finalized', async () => {

@@ -1,0 +1,270 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { uniqueName } from '@argocd-cluster-registrar/testkit';
+import type { ApiFailure } from './api-failure.js';
+import { startListWatch } from './list-watch.js';
+import type { ListWatch, WatchedObject } from './list-watch.js';
+import { startCutProxy } from './test-support/cut-proxy.js';
+import { compactEtcd } from './test-support/etcd-compaction.js';
+import type { CutProxy } from './test-support/cut-proxy.js';
+import { createNamespace, host, opaque } from './test-support/host.js';
+import type { Host } from './test-support/host.js';
+
+interface Kept {
+  readonly name: string;
+  readonly resourceVersion: string;
+  readonly fields: readonly string[];
+}
+
+let h: Host;
+let watch: ListWatch<Kept> | undefined;
+let proxy: CutProxy | undefined;
+beforeAll(async () => {
+  h = await host();
+});
+afterEach(async () => {
+  watch?.stop();
+  watch = undefined;
+  await proxy?.close();
+  proxy = undefined;
+});
+
+// What arrives, kept whole enough to check that metadata-only means no data.
+const project = (object: WatchedObject): Kept | undefined => {
+  const name = object.metadata?.name ?? '';
+  if (!name.startsWith('k3k-')) return undefined;
+  return {
+    name,
+    resourceVersion: object.metadata?.resourceVersion ?? '',
+    fields: Object.keys(object),
+  };
+};
+
+function secretsIn(namespace: string, access = h.access, resumeFrom?: string) {
+  const errors: ApiFailure[] = [];
+  const upserts: string[] = [];
+  const started = startListWatch<Kept>(access, {
+    name: 'secret metadata',
+    path: `/api/v1/namespaces/${namespace}/secrets`,
+    metadataOnly: true,
+    project,
+    ...(resumeFrom !== undefined ? { resumeFrom } : {}),
+    handlers: {
+      onUpsert: (key) => upserts.push(key),
+      onDelete: () => undefined,
+      onError: (failure) => errors.push(failure),
+    },
+  });
+  return { started, errors, upserts };
+}
+
+async function secret(namespace: string, name: string, value = 'v'): Promise<void> {
+  await h.core.createNamespacedSecret({ namespace, body: opaque(name, {}, { value }) });
+}
+
+describe('startListWatch', () => {
+  it('lists then watches metadata only, keeping only what the projection accepts', async () => {
+    const namespace = uniqueName('lw');
+    await createNamespace(h.core, namespace);
+    await secret(namespace, 'k3k-a-kubeconfig');
+    await secret(namespace, 'unrelated');
+    const { started, errors } = secretsIn(namespace);
+    watch = started;
+    await vi.waitFor(
+      () => {
+        expect(started.synced()).toBe(true);
+      },
+      { timeout: 20_000 },
+    );
+    await secret(namespace, 'k3k-b-kubeconfig');
+    await secret(namespace, 'other');
+    await vi.waitFor(
+      () => {
+        expect(started.store.size).toBe(2);
+      },
+      { timeout: 10_000 },
+    );
+    for (const kept of started.store.values()) {
+      expect(kept.fields).not.toContain('data');
+      expect(kept.fields).toContain('metadata');
+    }
+    expect([...started.store.keys()].sort()).toEqual([
+      `${namespace}/k3k-a-kubeconfig`,
+      `${namespace}/k3k-b-kubeconfig`,
+    ]);
+    await h.core.deleteNamespacedSecret({ namespace, name: 'k3k-a-kubeconfig' });
+    await vi.waitFor(
+      () => {
+        expect(started.store.size).toBe(1);
+      },
+      { timeout: 10_000 },
+    );
+    expect(started.stats().lists).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('resumes a watch cut mid-stream from its last resourceVersion, without a list', async () => {
+    const namespace = uniqueName('lw-cut');
+    await createNamespace(h.core, namespace);
+    await secret(namespace, 'k3k-a-kubeconfig');
+    proxy = await startCutProxy(h.access);
+    const { started } = secretsIn(namespace, proxy.access);
+    watch = started;
+    await vi.waitFor(
+      () => {
+        expect(started.stats().watches).toBe(1);
+      },
+      { timeout: 20_000 },
+    );
+    // An event first, so the watch has moved past the list's version.
+    await secret(namespace, 'k3k-b-kubeconfig');
+    await vi.waitFor(
+      () => {
+        expect(started.store.size).toBe(2);
+      },
+      { timeout: 10_000 },
+    );
+
+    proxy.cut();
+    // Changed while the stream is down: the resumed watch replays it from the version kept.
+    await secret(namespace, 'k3k-c-kubeconfig');
+    await h.core.deleteNamespacedSecret({ namespace, name: 'k3k-a-kubeconfig' });
+    await vi.waitFor(
+      () => {
+        expect([...started.store.keys()].sort()).toEqual([
+          `${namespace}/k3k-b-kubeconfig`,
+          `${namespace}/k3k-c-kubeconfig`,
+        ]);
+      },
+      { timeout: 20_000 },
+    );
+    const stats = started.stats();
+    expect(stats.lists).toBe(1);
+    expect(stats.resumes).toBeGreaterThanOrEqual(1);
+    expect(stats.expired).toBe(0);
+  });
+
+  // A real 410 needs the server's watch cache to have evicted the version (events older than
+  // its freshness window in a full cache), which a young test plane does not reach: it
+  // replays everything since instead. Either answer must leave the store complete.
+  it('resumes from a version older than the server keeps: a 410 means a list; nothing is lost', async () => {
+    const namespace = uniqueName('lw-gone');
+    await createNamespace(h.core, namespace);
+    await secret(namespace, 'k3k-a-kubeconfig');
+    await secret(namespace, 'k3k-b-kubeconfig');
+    const { started, errors } = secretsIn(namespace, h.access, '1');
+    watch = started;
+    await vi.waitFor(
+      () => {
+        expect(started.store.size).toBe(2);
+      },
+      { timeout: 20_000 },
+    );
+    const stats = started.stats();
+    // Listed exactly when the server said the version was gone.
+    expect(stats.lists).toBe(stats.expired);
+    await secret(namespace, 'k3k-c-kubeconfig');
+    await vi.waitFor(
+      () => {
+        expect(started.store.size).toBe(3);
+      },
+      { timeout: 10_000 },
+    );
+    expect(errors).toEqual([]);
+  });
+
+  it('re-lists on resync and reports what changed meanwhile', async () => {
+    const namespace = uniqueName('lw-resync');
+    await createNamespace(h.core, namespace);
+    await secret(namespace, 'k3k-a-kubeconfig');
+    const { started } = secretsIn(namespace);
+    watch = started;
+    await vi.waitFor(
+      () => {
+        expect(started.stats().watches).toBe(1);
+      },
+      { timeout: 20_000 },
+    );
+    started.resync();
+    await vi.waitFor(
+      () => {
+        expect(started.stats().watches).toBe(2);
+      },
+      { timeout: 20_000 },
+    );
+    expect(started.stats().lists).toBe(2);
+    expect(started.store.size).toBe(1);
+  });
+
+  // Events are served to watches from etcd, not from the API server's watch cache, so once
+  // etcd is compacted past the version a watch resumes from, the server answers 410 Gone:
+  // the path a Secret watch takes after a long enough outage.
+  it('re-lists on a real 410 Gone after a cut, and loses nothing that happened meanwhile', async () => {
+    const namespace = uniqueName('lw-410');
+    await createNamespace(h.core, namespace);
+    const event = (name: string) =>
+      h.core.createNamespacedEvent({
+        namespace,
+        body: {
+          metadata: { name },
+          involvedObject: { kind: 'ConfigMap', name: 'subject', namespace, apiVersion: 'v1' },
+          reason: 'Test',
+          message: 'list-watch 410 test',
+        },
+      });
+    await event('e-kept');
+    await event('e-deleted');
+    proxy = await startCutProxy(h.access);
+    const errors: ApiFailure[] = [];
+    const started = startListWatch<Kept>(proxy.access, {
+      name: 'events',
+      path: `/api/v1/namespaces/${namespace}/events`,
+      project: (object) => ({
+        name: object.metadata?.name ?? '',
+        resourceVersion: object.metadata?.resourceVersion ?? '',
+        fields: [],
+      }),
+      handlers: {
+        onUpsert: () => undefined,
+        onDelete: () => undefined,
+        onError: (failure) => errors.push(failure),
+      },
+    });
+    watch = started;
+    await vi.waitFor(
+      () => {
+        expect(started.stats().watches).toBe(1);
+      },
+      { timeout: 20_000 },
+    );
+    await event('e-seen');
+    await vi.waitFor(
+      () => {
+        expect(started.store.size).toBe(3);
+      },
+      { timeout: 10_000 },
+    );
+
+    // The server becomes unreachable; meanwhile one event is added, one removed, and etcd is
+    // compacted past the watch's version.
+    proxy.hold(true);
+    proxy.cut();
+    await event('e-added-while-cut');
+    await h.core.deleteNamespacedEvent({ namespace, name: 'e-deleted' });
+    await compactEtcd(h.plane);
+    proxy.hold(false);
+
+    await vi.waitFor(
+      () => {
+        expect([...started.store.keys()].sort()).toEqual(
+          ['e-added-while-cut', 'e-kept', 'e-seen'].map((name) => `${namespace}/${name}`),
+        );
+      },
+      { timeout: 30_000 },
+    );
+    const stats = started.stats();
+    expect(stats.expired).toBe(1);
+    expect(stats.lists).toBe(2);
+    // Failed reconnects while held are reported; nothing else is.
+    expect(errors.every((failure) => failure.kind === 'transient')).toBe(true);
+  });
+});

@@ -1,0 +1,416 @@
+// List-then-watch one kind of object into a local store, the way an informer does: list
+// once, watch from the list's resourceVersion, resume from the last resourceVersion seen
+// (an event or a bookmark) when the stream ends or is cut, and list again only when the
+// server says that version is gone (410) or when asked to (the resync period). A stream
+// that stays silent past its bound is treated as dead and re-opened. Every request is
+// bounded in time. Objects are projected on arrival: what `project` returns is all that is
+// kept, and an object it rejects is never stored.
+import type { IncomingMessage } from 'node:http';
+import { createInterface } from 'node:readline';
+import { classifyApiError, classifyStatusObject } from './api-failure.js';
+import type { ApiFailure } from './api-failure.js';
+import { createBackoff } from './backoff.js';
+import type { KubeAccess } from './kube-access.js';
+import {
+  ACCEPT_JSON,
+  ACCEPT_METADATA,
+  ACCEPT_METADATA_LIST,
+  rawGet,
+  rawGetJson,
+} from './raw-request.js';
+
+/** The part of an object (full or PartialObjectMetadata) the store looks at. */
+export interface WatchedObject {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly namespace?: string;
+    readonly uid?: string;
+    readonly resourceVersion?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+    readonly creationTimestamp?: string;
+    readonly deletionTimestamp?: string;
+  };
+  readonly [field: string]: unknown;
+}
+
+export interface Versioned {
+  readonly resourceVersion: string;
+}
+
+export interface ListWatchTiming {
+  /** Bound on each list page and on a watch's response headers. */
+  readonly requestTimeoutMs: number;
+  /** Asked of the server: it ends each watch after about this long, and we resume. */
+  readonly watchTimeoutSeconds: number;
+  /** No event or bookmark for this long: the connection is dead; re-open it. */
+  readonly silenceMs: number;
+  readonly backoffInitialMs: number;
+  readonly backoffMaxMs: number;
+}
+
+export const DEFAULT_LIST_WATCH_TIMING: ListWatchTiming = {
+  requestTimeoutMs: 30_000,
+  watchTimeoutSeconds: 300,
+  // With allowWatchBookmarks the API server sends a bookmark about once a minute on a quiet
+  // watch (measured on 1.36: 60 s apart, and one just before its time-out), so two and a half
+  // minutes without a line is a dead connection, not a quiet world.
+  silenceMs: 150_000,
+  backoffInitialMs: 250,
+  backoffMaxMs: 30_000,
+};
+
+export interface ListWatchHandlers<T> {
+  /** A kept object appeared or changed (its resourceVersion differs). */
+  onUpsert(key: string, value: T, previous: T | undefined): void;
+  onDelete(key: string, previous: T): void;
+  /** A list completed and the store now mirrors it (first sync, 410 or resync). */
+  onListed?(): void;
+  onError(failure: ApiFailure): void;
+}
+
+export interface ListWatchOptions<T extends Versioned> {
+  /** For messages: 'namespaces', 'secret metadata'. */
+  readonly name: string;
+  /** Collection path, e.g. `/api/v1/secrets`. */
+  readonly path: string;
+  readonly labelSelector?: string;
+  /** Ask for PartialObjectMetadata: names, labels, versions, never data. */
+  readonly metadataOnly?: boolean;
+  readonly project: (object: WatchedObject) => T | undefined;
+  readonly handlers: ListWatchHandlers<T>;
+  readonly timing?: Partial<ListWatchTiming>;
+  /**
+   * Start by watching from this resourceVersion instead of listing, as a process that kept
+   * its position would; a version the server no longer has is met with 410 and a list.
+   */
+  readonly resumeFrom?: string;
+}
+
+export interface ListWatchStats {
+  /** List requests (every page counts). */
+  readonly lists: number;
+  /** Watch requests opened (the first, each resume, each after a list). */
+  readonly watches: number;
+  /** Watches re-opened from the last resourceVersion without a list. */
+  readonly resumes: number;
+  /** 410 Gone answers that forced a list. */
+  readonly expired: number;
+  /** Streams abandoned for silence. */
+  readonly silences: number;
+}
+
+export interface ListWatch<T> {
+  readonly store: ReadonlyMap<string, T>;
+  /** True once a list has completed. */
+  synced(): boolean;
+  /** The last failure, while no list or watch has succeeded since. */
+  failing(): ApiFailure | undefined;
+  /** List again now (the resync period's safety net); the watch resumes after it. */
+  resync(): void;
+  stats(): ListWatchStats;
+  stop(): void;
+}
+
+const PAGE_SIZE = 500;
+/** A stream that ends sooner than this without a line counts as a failure for back-off. */
+const SHORT_SESSION_MS = 1000;
+
+export function keyOf(object: WatchedObject): string {
+  const meta = object.metadata ?? {};
+  return meta.namespace ? `${meta.namespace}/${meta.name ?? ''}` : (meta.name ?? '');
+}
+
+interface ListPage {
+  readonly items?: readonly WatchedObject[];
+  readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string };
+}
+
+interface WatchLine {
+  readonly type?: string;
+  readonly object?: WatchedObject;
+}
+
+export function startListWatch<T extends Versioned>(
+  access: KubeAccess,
+  options: ListWatchOptions<T>,
+): ListWatch<T> {
+  const timing = { ...DEFAULT_LIST_WATCH_TIMING, ...(options.timing ?? {}) };
+  const handlers = options.handlers;
+  const store = new Map<string, T>();
+  const backoff = createBackoff(timing.backoffInitialMs, timing.backoffMaxMs);
+  const stats = { lists: 0, watches: 0, resumes: 0, expired: 0, silences: 0 };
+
+  let stopped = false;
+  let listed = false;
+  let lastFailure: ApiFailure | undefined;
+  let resourceVersion: string | undefined = options.resumeFrom;
+  let current: AbortController | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let connecting = false;
+
+  const isStopped = (): boolean => stopped;
+  const isAborted = (controller: AbortController): boolean => controller.signal.aborted;
+
+  const schedule = (delayMs: number): void => {
+    if (stopped || retryTimer !== undefined) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      void connect();
+    }, delayMs);
+  };
+
+  const fail = (failure: ApiFailure): void => {
+    lastFailure = failure;
+    if (stopped) return;
+    handlers.onError(failure);
+    schedule(backoff.next());
+  };
+
+  const upsert = (object: WatchedObject): void => {
+    const key = keyOf(object);
+    const value = options.project(object);
+    const previous = store.get(key);
+    if (value === undefined) {
+      if (previous !== undefined) {
+        store.delete(key);
+        handlers.onDelete(key, previous);
+      }
+      return;
+    }
+    if (previous?.resourceVersion === value.resourceVersion) return;
+    store.set(key, value);
+    handlers.onUpsert(key, value, previous);
+  };
+
+  const remove = (object: WatchedObject): void => {
+    const key = keyOf(object);
+    const previous = store.get(key);
+    if (previous === undefined) return;
+    store.delete(key);
+    handlers.onDelete(key, previous);
+  };
+
+  /** Lists everything; the store becomes the list, with the differences reported. */
+  const list = async (signal: AbortSignal): Promise<boolean> => {
+    const seen = new Set<string>();
+    const items: WatchedObject[] = [];
+    let token: string | undefined;
+    let listVersion: string | undefined;
+    try {
+      do {
+        stats.lists += 1;
+        const page = (await rawGetJson(
+          access,
+          {
+            path: options.path,
+            query: { labelSelector: options.labelSelector, limit: PAGE_SIZE, continue: token },
+            accept: options.metadataOnly === true ? ACCEPT_METADATA_LIST : ACCEPT_JSON,
+            signal,
+          },
+          timing.requestTimeoutMs,
+        )) as ListPage;
+        // Every page of a paginated list is served from the first page's snapshot.
+        listVersion ??= page.metadata?.resourceVersion;
+        for (const item of page.items ?? []) items.push(item);
+        token = page.metadata?.continue || undefined;
+      } while (token !== undefined);
+    } catch (err) {
+      if (stopped) return false;
+      // resync() aborted this list to start another: not a failure.
+      if (signal.aborted) schedule(0);
+      else fail(classifyApiError(err));
+      return false;
+    }
+    if (stopped) return false;
+    for (const item of items) {
+      seen.add(keyOf(item));
+      upsert(item);
+    }
+    for (const [key, previous] of [...store]) {
+      if (seen.has(key)) continue;
+      store.delete(key);
+      handlers.onDelete(key, previous);
+    }
+    resourceVersion = listVersion;
+    listed = true;
+    lastFailure = undefined;
+    handlers.onListed?.();
+    return true;
+  };
+
+  const connect = async (): Promise<void> => {
+    if (stopped || connecting) return;
+    connecting = true;
+    const controller = new AbortController();
+    current = controller;
+    try {
+      await session(controller);
+    } finally {
+      connecting = false;
+      if (current === controller) current = undefined;
+    }
+  };
+
+  const session = async (controller: AbortController): Promise<void> => {
+    if (resourceVersion === undefined) {
+      if (!(await list(controller.signal))) return;
+    } else if (stats.watches > 0) {
+      stats.resumes += 1;
+    }
+    if (stopped || controller.signal.aborted) {
+      schedule(0);
+      return;
+    }
+    stats.watches += 1;
+    let res: IncomingMessage;
+    try {
+      res = await rawGet(access, {
+        path: options.path,
+        query: {
+          watch: 'true',
+          labelSelector: options.labelSelector,
+          resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds: timing.watchTimeoutSeconds,
+        },
+        accept: options.metadataOnly === true ? ACCEPT_METADATA : ACCEPT_JSON,
+        signal: controller.signal,
+        headersTimeoutMs: timing.requestTimeoutMs,
+      });
+    } catch (err) {
+      // stop() or resync() may have run while the request was in flight.
+      if (isStopped()) return;
+      if (isAborted(controller)) {
+        schedule(0);
+        return;
+      }
+      const failure = classifyApiError(err);
+      if (failure.status === 410) {
+        expire();
+        return;
+      }
+      fail(failure);
+      return;
+    }
+    lastFailure = undefined;
+    await stream(res, controller);
+  };
+
+  /** Our version is gone: the only way to learn what happened since is a list. */
+  const expire = (): void => {
+    stats.expired += 1;
+    resourceVersion = undefined;
+    schedule(0);
+  };
+
+  const stream = (res: IncomingMessage, controller: AbortController): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const startedAt = Date.now();
+      let sawLine = false;
+      let expired = false;
+      let silenced = false;
+      let silenceTimer: NodeJS.Timeout | undefined;
+      const armSilence = (): void => {
+        clearTimeout(silenceTimer);
+        silenceTimer = setTimeout(() => {
+          silenced = true;
+          stats.silences += 1;
+          controller.abort();
+        }, timing.silenceMs);
+      };
+      armSilence();
+
+      const lines = createInterface({ input: res, crlfDelay: Infinity });
+      lines.on('line', (text) => {
+        if (stopped || controller.signal.aborted) return;
+        armSilence();
+        let line: WatchLine;
+        try {
+          line = JSON.parse(text) as WatchLine;
+        } catch {
+          return; // a truncated line: the stream is about to end; we resume from before it
+        }
+        const object = line.object ?? {};
+        const version = object.metadata?.resourceVersion;
+        switch (line.type) {
+          case 'ADDED':
+          case 'MODIFIED':
+            sawLine = true;
+            upsert(object);
+            break;
+          case 'DELETED':
+            sawLine = true;
+            remove(object);
+            break;
+          case 'BOOKMARK':
+            sawLine = true;
+            break;
+          case 'ERROR': {
+            const failure = classifyStatusObject(object);
+            if (failure.status === 410) expired = true;
+            else handlers.onError(failure);
+            return;
+          }
+          default:
+            return;
+        }
+        if (version) resourceVersion = version;
+        backoff.reset();
+      });
+
+      let finished = false;
+      const finish = (): void => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(silenceTimer);
+        lines.close();
+        res.destroy();
+        resolve();
+        if (stopped) return;
+        if (expired) {
+          expire();
+          return;
+        }
+        // Aborted by resync() or for silence, or ended by the server or a cut: resume from
+        // where we are (resync() cleared the version, so it lists first). A server that
+        // keeps hanging up at once is a failure in disguise and backs off.
+        if (!silenced && !controller.signal.aborted && !sawLine) {
+          if (Date.now() - startedAt < SHORT_SESSION_MS) {
+            schedule(backoff.next());
+            return;
+          }
+        }
+        schedule(0);
+      };
+      res.on('end', finish);
+      res.on('close', finish);
+      res.on('error', finish);
+      res.on('aborted', finish);
+    });
+
+  void connect();
+
+  return {
+    store,
+    synced: () => listed,
+    failing: () => lastFailure,
+    resync() {
+      if (stopped) return;
+      resourceVersion = undefined;
+      if (current !== undefined) current.abort();
+      else if (!connecting) {
+        clearTimeout(retryTimer);
+        retryTimer = undefined;
+        schedule(0);
+      }
+    },
+    stats: () => ({ ...stats }),
+    stop() {
+      stopped = true;
+      clearTimeout(retryTimer);
+      retryTimer = undefined;
+      current?.abort();
+    },
+  };
+}

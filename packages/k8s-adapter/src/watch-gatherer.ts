@@ -1,0 +1,308 @@
+// The daemon's gatherer: a Snapshot made from what the watches hold (world-cache.ts), so a
+// pass costs no API request in steady state. A pass reads only what changed since the last:
+// a candidate Secret whose resourceVersion moved (GET, translate, drop the data), and the
+// source namespaces of owned registrations that are not managed (reused when the answer
+// cannot have changed). Everything is re-listed only when a watch cannot resume and every
+// resync period. Same contract as gather.ts: failures are values, and every lookup is
+// `unknown` while a watch it depends on is not in sync.
+import { labelKeys } from '@argocd-cluster-registrar/core';
+import type {
+  Config,
+  ObservedSecret,
+  Snapshot,
+  SourceLookup,
+  SourceNamespace,
+} from '@argocd-cluster-registrar/core';
+import { classifyApiError } from './api-failure.js';
+import type { ApiFailure } from './api-failure.js';
+import { createCandidateTranslations } from './candidate-translations.js';
+import { mapBounded } from './concurrency.js';
+import type { GatherFailure, GatherResult, Gatherer } from './gather.js';
+import type { KubeAccess } from './kube-access.js';
+import { coreApiFor } from './kube-clients.js';
+import type { ListWatchStats, ListWatchTiming } from './list-watch.js';
+import {
+  byName,
+  byNamespaceThenName,
+  toObservedSecret,
+  toSourceNamespace,
+} from './observed-objects.js';
+import { startWorldCache } from './world-cache.js';
+import type { CandidateMeta, WatchName, WorldChange } from './world-cache.js';
+
+export interface WatchGathererOptions {
+  /** What changed, as the watches saw it: the daemon plans the affected namespaces soon. */
+  readonly onChange: (change: WorldChange) => void;
+  readonly onError: (watch: string, failure: ApiFailure) => void;
+  /** Every watch re-lists this often, whatever else happens (0: never). */
+  readonly resyncPeriodMs: number;
+  readonly timing?: Partial<ListWatchTiming>;
+  readonly resumeFrom?: Partial<Record<WatchName, string>>;
+}
+
+export interface WatchGathererStats {
+  /** GETs of candidate Secrets (one per new resourceVersion). */
+  readonly secretReads: number;
+  /** GETs of source namespaces. */
+  readonly lookups: number;
+  readonly candidates: number;
+  readonly translations: number;
+  /** Translations asked of a candidate that was not prepared: must stay 0. */
+  readonly translationMisses: number;
+  readonly watches: Readonly<Record<WatchName, ListWatchStats>>;
+}
+
+export interface WatchGatherer extends Gatherer {
+  stats(): WatchGathererStats;
+  stop(): void;
+}
+
+/** Concurrent reads per pass: enough to hide latency, few enough to stay polite. */
+const READ_CONCURRENCY = 16;
+
+export function createWatchGatherer(
+  access: KubeAccess,
+  config: Config,
+  options: WatchGathererOptions,
+): WatchGatherer {
+  const api = coreApiFor(access);
+  const keys = labelKeys(config.labelPrefix);
+  const translations = createCandidateTranslations(config);
+  const lookups = new Map<string, SourceLookup>();
+  let secretReads = 0;
+  let lookupReads = 0;
+
+  const cache = startWorldCache(access, config, {
+    onChange: (change) => {
+      // A namespace that changed may answer a lookup differently now.
+      if (change.all) lookups.clear();
+      else for (const name of change.namespaces) lookups.delete(name);
+      options.onChange(change);
+    },
+    onError: options.onError,
+    ...(options.timing !== undefined ? { timing: options.timing } : {}),
+    ...(options.resumeFrom !== undefined ? { resumeFrom: options.resumeFrom } : {}),
+  });
+  const resyncTimer =
+    options.resyncPeriodMs > 0
+      ? setInterval(() => {
+          cache.resync();
+        }, options.resyncPeriodMs).unref()
+      : undefined;
+
+  // Views rebuilt only when what they are made of changed.
+  let namespacesAt = -1;
+  let namespaceList: readonly SourceNamespace[] = [];
+  let managed = new Map<string, SourceNamespace>();
+  let candidatesKey = '';
+  let candidateList: readonly ObservedSecret[] = [];
+
+  const namespaceView = (): void => {
+    if (namespacesAt === cache.version.namespaces) return;
+    managed = new Map();
+    for (const entry of cache.namespaces.values())
+      managed.set(entry.namespace.name, entry.namespace);
+    namespaceList = [...managed.values()].sort(byName);
+    namespacesAt = cache.version.namespaces;
+  };
+
+  const readCandidate = async (
+    meta: CandidateMeta,
+    variant: boolean,
+    failures: GatherFailure[],
+  ): Promise<ObservedSecret | undefined> => {
+    secretReads += 1;
+    try {
+      const secret = await api.readNamespacedSecret({ namespace: meta.namespace, name: meta.name });
+      return translations.prepare(toObservedSecret(secret, meta.namespace), variant);
+    } catch (err) {
+      const failure = classifyApiError(err);
+      // Gone since the event: the watch reports the deletion next.
+      if (failure.kind === 'not-found') return undefined;
+      failures.push({ scope: `get secret ${meta.namespace}/${meta.name}`, failure });
+      // A stale translation beats none while the read fails (deletions are withheld anyway).
+      return translations.kept(meta.uid);
+    }
+  };
+
+  const candidateView = async (failures: GatherFailure[]): Promise<readonly ObservedSecret[]> => {
+    const chosen: ObservedSecret[] = [];
+    const toRead: { meta: CandidateMeta; variant: boolean }[] = [];
+    for (const meta of cache.candidates.values()) {
+      const namespace = managed.get(meta.namespace);
+      if (namespace === undefined) continue;
+      // A `<prefix>server` override translates differently: a namespace that gains or loses
+      // one has its candidates read again, once.
+      const variant = namespace.annotations[keys.server] !== undefined;
+      const ready = translations.current(meta.uid, meta.resourceVersion, variant);
+      if (ready !== undefined) chosen.push(ready);
+      else toRead.push({ meta, variant });
+    }
+    const key = `${cache.version.candidates}:${cache.version.namespaces}`;
+    if (toRead.length === 0 && key === candidatesKey) return candidateList;
+    const read = await mapBounded(toRead, READ_CONCURRENCY, ({ meta, variant }) =>
+      readCandidate(meta, variant, failures),
+    );
+    for (const secret of read) if (secret !== undefined) chosen.push(secret);
+    translations.retain(new Set(chosen.map((secret) => secret.uid)));
+    candidateList = chosen.sort(byNamespaceThenName);
+    // A view with reads still to repeat is not reused as is.
+    candidatesKey = failures.length === 0 && toRead.length === 0 ? key : '';
+    return candidateList;
+  };
+
+  const lookUp = async (name: string): Promise<SourceLookup> => {
+    lookupReads += 1;
+    try {
+      const namespace = toSourceNamespace(await api.readNamespace({ name }));
+      return {
+        state: 'present',
+        uid: namespace.uid,
+        labels: namespace.labels,
+        ...(namespace.deletionTimestamp !== undefined
+          ? { deletionTimestamp: namespace.deletionTimestamp }
+          : {}),
+      };
+    } catch (err) {
+      const failure = classifyApiError(err);
+      if (failure.kind === 'not-found') return { state: 'notFound' };
+      return { state: 'unknown', reason: failure.message };
+    }
+  };
+
+  const gather = async (fullPass: boolean): Promise<GatherResult> => {
+    await cache.settled();
+    const before = secretReads + lookupReads;
+    const failures: GatherFailure[] = cache
+      .unhealthy()
+      .map(({ watch, failure }) => ({ scope: `watch ${watch}`, failure }));
+    namespaceView();
+    const candidateSecrets = await candidateView(failures);
+    const clusterSecrets = cache.clusterSecrets();
+
+    const lookupNames = unmanagedSources(clusterSecrets, managed, keys, config.managedBy);
+    const incomplete = failures.find(
+      (f) =>
+        f.scope === 'watch namespaces' ||
+        f.scope === 'watch cluster secrets' ||
+        f.scope === 'watch owned secrets',
+    );
+    const toLookUp: string[] = [];
+    for (const name of lookupNames) {
+      const kept = lookups.get(name);
+      if (incomplete !== undefined) {
+        lookups.set(name, {
+          state: 'unknown',
+          reason: `the ${incomplete.scope.replace(/^watch /, '')} watch is not in sync`,
+        });
+      } else if (kept === undefined || !reusable(kept, fullPass)) toLookUp.push(name);
+    }
+    const answers = await mapBounded(toLookUp, READ_CONCURRENCY, lookUp);
+    toLookUp.forEach((name, index) => lookups.set(name, answers[index] as SourceLookup));
+    const needed = new Set(lookupNames);
+    for (const name of lookups.keys()) if (!needed.has(name)) lookups.delete(name);
+    const sourceLookups: Record<string, SourceLookup> = {};
+    for (const name of lookupNames)
+      sourceLookups[name] = lookups.get(name) ?? { state: 'unknown', reason: 'not looked up' };
+    // An unknown answer is asked again next time.
+    for (const name of lookupNames)
+      if (lookups.get(name)?.state === 'unknown') lookups.delete(name);
+
+    const snapshot: Snapshot = {
+      namespaces: namespaceList,
+      candidateSecrets,
+      clusterSecrets,
+      sourceLookups,
+      ...unreadParts(failures, namespaceList),
+    };
+    return { snapshot, failures, requests: secretReads + lookupReads - before };
+  };
+
+  return {
+    full: () => gather(true),
+    refresh: () => gather(false),
+    translate: translations.translate,
+    stats() {
+      const t = translations.stats();
+      return {
+        secretReads,
+        lookups: lookupReads,
+        candidates: t.candidates,
+        translations: t.translations,
+        translationMisses: t.misses,
+        watches: cache.stats(),
+      };
+    },
+    stop() {
+      if (resyncTimer !== undefined) clearInterval(resyncTimer);
+      cache.stop();
+    },
+  };
+}
+
+/**
+ * A `notFound` stays true for the uid a registration recorded (uids are never reused); a
+ * `present` answer can only err on the side of keeping a registration, so it is reused
+ * between full passes (an unmanaged namespace sends no watch events) and asked again on
+ * each. A terminating namespace is asked again each time: it is about to become `notFound`.
+ */
+function reusable(lookup: SourceLookup, fullPass: boolean): boolean {
+  if (lookup.state === 'notFound') return true;
+  return lookup.state === 'present' && lookup.deletionTimestamp === undefined && !fullPass;
+}
+
+/** Source namespaces named by owned registrations that are not among the managed ones. */
+function unmanagedSources(
+  clusterSecrets: readonly ObservedSecret[],
+  managed: ReadonlyMap<string, SourceNamespace>,
+  keys: ReturnType<typeof labelKeys>,
+  managedBy: string,
+): string[] {
+  const names = new Set<string>();
+  for (const secret of clusterSecrets) {
+    if (secret.labels[keys.managedBy] !== managedBy) continue;
+    const source = secret.labels[keys.sourceNamespace];
+    if (source !== undefined && source !== '' && !managed.has(source)) names.add(source);
+  }
+  return [...names].sort();
+}
+
+/**
+ * What this pass could not read, recorded in the snapshot so the planner decides what it
+ * withholds: every managed namespace's candidates while the Secret metadata watch is out of
+ * sync, a namespace whose changed candidate could not be read, and the target namespace's
+ * cluster Secrets while either of their watches is out of sync.
+ */
+function unreadParts(
+  failures: readonly GatherFailure[],
+  namespaces: readonly SourceNamespace[],
+): Pick<Snapshot, 'unreadNamespaces' | 'clusterSecretsUnread'> {
+  const unread = new Map<string, string>();
+  const metadata = failures.find((f) => f.scope === 'watch secret metadata');
+  if (metadata !== undefined) {
+    const reason = `the secret metadata watch is not in sync: ${metadata.failure.message}`;
+    for (const namespace of namespaces) unread.set(namespace.name, reason);
+  }
+  for (const f of failures) {
+    const read = /^get secret ([^/]+)\//.exec(f.scope);
+    if (read?.[1] !== undefined && !unread.has(read[1]))
+      unread.set(read[1], `${f.scope} failed: ${f.failure.message}`);
+  }
+  const target = failures.find(
+    (f) => f.scope === 'watch cluster secrets' || f.scope === 'watch owned secrets',
+  );
+  return {
+    ...(unread.size === 0
+      ? {}
+      : {
+          unreadNamespaces: [...unread]
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([name, reason]) => ({ name, reason })),
+        }),
+    ...(target === undefined
+      ? {}
+      : {
+          clusterSecretsUnread: `the ${target.scope.replace(/^watch /, '')} watch is not in sync: ${target.failure.message}`,
+        }),
+  };
+}

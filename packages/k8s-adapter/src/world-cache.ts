@@ -1,0 +1,271 @@
+// What the daemon knows of the world between passes, kept current by watches instead of
+// re-read on every pass:
+// - managed namespaces (label selector), as the planner sees them;
+// - every Secret's metadata cluster-wide (PartialObjectMetadata: never data), of which only
+//   the names matching a provider's glob are kept, as uid + resourceVersion;
+// - the target namespace's cluster Secrets (ArgoCD's label, and ours for demoted ones),
+//   whole: they are the registrations the planner compares against, a few KiB each.
+// Each change is reported as the namespaces it concerns, so the daemon plans soon after it;
+// a re-list (410 Gone, or the resync period) is reported as "look at everything".
+import { ARGOCD_SECRET_TYPE_LABEL, labelKeys, matchGlob } from '@argocd-cluster-registrar/core';
+import type { Config, ObservedSecret, SourceNamespace } from '@argocd-cluster-registrar/core';
+import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
+import type { ApiFailure } from './api-failure.js';
+import type { KubeAccess } from './kube-access.js';
+import { startListWatch } from './list-watch.js';
+import type {
+  ListWatch,
+  ListWatchStats,
+  ListWatchTiming,
+  Versioned,
+  WatchedObject,
+} from './list-watch.js';
+import { toObservedSecret, toSourceNamespace } from './observed-objects.js';
+import { managedNamespaceSelector } from './selectors.js';
+
+/** A Secret whose name matches a provider's glob, as its metadata tells. */
+export interface CandidateMeta {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
+}
+
+interface NamespaceEntry {
+  readonly resourceVersion: string;
+  readonly namespace: SourceNamespace;
+}
+
+interface ClusterSecretEntry {
+  readonly resourceVersion: string;
+  readonly secret: ObservedSecret;
+}
+
+export interface WorldChange {
+  /** Namespaces whose state changed (source namespaces, by name). */
+  readonly namespaces: readonly string[];
+  /** Everything may have changed (a watch re-listed). */
+  readonly all: boolean;
+}
+
+export interface WorldCacheOptions {
+  readonly onChange: (change: WorldChange) => void;
+  readonly onError: (watch: string, failure: ApiFailure) => void;
+  readonly timing?: Partial<ListWatchTiming>;
+  /** Per watch, for tests: resume from this version instead of listing first. */
+  readonly resumeFrom?: Partial<Record<WatchName, string>>;
+}
+
+export type WatchName = 'namespaces' | 'secret metadata' | 'cluster secrets' | 'owned secrets';
+
+export interface WorldCache {
+  readonly namespaces: ReadonlyMap<string, NamespaceEntry>;
+  readonly candidates: ReadonlyMap<string, CandidateMeta>;
+  /** Cluster Secrets by uid (both watches merged). */
+  clusterSecrets(): readonly ObservedSecret[];
+  /** Bumped on every change of what clusterSecrets()/namespaces hold, so views can be reused. */
+  readonly version: { namespaces: number; clusterSecrets: number; candidates: number };
+  /** Resolves once every watch has listed or failed once. */
+  settled(): Promise<void>;
+  /** Watches that have not listed yet or are failing now, with why. */
+  unhealthy(): readonly { readonly watch: WatchName; readonly failure: ApiFailure }[];
+  resync(): void;
+  stats(): Readonly<Record<WatchName, ListWatchStats>>;
+  stop(): void;
+}
+
+export function startWorldCache(
+  access: KubeAccess,
+  config: Config,
+  options: WorldCacheOptions,
+): WorldCache {
+  const keys = labelKeys(config.labelPrefix);
+  const target = config.targetNamespace;
+  const isCandidateName = (name: string): boolean =>
+    config.providers.some((p) => matchGlob(p.secretNamePattern, name));
+  const version = { namespaces: 0, clusterSecrets: 0, candidates: 0 };
+  const listedOnce = new Set<WatchName>();
+  const waiters: (() => void)[] = [];
+  const watches = new Map<WatchName, ListWatch<Versioned>>();
+
+  const changed = (names: readonly string[]): void => {
+    options.onChange({ namespaces: names, all: false });
+  };
+  let stopped = false;
+  const settleCheck = (): void => {
+    if (stopped) {
+      for (const resolve of waiters.splice(0)) resolve();
+      return;
+    }
+    for (const [name, watch] of watches)
+      if (!watch.synced() && watch.failing() === undefined && !listedOnce.has(name)) return;
+    for (const resolve of waiters.splice(0)) resolve();
+  };
+  const listed = (name: WatchName) => (): void => {
+    const again = listedOnce.has(name);
+    listedOnce.add(name);
+    settleCheck();
+    if (again) options.onChange({ namespaces: [], all: true });
+  };
+  const errored =
+    (name: WatchName) =>
+    (failure: ApiFailure): void => {
+      options.onError(name, failure);
+      settleCheck();
+    };
+  const common = (name: WatchName) => ({
+    name,
+    ...(options.timing !== undefined ? { timing: options.timing } : {}),
+    ...(options.resumeFrom?.[name] !== undefined ? { resumeFrom: options.resumeFrom[name] } : {}),
+  });
+
+  // Raw JSON, not client-node's classes: timestamps stay strings, which toTimestamp takes as is.
+  const namespaces = startListWatch<NamespaceEntry>(access, {
+    ...common('namespaces'),
+    path: '/api/v1/namespaces',
+    labelSelector: managedNamespaceSelector(config),
+    project: (object) => {
+      const namespace = toSourceNamespace(object as unknown as V1Namespace);
+      return { resourceVersion: namespace.resourceVersion ?? '', namespace };
+    },
+    handlers: {
+      onUpsert: (name) => {
+        version.namespaces += 1;
+        changed([name]);
+      },
+      onDelete: (name) => {
+        version.namespaces += 1;
+        changed([name]);
+      },
+      onListed: listed('namespaces'),
+      onError: errored('namespaces'),
+    },
+  });
+
+  const candidates = startListWatch<CandidateMeta>(access, {
+    ...common('secret metadata'),
+    path: '/api/v1/secrets',
+    metadataOnly: true,
+    // Filtered on arrival: a Secret no provider's glob matches is never kept (names cannot
+    // change, so it never becomes a candidate later).
+    project: (object: WatchedObject) => {
+      const meta = object.metadata ?? {};
+      if (!isCandidateName(meta.name ?? '')) return undefined;
+      return {
+        namespace: meta.namespace ?? '',
+        name: meta.name ?? '',
+        uid: meta.uid ?? '',
+        resourceVersion: meta.resourceVersion ?? '',
+      };
+    },
+    handlers: {
+      onUpsert: (_key, value) => {
+        version.candidates += 1;
+        changed([value.namespace]);
+      },
+      onDelete: (_key, previous) => {
+        version.candidates += 1;
+        changed([previous.namespace]);
+      },
+      onListed: listed('secret metadata'),
+      onError: errored('secret metadata'),
+    },
+  });
+
+  const clusterSecretWatch = (name: WatchName, labelSelector: string) =>
+    startListWatch<ClusterSecretEntry>(access, {
+      ...common(name),
+      path: `/api/v1/namespaces/${encodeURIComponent(target)}/secrets`,
+      labelSelector,
+      project: (object) => {
+        const secret = toObservedSecret(object as unknown as V1Secret, target);
+        return { resourceVersion: secret.resourceVersion, secret };
+      },
+      handlers: {
+        onUpsert: (_key, value, previous) => {
+          version.clusterSecrets += 1;
+          changed(sourcesOf([value.secret, previous?.secret]));
+        },
+        onDelete: (_key, previous) => {
+          version.clusterSecrets += 1;
+          changed(sourcesOf([previous.secret]));
+        },
+        onListed: listed(name),
+        onError: errored(name),
+      },
+    });
+  const sourcesOf = (secrets: readonly (ObservedSecret | undefined)[]): string[] => {
+    const names: string[] = [];
+    for (const secret of secrets) {
+      const source = secret?.labels[keys.sourceNamespace];
+      if (source !== undefined && source !== '') names.push(source);
+    }
+    return names;
+  };
+  const registered = clusterSecretWatch('cluster secrets', `${ARGOCD_SECRET_TYPE_LABEL}=cluster`);
+  const owned = clusterSecretWatch('owned secrets', managedNamespaceSelector(config));
+
+  watches.set('namespaces', namespaces);
+  watches.set('secret metadata', candidates);
+  watches.set('cluster secrets', registered);
+  watches.set('owned secrets', owned);
+
+  let mergedAt = -1;
+  let merged: readonly ObservedSecret[] = [];
+
+  return {
+    namespaces: namespaces.store,
+    candidates: candidates.store,
+    version,
+    clusterSecrets() {
+      if (mergedAt === version.clusterSecrets) return merged;
+      const byUid = new Map<string, ObservedSecret>();
+      for (const entry of registered.store.values()) byUid.set(entry.secret.uid, entry.secret);
+      for (const entry of owned.store.values()) byUid.set(entry.secret.uid, entry.secret);
+      merged = [...byUid.values()].sort(byNamespaceThenName);
+      mergedAt = version.clusterSecrets;
+      return merged;
+    },
+    settled() {
+      return new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        settleCheck();
+      });
+    },
+    unhealthy() {
+      const problems: { watch: WatchName; failure: ApiFailure }[] = [];
+      for (const [name, watch] of watches) {
+        const failure = watch.failing();
+        if (failure !== undefined) problems.push({ watch: name, failure });
+        else if (!watch.synced()) {
+          problems.push({
+            watch: name,
+            failure: { kind: 'transient', message: 'not listed yet', retryable: true },
+          });
+        }
+      }
+      return problems;
+    },
+    resync() {
+      for (const watch of watches.values()) watch.resync();
+    },
+    stats() {
+      return {
+        namespaces: namespaces.stats(),
+        'secret metadata': candidates.stats(),
+        'cluster secrets': registered.stats(),
+        'owned secrets': owned.stats(),
+      };
+    },
+    stop() {
+      stopped = true;
+      for (const watch of watches.values()) watch.stop();
+      for (const resolve of waiters.splice(0)) resolve();
+    },
+  };
+}
+
+function byNamespaceThenName(a: ObservedSecret, b: ObservedSecret): number {
+  if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
