@@ -1,6 +1,6 @@
 // Every request is bounded (issue 8, item 4), proven through the fault proxy in front of the
 // real host plane: a server that accepts and never answers, and list bodies cut short of
-// their Content-Length, end as failures, never as a hang; the namespace watch and the
+// their Content-Length, end as failures, never as a hang; the watches and the
 // leader's renewal both recover once the server answers again.
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -10,7 +10,7 @@ import type { FaultProxy } from '@argocd-cluster-registrar/testkit';
 import { createGatherer } from './gather.js';
 import type { KubeAccess } from './kube-access.js';
 import { createLeaderElector } from './leader-election.js';
-import { watchManagedNamespaces } from './namespace-watch.js';
+import { createWatchGatherer } from './watch-gatherer.js';
 import { MANAGED_BY_KEY, createNamespace, host, testConfig } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
@@ -59,16 +59,17 @@ describe('bounded requests', () => {
     expect((await createGatherer(access, config).full()).failures).toEqual([]);
   });
 
-  it('the namespace watch re-opens after a server that never answered recovers', async () => {
+  it('the watches re-open after a server that never answered recovers', async () => {
     const config = testConfig();
     const changes: string[] = [];
     proxy.hangAll(true);
-    const watch = watchManagedNamespaces(access, config, {
-      onChange: (name) => changes.push(name),
+    const gatherer = createWatchGatherer(access, config, {
+      onChange: (change) => changes.push(...change.namespaces),
       onError: () => undefined,
+      resyncPeriodMs: 0,
     });
     try {
-      // Long enough for the watch's first requests to be stuck in the hang.
+      // Long enough for the watches' first requests to be stuck in the hang.
       await new Promise((resolve) => setTimeout(resolve, 2500));
       proxy.hangAll(false);
       const name = uniqueName('late');
@@ -84,7 +85,7 @@ describe('bounded requests', () => {
         { timeout: 60_000, interval: 500 },
       );
     } finally {
-      watch.stop();
+      gatherer.stop();
       proxy.hangAll(false);
     }
   });

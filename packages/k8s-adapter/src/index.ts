@@ -15,8 +15,6 @@ export type { ActionResult, ActionStatus, ApplyOptions } from './apply.js';
 export { createApplier, createDryRunWriter, dryRunVerdict } from './plan-writer.js';
 export type { DryRunOptions, DryRunVerdict, PlanWriter } from './plan-writer.js';
 export { managedNamespaceSelector } from './selectors.js';
-export { watchManagedNamespaces } from './namespace-watch.js';
-export type { NamespaceWatch, NamespaceWatchHandlers } from './namespace-watch.js';
 export { createLeaderElector, leaseName } from './leader-election.js';
 export type { LeaderElector, LeaderElectionOptions } from './leader-election.js';
 export { recordNamespaceEvent, recordSecretEvent } from './events.js';

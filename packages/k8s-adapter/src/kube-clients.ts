@@ -96,8 +96,3 @@ export function coordinationApiFor(access: KubeAccess): CoordinationV1Api {
 export function requestBound(access: KubeAccess): { timeoutMs?: number } {
   return access.requestTimeoutMs === undefined ? {} : { timeoutMs: access.requestTimeoutMs };
 }
-
-/** Keep-alive agents for the streaming watch too (watch-stream.ts). */
-export function shareConnections(access: KubeAccess): void {
-  keepConnections(access.kubeConfig);
-}
