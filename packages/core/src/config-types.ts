@@ -1,0 +1,60 @@
+// The validated configuration the planner runs with: the target namespace, label vocabulary,
+// providers (which Secrets hold kubeconfigs, and which exec plugins they may translate) and
+// timings. parseConfig (config.ts) is the only producer.
+
+export type ProviderName =
+  'k3k' | 'vcluster' | 'kamaji' | 'capi' | 'capa-eks' | 'capz-aks' | 'gke' | 'custom';
+
+/** The cloud exec plugins the registrar can translate into ArgoCD's own forms. */
+export type ExecCloud = 'aws' | 'azure' | 'gcp';
+
+export interface Provider {
+  /** Preset name, or `custom` (legacy flags or a `custom:<glob>=<key>[,<key>]` entry). */
+  readonly name: ProviderName;
+  /** Glob over Secret names: `*` any run, `?` one character, `[...]` a class. */
+  readonly secretNamePattern: string;
+  /** Keys tried in order inside a matching Secret. */
+  readonly keys: readonly string[];
+  /** Secret type preferred among candidates of this provider (CAPI). */
+  readonly preferredSecretType?: string;
+  /** Loopback servers are rewritten to the provider's in-cluster Service (vcluster only). */
+  readonly loopbackRewrite: boolean;
+  /**
+   * The provider's exec gate: the clouds whose exec plugins it may translate (capa-eks: aws,
+   * capz-aks: azure, gke: gcp; a custom entry ending in `;exec`: all three). Absent: none.
+   */
+  readonly execClouds?: readonly ExecCloud[];
+  /**
+   * The global exec gate (`Config.execCredentials`), copied onto every provider by
+   * parseConfig: a Translator sees only the provider, and both gates must be on.
+   */
+  readonly execCredentials?: boolean;
+}
+
+export interface Config {
+  readonly targetNamespace: string;
+  /** Ends in `/` or is a bare DNS prefix; labels are `${labelPrefix}managed-by`. */
+  readonly labelPrefix: string;
+  readonly managedBy: string;
+  readonly providers: readonly Provider[];
+  /** Milliseconds between full passes. Also the minimum gap between credential-only writes. */
+  readonly intervalMs: number;
+  /** Demoted registrations older than this are deleted. */
+  readonly demotedTtlMs: number;
+  /**
+   * Credential-only changes are deferred while the registered client certificate stays
+   * valid for longer than this. 0 disables deferral (write at most once per interval).
+   */
+  readonly credentialRefreshWindowMs: number;
+  /**
+   * The global exec gate (`--exec-credentials`): exec kubeconfigs of providers that allow it
+   * are translated into ArgoCD's own forms. Off by default.
+   */
+  readonly execCredentials: boolean;
+  /**
+   * Drain before deregistration (`--drain-on-terminate`): a terminating source namespace's
+   * registration loses the labels it copied from the namespace (what ApplicationSet
+   * generators select on) and is deleted once the namespace is gone. Off by default.
+   */
+  readonly drainOnTerminate: boolean;
+}

@@ -1,0 +1,96 @@
+// What the planner reads: a Snapshot of source namespaces, their candidate Secrets, the
+// cluster Secrets of the target namespace and what could not be read. Plain readonly data,
+// JSON-serialisable, so a snapshot can be saved and replayed byte for byte.
+
+export type Labels = Readonly<Record<string, string>>;
+
+/** An RFC 3339 timestamp as the API server writes it (`2026-11-29T17:00:00Z`). */
+export type Timestamp = string;
+
+/** A namespace selected by `<prefix>managed-by: <managedBy>`. */
+export interface SourceNamespace {
+  readonly name: string;
+  readonly uid: string;
+  /**
+   * As served. Optional: with it, a plan memo reuses what it derived from this namespace
+   * until the namespace changes; without it, only while the very same object is passed.
+   */
+  readonly resourceVersion?: string;
+  readonly labels: Labels;
+  readonly annotations: Labels;
+  readonly creationTimestamp: Timestamp;
+  /** Set while the namespace is terminating. */
+  readonly deletionTimestamp?: Timestamp;
+}
+
+/** A Secret as the API returns it. `data` values are base64, exactly as served. */
+export interface ObservedSecret {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
+  readonly type: string;
+  readonly labels: Labels;
+  readonly annotations: Labels;
+  readonly data: Readonly<Record<string, string>>;
+  readonly creationTimestamp?: Timestamp;
+}
+
+/**
+ * The result of looking up, by name, the source namespace of an owned registration whose
+ * namespace is not among the managed ones. Only `notFound` (or a different uid) is proof.
+ */
+export type SourceLookup =
+  | {
+      readonly state: 'present';
+      readonly uid: string;
+      readonly labels: Labels;
+      readonly deletionTimestamp?: Timestamp;
+    }
+  | { readonly state: 'notFound' }
+  | { readonly state: 'unknown'; readonly reason: string };
+
+export interface Snapshot {
+  /** Namespaces carrying `<prefix>managed-by: <managedBy>`. */
+  readonly namespaces: readonly SourceNamespace[];
+  /** Secrets in managed namespaces whose names match a provider glob (more is harmless). */
+  readonly candidateSecrets: readonly ObservedSecret[];
+  /**
+   * Every Secret in the target namespace labelled `argocd.argoproj.io/secret-type: cluster`
+   * (owned or not), plus owned Secrets carrying `<prefix>orphaned-secret-type` (demoted).
+   */
+  readonly clusterSecrets: readonly ObservedSecret[];
+  /** Keyed by namespace name: lookups for owned registrations whose source is not managed. */
+  readonly sourceLookups: Readonly<Record<string, SourceLookup>>;
+  /**
+   * Managed namespaces whose Secrets could not be listed: their candidates are unknown, not
+   * absent. Absent (older snapshots) means every managed namespace was read.
+   */
+  readonly unreadNamespaces?: readonly UnreadNamespace[];
+  /**
+   * Why the cluster Secrets of the target namespace could not be listed completely; absent
+   * when they were. `clusterSecrets` then holds what was read, which may be nothing.
+   */
+  readonly clusterSecretsUnread?: string;
+  // -- near misses (messages only) ----------------------------------------------------
+  /**
+   * In managed namespaces without a candidate: Secrets that almost are one (see
+   * near-misses.ts), so "no kubeconfig Secret" can name them. Optional: older snapshots and
+   * fixtures have none, and the planner never decides anything from them.
+   */
+  readonly nearMisses?: readonly NearMissSecret[];
+  // -- end near misses ------------------------------------------------------------------
+}
+
+/** A Secret that is almost a kubeconfig candidate: its name and key names, never values. */
+export interface NearMissSecret {
+  readonly namespace: string;
+  readonly name: string;
+  readonly keys: readonly string[];
+}
+
+/** A managed namespace whose Secret list failed, and why. */
+export interface UnreadNamespace {
+  readonly name: string;
+  readonly reason: string;
+}

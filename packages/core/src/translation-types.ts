@@ -1,0 +1,118 @@
+// What translating one kubeconfig yields: ArgoCD's cluster config, or a typed Refusal, plus
+// the warnings and certificate facts the plan reports.
+
+import type { Timestamp } from './snapshot-types.js';
+import type { ProviderName } from './config-types.js';
+
+/** ArgoCD's `ClusterConfig`, the JSON stored under `data.config` of a cluster Secret. */
+export interface ArgoClusterConfig {
+  readonly username?: string;
+  readonly password?: string;
+  readonly bearerToken?: string;
+  readonly tlsClientConfig: {
+    readonly insecure: boolean;
+    readonly serverName?: string;
+    readonly caData?: string;
+    readonly certData?: string;
+    readonly keyData?: string;
+  };
+  /** ArgoCD runs `argocd-k8s-auth aws --cluster-name <clusterName> [--role-arn <roleARN>]`. */
+  readonly awsAuthConfig?: {
+    readonly clusterName: string;
+    readonly roleARN?: string;
+  };
+  /** ArgoCD runs `command args...` with `env` added to its own environment. */
+  readonly execProviderConfig?: {
+    readonly command: string;
+    readonly args: readonly string[];
+    readonly env?: Readonly<Record<string, string>>;
+    readonly apiVersion: string;
+  };
+  readonly proxyUrl?: string;
+}
+
+/** The credential form a registration carries; `exec` forms have no expiry to report. */
+export type CredentialKind = 'client-certificate' | 'bearer-token' | 'basic-auth' | 'exec';
+
+export type RefusalCode =
+  | 'kubeconfig-unreadable'
+  | 'kubeconfig-not-yaml'
+  | 'kubeconfig-no-context'
+  | 'kubeconfig-context-dangling'
+  | 'server-missing'
+  | 'server-invalid'
+  | 'server-in-cluster'
+  | 'server-loopback'
+  | 'ca-invalid'
+  | 'client-cert-invalid'
+  | 'client-cert-incomplete'
+  | 'credentials-missing'
+  | 'file-reference'
+  | 'exec-plugin'
+  | 'exec-unsupported'
+  | 'auth-provider'
+  | 'impersonation'
+  | 'proxy-url-invalid'
+  | 'no-candidate'
+  | 'name-missing'
+  | 'name-invalid'
+  | 'name-claimed'
+  | 'name-foreign'
+  | 'server-collision'
+  | 'server-override-invalid'
+  | 'target-foreign';
+
+/** An expected problem, as a value: machine-readable code, and a message that says the fix. */
+export interface Refusal {
+  readonly code: RefusalCode;
+  readonly message: string;
+}
+
+export type WarningCode =
+  | 'insecure-drops-ca'
+  | 'cluster-label-missing'
+  | 'annotation-too-large'
+  | 'annotations-over-limit'
+  | 'candidate-rejected'
+  | 'source-unknown'
+  | 'prune-disabled'
+  | 'loopback-rewritten'
+  /** A demotion or deletion withheld because the input it would rest on was not read. */
+  | 'input-incomplete'
+  /** A kubeconfig's only cluster and user were used although its current-context dangles. */
+  | 'current-context-dangling';
+
+export interface Warning {
+  readonly code: WarningCode;
+  readonly namespace?: string;
+  readonly secret?: string;
+  readonly message: string;
+}
+
+/** Facts about a client certificate, read portably from its DER. */
+export interface CertificateFacts {
+  /** Hex SHA-256 of the issuer Name's DER: equal issuers compare equal. */
+  readonly issuer: string;
+  readonly notAfter: Timestamp;
+}
+
+/** A kubeconfig that translated cleanly. */
+export interface Translation {
+  readonly server: string;
+  readonly config: ArgoClusterConfig;
+  readonly warnings: readonly Warning[];
+  readonly credential: CredentialKind;
+  readonly clientCertificate?: CertificateFacts;
+}
+
+export type TranslationResult =
+  | { readonly ok: true; readonly translation: Translation }
+  | { readonly ok: false; readonly refusal: Refusal };
+
+/** Where a kubeconfig came from: enough to name it in a message and to key a parse cache. */
+export interface CandidateRef {
+  readonly namespace: string;
+  readonly secret: string;
+  readonly key: string;
+  readonly provider: ProviderName;
+}
