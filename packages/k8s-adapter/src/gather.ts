@@ -19,9 +19,23 @@ import type {
   SourceNamespace,
   Translator,
 } from '@argocd-cluster-registrar/core';
-import { classifyApiError } from './api-failure.js';
-import type { ApiFailure } from './api-failure.js';
 import { mapBounded } from './concurrency.js';
+import {
+  candidateScope,
+  failureMessage,
+  Pass,
+  type GatherFailure,
+  type Outcome,
+} from './gather-pass.js';
+import {
+  forget,
+  incompleteReason,
+  presentLookup,
+  reusableLookup,
+  unreadParts,
+  uidsOf,
+  type View,
+} from './gather-view.js';
 import type { KubeAccess } from './kube-access.js';
 import { coreApiFor } from './kube-clients.js';
 import {
@@ -34,11 +48,7 @@ import { NearMissRecord } from './near-misses.js';
 import { managedNamespaceSelector } from './selectors.js';
 import { createTranslationCache } from './translation-cache.js';
 
-export interface GatherFailure {
-  /** What was being read, e.g. 'list namespaces', 'list secrets in k3k-a'. */
-  readonly scope: string;
-  readonly failure: ApiFailure;
-}
+export type { GatherFailure } from './gather-pass.js';
 
 export interface GatherResult {
   readonly snapshot: Snapshot;
@@ -62,62 +72,6 @@ export interface Gatherer {
 /** Concurrent reads per pass: enough to hide latency, few enough to stay polite. */
 const READ_CONCURRENCY = 16;
 const PAGE_SIZE = 500;
-
-/** The last gathered world, kept between passes so a refresh can reuse it. */
-interface View {
-  readonly namespaces: Map<string, SourceNamespace>;
-  readonly candidates: Map<string, readonly ObservedSecret[]>;
-  clusterSecrets: readonly ObservedSecret[];
-  /** Lookups whose answer cannot change for the recorded uid (see `reusableLookup`). */
-  readonly lookups: Map<string, SourceLookup>;
-  /**
-   * Namespaces whose Secret list failed last time, and why: reported unread in the snapshot
-   * and re-read on the next refresh.
-   */
-  readonly failedCandidates: Map<string, string>;
-}
-
-type Outcome<T> =
-  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: ApiFailure };
-
-/** One gather: counts requests and collects failures. */
-class Pass {
-  requests = 0;
-  readonly failures: GatherFailure[] = [];
-
-  /** `notFoundIsAnswer`: a 404 is the information sought (a lookup), not a failure. */
-  async call<T>(
-    scope: string,
-    request: () => Promise<T>,
-    notFoundIsAnswer = false,
-  ): Promise<Outcome<T>> {
-    this.requests += 1;
-    try {
-      return { ok: true, value: await request() };
-    } catch (err) {
-      const failure = classifyApiError(err);
-      if (!(notFoundIsAnswer && failure.kind === 'not-found'))
-        this.failures.push({ scope, failure });
-      return { ok: false, failure };
-    }
-  }
-
-  /** Follows `continue` tokens; undefined when any page failed. */
-  async listAll<T>(
-    scope: string,
-    page: (token: string | undefined) => Promise<{ items: T[]; metadata?: { _continue?: string } }>,
-  ): Promise<T[] | undefined> {
-    const items: T[] = [];
-    let token: string | undefined;
-    do {
-      const result = await this.call(scope, () => page(token));
-      if (!result.ok) return undefined;
-      items.push(...result.value.items);
-      token = result.value.metadata?._continue || undefined;
-    } while (token !== undefined);
-    return items;
-  }
-}
 
 export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   const api = coreApiFor(access);
@@ -372,75 +326,4 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   };
 
   return { full, refresh, translate: cache.translate };
-}
-
-function presentLookup(namespace: SourceNamespace): SourceLookup {
-  return {
-    state: 'present',
-    uid: namespace.uid,
-    labels: namespace.labels,
-    ...(namespace.deletionTimestamp !== undefined
-      ? { deletionTimestamp: namespace.deletionTimestamp }
-      : {}),
-  };
-}
-
-/**
- * A `notFound` stays true for the uid a registration recorded (uids are never reused), and a
- * `present` answer can only err on the side of keeping a registration, so both can be reused
- * between full passes; an `unknown` is always asked again. A terminating namespace is asked
- * again too: it is about to become `notFound`.
- */
-function reusableLookup(lookup: SourceLookup): boolean {
-  return (
-    lookup.state === 'notFound' ||
-    (lookup.state === 'present' && lookup.deletionTimestamp === undefined)
-  );
-}
-
-function candidateScope(namespace: string): string {
-  return `list secrets in ${namespace}`;
-}
-
-/** The message of the first failure recorded under one of `scopes`: what the planner is told. */
-function failureMessage(pass: Pass, scopes: readonly string[]): string {
-  const found = pass.failures.find((failure) => scopes.includes(failure.scope));
-  return found?.failure.message ?? 'the read failed';
-}
-
-/** What the snapshot says could not be read: managed namespaces whose Secrets failed to list. */
-function unreadParts(
-  current: View,
-  clusterSecretsUnread: string | undefined,
-): Pick<Snapshot, 'unreadNamespaces' | 'clusterSecretsUnread'> {
-  const unreadNamespaces = [...current.failedCandidates]
-    .filter(([name]) => current.namespaces.has(name))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, reason]) => ({ name, reason }));
-  return {
-    ...(unreadNamespaces.length === 0 ? {} : { unreadNamespaces }),
-    ...(clusterSecretsUnread === undefined ? {} : { clusterSecretsUnread }),
-  };
-}
-
-function forget(current: View, name: string): void {
-  current.namespaces.delete(name);
-  current.candidates.delete(name);
-  current.failedCandidates.delete(name);
-}
-
-function incompleteReason(
-  namespacesFailed: boolean,
-  clusterSecretsFailed: boolean,
-  target: string,
-): string | undefined {
-  if (namespacesFailed) return 'the list of managed namespaces failed';
-  if (clusterSecretsFailed) return `the list of cluster secrets in ${target} failed`;
-  return undefined;
-}
-
-function uidsOf(candidates: ReadonlyMap<string, readonly ObservedSecret[]>): Set<string> {
-  const uids = new Set<string>();
-  for (const list of candidates.values()) for (const secret of list) uids.add(secret.uid);
-  return uids;
 }
