@@ -11,6 +11,14 @@ import { classifyApiError, classifyStatusObject } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { createBackoff } from './backoff.js';
 import type { KubeAccess } from './kube-access.js';
+import { createReflectorStore } from './list-watch-store.js';
+import {
+  DEFAULT_LIST_WATCH_TIMING,
+  type ListWatch,
+  type ListWatchOptions,
+  type Versioned,
+  type WatchedObject,
+} from './list-watch-types.js';
 import {
   ACCEPT_JSON,
   ACCEPT_METADATA,
@@ -19,107 +27,21 @@ import {
   rawGetJson,
 } from './raw-request.js';
 
-/** The part of an object (full or PartialObjectMetadata) the store looks at. */
-export interface WatchedObject {
-  readonly metadata?: {
-    readonly name?: string;
-    readonly namespace?: string;
-    readonly uid?: string;
-    readonly resourceVersion?: string;
-    readonly labels?: Readonly<Record<string, string>>;
-    readonly annotations?: Readonly<Record<string, string>>;
-    readonly creationTimestamp?: string;
-    readonly deletionTimestamp?: string;
-  };
-  readonly [field: string]: unknown;
-}
-
-export interface Versioned {
-  readonly resourceVersion: string;
-}
-
-export interface ListWatchTiming {
-  /** Bound on each list page and on a watch's response headers. */
-  readonly requestTimeoutMs: number;
-  /** Asked of the server: it ends each watch after about this long, and we resume. */
-  readonly watchTimeoutSeconds: number;
-  /** No event or bookmark for this long: the connection is dead; re-open it. */
-  readonly silenceMs: number;
-  readonly backoffInitialMs: number;
-  readonly backoffMaxMs: number;
-}
-
-export const DEFAULT_LIST_WATCH_TIMING: ListWatchTiming = {
-  requestTimeoutMs: 30_000,
-  watchTimeoutSeconds: 300,
-  // With allowWatchBookmarks the API server sends a bookmark about once a minute on a quiet
-  // watch (measured on 1.36: 60 s apart, and one just before its time-out), so two and a half
-  // minutes without a line is a dead connection, not a quiet world.
-  silenceMs: 150_000,
-  backoffInitialMs: 250,
-  backoffMaxMs: 30_000,
-};
-
-export interface ListWatchHandlers<T> {
-  /** A kept object appeared or changed (its resourceVersion differs). */
-  onUpsert(key: string, value: T, previous: T | undefined): void;
-  onDelete(key: string, previous: T): void;
-  /** A list completed and the store now mirrors it (first sync, 410 or resync). */
-  onListed?(): void;
-  onError(failure: ApiFailure): void;
-}
-
-export interface ListWatchOptions<T extends Versioned> {
-  /** For messages: 'namespaces', 'secret metadata'. */
-  readonly name: string;
-  /** Collection path, e.g. `/api/v1/secrets`. */
-  readonly path: string;
-  readonly labelSelector?: string;
-  /** Ask for PartialObjectMetadata: names, labels, versions, never data. */
-  readonly metadataOnly?: boolean;
-  readonly project: (object: WatchedObject) => T | undefined;
-  readonly handlers: ListWatchHandlers<T>;
-  readonly timing?: Partial<ListWatchTiming>;
-  /**
-   * Start by watching from this resourceVersion instead of listing, as a process that kept
-   * its position would; a version the server no longer has is met with 410 and a list.
-   */
-  readonly resumeFrom?: string;
-}
-
-export interface ListWatchStats {
-  /** List requests (every page counts). */
-  readonly lists: number;
-  /** Watch requests opened (the first, each resume, each after a list). */
-  readonly watches: number;
-  /** Watches re-opened from the last resourceVersion without a list. */
-  readonly resumes: number;
-  /** 410 Gone answers that forced a list. */
-  readonly expired: number;
-  /** Streams abandoned for silence. */
-  readonly silences: number;
-}
-
-export interface ListWatch<T> {
-  readonly store: ReadonlyMap<string, T>;
-  /** True once a list has completed. */
-  synced(): boolean;
-  /** The last failure, while no list or watch has succeeded since. */
-  failing(): ApiFailure | undefined;
-  /** List again now (the resync period's safety net); the watch resumes after it. */
-  resync(): void;
-  stats(): ListWatchStats;
-  stop(): void;
-}
+export { keyOf } from './list-watch-store.js';
+export {
+  DEFAULT_LIST_WATCH_TIMING,
+  type ListWatch,
+  type ListWatchHandlers,
+  type ListWatchOptions,
+  type ListWatchStats,
+  type ListWatchTiming,
+  type Versioned,
+  type WatchedObject,
+} from './list-watch-types.js';
 
 const PAGE_SIZE = 500;
 /** A stream that ends sooner than this without a line counts as a failure for back-off. */
 const SHORT_SESSION_MS = 1000;
-
-export function keyOf(object: WatchedObject): string {
-  const meta = object.metadata ?? {};
-  return meta.namespace ? `${meta.namespace}/${meta.name ?? ''}` : (meta.name ?? '');
-}
 
 interface ListPage {
   readonly items?: readonly WatchedObject[];
@@ -137,7 +59,7 @@ export function startListWatch<T extends Versioned>(
 ): ListWatch<T> {
   const timing = { ...DEFAULT_LIST_WATCH_TIMING, ...(options.timing ?? {}) };
   const handlers = options.handlers;
-  const store = new Map<string, T>();
+  const { store, upsert, remove, replace } = createReflectorStore(options.project, handlers);
   const backoff = createBackoff(timing.backoffInitialMs, timing.backoffMaxMs);
   const stats = { lists: 0, watches: 0, resumes: 0, expired: 0, silences: 0 };
 
@@ -167,33 +89,8 @@ export function startListWatch<T extends Versioned>(
     schedule(backoff.next());
   };
 
-  const upsert = (object: WatchedObject): void => {
-    const key = keyOf(object);
-    const value = options.project(object);
-    const previous = store.get(key);
-    if (value === undefined) {
-      if (previous !== undefined) {
-        store.delete(key);
-        handlers.onDelete(key, previous);
-      }
-      return;
-    }
-    if (previous?.resourceVersion === value.resourceVersion) return;
-    store.set(key, value);
-    handlers.onUpsert(key, value, previous);
-  };
-
-  const remove = (object: WatchedObject): void => {
-    const key = keyOf(object);
-    const previous = store.get(key);
-    if (previous === undefined) return;
-    store.delete(key);
-    handlers.onDelete(key, previous);
-  };
-
   /** Lists everything; the store becomes the list, with the differences reported. */
   const list = async (signal: AbortSignal): Promise<boolean> => {
-    const seen = new Set<string>();
     const items: WatchedObject[] = [];
     let token: string | undefined;
     let listVersion: string | undefined;
@@ -223,15 +120,7 @@ export function startListWatch<T extends Versioned>(
       return false;
     }
     if (stopped) return false;
-    for (const item of items) {
-      seen.add(keyOf(item));
-      upsert(item);
-    }
-    for (const [key, previous] of [...store]) {
-      if (seen.has(key)) continue;
-      store.delete(key);
-      handlers.onDelete(key, previous);
-    }
+    replace(items);
     resourceVersion = listVersion;
     listed = true;
     lastFailure = undefined;
