@@ -266,7 +266,11 @@ describe('exec gates', () => {
     const namespaces = await sourceNamespaces(world);
 
     const globalOff = await planJson(world, { extra: PRESETS, allowCodes: [0, 1] });
-    refusedForExec(globalOff.plan, namespaces, '--exec-credentials (chart value execCredentials) is off');
+    refusedForExec(
+      globalOff.plan,
+      namespaces,
+      '--exec-credentials (chart value execCredentials) is off',
+    );
     expect(globalOff.plan.actions).toEqual([]);
     expect(await registrationNames(world)).toEqual([]);
 
