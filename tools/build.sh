@@ -102,7 +102,10 @@ build_helm() {
 }
 
 if [[ "${1:-}" == "argocd" ]]; then
-  abin="$cache_root/bin-argocd-$ARGOCD_VERSION"
+  # Keyed by the wrapper's source too: check-secrets' output is part of the tests' contract,
+  # so a changed checker must not be served from a binary built before the change.
+  src="$(cat "$here"/argocd/*.go "$here"/argocd/go.mod "$here"/argocd/go.sum | sha256sum | cut -c1-12)"
+  abin="$cache_root/bin-argocd-$ARGOCD_VERSION-$src"
   mkdir -p "$abin"
   build_argocd() {
     (cd "$here/argocd" && GOTOOLCHAIN=$ARGOCD_GOTOOLCHAIN go build -ldflags "-s -w" -o "$abin/argocd" .)

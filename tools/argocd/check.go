@@ -21,6 +21,17 @@ type verdict struct {
 	Server    string `json:"server,omitempty"`
 	Name      string `json:"name,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// Exec is the exec provider of the rest.Config ArgoCD derives (from execProviderConfig or
+	// awsAuthConfig): a command and its arguments, never a credential.
+	Exec *execVerdict `json:"exec,omitempty"`
+}
+
+// execVerdict is the derived rest.Config's ExecProvider, as the application controller would run it.
+type execVerdict struct {
+	Command    string            `json:"command"`
+	Args       []string          `json:"args"`
+	Env        map[string]string `json:"env"`
+	APIVersion string            `json:"apiVersion"`
 }
 
 // checkSecrets reads a Secret list (`kubectl get secrets -o json`) or one Secret from in and
@@ -75,6 +86,16 @@ func judge(s *corev1.Secret) verdict {
 	if err != nil {
 		v.Error = "RawRestConfig: " + err.Error()
 		return v
+	}
+	if e := config.ExecProvider; e != nil {
+		ev := &execVerdict{Command: e.Command, Args: e.Args, Env: map[string]string{}, APIVersion: e.APIVersion}
+		if ev.Args == nil {
+			ev.Args = []string{}
+		}
+		for _, env := range e.Env {
+			ev.Env[env.Name] = env.Value
+		}
+		v.Exec = ev
 	}
 	if _, err := rest.TLSConfigFor(config); err != nil {
 		v.Error = "TLSConfigFor: " + err.Error()

@@ -70,4 +70,39 @@ describe('argocd check-secrets', () => {
       },
     ]);
   });
+
+  it('prints the exec provider ArgoCD derives, from execProviderConfig and from awsAuthConfig', async () => {
+    const tls = { insecure: true };
+    const verdicts = await argoVerdicts(
+      list(
+        clusterSecret('azure', 'https://a.example', {
+          tlsClientConfig: tls,
+          execProviderConfig: {
+            command: 'argocd-k8s-auth',
+            args: ['azure'],
+            env: { AAD_ENVIRONMENT_NAME: 'AzurePublicCloud' },
+            apiVersion: 'client.authentication.k8s.io/v1beta1',
+          },
+        }),
+        clusterSecret('eks', 'https://e.example', {
+          tlsClientConfig: tls,
+          awsAuthConfig: { clusterName: 'prod', roleARN: 'arn:aws:iam::1:role/r' },
+        }),
+      ),
+    );
+    expect(verdicts.map((v) => v.exec)).toEqual([
+      {
+        command: 'argocd-k8s-auth',
+        args: ['azure'],
+        env: { AAD_ENVIRONMENT_NAME: 'AzurePublicCloud' },
+        apiVersion: 'client.authentication.k8s.io/v1beta1',
+      },
+      {
+        command: 'argocd-k8s-auth',
+        args: ['aws', '--cluster-name', 'prod', '--role-arn', 'arn:aws:iam::1:role/r'],
+        env: {},
+        apiVersion: 'client.authentication.k8s.io/v1beta1',
+      },
+    ]);
+  });
 });

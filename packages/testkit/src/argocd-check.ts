@@ -5,6 +5,18 @@
 import type { ControlPlane } from './control-plane.js';
 import { argocdBinaryPath, kubectl, runCommand } from './argocd-tools.js';
 
+/**
+ * The exec provider of the rest.Config ArgoCD derives from a registration (from
+ * execProviderConfig, or awsAuthConfig which ArgoCD turns into one): what the application
+ * controller would run. Commands and arguments only, never a credential.
+ */
+export interface ArgoExecVerdict {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly apiVersion: string;
+}
+
 /** One Secret's verdict. Never holds a credential. */
 export interface ArgoVerdict {
   readonly namespace: string;
@@ -13,6 +25,8 @@ export interface ArgoVerdict {
   readonly server?: string;
   readonly name?: string;
   readonly error?: string;
+  /** Absent when the derived rest.Config runs no exec provider. */
+  readonly exec?: ArgoExecVerdict;
 }
 
 /** Runs the checker over a Secret list (as `kubectl get secrets -o json` prints it). */

@@ -25,7 +25,7 @@ export type {
 export { installArgoCdCrds, startArgoCd } from './argocd.js';
 export type { ArgoCd, ArgoCdOptions } from './argocd.js';
 export { argoVerdicts, checkClusterSecrets } from './argocd-check.js';
-export type { ArgoVerdict } from './argocd-check.js';
+export type { ArgoExecVerdict, ArgoVerdict } from './argocd-check.js';
 export { argocdBinaryPath, kubectl } from './argocd-tools.js';
 export {
   applyObjects,
