@@ -48,6 +48,22 @@ describe('RegistrarMetrics', () => {
     expect(text.endsWith('\n')).toBe(true);
   });
 
+  it('exports the expiry of the certificate a stale registration still holds', () => {
+    // Core puts the registered certificate's expiry on a stale outcome (outcomes.ts); it is
+    // exported like any other, so an unrefreshable registration's expiry can be alerted on.
+    const metrics = new RegistrarMetrics();
+    metrics.recordOutcomes([
+      outcome('a', 'stale', {
+        cluster: 'a',
+        credentialNotAfter: '2027-01-01T00:00:00Z',
+        reason: { code: 'no-candidate', message: 'gone' },
+      }),
+    ]);
+    expect(metrics.render()).toContain(
+      'registrar_credential_expiry_timestamp_seconds{cluster="a"} 1798761600\n',
+    );
+  });
+
   it('counts exec registrations by their form, with no expiry series for them', () => {
     const metrics = new RegistrarMetrics();
     metrics.recordOutcomes([

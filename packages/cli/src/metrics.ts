@@ -136,7 +136,7 @@ export class RegistrarMetrics {
   );
   readonly credentialExpiry = new Gauge(
     'registrar_credential_expiry_timestamp_seconds',
-    'Expiry (Unix seconds) of the registered client certificate, by cluster.',
+    'Expiry (Unix seconds) of the registered client certificate, by cluster; stale registrations (kubeconfig gone or unusable) included.',
   );
   readonly credentials = new Gauge(
     'registrar_registered_credentials',

@@ -1,5 +1,5 @@
-// Field-level diff for the preview: what an action changes, credentials shown only as
-// fingerprints. The planner attaches it to every create, update and demote; the renderers
+// Field-level diff for the preview: what an action changes; certificates shown as
+// fingerprints, other credentials concealed (sensitive-display.ts). The planner attaches it to every create, update and demote; the renderers
 // show it.
 
 import { decodeBase64Text } from './base64.js';
@@ -13,6 +13,7 @@ import {
 import { compareStrings } from './compare-strings.js';
 import { REGISTRATION_DATA_KEYS } from './registration.js';
 import { fingerprint } from './sha256.js';
+import { sensitiveDisplay } from './sensitive-display.js';
 import type { DesiredSecret, FieldChange, Labels, ObservedSecret } from './types.js';
 
 const CONFIG_FIELDS: readonly { readonly path: readonly string[]; readonly sensitive: boolean }[] =
@@ -33,7 +34,7 @@ const KNOWN_CONFIG_KEYS: ReadonlySet<string> = new Set([
   ...CONFIG_FIELDS.map(({ path }) => path[path.length - 1] ?? ''),
 ]);
 
-/** What changes between `before` (absent for a create) and `after`; credentials as fingerprints. */
+/** What changes between `before` (absent for a create) and `after`; credentials never in clear. */
 export function diffSecret(
   before: ObservedSecret | undefined,
   after: DesiredSecret,
@@ -46,7 +47,7 @@ export function diffSecret(
     sensitive: boolean,
   ): void => {
     if (from === to) return;
-    const show = (value: string): string => (sensitive ? fingerprint(value) : value);
+    const show = (value: string): string => (sensitive ? sensitiveDisplay(field, value) : value);
     changes.push({
       field,
       ...(from === undefined ? {} : { before: show(from) }),

@@ -1,7 +1,7 @@
 // The machine-readable plan: a versioned JSON document with the same content as the text
 // preview and no secret material. Registration data is shown decoded (it is for reading, not
-// for applying); credential fields are replaced by fingerprints, so a rotation is visible
-// without the credential being disclosed.
+// for applying); certificates are replaced by their fingerprints, so a rotation is visible,
+// and every other credential by a fixed stand-in with no hash of it (sensitive-display.ts).
 
 import type {
   Action,
@@ -20,7 +20,7 @@ import type {
   Warning,
 } from './types.js';
 import { decodeBase64Text } from './base64.js';
-import { fingerprint } from './sha256.js';
+import { CONCEALED, sensitiveDisplay } from './sensitive-display.js';
 import { unreachable } from './unreachable.js';
 
 /**
@@ -55,7 +55,7 @@ export interface PlanSummary {
 export type RedactedValue =
   string | number | boolean | null | RedactedValue[] | { readonly [key: string]: RedactedValue };
 
-/** A registration Secret as shown: data decoded, credential material fingerprinted. */
+/** A registration Secret as shown: data decoded, credential material fingerprinted or concealed. */
 export interface RedactedSecret {
   readonly namespace: string;
   readonly name: string;
@@ -136,26 +136,19 @@ export function summarisePlan(plan: Plan): PlanSummary {
   return { ...kinds, ...states, warnings: plan.warnings.length, withheld };
 }
 
-/**
- * A sensitive value for display. The planner already puts fingerprints in FieldChange; anything
- * that does not look like one is fingerprinted here, so a slip upstream cannot leak a secret.
- */
-export function sensitiveDisplay(value: string): string {
-  return FINGERPRINT.test(value) ? value : fingerprint(value);
-}
-
-/** A FieldChange whose sensitive values are guaranteed to be fingerprints. */
+/** A FieldChange whose sensitive values are guaranteed fingerprinted (certificates) or concealed. */
 export function redactChange(change: FieldChange): FieldChange {
   if (!change.sensitive) return change;
+  const show = (value: string): string => sensitiveDisplay(change.field, value);
   return {
     field: change.field,
-    ...(change.before === undefined ? {} : { before: sensitiveDisplay(change.before) }),
-    ...(change.after === undefined ? {} : { after: sensitiveDisplay(change.after) }),
+    ...(change.before === undefined ? {} : { before: show(change.before) }),
+    ...(change.after === undefined ? {} : { after: show(change.after) }),
     sensitive: true,
   };
 }
 
-/** Decodes a registration's data and fingerprints every credential in it. */
+/** Decodes a registration's data; certificates fingerprinted, every other credential concealed. */
 export function redactSecret(secret: DesiredSecret): RedactedSecret {
   const data: Record<string, RedactedValue> = {};
   for (const key of Object.keys(secret.data).sort()) {
@@ -175,9 +168,7 @@ export function redactSecret(secret: DesiredSecret): RedactedSecret {
 
 // ---------------------------------------------------------------------------------------
 
-const FINGERPRINT = /^sha256:[0-9a-f]{12,64}$/;
-
-/** Registration data keys that hold no secret; anything else is fingerprinted. */
+/** Registration data keys that hold no secret; anything else is concealed. */
 const CLEAR_DATA_KEYS: ReadonlySet<string> = new Set([
   'name',
   'server',
@@ -232,10 +223,10 @@ function documentAction(action: Action): PlanDocumentAction {
 
 function redactDataValue(key: string, encoded: string): RedactedValue {
   const text = decodeBase64Text(encoded);
-  // Undecodable data cannot be shown in clear safely: show that it changed, not what it is.
-  if (text === undefined) return fingerprint(encoded);
+  // Undecodable data cannot be shown in clear safely.
+  if (text === undefined) return CONCEALED;
   if (key === 'config') return redactConfig(text);
-  return CLEAR_DATA_KEYS.has(key) ? text : fingerprint(text);
+  return CLEAR_DATA_KEYS.has(key) ? text : CONCEALED;
 }
 
 function redactConfig(text: string): RedactedValue {
@@ -243,9 +234,9 @@ function redactConfig(text: string): RedactedValue {
   try {
     parsed = JSON.parse(text);
   } catch {
-    return fingerprint(text);
+    return CONCEALED;
   }
-  return isObject(parsed) ? redactConfigObject(parsed) : fingerprint(text);
+  return isObject(parsed) ? redactConfigObject(parsed) : CONCEALED;
 }
 
 function redactConfigObject(
@@ -261,8 +252,12 @@ function redactConfigObject(
     ) {
       out[field] = value;
     } else {
-      // username, password, bearerToken, caData, certData, keyData and anything unknown.
-      out[field] = fingerprint(typeof value === 'string' ? value : JSON.stringify(value));
+      // caData and certData as fingerprints; username, password, bearerToken, keyData and
+      // anything unknown concealed.
+      out[field] = sensitiveDisplay(
+        field,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      );
     }
   }
   return out;

@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Action, DesiredSecret, NamespaceOutcome, Plan } from './types.js';
 import { encodeBase64Text } from './base64.js';
 import { renderPlanText, summaryLine } from './render-text.js';
+import { planToJson } from './render-json.js';
+import { sha256Hex } from './sha256.js';
+import { plan } from './plan/index.js';
+import { DAY, NOW, scenario, serverOf, settle, testConfig } from './test-support/fixtures.js';
 
 // Hand-written plans: the renderer only consumes the Plan type, so its tests need no planner.
 
@@ -41,7 +45,7 @@ const create: Action = {
     { field: `labels.${P}team`, after: 'platform', sensitive: false },
     { field: 'caData', after: 'sha256:0a1b2c3d4e5f', sensitive: true },
     { field: 'certData', after: 'sha256:111111111111', sensitive: true },
-    { field: 'keyData', after: 'sha256:222222222222', sensitive: true },
+    { field: 'keyData', after: '(sensitive value)', sensitive: true },
   ],
 };
 
@@ -60,8 +64,8 @@ const update: Action = {
     },
     {
       field: 'keyData',
-      before: 'sha256:333333333333',
-      after: 'sha256:444444444444',
+      before: '(sensitive value)',
+      after: '(sensitive value)',
       sensitive: true,
     },
     { field: `labels.${P}team`, before: 'a', after: 'b', sensitive: false },
@@ -177,12 +181,12 @@ describe('renderPlanText', () => {
     + labels.argocd-cluster-registrar/team: "platform"
     + caData:                               (sensitive value) sha256:0a1b2c3d4e5f
     + certData:                             (sensitive value) sha256:111111111111
-    + keyData:                              (sensitive value) sha256:222222222222
+    + keyData:                              (sensitive value)
 
 ~ argocd/cluster-beta will be updated (cluster "beta")
     reason: the credentials in the kubeconfig of namespace k3k-beta changed
     ~ certData:                                   (sensitive value) sha256:ab12ab12ab12 → sha256:cd34cd34cd34
-    ~ keyData:                                    (sensitive value) sha256:333333333333 → sha256:444444444444
+    ~ keyData:                                    (sensitive value) changed
     ~ labels.argocd-cluster-registrar/team:       "a" → "b"
     - annotations.argocd-cluster-registrar/owner: "ops@example.com"
 
@@ -397,7 +401,7 @@ No changes. 0 registrations up to date.
     );
   });
 
-  it('fingerprints a sensitive value that reached it in clear, rather than print it', () => {
+  it('conceals a token that reached it in clear, with no hash of it, rather than print it', () => {
     const leaky: Action = {
       ...update,
       changes: [
@@ -406,9 +410,50 @@ No changes. 0 registrations up to date.
     };
     const text = renderPlanText({ actions: [leaky], outcomes: [], warnings: [] });
     expect(text).not.toContain('hunter2');
-    expect(text).toContain(
-      '~ bearerToken: (sensitive value) sha256:f52fbd32b2b3 → sha256:cd34cd34cd34',
+    expect(text).not.toContain(sha256Hex('hunter2').slice(0, 8));
+    expect(text).not.toContain('sha256:');
+    expect(text).toContain('~ bearerToken: (sensitive value) changed');
+  });
+
+  it('shows no hash of a token or password the planner diffed, in the preview or the JSON plan', () => {
+    // A short unkeyed hash of a password lets anyone with the preview guess it offline.
+    const token = 'not-a-real-token-0123456789';
+    const password = 'hunter2';
+    const world = scenario()
+      .child('team-a', { credentials: { token } })
+      .child('team-b', { credentials: { username: 'admin', password } })
+      .build();
+    const created = plan(world, testConfig(), NOW);
+    const settled = settle(world, testConfig(), NOW);
+    const rotated = scenario(settled)
+      .kubeconfig('team-a', {
+        server: serverOf('team-a'),
+        credentials: { token: `${token}-2` },
+        resourceVersion: '2',
+      })
+      .kubeconfig('team-b', {
+        server: serverOf('team-b'),
+        credentials: { username: 'admin', password: `${password}-2` },
+        resourceVersion: '2',
+      })
+      .build();
+    const updated = plan(rotated, testConfig(), NOW + DAY);
+    expect(updated.actions.map((action) => action.kind)).toEqual(['update', 'update']);
+    for (const result of [created, updated]) {
+      const shown = [renderPlanText(result), JSON.stringify(planToJson(result))];
+      for (const text of shown) {
+        for (const secret of [token, `${token}-2`, password, `${password}-2`]) {
+          const hex = sha256Hex(secret);
+          expect(text).not.toContain(secret);
+          expect(text).not.toContain(hex.slice(0, 8));
+          expect(text).not.toContain(sha256Hex(encodeBase64Text(secret)).slice(0, 8));
+        }
+      }
+    }
+    expect(renderPlanText(updated)).toMatch(
+      /~ config\.bearerToken: +\(sensitive value\) changed\n/,
     );
+    expect(renderPlanText(updated)).toMatch(/~ config\.password: +\(sensitive value\) changed\n/);
   });
 
   it('quotes values, so control characters in a label cannot reach the terminal', () => {

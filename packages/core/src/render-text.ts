@@ -1,11 +1,12 @@
 // The human preview of a plan, in the manner of `terraform plan`: one block per action with
 // its symbol, its reason and a field-level diff; then the namespaces that need attention,
 // the warnings and a summary line. Diffs are computed by the planner; this only renders.
-// Credentials appear only as `(sensitive value)` plus a fingerprint, so a rotation is
-// visible while the credential is not.
+// Credentials appear only as `(sensitive value)`: certificates with their fingerprint, so a
+// rotation is visible; passwords, tokens and keys with no hash at all, only that they changed.
 
 import type { Action, ActionKind, FieldChange, NamespaceOutcome, Plan, Warning } from './types.js';
 import { redactChange, summarisePlan } from './render-json.js';
+import { CONCEALED } from './sensitive-display.js';
 import { actionTarget } from './action-target.js';
 import { unreachable } from './unreachable.js';
 
@@ -239,9 +240,11 @@ function renderAction(
 }
 
 function renderChange(change: FieldChange, width: number, paint: Painter): string {
-  const show = (value: string): string => (change.sensitive ? value : JSON.stringify(value));
   const label = `${change.field}:`.padEnd(width + 1);
-  const prefix = change.sensitive ? '(sensitive value) ' : '';
+  // A concealed side is shown as the prefix alone; a fingerprint after it.
+  const show = (value: string): string =>
+    !change.sensitive ? JSON.stringify(value) : value === CONCEALED ? '' : ` ${value}`;
+  const prefix = change.sensitive ? CONCEALED : '';
   const { before, after } = change;
   if (before === undefined && after !== undefined) {
     return `${paint.kind('create', '+')} ${label} ${prefix}${show(after)}`;
@@ -250,7 +253,10 @@ function renderChange(change: FieldChange, width: number, paint: Painter): strin
     return `${paint.kind('delete', '-')} ${label} ${prefix}${show(before)}`;
   }
   if (before !== undefined && after !== undefined) {
-    return `${paint.kind('update', '~')} ${label} ${prefix}${show(before)} → ${show(after)}`;
+    if (!change.sensitive)
+      return `${paint.kind('update', '~')} ${label} ${show(before)} → ${show(after)}`;
+    const fingerprints = show(before) !== '' && show(after) !== '';
+    return `${paint.kind('update', '~')} ${label} ${prefix}${fingerprints ? `${show(before)} →${show(after)}` : ' changed'}`;
   }
   // Neither side: a field the planner names without values (e.g. a redacted rotation).
   return `${paint.kind('update', '~')} ${label} ${prefix}`.trimEnd();

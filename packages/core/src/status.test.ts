@@ -135,7 +135,7 @@ const TABLE = [
   'team-d             drain            drained      client-certificate  -           https://team-d.child.example.com:6443  2026-11-30T12:00:00Z',
   'team-n             new              unchanged    client-certificate  2027-11-29  https://team-n.child.example.com:6443  2026-11-30T12:00:00Z',
   'team-r             refused          refused      -                   -           -                                      -',
-  'team-s             stale            stale        client-certificate  -           https://team-s.child.example.com:6443  2026-11-30T12:00:00Z',
+  'team-s             stale            stale        client-certificate  2027-11-29  https://team-s.child.example.com:6443  2026-11-30T12:00:00Z',
   'team-w             waiting          waiting      -                   -           -                                      -',
   'team-g             gone             source-gone  client-certificate  -           https://team-g.child.example.com:6443  2026-11-30T12:00:00Z',
   'team-n             old              demoted      client-certificate  -           https://team-n.child.example.com:6443  2026-11-30T12:00:00Z',

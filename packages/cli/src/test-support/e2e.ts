@@ -51,20 +51,23 @@ export interface World {
 // and any Secret it refuses fails that test.
 const worlds: World[] = [];
 
-afterEach(async () => {
-  for (const world of worlds) {
-    const verdicts = await checkClusterSecrets(world.host, [world.target], {
-      [`${PREFIX}managed-by`]: world.managedBy,
-    });
-    const refused = verdicts.filter((v) => !v.accepted);
-    if (refused.length > 0)
-      throw new Error(
-        `ArgoCD refuses registrations the registrar wrote:\n${refused
-          .map((v) => `${v.namespace}/${v.secret}: ${v.error ?? ''}`)
-          .join('\n')}`,
-      );
-  }
-});
+// Only under vitest: `pnpm bench chaos` imports these helpers outside any test run, where
+// registering a hook throws.
+if (process.env['VITEST'] !== undefined)
+  afterEach(async () => {
+    for (const world of worlds) {
+      const verdicts = await checkClusterSecrets(world.host, [world.target], {
+        [`${PREFIX}managed-by`]: world.managedBy,
+      });
+      const refused = verdicts.filter((v) => !v.accepted);
+      if (refused.length > 0)
+        throw new Error(
+          `ArgoCD refuses registrations the registrar wrote:\n${refused
+            .map((v) => `${v.namespace}/${v.secret}: ${v.error ?? ''}`)
+            .join('\n')}`,
+        );
+    }
+  });
 
 export async function createWorld(): Promise<World> {
   const [host, child] = await Promise.all([testHostPlane(), testChildPlane()]);

@@ -157,6 +157,15 @@ function sameKeys(a: JsonObject, b: JsonObject, known: readonly string[]): boole
   return extra(a) === extra(b);
 }
 
+/**
+ * The client certificate in an existing registration's `config`, when it holds one: what a
+ * stale registration keeps using until its kubeconfig is fixed (its expiry is worth watching).
+ */
+export function registeredCertificateOf(existing: ObservedSecret): CertificateFacts | undefined {
+  const config = readConfig(existing.data['config']);
+  return config === undefined ? undefined : certificateOf(tlsOf(config)['certData']);
+}
+
 function certificateOf(certData: unknown): CertificateFacts | undefined {
   if (typeof certData !== 'string') return undefined;
   const pem = decodeBase64Text(certData);

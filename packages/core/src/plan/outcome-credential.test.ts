@@ -62,6 +62,31 @@ describe('NamespaceOutcome.credential', () => {
     });
   });
 
+  it('carries the registered certificate expiry on a stale outcome, read from the existing registration', () => {
+    const registered = settle(scenario().child('team-a').build(), testConfig(), NOW);
+    const gone = scenario(registered).removeKubeconfig('team-a').build();
+    expect(outcomeOf(plan(gone, testConfig(), NOW + MINUTE), 'team-a')).toMatchObject({
+      state: 'stale',
+      credentialNotAfter: '2027-11-29T17:57:37Z',
+    });
+    const unusable = scenario(registered).kubeconfig('team-a', { text: 'not: [valid' }).build();
+    expect(outcomeOf(plan(unusable, testConfig(), NOW + MINUTE), 'team-a')).toMatchObject({
+      state: 'stale',
+      credentialNotAfter: '2027-11-29T17:57:37Z',
+    });
+  });
+
+  it('has no expiry on a stale outcome whose registration holds no client certificate', () => {
+    const withToken = scenario()
+      .child('team-a', { credentials: { token: 'not-a-real-token' } })
+      .build();
+    const registered = settle(withToken, testConfig(), NOW);
+    const gone = scenario(registered).removeKubeconfig('team-a').build();
+    const outcome = outcomeOf(plan(gone, testConfig(), NOW + MINUTE), 'team-a');
+    expect(outcome.state).toBe('stale');
+    expect(outcome.credentialNotAfter).toBeUndefined();
+  });
+
   it('follows a change of form when the outcome is reused from a warm memo', () => {
     const memo = createPlanMemo();
     const withToken = scenario()

@@ -9,6 +9,7 @@ import { nameClaimedRefusal, otherWinner } from './incumbency.js';
 import { unreadMessage } from './input-completeness.js';
 import { noKubeconfigLeft, waitingMessage } from './kubeconfig-choice.js';
 import { drainOutcome } from './drain.js';
+import { registeredCertificateOf } from './compare.js';
 import type { Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 
@@ -115,8 +116,16 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
       first === undefined
         ? noKubeconfigLeft(state, subject) // near misses: kubeconfig-choice.ts
         : `its kubeconfig is unusable: ${first.refusal.message}`;
+    // The credential actually registered keeps serving ArgoCD: its expiry is reported, so an
+    // expiring registration nobody can refresh shows before it breaks.
+    const registeredSecret = claim?.target?.secret ?? subject.registrations[0]?.secret;
+    const notAfter =
+      registeredSecret === undefined
+        ? undefined
+        : registeredCertificateOf(registeredSecret)?.notAfter;
     return {
       ...base,
+      ...(notAfter === undefined ? {} : { credentialNotAfter: notAfter }),
       state: 'stale',
       reason: {
         code: first?.refusal.code ?? 'no-candidate',

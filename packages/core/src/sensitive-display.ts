@@ -1,0 +1,31 @@
+// How a credential appears in the preview and the JSON plan. Certificates (caData, certData)
+// are public: their SHA-256 fingerprint shows a rotation and can be checked against the file.
+// Passwords, tokens and keys get no hash at all: a short unkeyed hash of a low-entropy secret
+// can be guessed offline, and core is pure (no per-process key to make a keyed one), so the
+// preview says only that the value is there and, in a diff, that it changed.
+
+import { fingerprint } from './sha256.js';
+
+/** The stand-in for a password, token, key or any unrecognised sensitive value. */
+export const CONCEALED = '(sensitive value)';
+
+const FINGERPRINT = /^sha256:[0-9a-f]{12,64}$/;
+
+/** Fields whose values are public certificates, shown as their fingerprints. */
+const CERTIFICATE_FIELDS: ReadonlySet<string> = new Set(['caData', 'certData']);
+
+/** True for a field (by its last path segment) that holds a public certificate. */
+export function isCertificateField(field: string): boolean {
+  return CERTIFICATE_FIELDS.has(field.slice(field.lastIndexOf('.') + 1));
+}
+
+/**
+ * A sensitive value of `field` for display. Values already shown safely pass through, so a
+ * renderer may apply this to what the planner produced; anything else is fingerprinted
+ * (certificates) or concealed, so a slip upstream cannot leak a secret or a hash of one.
+ */
+export function sensitiveDisplay(field: string, value: string): string {
+  if (value === CONCEALED) return value;
+  if (!isCertificateField(field)) return CONCEALED;
+  return FINGERPRINT.test(value) ? value : fingerprint(value);
+}
