@@ -32,15 +32,19 @@ export interface ListWatchTiming {
   readonly backoffMaxMs: number;
 }
 
+// Recovery after an API server that hung comes from these two: a request sent just before it
+// answers again fails by its time-out, then waits one back-off. 15 s + 5 s stays inside the
+// shortest interval a user is likely to set (30 s), whatever the length of the hang (the
+// back-off caps at 5 s however many attempts failed during it).
 export const DEFAULT_LIST_WATCH_TIMING: ListWatchTiming = {
-  requestTimeoutMs: 30_000,
+  requestTimeoutMs: 15_000,
   watchTimeoutSeconds: 300,
   // With allowWatchBookmarks the API server sends a bookmark about once a minute on a quiet
   // watch (measured on 1.36: 60 s apart, and one just before its time-out), so two and a half
   // minutes without a line is a dead connection, not a quiet world.
   silenceMs: 150_000,
   backoffInitialMs: 250,
-  backoffMaxMs: 30_000,
+  backoffMaxMs: 5_000,
 };
 
 export interface ListWatchHandlers<T> {
