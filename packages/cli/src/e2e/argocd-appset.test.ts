@@ -20,11 +20,10 @@ import {
   decoded,
   deleteNamespace,
   eventually,
-  httpGet,
   kubeconfigYaml,
   putK3kKubeconfig,
   registration,
-  startDaemon,
+  startReadyDaemon,
   targetSecrets,
 } from '../test-support/e2e.js';
 import type { RunningDaemon, World } from '../test-support/e2e.js';
@@ -40,16 +39,7 @@ let daemon: RunningDaemon | undefined;
 beforeAll(async () => {
   world = await createWorld();
   argo = await startArgoCd(world.host, { namespace: world.target });
-  daemon = startDaemon([
-    ...world.baseArgs,
-    '--health-addr=127.0.0.1:0',
-    '--metrics-addr=127.0.0.1:0',
-  ]);
-  const port = await daemon.healthPort();
-  await eventually(
-    async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined),
-    'the daemon to be ready',
-  );
+  ({ daemon } = await startReadyDaemon(world));
   await applyObjects(world.host, [
     clustersApplicationSet(world.target, APPSET, { [FLUX]: 'true' }, APP_PREFIX),
   ]);

@@ -24,12 +24,11 @@ import {
   createWorld,
   decoded,
   eventually,
-  httpGet,
   kubeconfigYaml,
   mintChildClientCertificate,
   putK3kKubeconfig,
   registration,
-  startDaemon,
+  startReadyDaemon,
   targetSecrets,
 } from '../test-support/e2e.js';
 import type { KubeconfigUser, RunningDaemon, World } from '../test-support/e2e.js';
@@ -43,17 +42,7 @@ beforeAll(async () => {
   argo = await startArgoCd(world.host, { namespace: world.target, applicationController: true });
   // Kubeconfig Secrets are not watched: a rotation reaches the registration at the next full
   // pass (and credential-only writes are at most one per interval), so passes are frequent.
-  daemon = startDaemon([
-    ...world.baseArgs,
-    '--interval=3s',
-    '--health-addr=127.0.0.1:0',
-    '--metrics-addr=127.0.0.1:0',
-  ]);
-  const port = await daemon.healthPort();
-  await eventually(
-    async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined),
-    'the daemon to be ready',
-  );
+  ({ daemon } = await startReadyDaemon(world, ['--interval=3s']));
 });
 
 afterAll(async () => {

@@ -23,11 +23,10 @@ import {
   createSourceNamespace,
   createWorld,
   eventually,
-  httpGet,
   kubeconfigYaml,
   putK3kKubeconfig,
   registration,
-  startDaemon,
+  startReadyDaemon,
 } from '../test-support/e2e.js';
 import type { RunningDaemon, World } from '../test-support/e2e.js';
 
@@ -72,18 +71,7 @@ async function explained<T>(waiting: Promise<T>): Promise<T> {
 }
 
 async function startReady(extra: readonly string[]): Promise<void> {
-  daemon = startDaemon([
-    ...world.baseArgs,
-    '--interval=10m',
-    '--health-addr=127.0.0.1:0',
-    '--metrics-addr=127.0.0.1:0',
-    ...extra,
-  ]);
-  const port = await daemon.healthPort();
-  await eventually(
-    async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined),
-    'the daemon to be ready',
-  );
+  ({ daemon } = await startReadyDaemon(world, ['--interval=10m', ...extra]));
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   kubeconfigYaml,
   putK3kKubeconfig,
   registration,
-  startDaemon,
+  startReadyDaemon,
 } from '../test-support/e2e.js';
 import type { RunningDaemon, World } from '../test-support/e2e.js';
 
@@ -34,20 +34,9 @@ afterEach(async () => {
 async function startReady(
   extra: readonly string[] = [],
 ): Promise<{ daemon: RunningDaemon; port: number }> {
-  const running = startDaemon([
-    ...world.baseArgs,
-    '--interval=10m',
-    '--health-addr=127.0.0.1:0',
-    '--metrics-addr=127.0.0.1:0',
-    ...extra,
-  ]);
-  daemons.push(running);
-  const port = await running.healthPort();
-  await eventually(
-    async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined),
-    'the daemon to be ready',
-  );
-  return { daemon: running, port };
+  const ready = await startReadyDaemon(world, ['--interval=10m', ...extra]);
+  daemons.push(ready.daemon);
+  return ready;
 }
 
 function logged(running: RunningDaemon, msg: string, namespace: string): boolean {

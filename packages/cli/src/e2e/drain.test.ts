@@ -15,7 +15,7 @@ import {
   kubeconfigYaml,
   putK3kKubeconfig,
   registration,
-  startDaemon,
+  startReadyDaemon,
   whoAmI,
   clusterConfig,
   childServer,
@@ -36,19 +36,8 @@ afterEach(async () => {
 });
 
 async function startReady(extra: readonly string[]): Promise<{ metricsPort: number }> {
-  const running = startDaemon([
-    ...world.baseArgs,
-    '--interval=10m',
-    '--health-addr=127.0.0.1:0',
-    '--metrics-addr=127.0.0.1:0',
-    ...extra,
-  ]);
+  const { daemon: running } = await startReadyDaemon(world, ['--interval=10m', ...extra]);
   daemons.push(running);
-  const port = await running.healthPort();
-  await eventually(
-    async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined),
-    'the daemon to be ready',
-  );
   const metricsPort = await eventually(() => {
     const line = running.logs.find(
       (l) => l['msg'] === 'listening' && String(l['serves']).includes('/metrics'),

@@ -570,3 +570,25 @@ export async function httpGet(
   const response = await fetch(`http://127.0.0.1:${port}${path}`);
   return { status: response.status, body: await response.text() };
 }
+
+/**
+ * A daemon for the world on free loopback ports, once its /readyz answers 200. `extra` comes
+ * after the world's own arguments (an interval, a feature flag).
+ */
+export async function startReadyDaemon(
+  world: World,
+  extra: readonly string[] = [],
+): Promise<{ daemon: RunningDaemon; port: number }> {
+  const daemon = startDaemon([
+    ...world.baseArgs,
+    '--health-addr=127.0.0.1:0',
+    '--metrics-addr=127.0.0.1:0',
+    ...extra,
+  ]);
+  const port = await daemon.healthPort();
+  await eventually(
+    async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined),
+    'the daemon to be ready',
+  );
+  return { daemon, port };
+}
