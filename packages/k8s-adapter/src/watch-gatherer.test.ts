@@ -187,6 +187,48 @@ describe('createWatchGatherer', () => {
     expect(watched.stats().translationMisses).toBe(0);
   });
 
+  it('holds each registration whole once, and keeps its data through demotion and promotion', async () => {
+    const config = testConfig();
+    const { target } = await arrange(config);
+    const watched = watching(config);
+    const first = await watched.full();
+    // cluster-gone carries ArgoCD's label and ours: both watches see it, one holds it whole.
+    const held = first.snapshot.clusterSecrets.length;
+    expect(held).toBe(2);
+    expect(watched.stats().clusterSecretCopies).toBe(held);
+
+    const relabel = async (value: string | null) => {
+      const path = `/metadata/labels/${ARGO.replace('/', '~1')}`;
+      await h.core.patchNamespacedSecret({
+        namespace: target,
+        name: 'cluster-gone',
+        body: [value === null ? { op: 'remove', path } : { op: 'add', path, value }],
+      });
+    };
+    const dataOf = async () => {
+      for (;;) {
+        const result = await watched.full();
+        const gone = result.snapshot.clusterSecrets.find((s) => s.name === 'cluster-gone');
+        if (result.failures.length === 0 && gone !== undefined) return gone;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    // Demoted: only our watch selects it now, and holds it whole.
+    await relabel(null);
+    await vi.waitFor(async () => {
+      expect((await dataOf()).labels[ARGO]).toBeUndefined();
+    });
+    expect((await dataOf()).data['name']).toBe(Buffer.from('gone').toString('base64'));
+    expect(watched.stats().clusterSecretCopies).toBe(held);
+    // Promoted again: ArgoCD's label watch holds it, ours a shadow.
+    await relabel('cluster');
+    await vi.waitFor(async () => {
+      expect((await dataOf()).labels[ARGO]).toBe('cluster');
+    });
+    expect((await dataOf()).data['name']).toBe(Buffer.from('gone').toString('base64'));
+    expect(watched.stats().clusterSecretCopies).toBe(held);
+  });
+
   it('ends a pass still waiting for the first lists when stopped, as incomplete', async () => {
     // Accepts connections and never answers, not even the TLS handshake.
     const held: Socket[] = [];

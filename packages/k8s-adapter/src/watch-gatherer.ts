@@ -49,6 +49,8 @@ export interface WatchGathererStats {
   readonly translations: number;
   /** Translations asked of a candidate that was not prepared: must stay 0. */
   readonly translationMisses: number;
+  /** Whole copies of cluster Secrets held: one per Secret, however many watches see it. */
+  readonly clusterSecretCopies: number;
   readonly watches: Readonly<Record<WatchName, ListWatchStats>>;
 }
 
@@ -230,6 +232,7 @@ export function createWatchGatherer(
         candidates: t.candidates,
         translations: t.translations,
         translationMisses: t.misses,
+        clusterSecretCopies: cache.wholeClusterSecrets(),
         watches: cache.stats(),
       };
     },

@@ -3,8 +3,11 @@
 // - managed namespaces (label selector), as the planner sees them;
 // - every Secret's metadata cluster-wide (PartialObjectMetadata: never data), of which only
 //   the names matching a provider's glob are kept, as uid + resourceVersion;
-// - the target namespace's cluster Secrets (ArgoCD's label, and ours for demoted ones),
-//   whole: they are the registrations the planner compares against, a few KiB each.
+// - the target namespace's cluster Secrets, whole: they are the registrations the planner
+//   compares against, a few KiB each. Two watches see them, because a label selector cannot
+//   say "ArgoCD's label or ours": one selects ArgoCD's label, the other ours (for demoted
+//   registrations, which lack ArgoCD's). Each Secret is held whole once: the second watch
+//   keeps only a shadow (identity and labels) of a Secret the first one selects.
 // Each change is reported as the namespaces it concerns, so the daemon plans soon after it;
 // a re-list (410 Gone, or the resync period) is reported as "look at everything".
 import { ARGOCD_SECRET_TYPE_LABEL, labelKeys, matchGlob } from '@argocd-cluster-registrar/core';
@@ -38,7 +41,10 @@ interface NamespaceEntry {
 
 interface ClusterSecretEntry {
   readonly resourceVersion: string;
-  readonly secret: ObservedSecret;
+  readonly uid: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** Absent in a shadow: the other watch holds this Secret whole. */
+  readonly secret?: ObservedSecret;
 }
 
 export interface WorldChange {
@@ -71,6 +77,8 @@ export interface WorldCache {
   unhealthy(): readonly { readonly watch: WatchName; readonly failure: ApiFailure }[];
   resync(): void;
   stats(): Readonly<Record<WatchName, ListWatchStats>>;
+  /** Whole cluster Secrets held in memory, both watches together: one per Secret. */
+  wholeClusterSecrets(): number;
   stop(): void;
 }
 
@@ -172,38 +180,55 @@ export function startWorldCache(
     },
   });
 
-  const clusterSecretWatch = (name: WatchName, labelSelector: string) =>
+  const clusterSecretWatch = (
+    name: WatchName,
+    labelSelector: string,
+    shadowed: (labels: Readonly<Record<string, string>>) => boolean,
+  ) =>
     startListWatch<ClusterSecretEntry>(access, {
       ...common(name),
       path: `/api/v1/namespaces/${encodeURIComponent(target)}/secrets`,
       labelSelector,
       project: (object) => {
-        const secret = toObservedSecret(object as unknown as V1Secret, target);
-        return { resourceVersion: secret.resourceVersion, secret };
+        const meta = object.metadata ?? {};
+        const labels = meta.labels ?? {};
+        const identity = {
+          resourceVersion: meta.resourceVersion ?? '',
+          uid: meta.uid ?? '',
+          labels,
+        };
+        if (shadowed(labels)) return identity;
+        return { ...identity, secret: toObservedSecret(object as unknown as V1Secret, target) };
       },
       handlers: {
         onUpsert: (_key, value, previous) => {
           version.clusterSecrets += 1;
-          changed(sourcesOf([value.secret, previous?.secret]));
+          changed(sourcesOf([value, previous]));
         },
         onDelete: (_key, previous) => {
           version.clusterSecrets += 1;
-          changed(sourcesOf([previous.secret]));
+          changed(sourcesOf([previous]));
         },
         onListed: listed(name),
         onError: errored(name),
       },
     });
-  const sourcesOf = (secrets: readonly (ObservedSecret | undefined)[]): string[] => {
+  const sourcesOf = (entries: readonly (ClusterSecretEntry | undefined)[]): string[] => {
     const names: string[] = [];
-    for (const secret of secrets) {
-      const source = secret?.labels[keys.sourceNamespace];
+    for (const entry of entries) {
+      const source = entry?.labels[keys.sourceNamespace];
       if (source !== undefined && source !== '') names.push(source);
     }
     return names;
   };
-  const registered = clusterSecretWatch('cluster secrets', `${ARGOCD_SECRET_TYPE_LABEL}=cluster`);
-  const owned = clusterSecretWatch('owned secrets', managedNamespaceSelector(config));
+  const isRegistered = (labels: Readonly<Record<string, string>>): boolean =>
+    labels[ARGOCD_SECRET_TYPE_LABEL] === 'cluster';
+  const registered = clusterSecretWatch(
+    'cluster secrets',
+    `${ARGOCD_SECRET_TYPE_LABEL}=cluster`,
+    () => false,
+  );
+  const owned = clusterSecretWatch('owned secrets', managedNamespaceSelector(config), isRegistered);
 
   watches.set('namespaces', namespaces);
   watches.set('secret metadata', candidates);
@@ -212,18 +237,28 @@ export function startWorldCache(
 
   let mergedAt = -1;
   let merged: readonly ObservedSecret[] = [];
+  /** Shadows whose whole Secret the other watch does not hold (yet): the merge is incomplete. */
+  let unmatchedShadows = 0;
+  const merge = (): void => {
+    if (mergedAt === version.clusterSecrets) return;
+    const byUid = new Map<string, ObservedSecret>();
+    for (const entry of registered.store.values())
+      if (entry.secret !== undefined) byUid.set(entry.uid, entry.secret);
+    unmatchedShadows = 0;
+    for (const entry of owned.store.values()) {
+      if (entry.secret !== undefined) byUid.set(entry.uid, entry.secret);
+      else if (!byUid.has(entry.uid)) unmatchedShadows += 1;
+    }
+    merged = [...byUid.values()].sort(byNamespaceThenName);
+    mergedAt = version.clusterSecrets;
+  };
 
   return {
     namespaces: namespaces.store,
     candidates: candidates.store,
     version,
     clusterSecrets() {
-      if (mergedAt === version.clusterSecrets) return merged;
-      const byUid = new Map<string, ObservedSecret>();
-      for (const entry of registered.store.values()) byUid.set(entry.secret.uid, entry.secret);
-      for (const entry of owned.store.values()) byUid.set(entry.secret.uid, entry.secret);
-      merged = [...byUid.values()].sort(byNamespaceThenName);
-      mergedAt = version.clusterSecrets;
+      merge();
       return merged;
     },
     settled() {
@@ -244,6 +279,19 @@ export function startWorldCache(
           });
         }
       }
+      merge();
+      if (unmatchedShadows > 0 && !problems.some((p) => p.watch === 'cluster secrets')) {
+        // A registration that just gained ArgoCD's label: our watch saw it first, ArgoCD's
+        // label watch has not delivered it yet. Its data is unknown for a moment.
+        problems.push({
+          watch: 'cluster secrets',
+          failure: {
+            kind: 'transient',
+            message: `${unmatchedShadows} relabelled registration(s) not delivered yet`,
+            retryable: true,
+          },
+        });
+      }
       return problems;
     },
     resync() {
@@ -256,6 +304,12 @@ export function startWorldCache(
         'cluster secrets': registered.stats(),
         'owned secrets': owned.stats(),
       };
+    },
+    wholeClusterSecrets() {
+      let count = 0;
+      for (const store of [registered.store, owned.store])
+        for (const entry of store.values()) if (entry.secret !== undefined) count += 1;
+      return count;
     },
     stop() {
       stopped = true;
