@@ -51,4 +51,7 @@ LABEL org.opencontainers.image.title="argocd-cluster-registrar" \
 USER 65532:65532
 # Metrics (/metrics) and health (/healthz, /readyz).
 EXPOSE 8080 8081
-ENTRYPOINT ["node", "/app/dist/main.js"]
+# The heap is capped at 75 % of the memory the container may use (its cgroup limit, the chart's
+# resources.limits.memory): without it V8 sizes the heap from nearly the whole limit and
+# defers collection until the kernel kills the pod. The rest is Node's own and the TLS buffers.
+ENTRYPOINT ["node", "--max-old-space-size-percentage=75", "/app/dist/main.js"]

@@ -117,6 +117,13 @@ const stages = stagesOf(instructions);
 const isIgnored = dockerignore(ignoreText);
 const runtime = stages.at(-1);
 const build = stages.find((s) => s.name === 'build');
+/** The image's Node release, e.g. `24.21.0`. */
+const imageNode = /^node:(\d+\.\d+\.\d+)-/.exec(runtime?.image ?? '')?.[1] ?? 'unknown';
+const entrypoint = JSON.parse(
+  (runtime?.instructions ?? []).find((i) => i.keyword === 'ENTRYPOINT')?.args ?? '[]',
+) as string[];
+/** Node flags of the ENTRYPOINT, between `node` and the script. */
+const entrypointFlags = entrypoint.slice(1, -1);
 
 describe('Dockerfile lint', () => {
   test('is multi-stage: a named build stage and a runtime stage', () => {
@@ -158,10 +165,18 @@ describe('Dockerfile lint', () => {
   test('starts the CLI through an exec-form ENTRYPOINT', () => {
     const entrypoints = (runtime?.instructions ?? []).filter((i) => i.keyword === 'ENTRYPOINT');
     expect(entrypoints).toHaveLength(1);
-    expect(JSON.parse(entrypoints[0]?.args ?? '') as unknown).toEqual([
-      'node',
-      '/app/dist/main.js',
-    ]);
+    expect(entrypoint[0]).toBe('node');
+    expect(entrypoint.at(-1)).toBe('/app/dist/main.js');
+  });
+
+  test("caps the heap at a share of the container's memory limit, leaving room for the rest", () => {
+    // Without it V8 sizes its heap from nearly the whole cgroup limit and defers collection
+    // until the kernel kills the pod.
+    const cap = entrypointFlags
+      .map((flag) => /^--max-old-space-size-percentage=(\d+)$/.exec(flag)?.[1])
+      .find((value) => value !== undefined);
+    expect(Number(cap)).toBeGreaterThanOrEqual(50);
+    expect(Number(cap)).toBeLessThanOrEqual(80);
   });
 
   test('the runtime stage copies only the deployed bundle from the build stage', () => {
@@ -317,15 +332,16 @@ describe('production bundle (the Dockerfile build stage, replayed here)', () => 
     expect(result.stdout).toContain('0.2.0');
   });
 
-  test('starts on Node 24 (the image runtime): --version and --help', async () => {
-    const node24 = await run('npx', ['-y', 'node@24.21.0', '--version'], {
+  test("starts on the image's Node with the ENTRYPOINT's flags: --version and --help", async () => {
+    const node24 = await run('npx', ['-y', `node@${imageNode}`, '--version'], {
       cwd: root,
       timeoutMs: 300_000,
     });
     // The npm registry is reachable wherever this suite runs, so a missing runtime is a failure.
     expect(node24.stdout, node24.stderr.slice(-300)).toMatch(/^v24\./);
     for (const flag of ['--version', '--help']) {
-      const result = await run('npx', ['-y', 'node@24.21.0', join(app, 'dist/main.js'), flag], {
+      const argv = ['-y', `node@${imageNode}`, ...entrypointFlags, join(app, 'dist/main.js'), flag];
+      const result = await run('npx', argv, {
         cwd: root,
         timeoutMs: 300_000,
       });

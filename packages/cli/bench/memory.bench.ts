@@ -12,11 +12,8 @@
 // prints where the live heap was allocated and the heap left after the last full collections.
 // Those figures carry the profiler's overhead, so they never go into docs/bench/memory.md.
 //
-// REGISTRAR_BENCH_MEMORY_EVENT_CONCURRENCY=<k> is a what-if run: a preload lets at most k
-// createNamespacedEvent requests be in flight (the shipped daemon sends one pass's Events all
-// at once, each on a new TLS connection). Its figures go into the doc under their own, labelled
-// heading. (Capping the agent's maxSockets is no simulation of a fix: client-node's fetch then
-// fails reused connections with ERR_STREAM_PREMATURE_CLOSE.)
+// The daemon runs as the image and the chart run it (image-runtime.ts): the image's Node
+// release and ENTRYPOINT flags, inside a memory cgroup at the chart's default limit.
 
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -27,7 +24,6 @@ import {
   openSync,
   readFileSync,
   readdirSync,
-  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -35,21 +31,26 @@ import {
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { mapBounded } from '../../k8s-adapter/src/concurrency.js';
 import { coreApiFor } from '../../k8s-adapter/src/kube-clients.js';
-import { runControlPlaneScript, startControlPlane } from '../../testkit/src/index.js';
+import {
+  apiServerRequests,
+  nonWatchRequests,
+  requestBreakdown,
+  requestsBetween,
+  runControlPlaneScript,
+  startControlPlane,
+} from '../../testkit/src/index.js';
+import { imageRuntime } from './image-runtime.js';
+import type { ImageRuntime } from './image-runtime.js';
 import type { ControlPlane } from '../../testkit/src/index.js';
 
 const N = parseCount(process.argv[2]);
 const DIAG = process.env['REGISTRAR_BENCH_MEMORY_DIAG'] === '1';
-const EVENT_CONCURRENCY = parseLimit(process.env['REGISTRAR_BENCH_MEMORY_EVENT_CONCURRENCY']);
-/** Identifies the run in file names and in the doc. */
-const VARIANT = EVENT_CONCURRENCY === undefined ? '' : `-event-concurrency-${EVENT_CONCURRENCY}`;
 const PLANE = 'bench-memory';
 const PREFIX = 'argocd-cluster-registrar/';
 const MANAGED_BY = 'cluster-registrar'; // the daemon's default: it runs without --managed-by
@@ -63,7 +64,7 @@ const REGISTER_TIMEOUT_MS = 15 * 60_000;
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const daemonMain = join(repo, 'packages/cli/dist/main.js');
-const work = `/tmp/acr-bench-memory/n${N}${VARIANT}${DIAG ? '-diag' : ''}`;
+const work = `/tmp/acr-bench-memory/n${N}${DIAG ? '-diag' : ''}`;
 const docPath = join(repo, 'docs/bench/memory.md');
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -74,33 +75,6 @@ const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 const say = (text: string): void => {
   process.stderr.write(`[memory] ${text}\n`);
 };
-
-function parseLimit(value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new Error(`REGISTRAR_BENCH_MEMORY_EVENT_CONCURRENCY: ${value}`);
-  return n;
-}
-
-/** The what-if preload: a semaphore around CoreV1Api.createNamespacedEvent of the daemon's own client-node. */
-function eventLimiter(limit: number): string {
-  const clientNode = createRequire(join(repo, 'packages/k8s-adapter/package.json')).resolve(
-    '@kubernetes/client-node',
-  );
-  return [
-    `import { CoreV1Api } from ${JSON.stringify(pathToFileURL(realpathSync(clientNode)).href)};`,
-    'const waiting = [];',
-    'let active = 0;',
-    'const original = CoreV1Api.prototype.createNamespacedEvent;',
-    'CoreV1Api.prototype.createNamespacedEvent = async function (...args) {',
-    `  if (active >= ${limit}) await new Promise((resolve) => waiting.push(resolve));`,
-    '  active += 1;',
-    '  try { return await original.apply(this, args); }',
-    '  finally { active -= 1; waiting.shift()?.(); }',
-    '};',
-  ].join('\n');
-}
 
 function parseCount(arg: string | undefined): number {
   if (arg === undefined) return 10_000;
@@ -217,16 +191,13 @@ const PROBE = [
 ].join('\n');
 
 function spawnDaemon(
+  runtime: ImageRuntime,
   kubeconfigPath: string,
   healthPort: number,
   metricsPort: number,
   logPath: string,
 ): ChildProcess {
-  const whatIf =
-    EVENT_CONCURRENCY === undefined
-      ? []
-      : ['--import', `data:text/javascript,${encodeURIComponent(eventLimiter(EVENT_CONCURRENCY))}`];
-  const nodeFlags = DIAG
+  const diagFlags = DIAG
     ? [
         '--trace-gc',
         '--heap-prof',
@@ -236,11 +207,6 @@ function spawnDaemon(
         `data:text/javascript,${encodeURIComponent(PROBE)}`,
       ]
     : [];
-  nodeFlags.push(...whatIf);
-  // REGISTRAR_BENCH_MEMORY_MAX_OLD_SPACE=<MiB>: the V8 old-space cap a container limit would imply
-  // (this machine's 24 GiB lets V8 defer collection up to a 4 GiB heap).
-  const maxOldSpace = process.env['REGISTRAR_BENCH_MEMORY_MAX_OLD_SPACE'];
-  if (maxOldSpace !== undefined) nodeFlags.push(`--max-old-space-size=${maxOldSpace}`);
   // The image's environment: NODE_ENV=production, no loader, nothing of ours configured.
   const env: Record<string, string> = { NODE_ENV: 'production' };
   for (const [key, value] of Object.entries(process.env)) {
@@ -249,29 +215,32 @@ function spawnDaemon(
     env[key] = value;
   }
   if (DIAG) env['BENCH_MEMORY_PROBE_FILE'] = join(work, 'probe.jsonl');
+  const { file, args } = runtime.command([
+    ...diagFlags,
+    daemonMain,
+    ...daemonArgs(kubeconfigPath, healthPort, metricsPort),
+  ]);
   const log = openSync(logPath, 'w');
   try {
-    return spawn(
-      process.execPath,
-      [
-        ...nodeFlags,
-        daemonMain,
-        '--kubeconfig',
-        kubeconfigPath,
-        '--interval',
-        `${INTERVAL_S}s`,
-        '--health-addr',
-        `127.0.0.1:${healthPort}`,
-        '--metrics-addr',
-        `127.0.0.1:${metricsPort}`,
-        '--log-format',
-        'json',
-      ],
-      { cwd: repo, env, stdio: ['ignore', log, log] },
-    );
+    return spawn(file, args, { cwd: repo, env, stdio: ['ignore', log, log] });
   } finally {
     closeSync(log);
   }
+}
+
+function daemonArgs(kubeconfig: string, healthPort: number | string, metricsPort: number | string) {
+  return [
+    '--kubeconfig',
+    kubeconfig,
+    '--interval',
+    `${INTERVAL_S}s`,
+    '--health-addr',
+    `127.0.0.1:${healthPort}`,
+    '--metrics-addr',
+    `127.0.0.1:${metricsPort}`,
+    '--log-format',
+    'json',
+  ];
 }
 
 async function stopDaemon(daemon: ChildProcess): Promise<number | null> {
@@ -365,6 +334,77 @@ async function countRegistrations(api: CoreV1Api): Promise<number> {
   return count;
 }
 
+// --- namespaces waiting for their kubeconfig --------------------------------------------------
+
+const WAITING = 20;
+const WAIT_WINDOW_MS = 60_000;
+
+interface Waiting {
+  readonly requestsPerMinute: number;
+  readonly breakdown: string;
+  readonly cpuPerMinute: number;
+  readonly peakKiB: number;
+  readonly reported: number;
+}
+
+/**
+ * Twenty labelled namespaces appear with no kubeconfig Secret (a provisioner still starting
+ * them), and stay so: what they cost the daemon over a minute, counted by the API server
+ * (watches and its own Lease renewals excepted) and by /proc.
+ */
+async function measureWaiting(
+  api: CoreV1Api,
+  kc: KubeConfig,
+  pid: number,
+  samples: readonly Sample[],
+  now: () => number,
+  metricsPort: number,
+  check: () => void,
+): Promise<Waiting> {
+  await mapBounded(
+    Array.from({ length: WAITING }, (_, i) => i),
+    CREATE_CONCURRENCY,
+    (i) =>
+      withRetry(`create namespace wait-${i}`, () =>
+        api.createNamespace({
+          body: {
+            metadata: {
+              name: `wait-${i}`,
+              labels: { [`${PREFIX}managed-by`]: MANAGED_BY, [`${PREFIX}cluster`]: `w${i}` },
+            },
+          },
+        }),
+      ),
+  );
+  // Until the daemon has planned them (its reaction is not what this measures).
+  let reported = 0;
+  for (let tries = 0; reported < WAITING && tries < 120; tries += 1) {
+    check();
+    await sleep(500);
+    reported = total((await scrape(metricsPort)) ?? [], 'registrar_registrations', {
+      state: 'waiting',
+    });
+  }
+  const before = await apiServerRequests(kc);
+  const cpuBefore = cpuSeconds(pid);
+  const start = now();
+  await sleep(WAIT_WINDOW_MS);
+  check();
+  const during = requestsBetween(before, await apiServerRequests(kc));
+  const minutes = (now() - start) / 60_000;
+  const window = samples.filter((s) => s.t >= start);
+  const counted = new Map(
+    [...during.byResource].filter(([key]) => !key.startsWith('WATCH ') && !key.endsWith(' leases')),
+  );
+  return {
+    requestsPerMinute: nonWatchRequests(during) / minutes,
+    breakdown: requestBreakdown({ ...during, byResource: counted }),
+    cpuPerMinute: (cpuSeconds(pid) - cpuBefore) / minutes,
+    peakKiB: Math.max(0, ...window.map((s) => s.rssKiB)),
+    reported,
+  };
+}
+
 // --- heap profile (diagnostic runs) ---------------------------------------------------------
 
 interface ProfileNode {
@@ -433,6 +473,8 @@ function summariseHeapProfile(path: string): string[] {
 
 interface Result {
   readonly n: number;
+  readonly runtime: ImageRuntime;
+  readonly waiting: Waiting;
   readonly createMs: number;
   readonly registerMs: number;
   readonly firstSampleKiB: number | undefined;
@@ -453,7 +495,7 @@ interface Result {
 
 function machine(): string {
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
-  return `${cpus().length} CPUs (nproc), ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}`;
+  return `${cpus().length} CPUs (nproc), ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${process.platform}/${process.arch} (the bench itself on Node ${process.version})`;
 }
 
 /** What was measured: the dist's own fingerprint and age, and the state of the sources. */
@@ -498,12 +540,11 @@ function renderRun(r: Result, load: string, startedLoad: string, build: string):
         ? `steady within budget; PEAK OVER ${BUDGET_MIB} MiB`
         : `OVER BUDGET (${BUDGET_MIB} MiB)`;
   return [
-    `<!-- memory-bench:n=${r.n}${VARIANT}:begin (generated by packages/cli/bench/memory.bench.ts) -->`,
-    EVENT_CONCURRENCY === undefined
-      ? `### N = ${r.n.toLocaleString('en-US')} registered clusters: ${verdict}`
-      : `### What-if, NOT the shipped behaviour: N = ${r.n.toLocaleString('en-US')}, at most ${EVENT_CONCURRENCY} Events in flight: ${verdict}`,
+    `<!-- memory-bench:n=${r.n}:begin (generated by packages/cli/bench/memory.bench.ts) -->`,
+    `### N = ${r.n.toLocaleString('en-US')} registered clusters: ${verdict}`,
     '',
-    `Command: \`${EVENT_CONCURRENCY === undefined ? '' : `REGISTRAR_BENCH_MEMORY_EVENT_CONCURRENCY=${EVENT_CONCURRENCY} `}node --expose-gc --import tsx packages/cli/bench/memory.bench.ts ${r.n}\` (after \`pnpm build\`; the daemon: \`node packages/cli/dist/main.js --kubeconfig <admin> --interval ${INTERVAL_S}s --health-addr 127.0.0.1:<p> --metrics-addr 127.0.0.1:<p> --log-format json\`, NODE_ENV=production${EVENT_CONCURRENCY === undefined ? '' : `; plus \`--import\` of a preload that lets at most ${EVENT_CONCURRENCY} createNamespacedEvent calls run at once`}).`,
+    `Command: \`node --expose-gc --import tsx packages/cli/bench/memory.bench.ts ${r.n}\` (after \`pnpm build\`; the daemon: \`node ${r.runtime.flags.join(' ')} packages/cli/dist/main.js ${daemonArgs('<admin>', '<p>', '<p>').join(' ')}\`, NODE_ENV=production).`,
+    `Runtime: ${r.runtime.describe}.`,
     `Machine: ${machine()}; load average ${startedLoad} at the start, ${load} at the end (shared).`,
     `Build: ${build}. Measured: ${new Date().toISOString().slice(0, 16)}Z.`,
     '',
@@ -522,8 +563,11 @@ function renderRun(r: Result, load: string, startedLoad: string, build: string):
     `| registrations listed / outcome \`unchanged\` in the last pass | ${r.registrations} / ${r.unchanged} |`,
     `| writes during the steady passes | ${r.writesDuringSteady} |`,
     `| CPU over the steady window (user + system, /proc/<pid>/stat) | ${r.steadyCpuPerMinute.toFixed(2)} CPU-seconds a minute |`,
+    `| while ${WAITING} labelled namespaces wait for a kubeconfig (${WAIT_WINDOW_MS / 1000} s after they appeared): API requests a minute, watches excepted | **${r.waiting.requestsPerMinute.toFixed(1)}** (${r.waiting.breakdown || 'none'}) |`,
+    `| … CPU over that window | **${r.waiting.cpuPerMinute.toFixed(2)} CPU-seconds a minute** |`,
+    `| … peak RSS over that window | **${fmt(r.waiting.peakKiB)}** (outcome \`waiting\` reported for ${r.waiting.reported} namespaces) |`,
     `| whole run (plane up → daemon stopped) | ${secs(r.totalMs)} |`,
-    `<!-- memory-bench:n=${r.n}${VARIANT}:end -->`,
+    `<!-- memory-bench:n=${r.n}:end -->`,
   ].join('\n');
 }
 
@@ -578,6 +622,7 @@ async function main(): Promise<void> {
   say(`starting plane ${PLANE}…`);
   const plane: ControlPlane = await startControlPlane(PLANE, { ownerPid: process.pid });
   let daemon: ChildProcess | undefined;
+  let runtime: ImageRuntime | undefined;
   const interrupted = (): void => {
     say('interrupted; stopping the daemon and the plane');
     daemon?.kill('SIGKILL');
@@ -601,13 +646,17 @@ async function main(): Promise<void> {
 
     const [healthPort, metricsPort] = [await freePort(), await freePort()];
     const logPath = join(work, 'daemon.log');
+    runtime = imageRuntime(repo);
+    const ran = runtime;
+    say(`runtime: ${runtime.describe}`);
     const spawnedAt = performance.now();
-    daemon = spawnDaemon(plane.kubeconfigPath, healthPort, metricsPort, logPath);
+    daemon = spawnDaemon(runtime, plane.kubeconfigPath, healthPort, metricsPort, logPath);
     const pid = daemon.pid;
     if (pid === undefined) throw new Error('could not start the daemon');
     let exitedEarly: string | undefined;
     daemon.once('exit', (code, signal) => {
-      exitedEarly = `daemon exited (${signal ?? `code ${String(code)}`}); see ${logPath}`;
+      const oom = ran.oomKilled() ? ', killed by the kernel: over the memory limit' : '';
+      exitedEarly = `daemon exited (${signal ?? `code ${String(code)}`}${oom}); see ${logPath}`;
     });
 
     const samples: Sample[] = [];
@@ -697,8 +746,12 @@ async function main(): Promise<void> {
       const durationCount = (s: readonly Series[]): number =>
         total(s, 'registrar_pass_duration_seconds_count');
       const passCount = durationCount(lastMark) - durationCount(firstMark);
+      say(`${WAITING} namespaces start waiting for a kubeconfig…`);
+      const waiting = await measureWaiting(api, kc, pid, samples, now, metricsPort, check);
       const result: Result = {
         n: N,
+        runtime: ran,
+        waiting,
         createMs,
         registerMs,
         firstSampleKiB: samples[0]?.rssKiB,
@@ -759,6 +812,10 @@ async function main(): Promise<void> {
       console.log(`| create namespaces + Secrets | ${secs(finished.createMs)} |`);
       console.log(`| daemon start → all registered | ${secs(finished.registerMs)} |`);
       console.log(
+        `| ${WAITING} namespaces waiting: requests a minute (watches excepted), CPU-s a minute, peak RSS | ${finished.waiting.requestsPerMinute.toFixed(1)} (${finished.waiting.breakdown || 'none'}), ${finished.waiting.cpuPerMinute.toFixed(2)}, ${fmt(finished.waiting.peakKiB)} (${finished.waiting.reported} reported waiting) |`,
+      );
+      console.log(`| runtime | ${finished.runtime.describe} |`);
+      console.log(
         `| mean steady pass | ${finished.steadyPassMs === undefined ? '—' : secs(finished.steadyPassMs)} |`,
       );
       console.log(
@@ -782,7 +839,7 @@ async function main(): Promise<void> {
         for (const line of compactions.slice(-6))
           console.log(`  ${line.replace(/^\[[^\]]*\]\s*/, '')}`);
       } else {
-        writeDoc(renderRun(finished, load, startedLoad, build), `${N}${VARIANT}`);
+        writeDoc(renderRun(finished, load, startedLoad, build), `${N}`);
         console.log(`figures written to ${relative(repo, docPath)}`);
       }
     } finally {
@@ -790,6 +847,7 @@ async function main(): Promise<void> {
     }
   } finally {
     if (daemon !== undefined) await stopDaemon(daemon);
+    runtime?.release();
     say(`stopping plane ${PLANE}`);
     await plane.stop();
   }

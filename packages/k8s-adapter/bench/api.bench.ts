@@ -15,13 +15,10 @@
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
-import type { RequestOptions } from 'node:https';
 import { register } from 'node:module';
 import { availableParallelism, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { KubeConfig } from '@kubernetes/client-node';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const packageSource = (pkg: string): string =>
@@ -39,13 +36,15 @@ register(
 
 const core = await import('../../core/src/index.js');
 const adapter = await import('../src/index.js');
-const { startControlPlane } = await import('../../testkit/src/index.js');
+const { apiServerRequests, requestBreakdown, requestsBetween, startControlPlane } =
+  await import('../../testkit/src/index.js');
 const { CA_CERT_PEM, CLIENT_CERT_PEM, CLIENT_KEY_PEM } =
   await import('../../core/src/test-fixtures/certificates.js');
 type Config = import('@argocd-cluster-registrar/core').Config;
 type ObservedSecret = import('@argocd-cluster-registrar/core').ObservedSecret;
 type Snapshot = import('@argocd-cluster-registrar/core').Snapshot;
 type Plan = import('@argocd-cluster-registrar/core').Plan;
+type RequestCounts = import('../../testkit/src/index.js').RequestCounts;
 
 const CLUSTERS = Number(process.env['ADAPTER_BENCH_CLUSTERS'] ?? '1000');
 const MEMORY_REGISTRATIONS = 10_000;
@@ -237,72 +236,6 @@ const plainClientRss = Number(
 );
 
 // ---------------------------------------------------------------------------------------
-// The API server's own request counter.
-
-interface RequestCounts {
-  /** Requests for resources (non-resource paths such as /metrics excluded). */
-  readonly total: number;
-  /** Writes, except the API server's own Lease renewals. */
-  readonly writes: number;
-  readonly byResource: ReadonlyMap<string, number>;
-}
-
-async function scrape(kubeConfig: KubeConfig): Promise<RequestCounts> {
-  const server = kubeConfig.getCurrentCluster()?.server;
-  if (server === undefined) throw new Error('no current cluster');
-  const options: RequestOptions = {};
-  await kubeConfig.applyToHTTPSOptions(options);
-  const text = await new Promise<string>((resolve, reject) => {
-    const req = request(new URL('/metrics', server), { ...options, method: 'GET' }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        resolve(Buffer.concat(chunks).toString('utf8'));
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-  let total = 0;
-  let writes = 0;
-  const byResource = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const labels: Record<string, string | undefined> = {};
-    for (const match of line.matchAll(/(\w+)="([^"]*)"/g)) labels[match[1] ?? ''] = match[2];
-    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    const resource = labels['resource'] ?? '';
-    if (resource === '') continue;
-    total += value;
-    // The API server renews its own identity Lease every few seconds: not ours.
-    if (
-      ['POST', 'PUT', 'PATCH', 'DELETE', 'APPLY'].includes(labels['verb'] ?? '') &&
-      resource !== 'leases'
-    )
-      writes += value;
-    const key = `${labels['verb'] ?? '?'} ${resource}`;
-    byResource.set(key, (byResource.get(key) ?? 0) + value);
-  }
-  return { total, writes, byResource };
-}
-
-function delta(before: RequestCounts, after: RequestCounts): RequestCounts {
-  const byResource = new Map<string, number>();
-  for (const [key, value] of after.byResource) {
-    const diff = value - (before.byResource.get(key) ?? 0);
-    if (diff !== 0) byResource.set(key, diff);
-  }
-  return { total: after.total - before.total, writes: after.writes - before.writes, byResource };
-}
-
-const breakdown = (counts: RequestCounts): string =>
-  [...counts.byResource]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([key, value]) => `${key} ${value}`)
-    .join(', ');
-
-// ---------------------------------------------------------------------------------------
 // Against the real API server.
 
 console.log('starting control plane "bench"...');
@@ -376,7 +309,7 @@ const gatherer = adapter.createWatchGatherer(access, config, {
 });
 
 async function pass(): Promise<PassFigures> {
-  const before = await scrape(access.kubeConfig);
+  const before = await apiServerRequests(access.kubeConfig);
   const start = performance.now();
   const gathered = await gatherer.full();
   const gatheredAt = performance.now();
@@ -390,14 +323,14 @@ async function pass(): Promise<PassFigures> {
     observed: gathered.snapshot.clusterSecrets,
   });
   const end = performance.now();
-  const after = await scrape(access.kubeConfig);
+  const after = await apiServerRequests(access.kubeConfig);
   return {
     totalMs: end - start,
     gatherMs: gatheredAt - start,
     planMs: plannedAt - gatheredAt,
     applyMs: end - plannedAt,
     adapterRequests: gathered.requests + results.length,
-    server: delta(before, after),
+    server: requestsBetween(before, after),
     actions: planned.actions.length,
     applied: results.filter((r) => r.status === 'applied').length,
     failures: gathered.failures.length + results.filter((r) => r.status !== 'applied').length,
@@ -422,9 +355,9 @@ console.log('steady-state passes...');
 const steady: PassFigures[] = [];
 for (let i = 0; i < STEADY_PASSES; i += 1) steady.push(await pass());
 console.log('one idle minute with the watches open...');
-const idleBefore = await scrape(access.kubeConfig);
+const idleBefore = await apiServerRequests(access.kubeConfig);
 await new Promise((resolve) => setTimeout(resolve, 60_000));
-const idle = delta(idleBefore, await scrape(access.kubeConfig));
+const idle = requestsBetween(idleBefore, await apiServerRequests(access.kubeConfig));
 const idleWatches = [...idle.byResource]
   .filter(([key]) => key.startsWith('WATCH'))
   .reduce((sum, [, value]) => sum + value, 0);
@@ -455,7 +388,7 @@ const table = [
   '|---|---:|---:|---:|---|',
   `| initial registration, ${CLUSTERS.toLocaleString('en-US')} clusters | ${ms(initial.totalMs)} ms (gather ${ms(initial.gatherMs)}, plan ${ms(initial.planMs)}, apply ${ms(initial.applyMs)}) | ${initial.server.total} (adapter counted ${initial.adapterRequests}) | ${initial.server.writes} | ${initial.applied} created |`,
   `| steady-state pass, ${CLUSTERS.toLocaleString('en-US')} clusters (median of ${STEADY_PASSES}) | ${ms(steadyMedian)} ms (gather ${ms(middle.gatherMs)}, plan ${ms(middle.planMs)}, apply ${ms(middle.applyMs)}) | ${steadyRequests} (adapter counted ${middle.adapterRequests}) | ${steadyWrites} | ${steadyActions} actions; per pass: ${steady.map((p) => ms(p.totalMs)).join(', ')} ms |`,
-  `| idle minute, ${CLUSTERS.toLocaleString('en-US')} clusters, watches open | 60 s | ${idle.total - idleWatches - idleLeases} (+ ${idleWatches} watch requests, + ${idleLeases} the API server's own Lease renewals) | ${idle.writes} | ${breakdown(idle)} |`,
+  `| idle minute, ${CLUSTERS.toLocaleString('en-US')} clusters, watches open | 60 s | ${idle.total - idleWatches - idleLeases} (+ ${idleWatches} watch requests, + ${idleLeases} the API server's own Lease renewals) | ${idle.writes} | ${requestBreakdown(idle)} |`,
   `| resident memory, ${MEMORY_REGISTRATIONS.toLocaleString('en-US')} registrations | — | — | — | RSS ${mib(memory.held)} MiB held (under tsx, settled after gc; ${mib(memory.baseline)} MiB before any data). The data's JavaScript heap: ${mib(memory.heapUsed)} MiB (${(memory.heapUsed / MEMORY_REGISTRATIONS / 1024).toFixed(1)} KiB per registration). Plain Node with the client loaded (no tsx): ${mib(plainClientRss)} MiB. A synthetic lower bound only: the shipped daemon's resident memory is measured by memory.bench.ts (docs/bench/memory.md). Peak RSS ${mib(memory.peak)} MiB during the cold first plan; steady plan ${memory.steadyActions} actions in ${ms(memory.planMs)} ms |`,
 ].join('\n');
 
@@ -469,9 +402,11 @@ const machine = `${cpuModel}, ${availableParallelism()} cores, ${mib(totalmem())
 
 console.log(`\n${table}\n`);
 console.log(
-  `steady-state requests by verb and resource (middle pass): ${breakdown(middle.server)}`,
+  `steady-state requests by verb and resource (middle pass): ${requestBreakdown(middle.server)}`,
 );
-console.log(`initial registration requests by verb and resource: ${breakdown(initial.server)}`);
+console.log(
+  `initial registration requests by verb and resource: ${requestBreakdown(initial.server)}`,
+);
 console.log(`watch gatherer: ${JSON.stringify(watchStats)}`);
 console.log(
   `seeding ${CLUSTERS} namespaces + Secrets took ${ms(seedMs)} ms (not part of any figure)`,
@@ -494,8 +429,8 @@ writes column leaves out). "adapter counted" is \`GatherResult.requests\` + one 
 
 ${table}
 
-Steady-state requests by verb and resource (middle pass): ${breakdown(middle.server)}.
-Initial registration requests by verb and resource: ${breakdown(initial.server)}.
+Steady-state requests by verb and resource (middle pass): ${requestBreakdown(middle.server)}.
+Initial registration requests by verb and resource: ${requestBreakdown(initial.server)}.
 
 Watch gatherer counters at the end: ${JSON.stringify(watchStats)}.
 

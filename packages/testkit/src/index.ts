@@ -37,3 +37,10 @@ export {
   refreshApplicationSet,
 } from './argocd-apps.js';
 export type { ArgoApplication, ArgoClusterInfo } from './argocd-apps.js';
+export {
+  apiServerRequests,
+  nonWatchRequests,
+  requestBreakdown,
+  requestsBetween,
+} from './api-server-requests.js';
+export type { RequestCounts } from './api-server-requests.js';
