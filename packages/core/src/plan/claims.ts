@@ -141,6 +141,7 @@ function build(
     result,
     server: result.ok ? normaliseServer(result.server) : undefined,
     comparison: undefined,
+    repointed: undefined,
   };
   entry.build = built;
   return built;

@@ -187,6 +187,11 @@ export interface BuildMemo {
    * by definition), so the memo does not keep a second copy of every encoded config.
    */
   result: RegistrationResult;
+  /**
+   * The desired Secret of `result` once it points at an existing Secret's labels,
+   * annotations and data (see compareClaim): the memo's own object, repointed in place.
+   */
+  repointed: { -readonly [K in keyof DesiredSecret]: DesiredSecret[K] } | undefined;
   /** Normalised server of the desired registration. */
   readonly server: string | undefined;
   /** Computed on first use (incumbent claims only). */
