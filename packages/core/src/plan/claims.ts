@@ -20,7 +20,7 @@ export function buildClaims(state: PassState): Claim[] {
     const cluster = subject.cluster;
     if (subject.terminating || subject.nameProblem !== undefined || cluster === undefined) continue;
     const name = subject.secretName ?? registrationName(cluster);
-    const held = state.memo.secretNamed(name);
+    const held = state.memo.secretNamedFor(subject.memo, name);
     const refusal = foreignRefusal(state, cluster, name, held);
     if (refusal !== undefined) {
       subject.refusal = refusal;

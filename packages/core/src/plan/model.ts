@@ -161,6 +161,8 @@ export interface SecretMemo {
   readonly server: string | undefined;
   /** Decoded `data.name`; `null` until first needed (only foreign Secrets need it). */
   dataName: string | undefined | null;
+  /** The entry of the source namespace its labels name, when found (see sourceSubject). */
+  source: NamespaceMemo | undefined;
 }
 
 /** The kubeconfig choice of one namespace, valid while its candidates and override flag are. */
@@ -209,4 +211,6 @@ export interface NamespaceMemo {
   outcome: NamespaceOutcome | undefined;
   /** The pass's subject (valid while `seen` is the current pass). */
   subject: Subject | undefined;
+  /** The target-namespace Secret of its registration name, when found (see secretNamedFor). */
+  held: SecretMemo | undefined;
 }
