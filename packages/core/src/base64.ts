@@ -13,37 +13,47 @@ const DECODE_TABLE: readonly number[] = (() => {
   return table;
 })();
 
-function symbolValue(text: string, index: number): number {
-  const code = text.charCodeAt(index);
-  return code < 128 ? (DECODE_TABLE[code] ?? -1) : -1;
-}
+const PAD = 0x3d; // '='
 
 /** Padded standard base64 → bytes; `undefined` for anything Go's StdEncoding would reject. */
 export function decodeBase64(text: string): Uint8Array | undefined {
-  if (text.length % 4 !== 0) return undefined;
+  const length = text.length;
+  if (length % 4 !== 0) return undefined;
   let padding = 0;
-  if (text.endsWith('==')) padding = 2;
-  else if (text.endsWith('=')) padding = 1;
-  const bytes = new Uint8Array((text.length / 4) * 3 - padding);
+  if (length > 0 && text.charCodeAt(length - 1) === PAD)
+    padding = text.charCodeAt(length - 2) === PAD ? 2 : 1;
+  const bytes = new Uint8Array((length / 4) * 3 - padding);
+  // Every quad but a padded last one decodes to three bytes; any symbol outside the alphabet
+  // (its table value -1) makes the OR of the four negative.
+  const whole = padding === 0 ? length : length - 4;
   let out = 0;
-  for (let i = 0; i < text.length; i += 4) {
-    const last = i + 4 === text.length;
+  for (let i = 0; i < whole; i += 4) {
     const a = symbolValue(text, i);
     const b = symbolValue(text, i + 1);
-    const cPad = last && padding === 2;
-    const dPad = last && padding >= 1;
-    const c = cPad ? 0 : symbolValue(text, i + 2);
-    const d = dPad ? 0 : symbolValue(text, i + 3);
-    if (a < 0 || b < 0 || c < 0 || d < 0) return undefined;
-    // Non-canonical trailing bits (e.g. "QR==") are rejected, like Go's strict decoder.
-    if (cPad && (b & 0x0f) !== 0) return undefined;
-    if (dPad && !cPad && (c & 0x03) !== 0) return undefined;
+    const c = symbolValue(text, i + 2);
+    const d = symbolValue(text, i + 3);
+    if ((a | b | c | d) < 0) return undefined;
     const triple = (a << 18) | (b << 12) | (c << 6) | d;
     bytes[out++] = (triple >> 16) & 0xff;
-    if (!cPad) bytes[out++] = (triple >> 8) & 0xff;
-    if (!dPad) bytes[out++] = triple & 0xff;
+    bytes[out++] = (triple >> 8) & 0xff;
+    bytes[out++] = triple & 0xff;
   }
+  if (padding === 0) return bytes;
+  const a = symbolValue(text, whole);
+  const b = symbolValue(text, whole + 1);
+  const c = padding === 2 ? 0 : symbolValue(text, whole + 2);
+  if ((a | b | c) < 0) return undefined;
+  // Non-canonical trailing bits (e.g. "QR==") are rejected, like Go's strict decoder.
+  if (padding === 2 ? (b & 0x0f) !== 0 : (c & 0x03) !== 0) return undefined;
+  const triple = (a << 18) | (b << 12) | (c << 6);
+  bytes[out++] = (triple >> 16) & 0xff;
+  if (padding === 1) bytes[out] = (triple >> 8) & 0xff;
   return bytes;
+}
+
+function symbolValue(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  return code < 128 ? (DECODE_TABLE[code] ?? -1) : -1;
 }
 
 export function encodeBase64(bytes: Uint8Array): string {
@@ -61,15 +71,27 @@ export function encodeBase64(bytes: Uint8Array): string {
     codes[o++] = i + 1 < bytes.length ? (ALPHABET_CODES[(triple >> 6) & 0x3f] ?? PAD) : PAD;
     codes[o++] = i + 2 < bytes.length ? (ALPHABET_CODES[triple & 0x3f] ?? PAD) : PAD;
   }
+  return fromCharCodes(codes, codes.length);
+}
+
+const CHUNK = 8192;
+
+/**
+ * The string of the first `length` UTF-16 units, in chunks (String.fromCharCode has an
+ * argument-count limit). Reflect.apply takes the typed array as it is: spreading it would
+ * iterate it, several times slower.
+ */
+function fromCharCodes(units: Uint16Array, length: number): string {
   let result = '';
-  for (let start = 0; start < codes.length; start += CHUNK) {
-    result += String.fromCharCode(...codes.subarray(start, start + CHUNK));
+  for (let start = 0; start < length; start += CHUNK) {
+    result += Reflect.apply(
+      String.fromCharCode,
+      undefined,
+      units.subarray(start, Math.min(length, start + CHUNK)),
+    ) as string;
   }
   return result;
 }
-
-const PAD = 0x3d; // '='
-const CHUNK = 8192;
 const ALPHABET_CODES = Array.from(ALPHABET, (char) => char.charCodeAt(0));
 
 /**
@@ -77,9 +99,29 @@ const ALPHABET_CODES = Array.from(ALPHABET, (char) => char.charCodeAt(0));
  * U+FFFD, as TextEncoder does.
  */
 export function encodeUtf8(text: string): Uint8Array {
-  const out: number[] = [];
+  // Most text here is ASCII (base64 of certificates, fingerprinted for every preview): one
+  // byte per unit, written straight into a buffer of the right size.
+  const ascii = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return encodeUtf8From(text, ascii, i);
+    ascii[i] = code;
+  }
+  return ascii;
+}
+
+/** encodeUtf8 from unit `start` on, `head` holding the ASCII bytes before it. */
+function encodeUtf8From(text: string, head: Uint8Array, start: number): Uint8Array {
+  // At most 3 bytes per UTF-16 unit (a surrogate pair is 4 bytes for 2 units).
+  const out = new Uint8Array(start + (text.length - start) * 3);
+  out.set(head.subarray(0, start));
+  let o = start;
+  for (let i = start; i < text.length; i++) {
     let code = text.charCodeAt(i);
+    if (code < 0x80) {
+      out[o++] = code;
+      continue;
+    }
     if (code >= 0xd800 && code <= 0xdbff) {
       const next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
       if (next >= 0xdc00 && next <= 0xdfff) {
@@ -91,22 +133,21 @@ export function encodeUtf8(text: string): Uint8Array {
     } else if (code >= 0xdc00 && code <= 0xdfff) {
       code = 0xfffd;
     }
-    if (code < 0x80) {
-      out.push(code);
-    } else if (code < 0x800) {
-      out.push(0xc0 | (code >> 6), 0x80 | (code & 0x3f));
+    if (code < 0x800) {
+      out[o++] = 0xc0 | (code >> 6);
+      out[o++] = 0x80 | (code & 0x3f);
     } else if (code < 0x10000) {
-      out.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f));
+      out[o++] = 0xe0 | (code >> 12);
+      out[o++] = 0x80 | ((code >> 6) & 0x3f);
+      out[o++] = 0x80 | (code & 0x3f);
     } else {
-      out.push(
-        0xf0 | (code >> 18),
-        0x80 | ((code >> 12) & 0x3f),
-        0x80 | ((code >> 6) & 0x3f),
-        0x80 | (code & 0x3f),
-      );
+      out[o++] = 0xf0 | (code >> 18);
+      out[o++] = 0x80 | ((code >> 12) & 0x3f);
+      out[o++] = 0x80 | ((code >> 6) & 0x3f);
+      out[o++] = 0x80 | (code & 0x3f);
     }
   }
-  return Uint8Array.from(out);
+  return out.slice(0, o);
 }
 
 /**
@@ -115,19 +156,21 @@ export function encodeUtf8(text: string): Uint8Array {
  * is reported as unreadable instead of being half-read.
  */
 export function decodeUtf8(bytes: Uint8Array): string | undefined {
-  const units: number[] = [];
-  let result = '';
+  // UTF-16 never needs more units than UTF-8 has bytes.
+  const units = new Uint16Array(bytes.length);
+  let u = 0;
   let i = 0;
   while (i < bytes.length) {
     const first = bytes[i] ?? 0;
+    if (first < 0x80) {
+      units[u++] = first;
+      i++;
+      continue;
+    }
     let code: number;
     let extra: number;
     let min: number;
-    if (first < 0x80) {
-      code = first;
-      extra = 0;
-      min = 0;
-    } else if (first >= 0xc2 && first <= 0xdf) {
+    if (first >= 0xc2 && first <= 0xdf) {
       code = first & 0x1f;
       extra = 1;
       min = 0x80;
@@ -150,18 +193,14 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
     if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return undefined;
     if (code >= 0x10000) {
       const offset = code - 0x10000;
-      units.push(0xd800 + (offset >> 10), 0xdc00 + (offset & 0x3ff));
+      units[u++] = 0xd800 + (offset >> 10);
+      units[u++] = 0xdc00 + (offset & 0x3ff);
     } else {
-      units.push(code);
+      units[u++] = code;
     }
     i += extra + 1;
-    // Flush in chunks: String.fromCharCode has an argument-count limit.
-    if (units.length >= 4096) {
-      result += String.fromCharCode(...units);
-      units.length = 0;
-    }
   }
-  return result + String.fromCharCode(...units);
+  return fromCharCodes(units, u);
 }
 
 /** UTF-8 then base64. */

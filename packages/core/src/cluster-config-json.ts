@@ -1,7 +1,9 @@
-// Reading the `config` JSON of an ArgoCD cluster Secret, shared by the planner's comparison
-// (is anything to be written?) and the preview's field diff (what would change?).
+// The `config` JSON of an ArgoCD cluster Secret: written in one fixed form, and read by the
+// planner's comparison (is anything to be written?) and the preview's field diff (what would
+// change?).
 
 import { decodeBase64Text } from './base64.js';
+import type { ArgoClusterConfig } from './translation-types.js';
 
 export type JsonObject = Readonly<Record<string, unknown>>;
 
@@ -35,4 +37,53 @@ export function canonicalJson(value: unknown): string {
   }
   // JSON.stringify(undefined) is undefined at run time, whatever its type says.
   return value === undefined ? 'null' : JSON.stringify(value);
+}
+
+/** `data.config` text: known fields only, in one fixed order, so equal configs are equal bytes. */
+export function clusterConfigJson(config: ArgoClusterConfig): string {
+  return JSON.stringify(clusterConfigObject(config));
+}
+
+/**
+ * What {@link clusterConfigJson} writes, as the object it stringifies: JSON values only and no
+ * `undefined`, so it is what parsing that text gives back (the preview's diff of a create
+ * reads it instead of decoding the config it has just encoded).
+ */
+export function clusterConfigObject(config: ArgoClusterConfig): JsonObject {
+  const tls = config.tlsClientConfig;
+  const tlsClientConfig: Record<string, string | boolean> = { insecure: tls.insecure };
+  if (tls.serverName !== undefined) tlsClientConfig['serverName'] = tls.serverName;
+  if (tls.caData !== undefined) tlsClientConfig['caData'] = tls.caData;
+  if (tls.certData !== undefined) tlsClientConfig['certData'] = tls.certData;
+  if (tls.keyData !== undefined) tlsClientConfig['keyData'] = tls.keyData;
+  const out: Record<string, unknown> = {};
+  if (config.username !== undefined) out['username'] = config.username;
+  if (config.password !== undefined) out['password'] = config.password;
+  if (config.bearerToken !== undefined) out['bearerToken'] = config.bearerToken;
+  out['tlsClientConfig'] = tlsClientConfig;
+  if (config.awsAuthConfig !== undefined) {
+    const aws = config.awsAuthConfig;
+    out['awsAuthConfig'] = {
+      clusterName: aws.clusterName,
+      ...(aws.roleARN === undefined ? {} : { roleARN: aws.roleARN }),
+    };
+  }
+  if (config.execProviderConfig !== undefined) {
+    const exec = config.execProviderConfig;
+    // ArgoCD reads env as a map; sorted names keep equal configs equal bytes.
+    const env =
+      exec.env === undefined
+        ? undefined
+        : Object.fromEntries(
+            Object.entries(exec.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+          );
+    out['execProviderConfig'] = {
+      command: exec.command,
+      args: [...exec.args],
+      ...(env === undefined ? {} : { env }),
+      apiVersion: exec.apiVersion,
+    };
+  }
+  if (config.proxyUrl !== undefined) out['proxyUrl'] = config.proxyUrl;
+  return out;
 }

@@ -2,6 +2,7 @@
 // kubeconfig, and the two metadata-only variants: demoted and restored.
 
 import { encodeBase64Text } from './base64.js';
+import { clusterConfigJson } from './cluster-config-json.js';
 import {
   ARGOCD_CLUSTER_SECRET_TYPE,
   ARGOCD_SECRET_TYPE_LABEL,
@@ -69,47 +70,9 @@ export function parseTimestamp(text: string | undefined): number | undefined {
 }
 
 // ---------------------------------------------------------------------------------------
-// ArgoCD ClusterConfig JSON
+// ArgoCD ClusterConfig JSON (written by cluster-config-json.ts)
 
-/** `data.config` text: known fields only, in one fixed order, so equal configs are equal bytes. */
-export function clusterConfigJson(config: ArgoClusterConfig): string {
-  const tls = config.tlsClientConfig;
-  const tlsClientConfig: Record<string, string | boolean> = { insecure: tls.insecure };
-  if (tls.serverName !== undefined) tlsClientConfig['serverName'] = tls.serverName;
-  if (tls.caData !== undefined) tlsClientConfig['caData'] = tls.caData;
-  if (tls.certData !== undefined) tlsClientConfig['certData'] = tls.certData;
-  if (tls.keyData !== undefined) tlsClientConfig['keyData'] = tls.keyData;
-  const out: Record<string, unknown> = {};
-  if (config.username !== undefined) out['username'] = config.username;
-  if (config.password !== undefined) out['password'] = config.password;
-  if (config.bearerToken !== undefined) out['bearerToken'] = config.bearerToken;
-  out['tlsClientConfig'] = tlsClientConfig;
-  if (config.awsAuthConfig !== undefined) {
-    const aws = config.awsAuthConfig;
-    out['awsAuthConfig'] = {
-      clusterName: aws.clusterName,
-      ...(aws.roleARN === undefined ? {} : { roleARN: aws.roleARN }),
-    };
-  }
-  if (config.execProviderConfig !== undefined) {
-    const exec = config.execProviderConfig;
-    // ArgoCD reads env as a map; sorted names keep equal configs equal bytes.
-    const env =
-      exec.env === undefined
-        ? undefined
-        : Object.fromEntries(
-            Object.entries(exec.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-          );
-    out['execProviderConfig'] = {
-      command: exec.command,
-      args: [...exec.args],
-      ...(env === undefined ? {} : { env }),
-      apiVersion: exec.apiVersion,
-    };
-  }
-  if (config.proxyUrl !== undefined) out['proxyUrl'] = config.proxyUrl;
-  return JSON.stringify(out);
-}
+export { clusterConfigJson };
 
 /** base64 of short text (names, servers, projects). */
 export function encodeText(text: string): string {
@@ -212,15 +175,18 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   };
 }
 
-/** The same registration with the credentials stamp set to `now` (credentials are written). */
+/**
+ * The same registration with the credentials stamp set to `stamp`, the pass's
+ * {@link formatTimestamp} of now (credentials are written).
+ */
 export function stampCredentials(
   secret: DesiredSecret,
   keys: LabelKeys,
-  now: number,
+  stamp: Timestamp,
 ): DesiredSecret {
   return {
     ...secret,
-    annotations: { ...secret.annotations, [keys.credentialsUpdatedAt]: formatTimestamp(now) },
+    annotations: { ...secret.annotations, [keys.credentialsUpdatedAt]: stamp },
   };
 }
 

@@ -16,60 +16,59 @@ import { fingerprint } from './sha256.js';
 import { sensitiveDisplay } from './sensitive-display.js';
 import type { DesiredSecret, FieldChange, Labels, ObservedSecret } from './types.js';
 
-const CONFIG_FIELDS: readonly { readonly path: readonly string[]; readonly sensitive: boolean }[] =
-  [
-    { path: ['username'], sensitive: false },
-    { path: ['password'], sensitive: true },
-    { path: ['bearerToken'], sensitive: true },
-    { path: ['tlsClientConfig', 'insecure'], sensitive: false },
-    { path: ['tlsClientConfig', 'serverName'], sensitive: false },
-    { path: ['tlsClientConfig', 'caData'], sensitive: true },
-    { path: ['tlsClientConfig', 'certData'], sensitive: true },
-    { path: ['tlsClientConfig', 'keyData'], sensitive: true },
-    { path: ['proxyUrl'], sensitive: false },
-  ];
+const CONFIG_FIELDS: readonly {
+  readonly path: readonly string[];
+  readonly sensitive: boolean;
+  /** `config.` and the path: built once, not for every diff. */
+  readonly field: string;
+}[] = [
+  { path: ['username'], sensitive: false },
+  { path: ['password'], sensitive: true },
+  { path: ['bearerToken'], sensitive: true },
+  { path: ['tlsClientConfig', 'insecure'], sensitive: false },
+  { path: ['tlsClientConfig', 'serverName'], sensitive: false },
+  { path: ['tlsClientConfig', 'caData'], sensitive: true },
+  { path: ['tlsClientConfig', 'certData'], sensitive: true },
+  { path: ['tlsClientConfig', 'keyData'], sensitive: true },
+  { path: ['proxyUrl'], sensitive: false },
+].map((entry) => ({ ...entry, field: `config.${entry.path.join('.')}` }));
+
+const DATA_FIELDS: readonly { readonly key: string; readonly field: string }[] =
+  REGISTRATION_DATA_KEYS.filter((key) => key !== 'config').map((key) => ({
+    key,
+    field: `data.${key}`,
+  }));
 
 const KNOWN_CONFIG_KEYS: ReadonlySet<string> = new Set([
   'tlsClientConfig',
   ...CONFIG_FIELDS.map(({ path }) => path[path.length - 1] ?? ''),
 ]);
 
-/** What changes between `before` (absent for a create) and `after`; credentials never in clear. */
+/**
+ * What changes between `before` (absent for a create) and `after`; credentials never in clear.
+ * `afterConfig` is `after`'s `data.config` as parsed, when the caller has it without decoding
+ * (clusterConfigObject of what it encoded).
+ */
 export function diffSecret(
   before: ObservedSecret | undefined,
   after: DesiredSecret,
+  afterConfig?: JsonObject,
 ): FieldChange[] {
   const changes: FieldChange[] = [];
-  const push = (
-    field: string,
-    from: string | undefined,
-    to: string | undefined,
-    sensitive: boolean,
-  ): void => {
-    if (from === to) return;
-    const show = (value: string): string => (sensitive ? sensitiveDisplay(field, value) : value);
-    changes.push({
-      field,
-      ...(from === undefined ? {} : { before: show(from) }),
-      ...(to === undefined ? {} : { after: show(to) }),
-      sensitive,
-    });
-  };
-  for (const key of REGISTRATION_DATA_KEYS) {
-    if (key === 'config') continue;
+  for (const { key, field } of DATA_FIELDS) {
     const from = before?.data[key];
     const to = after.data[key];
     if (from === to) continue;
-    push(`data.${key}`, decodedOrFingerprint(from), decodedOrFingerprint(to), false);
+    push(changes, field, decodedOrFingerprint(from), decodedOrFingerprint(to), false);
   }
   if (before?.data['config'] !== after.data['config']) {
     const from = before === undefined ? {} : readConfig(before.data['config']);
-    const to = readConfig(after.data['config']);
+    const to = afterConfig ?? readConfig(after.data['config']);
     if (from === undefined || to === undefined) {
-      push('data.config', before?.data['config'], after.data['config'], true);
+      push(changes, 'data.config', before?.data['config'], after.data['config'], true);
     } else {
-      for (const { path, sensitive } of CONFIG_FIELDS) {
-        push(`config.${path.join('.')}`, configValue(from, path), configValue(to, path), sensitive);
+      for (const { path, sensitive, field } of CONFIG_FIELDS) {
+        push(changes, field, configValue(from, path), configValue(to, path), sensitive);
       }
       // Fields this registrar never writes (an exec block, say) disappear; show that they do.
       for (const [scope, fromObject, toObject] of [
@@ -79,6 +78,7 @@ export function diffSecret(
         for (const key of Object.keys(fromObject).sort(compareStrings)) {
           if (!KNOWN_CONFIG_KEYS.has(key))
             push(
+              changes,
               `${scope}.${key}`,
               canonicalJson(fromObject[key]),
               toObject[key] === undefined ? undefined : canonicalJson(toObject[key]),
@@ -93,18 +93,56 @@ export function diffSecret(
   return changes;
 }
 
+/**
+ * Records a change of `field` unless `from` and `to` are equal. Literals in the key order of
+ * FieldChange rather than spreads and closures: a create's diff is built for every namespace.
+ */
+function push(
+  changes: FieldChange[],
+  field: string,
+  from: string | undefined,
+  to: string | undefined,
+  sensitive: boolean,
+): void {
+  if (from === to) return;
+  if (from === undefined) {
+    if (to !== undefined) changes.push({ field, after: show(field, to, sensitive), sensitive });
+    return;
+  }
+  const shownFrom = show(field, from, sensitive);
+  changes.push(
+    to === undefined
+      ? { field, before: shownFrom, sensitive }
+      : { field, before: shownFrom, after: show(field, to, sensitive), sensitive },
+  );
+}
+
+function show(field: string, value: string, sensitive: boolean): string {
+  return sensitive ? sensitiveDisplay(field, value) : value;
+}
+
 function diffRecord(changes: FieldChange[], scope: string, before: Labels, after: Labels): void {
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort(compareStrings);
+  const beforeKeys = Object.keys(before);
+  // A create has nothing before: its keys are the new record's (no union to build).
+  const keys =
+    beforeKeys.length === 0
+      ? Object.keys(after)
+      : [...new Set([...beforeKeys, ...Object.keys(after)])];
+  keys.sort(compareStrings);
   for (const key of keys) {
     const from = before[key];
     const to = after[key];
     if (from === to) continue;
-    changes.push({
-      field: `${scope}.${key}`,
-      ...(from === undefined ? {} : { before: from }),
-      ...(to === undefined ? {} : { after: to }),
-      sensitive: false,
-    });
+    const field = `${scope}.${key}`;
+    if (from === undefined) {
+      if (to !== undefined) changes.push({ field, after: to, sensitive: false });
+    } else {
+      changes.push(
+        to === undefined
+          ? { field, before: from, sensitive: false }
+          : { field, before: from, after: to, sensitive: false },
+      );
+    }
   }
 }
 

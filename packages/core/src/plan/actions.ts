@@ -4,6 +4,7 @@
 // (rename.ts) or a deletion on proof (source-proof.ts). Everything sorted once at the end.
 
 import { actionTarget } from '../action-target.js';
+import { clusterConfigObject } from '../cluster-config-json.js';
 import { compareStrings } from '../compare-strings.js';
 import { stampCredentials } from '../registration.js';
 import { diffSecret } from '../render-diff.js';
@@ -19,7 +20,7 @@ import { observedRef, sortedSecret } from './secret-fields.js';
 import { deletion } from './source-proof.js';
 
 export function emitClaimActions(state: PassState, claims: readonly Claim[]): void {
-  const { keys, now } = state;
+  const { keys, stamp } = state;
   for (let i = 0; i < claims.length; i++) {
     const claim = claims[i] as Claim;
     if (!claim.won) {
@@ -31,12 +32,16 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
     if (target !== undefined) target.targeted = true;
     if (target === undefined) {
       if (withholdClaimWrite(state, claim, 'create')) continue;
-      const secret = sortedSecret(stampCredentials(claim.desired, keys, now));
+      const secret = sortedSecret(stampCredentials(claim.desired, keys, stamp));
       state.actions.push({
         kind: 'create',
         cluster: claim.cluster,
         secret,
-        changes: diffSecret(undefined, secret),
+        changes: diffSecret(
+          undefined,
+          secret,
+          claim.clusterConfig === undefined ? undefined : clusterConfigObject(claim.clusterConfig),
+        ),
         reason: { code: 'new-registration', namespace: claim.subject.namespace.name },
       });
       continue;
@@ -45,7 +50,7 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
     if (!claim.incumbent) {
       if (withholdClaimWrite(state, claim, 'take over')) continue;
       const previous = target.sourceName ?? '(unknown)';
-      const secret = sortedSecret(stampCredentials(claim.desired, keys, now));
+      const secret = sortedSecret(stampCredentials(claim.desired, keys, stamp));
       pushUpdate(state, claim, target, secret, {
         code: 'taken-over',
         namespace,
@@ -59,7 +64,7 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
       if (withholdClaimWrite(state, claim, 'restore')) continue;
       const secret = sortedSecret(
         comparison.credentialsChanged
-          ? stampCredentials(comparison.desired, keys, now)
+          ? stampCredentials(comparison.desired, keys, stamp)
           : comparison.desired,
       );
       pushUpdate(state, claim, target, secret, { code: 'restored-from-demotion', namespace });
@@ -81,7 +86,7 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
       continue;
     const secret = sortedSecret(
       comparison.credentialsChanged
-        ? stampCredentials(comparison.desired, keys, now)
+        ? stampCredentials(comparison.desired, keys, stamp)
         : comparison.desired,
     );
     pushUpdate(state, claim, target, secret, { code: comparison.reason, namespace });

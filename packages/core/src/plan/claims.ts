@@ -20,7 +20,7 @@ export function buildClaims(state: PassState): Claim[] {
     const cluster = subject.cluster;
     if (subject.terminating || subject.nameProblem !== undefined || cluster === undefined) continue;
     const name = subject.secretName ?? registrationName(cluster);
-    const held = state.memo.secretNamed(name);
+    const held = state.memo.secretNamedFor(subject.memo, name);
     const refusal = foreignRefusal(state, cluster, name, held);
     if (refusal !== undefined) {
       subject.refusal = refusal;
@@ -141,6 +141,7 @@ function build(
     result,
     server: result.ok ? normaliseServer(result.server) : undefined,
     comparison: undefined,
+    repointed: undefined,
   };
   entry.build = built;
   return built;

@@ -28,15 +28,27 @@ export function compareClaim(claim: Claim, existing: ObservedSecret): Comparison
     // Up to date: desired data, labels and annotations equal the existing ones, key for key
     // (and an equal desired Secret is never written). Point at this pass's copies rather
     // than keep our own (or an earlier pass's) alive.
-    const desired = {
-      ...comparison.desired,
-      labels: existing.labels,
-      annotations: existing.annotations,
-      data: existing.data,
-    };
-    memo.result = { ...memo.result, secret: desired };
-    comparison = { ...comparison, desired };
-    memo.comparison = comparison;
+    const desired = comparison.desired;
+    if (desired === memo.repointed) {
+      // Already our own copy (an earlier re-listed pass made it): repoint it in place rather
+      // than allocate three objects per namespace on every re-list. Nothing outside the memo
+      // and this pass's claim holds it (actions carry sorted copies), and it keeps equal
+      // contents.
+      memo.repointed.labels = existing.labels;
+      memo.repointed.annotations = existing.annotations;
+      memo.repointed.data = existing.data;
+    } else {
+      const repointed = {
+        ...desired,
+        labels: existing.labels,
+        annotations: existing.annotations,
+        data: existing.data,
+      };
+      memo.repointed = repointed;
+      memo.result = { ...memo.result, secret: repointed };
+      comparison = { ...comparison, desired: repointed };
+      memo.comparison = comparison;
+    }
   }
   return comparison;
 }

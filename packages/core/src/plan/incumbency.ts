@@ -39,8 +39,8 @@ export function settle(state: PassState, claims: readonly Claim[]): void {
 
 function trySettle(state: PassState, claim: Claim): boolean {
   const subject = claim.subject;
-  const winner = otherWinner(state, subject, claim.cluster);
-  if (winner !== undefined) {
+  const winner = state.nameWinners.get(claim.cluster);
+  if (winner !== undefined && winner !== subject) {
     claim.refusal = nameClaimedRefusal(state, claim.cluster, winner);
     return false;
   }
@@ -56,12 +56,9 @@ function trySettle(state: PassState, claim: Claim): boolean {
   }
   claim.won = true;
   claim.refusal = undefined;
-  win(
-    state,
-    subject,
-    claim.cluster,
-    claim.incumbent ? 'holds the registration' : 'is older or sorts first',
-  );
+  // win(), with the winner already looked up.
+  subject.why = claim.incumbent ? 'holds the registration' : 'is older or sorts first';
+  if (winner !== subject) state.nameWinners.set(claim.cluster, subject);
   const held = servers.heldBy(targetName);
   if (held?.server !== claim.server || held.ownerUid !== subject.namespace.uid)
     servers.hold({

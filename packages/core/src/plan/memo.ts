@@ -61,6 +61,7 @@ export class PlanMemo {
         build: undefined,
         outcome: undefined,
         subject: undefined,
+        held: undefined,
       };
       this.namespaces.set(namespace.name, entry);
     }
@@ -96,6 +97,7 @@ export class PlanMemo {
         dataName: null,
         secret,
         registration: undefined,
+        source: undefined,
       };
       this.secrets.set(secret.name, entry);
     }
@@ -112,6 +114,35 @@ export class PlanMemo {
     return entry?.seen === this.pass ? entry : undefined;
   }
 
+  /**
+   * @internal secretNamed(name) for the namespace of `entry`, which asks for that name on
+   * every pass: the entry found last time is checked before the map is searched. An entry
+   * seen this pass is the one the map holds for its name (secretEntry replaces, never
+   * revives), so a hit is the same answer.
+   */
+  secretNamedFor(entry: NamespaceMemo, name: string): SecretMemo | undefined {
+    const cached = entry.held;
+    if (cached?.seen === this.pass && cached.secret?.name === name) return cached;
+    const found = this.secretNamed(name);
+    entry.held = found;
+    return found;
+  }
+
+  /**
+   * @internal subjectNamed(name) for the source namespace `name` that the labels of the
+   * Secret of `facts` record; those labels cannot change within its resourceVersion, so the
+   * entry found last time is checked before the map is searched (a namespace entry seen this
+   * pass is the one the map holds for its name).
+   */
+  sourceSubject(facts: SecretMemo, name: string): Subject | undefined {
+    const cached = facts.source;
+    if (cached?.seen === this.pass) return cached.subject;
+    const entry = this.namespaces.get(name);
+    if (entry?.seen !== this.pass) return undefined;
+    facts.source = entry;
+    return entry.subject;
+  }
+
   /** @internal Drops what the pass did not see (deleted namespaces and Secrets). */
   sweep(): void {
     if (this.namespaces.size > this.seenNamespaces) {
@@ -124,11 +155,16 @@ export class PlanMemo {
         if (entry.seen !== this.pass) this.secrets.delete(key);
       }
     }
-    // Nothing of this pass outlives it except through the facts.
-    for (const entry of this.namespaces.values()) entry.subject = undefined;
+    // Nothing of this pass outlives it except through the facts, and no entry keeps one the
+    // pass did not see.
+    for (const entry of this.namespaces.values()) {
+      entry.subject = undefined;
+      if (entry.held !== undefined && entry.held.seen !== this.pass) entry.held = undefined;
+    }
     for (const entry of this.secrets.values()) {
       entry.secret = undefined;
       entry.registration = undefined;
+      if (entry.source !== undefined && entry.source.seen !== this.pass) entry.source = undefined;
     }
   }
 }

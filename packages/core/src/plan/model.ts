@@ -161,6 +161,8 @@ export interface SecretMemo {
   readonly server: string | undefined;
   /** Decoded `data.name`; `null` until first needed (only foreign Secrets need it). */
   dataName: string | undefined | null;
+  /** The entry of the source namespace its labels name, when found (see sourceSubject). */
+  source: NamespaceMemo | undefined;
 }
 
 /** The kubeconfig choice of one namespace, valid while its candidates and override flag are. */
@@ -187,6 +189,11 @@ export interface BuildMemo {
    * by definition), so the memo does not keep a second copy of every encoded config.
    */
   result: RegistrationResult;
+  /**
+   * The desired Secret of `result` once it points at an existing Secret's labels,
+   * annotations and data (see compareClaim): the memo's own object, repointed in place.
+   */
+  repointed: { -readonly [K in keyof DesiredSecret]: DesiredSecret[K] } | undefined;
   /** Normalised server of the desired registration. */
   readonly server: string | undefined;
   /** Computed on first use (incumbent claims only). */
@@ -204,4 +211,6 @@ export interface NamespaceMemo {
   outcome: NamespaceOutcome | undefined;
   /** The pass's subject (valid while `seen` is the current pass). */
   subject: Subject | undefined;
+  /** The target-namespace Secret of its registration name, when found (see secretNamedFor). */
+  held: SecretMemo | undefined;
 }

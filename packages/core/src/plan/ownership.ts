@@ -5,7 +5,7 @@
 import { compareStrings } from '../compare-strings.js';
 import { ARGOCD_CLUSTER_SECRET_TYPE, ARGOCD_SECRET_TYPE_LABEL } from '../label-keys.js';
 import type { ObservedSecret } from '../types.js';
-import { NO_REGISTRATIONS, type Registration } from './model.js';
+import { NO_REGISTRATIONS, type Registration, type SecretMemo } from './model.js';
 import { recordForeignName } from './names.js';
 import type { PassState } from './pass-state.js';
 import { awaitsSuccessor } from './rename.js';
@@ -29,7 +29,7 @@ export function readClusterSecrets(state: PassState): void {
       if (server !== undefined) holdForeignServer(state.servers, secret.name, server);
       continue;
     }
-    const registration = readRegistration(state, secret, active, server);
+    const registration = readRegistration(state, secret, facts, active);
     state.registrations.push(registration);
     facts.registration = registration;
     if (registration.source.kind === 'managed' && active) {
@@ -52,12 +52,13 @@ export function readClusterSecrets(state: PassState): void {
 function readRegistration(
   state: PassState,
   secret: ObservedSecret,
+  facts: SecretMemo,
   active: boolean,
-  server: string | undefined,
 ): Registration {
   const keys = state.keys;
   const sourceName = secret.labels[keys.sourceNamespace];
-  const source = sourceStatus(state, secret, sourceName, secret.labels[keys.sourceNamespaceUid]);
+  const uid = secret.labels[keys.sourceNamespaceUid];
+  const source = sourceStatus(state, secret, sourceName, uid, facts);
   const pruneDisabled = secret.labels[keys.prune] === 'disabled';
   const cluster =
     secret.labels[keys.cluster] ??
@@ -80,7 +81,7 @@ function readRegistration(
     pruneDisabled,
     source,
     role,
-    server,
+    server: facts.server,
     targeted: false,
   };
 }

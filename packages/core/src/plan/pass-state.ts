@@ -4,7 +4,8 @@
 
 import { labelKeys, type LabelKeys } from '../label-keys.js';
 import type { Translator } from '../providers.js';
-import type { Action, Config, ObservedSecret, Snapshot, Warning } from '../types.js';
+import { formatTimestamp } from '../registration.js';
+import type { Action, Config, ObservedSecret, Snapshot, Timestamp, Warning } from '../types.js';
 import type { PlanMemo } from './memo.js';
 import type { Claim, Deferral, Registration, Subject } from './model.js';
 import { ServerLedger } from './server-ledger.js';
@@ -15,6 +16,8 @@ export interface PassState {
   readonly config: Config;
   readonly keys: LabelKeys;
   readonly now: number;
+  /** `now` as the credentials stamp writes it (formatted once per pass, not per write). */
+  readonly stamp: Timestamp;
   readonly translate: Translator;
   readonly memo: PlanMemo;
   /** The memo's pass number. */
@@ -60,6 +63,7 @@ export function createPassState(
     config,
     keys: labelKeys(config.labelPrefix),
     now,
+    stamp: formatTimestamp(now),
     translate,
     memo,
     pass: memo.pass,

@@ -9,26 +9,33 @@ import type { Config } from '../types.js';
 import type { Claim, Holder, Registration } from './model.js';
 
 export class ServerLedger {
-  /** Normalised server → holders, by Secret name. */
-  private readonly byServer = new Map<string, Holder[]>();
+  /**
+   * Normalised server → its holder, or its holders when more than one (a collision): nearly
+   * every server has one, and a pass should not build an array for each.
+   */
+  private readonly byServer = new Map<string, Holder | Holder[]>();
   private readonly bySecret = new Map<string, Holder>();
 
   hold(holder: Holder): void {
     this.release(holder.secret);
     this.bySecret.set(holder.secret, holder);
-    const byServer = this.byServer.get(holder.server);
-    if (byServer === undefined) this.byServer.set(holder.server, [holder]);
-    else byServer.push(holder);
+    const held = this.byServer.get(holder.server);
+    if (held === undefined) this.byServer.set(holder.server, holder);
+    else if (Array.isArray(held)) held.push(holder);
+    else this.byServer.set(holder.server, [held, holder]);
   }
 
   release(secret: string): void {
     const previous = this.bySecret.get(secret);
     if (previous === undefined) return;
     this.bySecret.delete(secret);
-    const byServer = this.byServer.get(previous.server);
-    if (byServer === undefined) return;
-    const index = byServer.indexOf(previous);
-    if (index >= 0) byServer.splice(index, 1);
+    const held = this.byServer.get(previous.server);
+    if (held === previous) {
+      this.byServer.delete(previous.server);
+    } else if (Array.isArray(held)) {
+      const index = held.indexOf(previous);
+      if (index >= 0) held.splice(index, 1);
+    }
   }
 
   heldBy(secret: string): Holder | undefined {
@@ -40,8 +47,12 @@ export class ServerLedger {
    * Secret holding it, except the namespace's own registrations; the first by name.
    */
   blocker(server: string, secret: string, ownerUid: string): Holder | undefined {
+    const held = this.byServer.get(server);
+    if (held === undefined) return undefined;
+    if (!Array.isArray(held))
+      return held.secret === secret || held.ownerUid === ownerUid ? undefined : held;
     let blocker: Holder | undefined;
-    for (const holder of this.byServer.get(server) ?? []) {
+    for (const holder of held) {
       if (holder.secret === secret || holder.ownerUid === ownerUid) continue;
       if (blocker === undefined || compareStrings(holder.secret, blocker.secret) < 0)
         blocker = holder;

@@ -7,7 +7,7 @@
 import { parseTimestamp } from '../registration.js';
 import { unreachable } from '../unreachable.js';
 import type { Action, ObservedSecret } from '../types.js';
-import type { Registration, SourceStatus } from './model.js';
+import type { Registration, SecretMemo, SourceStatus } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { observedRef } from './secret-fields.js';
 
@@ -17,12 +17,13 @@ export function sourceStatus(
   secret: ObservedSecret,
   name: string | undefined,
   uid: string | undefined,
+  facts: SecretMemo,
 ): SourceStatus {
   const keys = state.keys;
   if (name === undefined) {
     return unknownSource(state, secret, `it has no ${keys.sourceNamespace} label`);
   }
-  const subject = state.memo.subjectNamed(name);
+  const subject = state.memo.sourceSubject(facts, name);
   if (subject !== undefined) {
     if (uid === undefined) return unknownSource(state, secret, missingUid(state, name));
     if (subject.namespace.uid === uid) return { kind: 'managed', subject };
