@@ -51,6 +51,8 @@ export interface WorldChange {
 export interface WorldCacheOptions {
   readonly onChange: (change: WorldChange) => void;
   readonly onError: (watch: string, failure: ApiFailure) => void;
+  /** A watch that was failing answers again (see ListWatchHandlers.onRecovered). */
+  readonly onRecovered?: (watch: WatchName) => void;
   readonly timing?: Partial<ListWatchTiming>;
   /** Per watch, for tests: resume from this version instead of listing first. */
   readonly resumeFrom?: Partial<Record<WatchName, string>>;
@@ -113,6 +115,9 @@ export function startWorldCache(
       options.onError(name, failure);
       settleCheck();
     };
+  const recovered = (name: WatchName) => (): void => {
+    options.onRecovered?.(name);
+  };
   const common = (name: WatchName) => ({
     name,
     ...(options.timing !== undefined ? { timing: options.timing } : {}),
@@ -139,6 +144,7 @@ export function startWorldCache(
       },
       onListed: listed('namespaces'),
       onError: errored('namespaces'),
+      onRecovered: recovered('namespaces'),
     },
   });
 
@@ -169,6 +175,7 @@ export function startWorldCache(
       },
       onListed: listed('secret metadata'),
       onError: errored('secret metadata'),
+      onRecovered: recovered('secret metadata'),
     },
   });
 
@@ -192,6 +199,7 @@ export function startWorldCache(
         },
         onListed: listed(name),
         onError: errored(name),
+        onRecovered: recovered(name),
       },
     });
   const sourcesOf = (secrets: readonly (ObservedSecret | undefined)[]): string[] => {
