@@ -149,6 +149,11 @@ export class Daemon {
           error: failure.message,
         });
       },
+      onRecovered: (watch) => {
+        this.log.info(`${watch} watch answers again`, {});
+        this.schedule.retrySoon();
+        this.notify();
+      },
       resyncPeriodMs: this.options.resyncPeriodMs ?? 600_000,
       ...(this.options.watchTiming !== undefined ? { timing: this.options.watchTiming } : {}),
     });

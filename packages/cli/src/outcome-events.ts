@@ -55,6 +55,9 @@ export class OutcomeReporter {
     const present = new Set<string>();
     for (const outcome of pass.plan.outcomes) {
       present.add(outcome.namespace);
+      // Incomplete input withholds a verdict; it is not one. The last outcome reported
+      // stands, so an outage sends no "Registered" when it starts and again when it ends.
+      if (outcome.reason?.code === 'input-incomplete') continue;
       const category = categorise(outcome);
       const key = `${category}|${outcome.reason?.code ?? ''}|${outcome.cluster ?? ''}`;
       const previous = this.seen.get(outcome.namespace);
@@ -85,7 +88,16 @@ export class OutcomeReporter {
           .filter((secret) => secret.namespace === this.targetNamespace)
           .map((secret) => [secret.name, secret.uid]),
       );
+      // An Event that timed out means the API server is not answering: the rest of this pass's
+      // Events would each wait their whole time-out too, in rounds of EVENT_CONCURRENCY, and
+      // hold the loop (and the next pass) for minutes. They are dropped, as a failed one is.
+      let timedOut = false;
+      let dropped = 0;
       await mapBounded(events, EVENT_CONCURRENCY, async (event) => {
+        if (timedOut) {
+          dropped += 1;
+          return;
+        }
         const note = { type: event.type, reason: event.reason, message: event.message };
         let failure;
         if (event.onRegistration !== undefined) {
@@ -99,6 +111,7 @@ export class OutcomeReporter {
           const ns = { name: event.namespace, uid };
           failure = await recordNamespaceEvent(this.access, ns, note, EVENT_COMPONENT);
         }
+        if (failure?.connection === 'timeout') timedOut = true;
         if (failure !== undefined) {
           this.logger.debug('could not record event', {
             namespace: event.namespace,
@@ -108,6 +121,7 @@ export class OutcomeReporter {
           });
         }
       });
+      if (dropped > 0) this.logger.debug('events not sent after a time-out', { dropped });
     }
     return events;
   }

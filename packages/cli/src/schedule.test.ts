@@ -139,6 +139,45 @@ describe('PassSchedule', () => {
     expect(s.next(true).scope).toEqual({ full: true });
   });
 
+  it('a watch that answers again brings a backed-off retry forward to the debounce', () => {
+    const c = clock();
+    const s = scheduleAt(c);
+    // A long outage: the back-off has grown to the interval.
+    for (let i = 0; i < 10; i += 1) {
+      runDue(s, [], true);
+      c.advance(INTERVAL);
+    }
+    expect(s.next(true).at).toBe(c.now());
+    expect(runDue(s, [], true).retryInMs).toBe(INTERVAL);
+    c.advance(1000);
+    s.retrySoon();
+    expect(s.next(true)).toEqual({ at: c.now() + TIMING.debounceMs, scope: { full: true } });
+  });
+
+  it('a watch that answers again while a pass runs makes that pass retry at the debounce', () => {
+    const c = clock();
+    const s = scheduleAt(c);
+    for (let i = 0; i < 5; i += 1) {
+      runDue(s, [], true);
+      c.advance(INTERVAL);
+    }
+    const work = s.next(true);
+    s.begin(work.scope);
+    s.retrySoon();
+    expect(s.finish(work.scope, { needsRetry: true, outcomes: [] })).toBe(TIMING.debounceMs);
+    // And the next failure backs off again, from where the streak was (seven in a row).
+    c.advance(TIMING.debounceMs);
+    expect(runDue(s, [], true).retryInMs).toBe(TIMING.retryMs * 2 ** 6);
+  });
+
+  it('a watch that answers again with no retry pending changes nothing', () => {
+    const c = clock();
+    const s = scheduleAt(c);
+    runDue(s, []);
+    s.retrySoon();
+    expect(s.next(true)).toEqual({ at: c.now() + INTERVAL, scope: { full: true } });
+  });
+
   it('a standby ignores events and re-checks: only full passes, on the interval', () => {
     const c = clock();
     const s = scheduleAt(c);

@@ -108,6 +108,8 @@ export class PassSchedule {
   private readonly rechecks = new Map<string, Recheck>();
   private retryAt = 0;
   private streak = 0;
+  /** Something a failed pass lacked answered again since the current pass began. */
+  private recoveredSinceBegin = false;
 
   constructor(
     private readonly timing: DaemonTiming,
@@ -134,6 +136,17 @@ export class PassSchedule {
   /** Events may have been missed (the watch restarted): a full pass after the debounce. */
   fullPassSoon(): void {
     this.fullDueAt = Math.min(this.fullDueAt, this.now() + this.timing.debounceMs);
+  }
+
+  /**
+   * What a failed pass lacked is back (a watch answers again): its retry runs after the
+   * debounce instead of at the end of its back-off, which after a long outage has grown to
+   * the interval. Remembered if a pass is running, whose failure it may already cure.
+   */
+  retrySoon(): void {
+    this.recoveredSinceBegin = true;
+    if (this.retryAt !== 0)
+      this.retryAt = Math.min(this.retryAt, this.now() + this.timing.debounceMs);
   }
 
   /** A full pass at once (a new leader starts from one). */
@@ -168,6 +181,7 @@ export class PassSchedule {
 
   /** Takes the work of a pass that starts now: events arriving during it queue up for the next. */
   begin(scope: PassScope): void {
+    this.recoveredSinceBegin = false;
     if (scope.full) {
       this.pending.clear();
       this.fullDueAt = this.now() + this.intervalMs;
@@ -186,7 +200,9 @@ export class PassSchedule {
     let retryInMs: number | undefined;
     if (summary.needsRetry) {
       this.streak += 1;
-      retryInMs = Math.min(this.timing.retryMs * 2 ** (this.streak - 1), this.intervalMs);
+      retryInMs = this.recoveredSinceBegin
+        ? this.timing.debounceMs
+        : Math.min(this.timing.retryMs * 2 ** (this.streak - 1), this.intervalMs);
       this.retryAt = now + retryInMs;
     } else {
       this.streak = 0;

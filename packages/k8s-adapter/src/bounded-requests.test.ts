@@ -90,6 +90,45 @@ describe('bounded requests', () => {
     }
   });
 
+  it('watches dropped into a hang say when the server answers again, with nothing to report', async () => {
+    const config = testConfig();
+    await createNamespace(h.core, config.targetNamespace);
+    const failed = new Set<string>();
+    const recovered = new Set<string>();
+    const gatherer = createWatchGatherer(access, config, {
+      onChange: () => undefined,
+      onError: (watch) => failed.add(watch),
+      onRecovered: (watch) => recovered.add(watch),
+      resyncPeriodMs: 0,
+      timing: { requestTimeoutMs: 1000, backoffMaxMs: 250 },
+    });
+    try {
+      expect((await gatherer.full()).failures).toEqual([]);
+      // The server restarts and hangs: open watches are dropped, and every re-open hangs.
+      proxy.hangAll(true);
+      proxy.dropConnections();
+      await vi.waitFor(
+        () => {
+          expect(failed.size).toBe(4);
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+      expect(recovered.size).toBe(0);
+      proxy.hangAll(false);
+      // Nothing changed meanwhile, so no event says so: each watch tells it answers again.
+      await vi.waitFor(
+        () => {
+          expect([...recovered].sort()).toEqual([...failed].sort());
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+      expect((await gatherer.full()).failures).toEqual([]);
+    } finally {
+      gatherer.stop();
+      proxy.hangAll(false);
+    }
+  });
+
   it('a leader whose renewals hang steps down, and stops within its budget', async () => {
     const config = testConfig();
     await createNamespace(h.core, config.targetNamespace);

@@ -54,6 +54,11 @@ export interface ListWatchHandlers<T> {
   /** A list completed and the store now mirrors it (first sync, 410 or resync). */
   onListed?(): void;
   onError(failure: ApiFailure): void;
+  /**
+   * A list or a watch's headers came back after a failure: what failing() reported is over.
+   * The only sign that the server answers again when nothing changed meanwhile.
+   */
+  onRecovered?(): void;
 }
 
 export interface ListWatchOptions<T extends Versioned> {

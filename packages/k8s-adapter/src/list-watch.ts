@@ -82,6 +82,12 @@ export function startListWatch<T extends Versioned>(
     }, delayMs);
   };
 
+  const answered = (): void => {
+    const recovered = lastFailure !== undefined;
+    lastFailure = undefined;
+    if (recovered && !stopped) handlers.onRecovered?.();
+  };
+
   const fail = (failure: ApiFailure): void => {
     lastFailure = failure;
     if (stopped) return;
@@ -123,8 +129,8 @@ export function startListWatch<T extends Versioned>(
     replace(items);
     resourceVersion = listVersion;
     listed = true;
-    lastFailure = undefined;
     handlers.onListed?.();
+    answered();
     return true;
   };
 
@@ -182,7 +188,7 @@ export function startListWatch<T extends Versioned>(
       fail(failure);
       return;
     }
-    lastFailure = undefined;
+    answered();
     await stream(res, controller);
   };
 

@@ -34,6 +34,8 @@ export interface WatchGathererOptions {
   /** What changed, as the watches saw it: the daemon plans the affected namespaces soon. */
   readonly onChange: (change: WorldChange) => void;
   readonly onError: (watch: string, failure: ApiFailure) => void;
+  /** A watch that was failing answers again: a pass that failed for want of it can retry. */
+  readonly onRecovered?: (watch: WatchName) => void;
   /** Every watch re-lists this often, whatever else happens (0: never). */
   readonly resyncPeriodMs: number;
   readonly timing?: Partial<ListWatchTiming>;
@@ -82,6 +84,7 @@ export function createWatchGatherer(
       options.onChange(change);
     },
     onError: options.onError,
+    ...(options.onRecovered !== undefined ? { onRecovered: options.onRecovered } : {}),
     ...(options.timing !== undefined ? { timing: options.timing } : {}),
     ...(options.resumeFrom !== undefined ? { resumeFrom: options.resumeFrom } : {}),
   });

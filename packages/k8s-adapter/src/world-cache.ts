@@ -57,6 +57,8 @@ export interface WorldChange {
 export interface WorldCacheOptions {
   readonly onChange: (change: WorldChange) => void;
   readonly onError: (watch: string, failure: ApiFailure) => void;
+  /** A watch that was failing answers again (see ListWatchHandlers.onRecovered). */
+  readonly onRecovered?: (watch: WatchName) => void;
   readonly timing?: Partial<ListWatchTiming>;
   /** Per watch, for tests: resume from this version instead of listing first. */
   readonly resumeFrom?: Partial<Record<WatchName, string>>;
@@ -121,6 +123,9 @@ export function startWorldCache(
       options.onError(name, failure);
       settleCheck();
     };
+  const recovered = (name: WatchName) => (): void => {
+    options.onRecovered?.(name);
+  };
   const common = (name: WatchName) => ({
     name,
     ...(options.timing !== undefined ? { timing: options.timing } : {}),
@@ -147,6 +152,7 @@ export function startWorldCache(
       },
       onListed: listed('namespaces'),
       onError: errored('namespaces'),
+      onRecovered: recovered('namespaces'),
     },
   });
 
@@ -177,6 +183,7 @@ export function startWorldCache(
       },
       onListed: listed('secret metadata'),
       onError: errored('secret metadata'),
+      onRecovered: recovered('secret metadata'),
     },
   });
 
@@ -211,6 +218,7 @@ export function startWorldCache(
         },
         onListed: listed(name),
         onError: errored(name),
+        onRecovered: recovered(name),
       },
     });
   const sourcesOf = (entries: readonly (ClusterSecretEntry | undefined)[]): string[] => {

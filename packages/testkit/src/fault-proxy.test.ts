@@ -107,6 +107,32 @@ describe('fault proxy', () => {
     expect(proxy.log.at(-1)?.fault).toBeUndefined();
   });
 
+  it("passes a watch's response headers on as the server sends them, before any event", async () => {
+    proxy.setFaults({ rate: 0 });
+    // A watch that will see no event: from the current version, on a selector nothing has.
+    const list = JSON.parse((await call('GET', '/api/v1/namespaces?limit=1')).body) as {
+      metadata: { resourceVersion: string };
+    };
+    const headers = await new Promise<number | string>((resolve) => {
+      const url = new URL(
+        `/api/v1/namespaces?watch=true&labelSelector=nothing-has-this&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=30`,
+        proxy.server,
+      );
+      const req = request(url, { ...identity, agent: false }, (res) => {
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      // The server sends them at once; a bookmark would not come for a minute.
+      req.setTimeout(5000, () => {
+        resolve('no headers');
+        req.destroy();
+      });
+      req.on('error', () => undefined);
+      req.end();
+    });
+    expect(headers).toBe(200);
+  });
+
   it.each([
     ['status-500', 500],
     ['status-503', 503],
@@ -175,6 +201,22 @@ describe('fault proxy', () => {
     expect((await call('GET', '/api/v1/namespaces/default', undefined, 1000)).timedOut).toBe(true);
     proxy.hangAll(false);
     expect((await call('GET', '/api/v1/namespaces/default')).status).toBe(200);
+  });
+
+  it('drops every connection, open watches included', async () => {
+    proxy.setFaults({ rate: 0 });
+    const watching = call(
+      'GET',
+      '/api/v1/namespaces?watch=true&timeoutSeconds=30',
+      undefined,
+      20_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    proxy.dropConnections();
+    const answer = await watching;
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('ADDED');
+    expect(answer.error).toBeDefined();
   });
 
   it('never invents a 404 or a success', async () => {

@@ -96,6 +96,11 @@ export interface FaultProxy {
   clearOnly(): void;
   /** Every request hangs (is accepted and never answered) until switched off. */
   hangAll(on: boolean): void;
+  /**
+   * Closes every client connection, open watches and requests in flight included, as an API
+   * server that restarts (or a load balancer in front of it) does.
+   */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -307,6 +312,9 @@ export async function startFaultProxy(
           return;
         }
         res.writeHead(status, answer.headers);
+        // On as they came: Node holds written headers back until the first body byte, and a
+        // quiet watch's first line (a bookmark) comes a minute after its headers.
+        res.flushHeaders();
         answer.pipe(res);
         record(status, true);
         if (fault === 'cut-watch') later(between(settings.watchCutMs), () => req.socket.destroy());
@@ -357,6 +365,9 @@ export async function startFaultProxy(
     },
     hangAll(on) {
       hangingAll = on;
+    },
+    dropConnections() {
+      for (const socket of sockets) socket.destroy();
     },
     async close() {
       for (const timer of timers) clearTimeout(timer);
