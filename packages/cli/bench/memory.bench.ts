@@ -39,9 +39,8 @@ import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { mapBounded } from '../../k8s-adapter/src/concurrency.js';
-import { coreApiFor } from '../../k8s-adapter/src/kube-clients.js';
 import { runControlPlaneScript, startControlPlane } from '../../testkit/src/index.js';
 import type { ControlPlane } from '../../testkit/src/index.js';
 
@@ -589,7 +588,7 @@ async function main(): Promise<void> {
   try {
     const kc = new KubeConfig();
     kc.loadFromString(plane.kubeConfig);
-    const api = coreApiFor({ kubeConfig: kc, source: plane.kubeconfigPath });
+    const api = kc.makeApiClient(CoreV1Api);
 
     say(
       `creating ${N} labelled namespaces with kubeconfig Secrets (${CREATE_CONCURRENCY} in flight)…`,

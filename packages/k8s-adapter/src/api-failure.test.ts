@@ -107,7 +107,7 @@ describe('classifyApiError against a real API server', () => {
     // The real server, but a CA that did not sign its certificate.
     const otherCa = new KubeConfig();
     otherCa.loadFromOptions({
-      clusters: [{ name: 'c', server: h.access.kubeConfig.getCurrentCluster()?.server ?? '' }],
+      clusters: [{ name: 'c', server: h.access.cluster.server }],
       users: [{ name: 'u', token: SECRET_VALUE }],
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x',
