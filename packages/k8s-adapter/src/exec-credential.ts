@@ -134,7 +134,7 @@ function runPlugin(exec: ExecConfig, options: ExecPluginOptions): Promise<ExecCr
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       if (timedOut) {
-        fail(`did not answer within ${Math.round(timeoutMs / 1000)} s and was killed`);
+        fail(`did not answer within ${timeoutMs / 1000} s and was killed`);
       } else if (code !== 0) {
         fail(code === null ? `was killed (${signal ?? 'signal'})` : `exited with code ${code}`);
       } else if (size > MAX_OUTPUT_BYTES) {

@@ -140,15 +140,25 @@ export async function kubeRequest<T>(
     headersTimeoutMs: timeoutMs,
     ...(guard.beforeSend ? { beforeSend: guard.beforeSend } : {}),
   });
-  const text = await readBody(res);
+  const text = await readBody(res, Infinity, signal);
   return (text === '' ? {} : JSON.parse(text)) as T;
 }
 
-/** Reads a whole (bounded) body as text; a connection closed before the end is ECONNRESET. */
-export function readBody(res: IncomingMessage, limitBytes = Infinity): Promise<string> {
+/**
+ * Reads a whole (bounded) body as text; a connection closed before the end is ECONNRESET,
+ * unless `signal` ended it (its time-out fired): then it is that AbortError.
+ */
+export function readBody(
+  res: IncomingMessage,
+  limitBytes = Infinity,
+  signal?: AbortSignal,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const fail = (err: Error): void => {
+      reject(signal?.aborted === true ? aborted(signal) : err);
+    };
     res.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limitBytes) chunks.push(chunk);
@@ -156,15 +166,21 @@ export function readBody(res: IncomingMessage, limitBytes = Infinity): Promise<s
     res.on('end', () => {
       resolve(Buffer.concat(chunks).toString('utf8'));
     });
-    res.on('error', reject);
+    res.on('error', fail);
     res.on('aborted', () => {
-      reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+      fail(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
     });
     res.on('close', () => {
       if (!res.complete)
-        reject(Object.assign(new Error('connection closed'), { code: 'ECONNRESET' }));
+        fail(Object.assign(new Error('connection closed'), { code: 'ECONNRESET' }));
     });
   });
+}
+
+function aborted(signal: AbortSignal): Error {
+  const err = new Error('request timed out or was aborted', { cause: signal.reason });
+  err.name = 'AbortError';
+  return err;
 }
 
 /** TLS identities per cluster; more than a few means credentials rotate, so old ones go. */

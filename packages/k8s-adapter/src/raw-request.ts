@@ -37,5 +37,5 @@ export async function rawGetJson(
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = get.signal ? AbortSignal.any([get.signal, timeout]) : timeout;
   const res = await rawGet(access, { ...get, signal, headersTimeoutMs: timeoutMs });
-  return JSON.parse(await readBody(res)) as unknown;
+  return JSON.parse(await readBody(res, Infinity, signal)) as unknown;
 }
