@@ -185,8 +185,9 @@ function describeStatus(status: number, body: StatusBody | undefined): string {
       .filter((text) => text.length > 0);
     return clip(`${status} ${reason}${fields.length > 0 ? `: ${fields.join('; ')}` : ''}`);
   }
-  const message =
-    typeof body?.message === 'string' && body.message.length > 0 ? `: ${body.message}` : '';
+  // A 401's Status says "Unauthorized" twice (reason and message): once is enough.
+  const said = typeof body?.message === 'string' ? body.message : '';
+  const message = said.length > 0 && said.toLowerCase() !== reason.toLowerCase() ? `: ${said}` : '';
   return clip(`${status} ${reason}${message}`);
 }
 
