@@ -34,9 +34,8 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { mapBounded } from '../../k8s-adapter/src/concurrency.js';
-import { coreApiFor } from '../../k8s-adapter/src/kube-clients.js';
 import {
   apiServerRequests,
   nonWatchRequests,
@@ -634,7 +633,7 @@ async function main(): Promise<void> {
   try {
     const kc = new KubeConfig();
     kc.loadFromString(plane.kubeConfig);
-    const api = coreApiFor({ kubeConfig: kc, source: plane.kubeconfigPath });
+    const api = kc.makeApiClient(CoreV1Api);
 
     say(
       `creating ${N} labelled namespaces with kubeconfig Secrets (${CREATE_CONCURRENCY} in flight)…`,

@@ -19,7 +19,7 @@ export function connect(options: CliOptions): KubeAccess {
 }
 
 export function serverOf(access: KubeAccess): string {
-  return access.kubeConfig.getCurrentCluster()?.server ?? '(unknown server)';
+  return access.cluster.server;
 }
 
 /**

@@ -2,12 +2,12 @@
 // notes must not hold the daemon's loop for long when the API server stops answering.
 
 import { describe, expect, it } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
 import { parseConfig } from '@argocd-cluster-registrar/core';
 import { startFaultProxy } from '@argocd-cluster-registrar/testkit';
 import {
   createApplier,
   createGatherer,
+  kubeClusterFromText,
   loadKubeAccess,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { Gatherer, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
@@ -97,9 +97,11 @@ describe('OutcomeReporter', () => {
 
     const proxy = await startFaultProxy(world.host);
     try {
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromString(proxy.kubeConfig);
-      const proxied: KubeAccess = { kubeConfig, source: 'fault proxy', requestTimeoutMs: 1000 };
+      const proxied: KubeAccess = {
+        cluster: kubeClusterFromText(proxy.kubeConfig),
+        source: 'fault proxy',
+        requestTimeoutMs: 1000,
+      };
       proxy.hangAll(true);
       const events = await new OutcomeReporter(proxied, world.target, silentLogger).report(
         pass,

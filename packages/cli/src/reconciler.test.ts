@@ -3,7 +3,6 @@
 // records one) to prove that the pass writes exactly what the planner decided from it.
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
 import { parseConfig } from '@argocd-cluster-registrar/core';
 import { startFaultProxy } from '@argocd-cluster-registrar/testkit';
 import type { Config } from '@argocd-cluster-registrar/core';
@@ -11,6 +10,7 @@ import {
   createApplier,
   createDryRunWriter,
   createGatherer,
+  kubeClusterFromText,
   loadKubeAccess,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { Gatherer, GatherResult, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
@@ -149,9 +149,10 @@ describe('runPass', () => {
       },
     });
     try {
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromString(proxy.kubeConfig);
-      const proxied: KubeAccess = { kubeConfig, source: 'fault proxy' };
+      const proxied: KubeAccess = {
+        cluster: kubeClusterFromText(proxy.kubeConfig),
+        source: 'fault proxy',
+      };
       const deps = {
         writer: createApplier(proxied, config.labelPrefix),
         config,

@@ -1,9 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
 import { tokenKubeConfig, uniqueName } from '@argocd-cluster-registrar/testkit';
 import { classifyApiError, classifyStatusObject, diagnoseConnection } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
-import { createNamespace, host, opaque } from './test-support/host.js';
+import { createSecret, listNamespaces, listSecrets, readSecret } from './kube-api.js';
+import { kubeClusterFromText } from './kube-config.js';
+import { kubeRequest } from './kube-http.js';
+import type { KubeSecret } from './kube-objects.js';
+import { accessFromText, createNamespace, host, opaque } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
 const SECRET_VALUE = 'c2VjcmV0LXRoYXQtbXVzdC1ub3QtbGVhaw';
@@ -17,6 +22,9 @@ async function failureOf(request: Promise<unknown>): Promise<ApiFailure> {
   throw new Error('the request succeeded');
 }
 
+const asKube = (secret: V1Secret): KubeSecret => secret as unknown as KubeSecret;
+
+/** Through the adapter's own client (kube-http.ts), as production sends them. */
 describe('classifyApiError against a real API server', () => {
   let h: Host;
   let ns: string;
@@ -31,23 +39,18 @@ describe('classifyApiError against a real API server', () => {
   });
 
   it('maps 404 to not-found', async () => {
-    expect(await failureOf(h.core.readNamespacedSecret({ namespace: ns, name: 'absent' }))).toEqual(
-      {
-        kind: 'not-found',
-        status: 404,
-        message: '404 NotFound: secrets "absent" not found',
-        retryable: false,
-      },
-    );
+    expect(await failureOf(readSecret(h.access, ns, 'absent'))).toEqual({
+      kind: 'not-found',
+      status: 404,
+      message: '404 NotFound: secrets "absent" not found',
+      retryable: false,
+    });
   });
 
   it('maps 409 AlreadyExists to already-exists and a stale write to a retryable conflict', async () => {
     expect(
       await failureOf(
-        h.core.createNamespacedSecret({
-          namespace: ns,
-          body: opaque('present', {}, { token: SECRET_VALUE }),
-        }),
+        createSecret(h.access, ns, asKube(opaque('present', {}, { token: SECRET_VALUE })), {}),
       ),
     ).toMatchObject({
       kind: 'already-exists',
@@ -58,7 +61,11 @@ describe('classifyApiError against a real API server', () => {
     stale.metadata = { name: 'present', resourceVersion: '1' };
     expect(
       await failureOf(
-        h.core.replaceNamespacedSecret({ namespace: ns, name: 'present', body: stale }),
+        kubeRequest(h.access, {
+          method: 'PUT',
+          path: `/api/v1/namespaces/${ns}/secrets/present`,
+          body: stale,
+        }),
       ),
     ).toMatchObject({
       kind: 'conflict',
@@ -69,15 +76,15 @@ describe('classifyApiError against a real API server', () => {
 
   it('maps 422 to invalid and names fields, never the rejected values', async () => {
     const body = opaque('present-2', { broken: `${SECRET_VALUE}!` }, { token: SECRET_VALUE });
-    const failure = await failureOf(h.core.createNamespacedSecret({ namespace: ns, body }));
+    const failure = await failureOf(createSecret(h.access, ns, asKube(body), {}));
     expect(failure).toMatchObject({ kind: 'invalid', status: 422, retryable: false });
     expect(failure.message).toContain('metadata.labels');
     expect(failure.message).not.toContain(SECRET_VALUE);
   });
 
   it('maps 401 to unauthorized without echoing the token', async () => {
-    const stranger = tokenKubeConfig(h.plane, SECRET_VALUE).makeApiClient(CoreV1Api);
-    const failure = await failureOf(stranger.listNamespacedSecret({ namespace: ns }));
+    const stranger = accessFromText(tokenKubeConfig(h.plane, SECRET_VALUE).exportConfig(), 'x');
+    const failure = await failureOf(listSecrets(stranger, ns, {}));
     expect(failure).toEqual({
       kind: 'unauthorized',
       status: 401,
@@ -87,14 +94,8 @@ describe('classifyApiError against a real API server', () => {
   });
 
   it('maps a refused connection to transient', async () => {
-    const nowhere = new KubeConfig();
-    nowhere.loadFromOptions({
-      clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
-      users: [{ name: 'u', token: SECRET_VALUE }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    const failure = await failureOf(nowhere.makeApiClient(CoreV1Api).listNamespace());
+    const nowhere = accessTo({ server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true });
+    const failure = await failureOf(listNamespaces(nowhere, {}));
     expect(failure).toEqual({
       kind: 'transient',
       connection: 'refused',
@@ -105,18 +106,22 @@ describe('classifyApiError against a real API server', () => {
 
   it('tells a TLS failure from a refused connection', async () => {
     // The real server, but a CA that did not sign its certificate.
-    const otherCa = new KubeConfig();
-    otherCa.loadFromOptions({
-      clusters: [{ name: 'c', server: h.access.kubeConfig.getCurrentCluster()?.server ?? '' }],
-      users: [{ name: 'u', token: SECRET_VALUE }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    const failure = await failureOf(otherCa.makeApiClient(CoreV1Api).listNamespace());
+    const otherCa = accessTo({ server: h.access.cluster.server });
+    const failure = await failureOf(listNamespaces(otherCa, {}));
     expect(failure.connection).toBe('tls');
     expect(diagnoseConnection([failure])?.detail).toContain('TLS verification failed');
   });
 });
+
+function accessTo(cluster: Record<string, unknown>) {
+  const text = JSON.stringify({
+    'current-context': 'x',
+    clusters: [{ name: 'c', cluster }],
+    users: [{ name: 'u', user: { token: SECRET_VALUE } }],
+    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+  });
+  return { cluster: kubeClusterFromText(text), source: 'test' };
+}
 
 describe('diagnoseConnection', () => {
   const refused = classifyApiError(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }));

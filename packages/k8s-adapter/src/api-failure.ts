@@ -1,7 +1,7 @@
 // Every error that crosses the API boundary is mapped here, once, to a small union with a
-// retry policy. client-node's own messages embed the response body and headers, so nothing
-// of theirs is copied verbatim: messages are rebuilt from the Status reason, the object
-// names it mentions, or a socket error code.
+// retry policy. Nothing an error carries is copied verbatim (a response body or a library's
+// message may quote configuration or data): messages are rebuilt from the Status reason, the
+// object names it mentions, or a socket error code.
 
 export type ApiFailureKind =
   | 'not-found'
@@ -185,8 +185,9 @@ function describeStatus(status: number, body: StatusBody | undefined): string {
       .filter((text) => text.length > 0);
     return clip(`${status} ${reason}${fields.length > 0 ? `: ${fields.join('; ')}` : ''}`);
   }
-  const message =
-    typeof body?.message === 'string' && body.message.length > 0 ? `: ${body.message}` : '';
+  // A 401's Status says "Unauthorized" twice (reason and message): once is enough.
+  const said = typeof body?.message === 'string' ? body.message : '';
+  const message = said.length > 0 && said.toLowerCase() !== reason.toLowerCase() ? `: ${said}` : '';
   return clip(`${status} ${reason}${message}`);
 }
 
@@ -215,8 +216,9 @@ function clip(text: string): string {
 
 function httpStatusOf(err: unknown): number | undefined {
   if (!isRecord(err)) return undefined;
-  // ApiException carries `code` (a number); Watch errors carry `statusCode`. A socket error's
-  // `code` is a string, so the type tells them apart.
+  // HttpStatusError (kube-http.ts) carries `statusCode`; client-node's ApiException, which
+  // tests still meet, `code` (a number). A socket error's `code` is a string, so the type
+  // tells them apart.
   for (const key of ['code', 'statusCode']) {
     const value = err[key];
     if (typeof value === 'number' && value >= 100 && value < 600) return value;
@@ -239,12 +241,14 @@ function statusBodyOf(err: unknown): StatusBody | undefined {
 }
 
 function socketCodeOf(err: unknown): string | undefined {
-  // node-fetch wraps system errors (FetchError with `code`/`errno`); undici nests them in `cause`.
+  // Node's errors carry `code`; wrapped ones (fetch, AbortError) nest it in `cause`.
   let current: unknown = err;
   for (let depth = 0; depth < 4 && isRecord(current); depth += 1) {
     for (const key of ['code', 'errno']) {
       const value = current[key];
-      if (typeof value === 'string' && /^[A-Z][A-Z_]+$/.test(value)) return value;
+      // An aborted request (its time-out signal fired) is told by its name, below.
+      if (typeof value === 'string' && value !== 'ABORT_ERR' && /^[A-Z][A-Z_]+$/.test(value))
+        return value;
     }
     current = current['cause'];
   }

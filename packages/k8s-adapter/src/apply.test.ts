@@ -5,8 +5,13 @@ import type { V1Secret } from '@kubernetes/client-node';
 import type { Action, DesiredSecret, ObservedRef, Plan } from '@argocd-cluster-registrar/core';
 import { applyPlan } from './apply.js';
 import type { ApplyOptions } from './apply.js';
-import { toObservedSecret } from './observed-objects.js';
-import { createNamespace, host, opaque, restrictedAccess } from './test-support/host.js';
+import {
+  createNamespace,
+  host,
+  opaque,
+  restrictedAccess,
+  observedFrom,
+} from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
 let h: Host;
@@ -16,7 +21,7 @@ const observed: V1Secret[] = [];
 const options = (dryRun: boolean): ApplyOptions => ({
   dryRun,
   labelPrefix: 'argocd-cluster-registrar/',
-  observed: observed.map((secret) => toObservedSecret(secret, target)),
+  observed: observed.map((secret) => observedFrom(secret, target)),
 });
 beforeAll(async () => {
   h = await host();

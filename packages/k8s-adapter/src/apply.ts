@@ -3,17 +3,16 @@
 // the plan was made against, and a 409 or 404 is reported, not forced (the next pass
 // re-plans from fresh data). One failed action never stops the others.
 
-import { PatchStrategy } from '@kubernetes/client-node';
-import type { CoreV1Api } from '@kubernetes/client-node';
 import { assertNever } from '@argocd-cluster-registrar/core';
 import type { Action, ObservedSecret, Plan } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { mapBounded } from './concurrency.js';
 import type { KubeAccess } from './kube-access.js';
-import { coreApiFor, requestBound } from './kube-clients.js';
+import { createSecret, deleteSecret, patchSecret } from './kube-api.js';
 import { toSecretBody } from './observed-objects.js';
-import { guarded } from './request-guard.js';
+import { requestBound } from './request-guard.js';
+import type { RequestGuard } from './request-guard.js';
 import { registrationPatch } from './secret-patch.js';
 import { OPEN_FENCE, isLeadershipLost } from './write-fence.js';
 import { recheckProof } from './write-proof.js';
@@ -64,11 +63,9 @@ export async function applyPlan(
   plan: Plan,
   options: ApplyOptions,
 ): Promise<readonly ActionResult[]> {
-  const api = coreApiFor(access);
   const results = new Array<ActionResult>(plan.actions.length);
   const observed = new Map(options.observed.map((secret) => [secret.uid, secret]));
   const writer: Writer = {
-    api,
     access,
     options,
     observed,
@@ -95,7 +92,6 @@ export async function applyPlan(
 
 /** What one applyPlan call shares between its actions. */
 interface Writer {
-  readonly api: CoreV1Api;
   readonly access: KubeAccess;
   readonly options: ApplyOptions;
   readonly observed: ReadonlyMap<string, ObservedSecret>;
@@ -111,9 +107,9 @@ const NOT_ATTEMPTED: ApiFailure = {
 };
 
 async function applyAction(writer: Writer, action: Action): Promise<ActionResult> {
-  const { api, options, observed } = writer;
+  const { access, options, observed } = writer;
   const dryRun = options.dryRun;
-  const dryRunParam = dryRun ? { dryRun: 'All' } : {};
+  const query = { fieldManager: FIELD_MANAGER, dryRun };
   // A dry run writes nothing, so it needs no fence.
   const fence = dryRun ? OPEN_FENCE : writer.fence;
   if (writer.lost || !fence.holds()) {
@@ -121,22 +117,19 @@ async function applyAction(writer: Writer, action: Action): Promise<ActionResult
     return { action, status: 'not-attempted', failure: NOT_ATTEMPTED };
   }
   // The fence is checked again by the request itself, right before it is sent.
-  const send = (contentType?: string) =>
-    guarded({
-      ...requestBound(writer.access),
-      beforeSend: () => {
-        fence.check();
-      },
-      ...(contentType !== undefined ? { contentType } : {}),
-    });
+  const send: RequestGuard = {
+    ...requestBound(access),
+    beforeSend: () => {
+      fence.check();
+    },
+  };
   try {
     if (!dryRun) {
       const proof = await recheckProof(
-        api,
+        access,
         action,
         action.kind === 'create' ? undefined : observed.get(action.target.uid),
         options.labelPrefix,
-        () => guarded(requestBound(writer.access)),
       );
       if (!proof.holds) {
         return {
@@ -148,14 +141,12 @@ async function applyAction(writer: Writer, action: Action): Promise<ActionResult
     }
     switch (action.kind) {
       case 'create':
-        await api.createNamespacedSecret(
-          {
-            namespace: action.secret.namespace,
-            body: toSecretBody(action.secret),
-            fieldManager: FIELD_MANAGER,
-            ...dryRunParam,
-          },
-          send(),
+        await createSecret(
+          access,
+          action.secret.namespace,
+          toSecretBody(action.secret),
+          query,
+          send,
         );
         break;
       case 'update':
@@ -176,35 +167,32 @@ async function applyAction(writer: Writer, action: Action): Promise<ActionResult
         // A merge patch of our keys only, carrying the observed uid and resourceVersion: the
         // API server refuses it (409) if the Secret changed or was replaced since we read it,
         // and leaves finalizers, ownerReferences and other owners' keys alone (secret-patch.ts).
-        await api.patchNamespacedSecret(
-          {
-            name: action.target.name,
-            namespace: action.target.namespace,
-            body: registrationPatch(action.target, before, action.secret, options.labelPrefix),
-            fieldManager: FIELD_MANAGER,
-            ...dryRunParam,
-          },
-          send(PatchStrategy.MergePatch),
+        await patchSecret(
+          access,
+          action.target.namespace,
+          action.target.name,
+          registrationPatch(action.target, before, action.secret, options.labelPrefix),
+          query,
+          send,
         );
         break;
       }
       case 'delete':
         // With a body, the API server reads DeleteOptions from it and ignores the query
         // string: dryRun has to travel in the body, or a "dry run" deletes for real.
-        await api.deleteNamespacedSecret(
+        await deleteSecret(
+          access,
+          action.target.namespace,
+          action.target.name,
           {
-            name: action.target.name,
-            namespace: action.target.namespace,
-            body: {
-              preconditions: {
-                uid: action.target.uid,
-                resourceVersion: action.target.resourceVersion,
-              },
-              ...(dryRun ? { dryRun: ['All'] } : {}),
+            preconditions: {
+              uid: action.target.uid,
+              resourceVersion: action.target.resourceVersion,
             },
-            ...dryRunParam,
+            ...(dryRun ? { dryRun: ['All'] } : {}),
           },
-          send(),
+          { dryRun },
+          send,
         );
         break;
       default:

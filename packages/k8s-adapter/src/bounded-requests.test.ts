@@ -4,14 +4,19 @@
 // leader's renewal both recover once the server answers again.
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
 import { startFaultProxy, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { FaultProxy } from '@argocd-cluster-registrar/testkit';
 import { createGatherer } from './gather.js';
 import type { KubeAccess } from './kube-access.js';
 import { createLeaderElector } from './leader-election.js';
 import { createWatchGatherer } from './watch-gatherer.js';
-import { MANAGED_BY_KEY, createNamespace, host, testConfig } from './test-support/host.js';
+import {
+  MANAGED_BY_KEY,
+  accessFromText,
+  createNamespace,
+  host,
+  testConfig,
+} from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
 let h: Host;
@@ -21,9 +26,7 @@ let access: KubeAccess;
 beforeAll(async () => {
   h = await host();
   proxy = await startFaultProxy(h.plane, { seed: 11 });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(proxy.kubeConfig);
-  access = { kubeConfig, source: 'fault proxy', requestTimeoutMs: 1500 };
+  access = { ...accessFromText(proxy.kubeConfig, 'fault proxy'), requestTimeoutMs: 1500 };
 });
 
 afterAll(async () => {

@@ -6,8 +6,8 @@ import { hostname } from 'node:os';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
-import { coreApiFor, requestBound } from './kube-clients.js';
-import { guarded } from './request-guard.js';
+import { createEvent } from './kube-api.js';
+import { requestBound } from './request-guard.js';
 import { LeadershipLost, isLeadershipLost } from './write-fence.js';
 
 export interface NamespaceEvent {
@@ -55,48 +55,45 @@ async function recordEvent(
   event: NamespaceEvent,
   component: string,
 ): Promise<ApiFailure | undefined> {
-  const api = coreApiFor(access);
   const now = new Date();
+  const stamp = now.toISOString();
   const fence = access.writeFence;
   try {
     // Events are writes too: a deposed leader must not report what it no longer decides.
     if (fence !== undefined && !fence.holds()) throw new LeadershipLost();
-    await api.createNamespacedEvent(
+    await createEvent(
+      access,
+      involved.namespace,
       {
-        namespace: involved.namespace,
-        body: {
-          apiVersion: 'v1',
-          kind: 'Event',
-          // client-go's naming: the object's name and a unique hex suffix.
-          metadata: {
-            name: `${involved.name}.${now.getTime().toString(16)}${Math.floor(
-              Math.random() * 0xffff,
-            )
-              .toString(16)
-              .padStart(4, '0')}`,
-            namespace: involved.namespace,
-          },
-          involvedObject: { apiVersion: 'v1', ...involved },
-          type: event.type,
-          reason: event.reason.slice(0, MAX_REASON),
-          message:
-            event.message.length > MAX_MESSAGE
-              ? `${event.message.slice(0, MAX_MESSAGE - 1)}…`
-              : event.message,
-          source: { component },
-          reportingComponent: component,
-          reportingInstance: hostname(),
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
+        apiVersion: 'v1',
+        kind: 'Event',
+        // client-go's naming: the object's name and a unique hex suffix.
+        metadata: {
+          name: `${involved.name}.${now.getTime().toString(16)}${Math.floor(Math.random() * 0xffff)
+            .toString(16)
+            .padStart(4, '0')}`,
+          namespace: involved.namespace,
         },
+        involvedObject: { apiVersion: 'v1', ...involved },
+        type: event.type,
+        reason: event.reason.slice(0, MAX_REASON),
+        message:
+          event.message.length > MAX_MESSAGE
+            ? `${event.message.slice(0, MAX_MESSAGE - 1)}…`
+            : event.message,
+        source: { component },
+        reportingComponent: component,
+        reportingInstance: hostname(),
+        firstTimestamp: stamp,
+        lastTimestamp: stamp,
+        count: 1,
       },
-      guarded({
+      {
         ...requestBound(access),
         beforeSend: () => {
           fence?.check();
         },
-      }),
+      },
     );
     return undefined;
   } catch (err) {

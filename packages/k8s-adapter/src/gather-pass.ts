@@ -37,15 +37,18 @@ export class Pass {
   /** Follows `continue` tokens; undefined when any page failed. */
   async listAll<T>(
     scope: string,
-    page: (token: string | undefined) => Promise<{ items: T[]; metadata?: { _continue?: string } }>,
+    page: (token: string | undefined) => Promise<{
+      readonly items?: readonly T[];
+      readonly metadata?: { readonly continue?: string };
+    }>,
   ): Promise<T[] | undefined> {
     const items: T[] = [];
     let token: string | undefined;
     do {
       const result = await this.call(scope, () => page(token));
       if (!result.ok) return undefined;
-      items.push(...result.value.items);
-      token = result.value.metadata?._continue || undefined;
+      items.push(...(result.value.items ?? []));
+      token = result.value.metadata?.continue || undefined;
     } while (token !== undefined);
     return items;
   }

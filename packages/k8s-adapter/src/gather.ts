@@ -4,7 +4,6 @@
 // What could not be read is recorded in the snapshot itself (`unreadNamespaces`,
 // `clusterSecretsUnread`): the planner, not this file or its caller, decides what that
 // withholds.
-import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import {
   ARGOCD_SECRET_TYPE_LABEL,
   createSecretKeyTranslator,
@@ -37,7 +36,8 @@ import {
   type View,
 } from './gather-view.js';
 import type { KubeAccess } from './kube-access.js';
-import { coreApiFor } from './kube-clients.js';
+import { listNamespaces, listSecrets, readNamespace } from './kube-api.js';
+import type { KubeNamespace, KubeSecret } from './kube-objects.js';
 import {
   byName,
   byNamespaceThenName,
@@ -74,7 +74,6 @@ const READ_CONCURRENCY = 16;
 const PAGE_SIZE = 500;
 
 export function createGatherer(access: KubeAccess, config: Config): Gatherer {
-  const api = coreApiFor(access);
   const keys = labelKeys(config.labelPrefix);
   const managedSelector = managedNamespaceSelector(config);
   // Refusals name the real `<prefix>server` annotation, not a placeholder.
@@ -93,12 +92,8 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     pass: Pass,
     namespace: string,
   ): Promise<ObservedSecret[] | undefined> => {
-    const secrets = await pass.listAll<V1Secret>(candidateScope(namespace), (token) =>
-      api.listNamespacedSecret({
-        namespace,
-        limit: PAGE_SIZE,
-        ...(token ? { _continue: token } : {}),
-      }),
+    const secrets = await pass.listAll<KubeSecret>(candidateScope(namespace), (token) =>
+      listSecrets(access, namespace, { limit: PAGE_SIZE, continue: token }),
     );
     if (secrets !== undefined) nearMisses.record(namespace, secrets);
     return secrets
@@ -121,13 +116,8 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     const namespace = config.targetNamespace;
     const [registered, owned] = await Promise.all(
       clusterSecretSelectors.map((labelSelector) =>
-        pass.listAll<V1Secret>(clusterSecretScope(labelSelector), (token) =>
-          api.listNamespacedSecret({
-            namespace,
-            labelSelector,
-            limit: PAGE_SIZE,
-            ...(token ? { _continue: token } : {}),
-          }),
+        pass.listAll<KubeSecret>(clusterSecretScope(labelSelector), (token) =>
+          listSecrets(access, namespace, { labelSelector, limit: PAGE_SIZE, continue: token }),
         ),
       ),
     );
@@ -143,7 +133,7 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   const lookUp = async (pass: Pass, name: string): Promise<SourceLookup> => {
     const result = await pass.call(
       `get namespace ${name}`,
-      () => api.readNamespace({ name }),
+      () => readNamespace(access, name),
       true,
     );
     if (result.ok) return presentLookup(toSourceNamespace(result.value));
@@ -189,12 +179,8 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
 
   const full = async (): Promise<GatherResult> => {
     const pass = new Pass();
-    const namespaceList = await pass.listAll<V1Namespace>('list namespaces', (token) =>
-      api.listNamespace({
-        labelSelector: managedSelector,
-        limit: PAGE_SIZE,
-        ...(token ? { _continue: token } : {}),
-      }),
+    const namespaceList = await pass.listAll<KubeNamespace>('list namespaces', (token) =>
+      listNamespaces(access, { labelSelector: managedSelector, limit: PAGE_SIZE, continue: token }),
     );
     const namespaces = new Map<string, SourceNamespace>();
     for (const item of namespaceList ?? []) {
@@ -255,12 +241,12 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
 
     // Re-read each namespace: still managed, no longer managed (label removed), or gone.
     const reads = await mapBounded(names, READ_CONCURRENCY, (name) =>
-      pass.call(`get namespace ${name}`, () => api.readNamespace({ name }), true),
+      pass.call(`get namespace ${name}`, () => readNamespace(access, name), true),
     );
     const freshLookups = new Map<string, SourceLookup>();
     const stillManaged: string[] = [];
     names.forEach((name, index) => {
-      const read = reads[index] as Outcome<V1Namespace>;
+      const read = reads[index] as Outcome<KubeNamespace>;
       if (read.ok) {
         const namespace = toSourceNamespace(read.value);
         freshLookups.set(name, presentLookup(namespace));

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CoordinationV1Api } from '@kubernetes/client-node';
+import { adminKubeConfig } from '@argocd-cluster-registrar/testkit';
 import { createLeaderElector, leaseName } from './leader-election.js';
 import type { LeaderElector } from './leader-election.js';
 import { createNamespace, host, testConfig } from './test-support/host.js';
@@ -25,7 +26,7 @@ describe('createLeaderElector', () => {
   it('elects exactly one leader, hands over when it stops, and releases the Lease', async () => {
     const config = testConfig();
     await createNamespace(h.core, config.targetNamespace);
-    const leases = h.access.kubeConfig.makeApiClient(CoordinationV1Api);
+    const leases = adminKubeConfig(h.plane).makeApiClient(CoordinationV1Api);
     const holder = async () =>
       (
         await leases.readNamespacedLease({
@@ -85,7 +86,7 @@ describe('createLeaderElector', () => {
   it('stays a standby while another identity holds an unexpired Lease', async () => {
     const config = testConfig();
     await createNamespace(h.core, config.targetNamespace);
-    const leases = h.access.kubeConfig.makeApiClient(CoordinationV1Api);
+    const leases = adminKubeConfig(h.plane).makeApiClient(CoordinationV1Api);
     await leases.createNamespacedLease({
       namespace: config.targetNamespace,
       body: {

@@ -9,13 +9,12 @@
 // Lease. Every write checks the fence right before it is sent (write-fence.ts); a process
 // paused past that instant (SIGSTOP, a long GC) finds the fence shut when it resumes.
 
-import { V1MicroTime } from '@kubernetes/client-node';
-import type { V1Lease } from '@kubernetes/client-node';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
-import { coordinationApiFor } from './kube-clients.js';
-import { guarded } from './request-guard.js';
+import { createLease, readLease, replaceLease } from './kube-api.js';
+import { microTime } from './kube-objects.js';
+import type { KubeLease } from './kube-objects.js';
 import { LeadershipLost } from './write-fence.js';
 import type { WriteFence } from './write-fence.js';
 
@@ -55,7 +54,6 @@ export function createLeaderElector(
   config: Config,
   options: LeaderElectionOptions,
 ): LeaderElector {
-  const api = coordinationApiFor(access);
   const name = leaseName(config);
   const namespace = config.targetNamespace;
   const durationMs = (options.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS) * 1000;
@@ -73,8 +71,8 @@ export function createLeaderElector(
   // would keep us from noticing that renewals stopped working.
   const attemptBudgetMs = Math.max(500, renewDeadlineMs / 2);
   let attemptDeadline = 0;
-  const bounded = () => guarded({ timeoutMs: Math.max(1, attemptDeadline - monotonic()) });
-  let lastLease: V1Lease | undefined;
+  const bounded = () => ({ timeoutMs: Math.max(1, attemptDeadline - monotonic()) });
+  let lastLease: KubeLease | undefined;
   let observedRecord = '';
   let observedAt = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -86,7 +84,7 @@ export function createLeaderElector(
     options.onChange(value);
   };
 
-  const desired = (now: number, previous: V1Lease | undefined): V1Lease => {
+  const desired = (now: number, previous: KubeLease | undefined): KubeLease => {
     const spec = previous?.spec ?? {};
     const renewing = spec.holderIdentity === options.identity;
     return {
@@ -103,24 +101,24 @@ export function createLeaderElector(
       spec: {
         holderIdentity: options.identity,
         leaseDurationSeconds: durationMs / 1000,
-        acquireTime: renewing && spec.acquireTime ? spec.acquireTime : new V1MicroTime(now),
-        renewTime: new V1MicroTime(now),
+        acquireTime: renewing && spec.acquireTime ? spec.acquireTime : microTime(now),
+        renewTime: microTime(now),
         leaseTransitions:
           (spec.leaseTransitions ?? 0) + (renewing || previous === undefined ? 0 : 1),
       },
     };
   };
 
-  const observe = (lease: V1Lease, now: number): void => {
+  const observe = (lease: KubeLease, now: number): void => {
     lastLease = lease;
-    const record = `${lease.spec?.holderIdentity ?? ''}|${String(lease.spec?.renewTime ?? '')}|${lease.metadata?.resourceVersion ?? ''}`;
+    const record = `${lease.spec?.holderIdentity ?? ''}|${lease.spec?.renewTime ?? ''}|${lease.metadata?.resourceVersion ?? ''}`;
     if (record !== observedRecord) {
       observedRecord = record;
       observedAt = now;
     }
   };
 
-  const renewed = (lease: V1Lease, now: number, sentAt: number): void => {
+  const renewed = (lease: KubeLease, now: number, sentAt: number): void => {
     observe(lease, now);
     lastRenewAt = now;
     renewSentAt = sentAt;
@@ -136,9 +134,9 @@ export function createLeaderElector(
   const tryAcquireOrRenew = async (): Promise<void> => {
     const now = Date.now();
     attemptDeadline = monotonic() + attemptBudgetMs;
-    let current: V1Lease;
+    let current: KubeLease;
     try {
-      current = await api.readNamespacedLease({ name, namespace }, bounded());
+      current = await readLease(access, namespace, name, bounded());
     } catch (err) {
       if (classifyApiError(err).kind !== 'not-found') {
         failedToRenew(now);
@@ -147,7 +145,7 @@ export function createLeaderElector(
       try {
         const sentAt = monotonic();
         renewed(
-          await api.createNamespacedLease({ namespace, body: desired(now, undefined) }, bounded()),
+          await createLease(access, namespace, desired(now, undefined), bounded()),
           now,
           sentAt,
         );
@@ -168,10 +166,7 @@ export function createLeaderElector(
       // Conditional on the resourceVersion just read: of two replicas racing, one gets 409.
       const sentAt = monotonic();
       renewed(
-        await api.replaceNamespacedLease(
-          { name, namespace, body: desired(now, current) },
-          bounded(),
-        ),
+        await replaceLease(access, namespace, name, desired(now, current), bounded()),
         now,
         sentAt,
       );
@@ -221,27 +216,26 @@ export function createLeaderElector(
       const now = Date.now();
       attemptDeadline = monotonic() + Math.min(attemptBudgetMs, RELEASE_BUDGET_MS);
       try {
-        await api.replaceNamespacedLease(
+        await replaceLease(
+          access,
+          namespace,
+          name,
           {
-            name,
-            namespace,
-            body: {
-              apiVersion: 'coordination.k8s.io/v1',
-              kind: 'Lease',
-              metadata: {
-                name,
-                namespace,
-                ...(lease.metadata?.resourceVersion
-                  ? { resourceVersion: lease.metadata.resourceVersion }
-                  : {}),
-              },
-              spec: {
-                holderIdentity: '',
-                leaseDurationSeconds: 1,
-                acquireTime: new V1MicroTime(now),
-                renewTime: new V1MicroTime(now),
-                leaseTransitions: lease.spec.leaseTransitions ?? 0,
-              },
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: {
+              name,
+              namespace,
+              ...(lease.metadata?.resourceVersion
+                ? { resourceVersion: lease.metadata.resourceVersion }
+                : {}),
+            },
+            spec: {
+              holderIdentity: '',
+              leaseDurationSeconds: 1,
+              acquireTime: microTime(now),
+              renewTime: microTime(now),
+              leaseTransitions: lease.spec.leaseTransitions ?? 0,
             },
           },
           bounded(),

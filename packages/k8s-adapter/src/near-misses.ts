@@ -2,7 +2,7 @@
 // namespace whose Secrets hold no kubeconfig candidate, the Secrets that almost are one.
 // Only names and key names are kept, never a value, and only a few per namespace.
 
-import type { V1Secret } from '@kubernetes/client-node';
+import type { KubeSecret } from './kube-objects.js';
 import {
   isCandidate,
   isNearMiss,
@@ -15,7 +15,7 @@ import {
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export function nearMissesIn(
-  secrets: readonly V1Secret[],
+  secrets: readonly KubeSecret[],
   namespace: string,
   providers: readonly Provider[],
 ): NearMissSecret[] {
@@ -45,7 +45,7 @@ export class NearMissRecord {
   constructor(private readonly providers: readonly Provider[]) {}
 
   /** After a successful list of a namespace's Secrets. */
-  record(namespace: string, secrets: readonly V1Secret[]): void {
+  record(namespace: string, secrets: readonly KubeSecret[]): void {
     const near = nearMissesIn(secrets, namespace, this.providers);
     if (near.length === 0) this.byNamespace.delete(namespace);
     else this.byNamespace.set(namespace, near);

@@ -1,16 +1,16 @@
-// Conversions between client-node's objects and the planner's plain, serialisable view.
+// Conversions between the API server's objects and the planner's plain, serialisable view.
 
-import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type {
   DesiredSecret,
   ObservedSecret,
   SourceNamespace,
   Timestamp,
 } from '@argocd-cluster-registrar/core';
+import type { KubeNamespace, KubeSecret } from './kube-objects.js';
 
 /**
- * client-node turns RFC 3339 strings into Dates; the planner compares the API server's own
- * second-precision form (`2026-11-29T17:00:00Z`), so milliseconds of zero are dropped.
+ * The API server's RFC 3339 strings are kept as they are (second precision,
+ * `2026-11-29T17:00:00Z`), which the planner compares; a Date is written in that form too.
  */
 export function toTimestamp(value: Date | string | undefined): Timestamp | undefined {
   if (value === undefined) return undefined;
@@ -19,7 +19,7 @@ export function toTimestamp(value: Date | string | undefined): Timestamp | undef
   return value.toISOString().replace(/\.000Z$/, 'Z');
 }
 
-export function toSourceNamespace(namespace: V1Namespace): SourceNamespace {
+export function toSourceNamespace(namespace: KubeNamespace): SourceNamespace {
   const meta = namespace.metadata ?? {};
   const deletionTimestamp = toTimestamp(meta.deletionTimestamp);
   return {
@@ -34,7 +34,7 @@ export function toSourceNamespace(namespace: V1Namespace): SourceNamespace {
   };
 }
 
-export function toObservedSecret(secret: V1Secret, fallbackNamespace: string): ObservedSecret {
+export function toObservedSecret(secret: KubeSecret, fallbackNamespace: string): ObservedSecret {
   const meta = secret.metadata ?? {};
   const creationTimestamp = toTimestamp(meta.creationTimestamp);
   return {
@@ -54,7 +54,7 @@ export function toObservedSecret(secret: V1Secret, fallbackNamespace: string): O
 export function toSecretBody(
   desired: DesiredSecret,
   preconditions?: { uid: string; resourceVersion: string },
-): V1Secret {
+): KubeSecret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',

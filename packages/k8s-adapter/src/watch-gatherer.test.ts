@@ -1,11 +1,11 @@
 import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
 import { kubeconfigText, testChildPlane, uniqueName } from '@argocd-cluster-registrar/testkit';
 import { plan } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { createGatherer } from './gather.js';
+import { kubeClusterFromText } from './kube-config.js';
 import { createWatchGatherer } from './watch-gatherer.js';
 import type { WatchGatherer } from './watch-gatherer.js';
 import type { WorldChange } from './world-cache.js';
@@ -234,20 +234,23 @@ describe('createWatchGatherer', () => {
     const held: Socket[] = [];
     const silent = createServer((socket) => held.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [
-        {
-          name: 'silent',
-          server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`,
-          skipTLSVerify: true,
-        },
-      ],
-      users: [{ name: 'u', token: 'x' }],
-      contexts: [{ name: 'c', cluster: 'silent', user: 'u' }],
-      currentContext: 'c',
-    });
-    const stalled = createWatchGatherer({ kubeConfig, source: 'silent' }, testConfig(), {
+    const cluster = kubeClusterFromText(
+      JSON.stringify({
+        clusters: [
+          {
+            name: 'silent',
+            cluster: {
+              server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+              'insecure-skip-tls-verify': true,
+            },
+          },
+        ],
+        users: [{ name: 'u', user: { token: 'x' } }],
+        contexts: [{ name: 'c', context: { cluster: 'silent', user: 'u' } }],
+        'current-context': 'c',
+      }),
+    );
+    const stalled = createWatchGatherer({ cluster, source: 'silent' }, testConfig(), {
       onChange: () => undefined,
       onError: () => undefined,
       resyncPeriodMs: 0,

@@ -19,7 +19,7 @@ import { createCandidateTranslations } from './candidate-translations.js';
 import { mapBounded } from './concurrency.js';
 import type { GatherFailure, GatherResult, Gatherer } from './gather.js';
 import type { KubeAccess } from './kube-access.js';
-import { coreApiFor } from './kube-clients.js';
+import { readNamespace, readSecret } from './kube-api.js';
 import type { ListWatchStats, ListWatchTiming } from './list-watch.js';
 import {
   byName,
@@ -69,7 +69,6 @@ export function createWatchGatherer(
   config: Config,
   options: WatchGathererOptions,
 ): WatchGatherer {
-  const api = coreApiFor(access);
   const keys = labelKeys(config.labelPrefix);
   const translations = createCandidateTranslations(config);
   const lookups = new Map<string, SourceLookup>();
@@ -118,7 +117,7 @@ export function createWatchGatherer(
   ): Promise<ObservedSecret | undefined> => {
     secretReads += 1;
     try {
-      const secret = await api.readNamespacedSecret({ namespace: meta.namespace, name: meta.name });
+      const secret = await readSecret(access, meta.namespace, meta.name);
       return translations.prepare(toObservedSecret(secret, meta.namespace), variant);
     } catch (err) {
       const failure = classifyApiError(err);
@@ -159,7 +158,7 @@ export function createWatchGatherer(
   const lookUp = async (name: string): Promise<SourceLookup> => {
     lookupReads += 1;
     try {
-      const namespace = toSourceNamespace(await api.readNamespace({ name }));
+      const namespace = toSourceNamespace(await readNamespace(access, name));
       return {
         state: 'present',
         uid: namespace.uid,

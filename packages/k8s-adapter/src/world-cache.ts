@@ -12,7 +12,6 @@
 // a re-list (410 Gone, or the resync period) is reported as "look at everything".
 import { ARGOCD_SECRET_TYPE_LABEL, labelKeys, matchGlob } from '@argocd-cluster-registrar/core';
 import type { Config, ObservedSecret, SourceNamespace } from '@argocd-cluster-registrar/core';
-import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { ApiFailure } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
 import { startListWatch } from './list-watch.js';
@@ -132,13 +131,13 @@ export function startWorldCache(
     ...(options.resumeFrom?.[name] !== undefined ? { resumeFrom: options.resumeFrom[name] } : {}),
   });
 
-  // Raw JSON, not client-node's classes: timestamps stay strings, which toTimestamp takes as is.
+  // The API server's JSON: timestamps stay strings, which toTimestamp takes as is.
   const namespaces = startListWatch<NamespaceEntry>(access, {
     ...common('namespaces'),
     path: '/api/v1/namespaces',
     labelSelector: managedNamespaceSelector(config),
     project: (object) => {
-      const namespace = toSourceNamespace(object as unknown as V1Namespace);
+      const namespace = toSourceNamespace(object);
       return { resourceVersion: namespace.resourceVersion ?? '', namespace };
     },
     handlers: {
@@ -205,7 +204,7 @@ export function startWorldCache(
           labels,
         };
         if (shadowed(labels)) return identity;
-        return { ...identity, secret: toObservedSecret(object as unknown as V1Secret, target) };
+        return { ...identity, secret: toObservedSecret(object, target) };
       },
       handlers: {
         onUpsert: (_key, value, previous) => {

@@ -4,7 +4,6 @@
 // not attempted.
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
 import { startFaultProxy, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { FaultProxy } from '@argocd-cluster-registrar/testkit';
 import type { Action, DesiredSecret, Plan } from '@argocd-cluster-registrar/core';
@@ -12,7 +11,7 @@ import { applyPlan } from './apply.js';
 import { recordNamespaceEvent } from './events.js';
 import type { KubeAccess } from './kube-access.js';
 import { createLeaderElector } from './leader-election.js';
-import { createNamespace, host, testConfig } from './test-support/host.js';
+import { accessFromText, createNamespace, host, testConfig } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
 let h: Host;
@@ -22,9 +21,7 @@ let access: KubeAccess;
 beforeAll(async () => {
   h = await host();
   proxy = await startFaultProxy(h.plane, { seed: 3 });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(proxy.kubeConfig);
-  access = { kubeConfig, source: 'fault proxy' };
+  access = { ...accessFromText(proxy.kubeConfig, 'fault proxy') };
 });
 
 afterAll(async () => {

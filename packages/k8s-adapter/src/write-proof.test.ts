@@ -8,8 +8,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { finalizeNamespace, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { Action, ObservedRef } from '@argocd-cluster-registrar/core';
 import { applyPlan } from './apply.js';
-import { toObservedSecret } from './observed-objects.js';
-import { PREFIX, createNamespace, host } from './test-support/host.js';
+import { PREFIX, createNamespace, host, observedFrom } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
 let h: Host;
@@ -58,7 +57,7 @@ async function apply(action: Action, secret: V1Secret) {
   const [result] = await applyPlan(
     h.access,
     { actions: [action], outcomes: [], warnings: [] },
-    { dryRun: false, labelPrefix: PREFIX, observed: [toObservedSecret(secret, target)] },
+    { dryRun: false, labelPrefix: PREFIX, observed: [observedFrom(secret, target)] },
   );
   return result;
 }
@@ -79,7 +78,7 @@ async function stillThere(secret: V1Secret): Promise<boolean> {
 }
 
 function demoteOf(secret: V1Secret, cluster: string, source: string): Action {
-  const observed = toObservedSecret(secret, target);
+  const observed = observedFrom(secret, target);
   return {
     kind: 'demote',
     cluster,

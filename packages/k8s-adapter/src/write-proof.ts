@@ -5,11 +5,12 @@
 // (uid + resourceVersion) cannot see that: the Secret did not change, its source did.
 // Anything short of a fresh answer that still proves the point withholds the write.
 
-import type { CoreV1Api } from '@kubernetes/client-node';
 import { labelKeys } from '@argocd-cluster-registrar/core';
 import type { Action, ObservedSecret } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
-import type { ConfigurationOptions } from '@kubernetes/client-node';
+import type { KubeAccess } from './kube-access.js';
+import { readNamespace } from './kube-api.js';
+import { requestBound } from './request-guard.js';
 
 export type ProofCheck = { readonly holds: true } | { readonly holds: false; readonly why: string };
 
@@ -25,16 +26,15 @@ const HOLDS: ProofCheck = { holds: true };
  * rest on nothing that can turn a live registration into a lost one, and are not checked.
  */
 export async function recheckProof(
-  api: CoreV1Api,
+  access: KubeAccess,
   action: Action,
   observed: ObservedSecret | undefined,
   labelPrefix: string,
-  requestOptions: () => ConfigurationOptions,
 ): Promise<ProofCheck> {
   if (action.kind !== 'demote' && action.kind !== 'delete') return HOLDS;
   const keys = labelKeys(labelPrefix);
   const source = action.reason.namespace;
-  const now = await readSource(api, source, requestOptions);
+  const now = await readSource(access, source);
   if (now.state === 'unknown')
     return withheld(`namespace ${source} could not be read (${now.why})`);
   const recordedUid = observed?.labels[keys.sourceNamespaceUid];
@@ -71,13 +71,9 @@ function withheld(why: string): ProofCheck {
   return { holds: false, why: `stale plan: ${why}` };
 }
 
-async function readSource(
-  api: CoreV1Api,
-  name: string,
-  requestOptions: () => ConfigurationOptions,
-): Promise<SourceNow> {
+async function readSource(access: KubeAccess, name: string): Promise<SourceNow> {
   try {
-    const namespace = await api.readNamespace({ name }, requestOptions());
+    const namespace = await readNamespace(access, name, requestBound(access));
     return {
       state: 'present',
       uid: namespace.metadata?.uid ?? '',

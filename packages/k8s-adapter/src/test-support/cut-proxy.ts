@@ -2,7 +2,6 @@
 // can cut every open connection mid-stream, as a load balancer or a network blip would.
 import { createServer, connect } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeAccess } from '../kube-access.js';
 
 export interface CutProxy {
@@ -18,7 +17,7 @@ export interface CutProxy {
 }
 
 export async function startCutProxy(access: KubeAccess): Promise<CutProxy> {
-  const upstream = new URL(access.kubeConfig.getCurrentCluster()?.server ?? '');
+  const upstream = new URL(access.cluster.server);
   const open = new Set<Socket>();
   let accepted = 0;
   let holding = false;
@@ -46,14 +45,10 @@ export async function startCutProxy(access: KubeAccess): Promise<CutProxy> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
 
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(access.kubeConfig.exportConfig());
-  const cluster = kubeConfig.getCurrentCluster();
-  if (cluster === null) throw new Error('no current cluster');
   // The serving certificate names 127.0.0.1, whatever the port: TLS verifies as before.
-  (cluster as { server: string }).server = `https://127.0.0.1:${port}`;
+  const cluster = { ...access.cluster, server: `https://127.0.0.1:${port}` };
   return {
-    access: { kubeConfig, source: `${access.source} via a cut proxy` },
+    access: { cluster, source: `${access.source} via a cut proxy` },
     connections: () => accepted,
     cut() {
       for (const socket of open) socket.destroy();

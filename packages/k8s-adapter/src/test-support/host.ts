@@ -4,6 +4,7 @@
 
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { V1Secret } from '@kubernetes/client-node';
+import type { ObservedSecret } from '@argocd-cluster-registrar/core';
 import {
   coreApi,
   mintToken,
@@ -17,6 +18,9 @@ import { PROVIDER_PRESETS } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { loadKubeAccess } from '../kube-access.js';
 import type { KubeAccess } from '../kube-access.js';
+import { kubeClusterFromText } from '../kube-config.js';
+import type { KubeSecret } from '../kube-objects.js';
+import { toObservedSecret } from '../observed-objects.js';
 
 export const PREFIX = 'argocd-cluster-registrar/';
 export const MANAGED_BY_KEY = `${PREFIX}managed-by`;
@@ -114,5 +118,21 @@ export async function restrictedAccess(
     });
   }
   const token = await mintToken(h.plane, namespace, name, 3600);
-  return { kubeConfig: tokenKubeConfig(h.plane, token, name), source: `service account ${name}` };
+  return {
+    cluster: kubeClusterFromText(tokenKubeConfig(h.plane, token, name).exportConfig()),
+    source: `service account ${name}`,
+  };
+}
+
+/** A KubeAccess from kubeconfig text (a fault proxy's, say). */
+export function accessFromText(kubeconfig: string, source: string): KubeAccess {
+  return { cluster: kubeClusterFromText(kubeconfig), source };
+}
+
+/**
+ * A Secret client-node read (its timestamps are Dates, which toTimestamp writes in the API
+ * server's form), as the gatherer observes it.
+ */
+export function observedFrom(secret: V1Secret, namespace: string): ObservedSecret {
+  return toObservedSecret(secret as unknown as KubeSecret, namespace);
 }
