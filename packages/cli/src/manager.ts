@@ -300,9 +300,7 @@ export class Daemon {
       this.passStartedAt = undefined;
     }
 
-    // No outcomes: nothing is re-checked on a timer, since the watches report the change
-    // that can cure a waiting or refused namespace (its kubeconfig Secret) as it happens.
-    const retryInMs = this.schedule.finish(scope, {
+    const retryInMs = this.schedule.finish({
       needsRetry: report === undefined || passNeedsRetry(report),
     });
     if (retryInMs !== undefined) {

@@ -1,16 +1,13 @@
-// The daemon's schedule driven by a fake clock: debouncing, the full interval, re-checks of
-// waiting namespaces with their slow-down, back-off after failures, and standbys.
+// The daemon's schedule driven by a fake clock: debouncing, the full interval, back-off after
+// failures, and standbys.
 
 import { describe, expect, it } from 'vitest';
-import type { NamespaceOutcome } from '@argocd-cluster-registrar/core';
 import { PassSchedule } from './schedule.js';
 import type { DaemonTiming } from './schedule.js';
 
 const TIMING: DaemonTiming = {
   debounceMs: 100,
   maxDelayMs: 1000,
-  recheckMs: 1000,
-  recheckFastWindowMs: 10_000,
   retryMs: 500,
 };
 const INTERVAL = 60_000;
@@ -29,18 +26,11 @@ function scheduleAt(c: ReturnType<typeof clock>): PassSchedule {
   return new PassSchedule(TIMING, INTERVAL, c.now);
 }
 
-const waiting = (namespace: string): NamespaceOutcome =>
-  ({ namespace, state: 'waiting' }) as NamespaceOutcome;
-const registered = (namespace: string): NamespaceOutcome =>
-  ({ namespace, state: 'registered' }) as NamespaceOutcome;
-const refused = (namespace: string, code: string): NamespaceOutcome =>
-  ({ namespace, state: 'refused', reason: { code } }) as unknown as NamespaceOutcome;
-
-/** Runs the due pass (as the daemon would) and reports it finished with `outcomes`. */
-function runDue(s: PassSchedule, outcomes: readonly NamespaceOutcome[], needsRetry = false) {
+/** Runs the due pass (as the daemon would) and reports it finished. */
+function runDue(s: PassSchedule, needsRetry = false) {
   const work = s.next(true);
   s.begin(work.scope);
-  return { work, retryInMs: s.finish(work.scope, { needsRetry, outcomes }) };
+  return { work, retryInMs: s.finish({ needsRetry }) };
 }
 
 describe('PassSchedule', () => {
@@ -48,14 +38,14 @@ describe('PassSchedule', () => {
     const c = clock();
     const s = scheduleAt(c);
     expect(s.next(true)).toEqual({ at: c.now(), scope: { full: true } });
-    runDue(s, []);
+    runDue(s);
     expect(s.next(true)).toEqual({ at: c.now() + INTERVAL, scope: { full: true } });
   });
 
   it('debounces a burst of events into one partial pass, bounded by the maximum delay', () => {
     const c = clock();
     const s = scheduleAt(c);
-    runDue(s, []);
+    runDue(s);
     const burstStart = c.now();
     s.enqueue('b');
     c.advance(50);
@@ -68,72 +58,36 @@ describe('PassSchedule', () => {
     }
     expect(s.next(true).at).toBe(burstStart + TIMING.maxDelayMs);
     c.advance(TIMING.maxDelayMs);
-    const { work } = runDue(s, []);
+    const { work } = runDue(s);
     expect(work.scope).toEqual({ full: false, namespaces: ['a', 'b'] });
     // Taken: nothing pending any more.
     expect(s.next(true).scope).toEqual({ full: true });
   });
 
-  it('re-checks a waiting namespace every recheckMs, then backs off after the fast window', () => {
-    const c = clock();
-    const s = scheduleAt(c);
-    runDue(s, [waiting('w')]);
-    expect(s.next(true).at).toBe(c.now() + TIMING.recheckMs);
-    c.advance(TIMING.recheckMs);
-    const { work } = runDue(s, [waiting('w')]);
-    expect(work.scope).toEqual({ full: false, namespaces: ['w'] });
-    expect(s.next(true).at).toBe(c.now() + TIMING.recheckMs);
-
-    c.advance(TIMING.recheckFastWindowMs);
-    runDue(s, [waiting('w')]);
-    expect(s.next(true).at).toBe(c.now() + 2 * TIMING.recheckMs);
-    c.advance(2 * TIMING.recheckMs);
-    runDue(s, [waiting('w')]);
-    expect(s.next(true).at).toBe(c.now() + 4 * TIMING.recheckMs);
-  });
-
-  it('stops re-checking once the namespace is settled', () => {
-    const c = clock();
-    const s = scheduleAt(c);
-    runDue(s, [waiting('w')]);
-    c.advance(TIMING.recheckMs);
-    runDue(s, [registered('w')]);
-    expect(s.next(true).at).toBe(c.now() - TIMING.recheckMs + INTERVAL);
-  });
-
-  it('re-checks only refusals a kubeconfig change can cure', () => {
-    const c = clock();
-    const s = scheduleAt(c);
-    runDue(s, [refused('n', 'name-claimed')]);
-    expect(s.next(true).at).toBe(c.now() + INTERVAL);
-    runDue(s, [refused('k', 'server-loopback')]);
-    expect(s.next(true).at).toBeLessThan(c.now() + INTERVAL);
-  });
-
   it('backs off a failed pass, doubling up to the interval, and resets on success', () => {
     const c = clock();
     const s = scheduleAt(c);
-    expect(runDue(s, [], true).retryInMs).toBe(500);
+    expect(runDue(s, true).retryInMs).toBe(500);
     expect(s.failureStreak).toBe(1);
     expect(s.next(true)).toEqual({ at: c.now() + 500, scope: { full: true } });
     c.advance(500);
-    expect(runDue(s, [], true).retryInMs).toBe(1000);
+    expect(runDue(s, true).retryInMs).toBe(1000);
     c.advance(1000);
-    expect(runDue(s, [], true).retryInMs).toBe(2000);
+    expect(runDue(s, true).retryInMs).toBe(2000);
     for (let i = 0; i < 10; i += 1) {
       c.advance(INTERVAL);
-      runDue(s, [], true);
+      runDue(s, true);
     }
-    expect(runDue(s, [], true).retryInMs).toBe(INTERVAL);
+    expect(runDue(s, true).retryInMs).toBe(INTERVAL);
     c.advance(INTERVAL);
-    expect(runDue(s, []).retryInMs).toBeUndefined();
+    expect(runDue(s).retryInMs).toBeUndefined();
     expect(s.failureStreak).toBe(0);
   });
 
   it('a retry is a full pass, even with events pending', () => {
     const c = clock();
     const s = scheduleAt(c);
-    runDue(s, [], true);
+    runDue(s, true);
     s.enqueue('x');
     c.advance(500);
     expect(s.next(true).scope).toEqual({ full: true });
@@ -144,11 +98,11 @@ describe('PassSchedule', () => {
     const s = scheduleAt(c);
     // A long outage: the back-off has grown to the interval.
     for (let i = 0; i < 10; i += 1) {
-      runDue(s, [], true);
+      runDue(s, true);
       c.advance(INTERVAL);
     }
     expect(s.next(true).at).toBe(c.now());
-    expect(runDue(s, [], true).retryInMs).toBe(INTERVAL);
+    expect(runDue(s, true).retryInMs).toBe(INTERVAL);
     c.advance(1000);
     s.retrySoon();
     expect(s.next(true)).toEqual({ at: c.now() + TIMING.debounceMs, scope: { full: true } });
@@ -158,30 +112,30 @@ describe('PassSchedule', () => {
     const c = clock();
     const s = scheduleAt(c);
     for (let i = 0; i < 5; i += 1) {
-      runDue(s, [], true);
+      runDue(s, true);
       c.advance(INTERVAL);
     }
     const work = s.next(true);
     s.begin(work.scope);
     s.retrySoon();
-    expect(s.finish(work.scope, { needsRetry: true, outcomes: [] })).toBe(TIMING.debounceMs);
+    expect(s.finish({ needsRetry: true })).toBe(TIMING.debounceMs);
     // And the next failure backs off again, from where the streak was (seven in a row).
     c.advance(TIMING.debounceMs);
-    expect(runDue(s, [], true).retryInMs).toBe(TIMING.retryMs * 2 ** 6);
+    expect(runDue(s, true).retryInMs).toBe(TIMING.retryMs * 2 ** 6);
   });
 
   it('a watch that answers again with no retry pending changes nothing', () => {
     const c = clock();
     const s = scheduleAt(c);
-    runDue(s, []);
+    runDue(s);
     s.retrySoon();
     expect(s.next(true)).toEqual({ at: c.now() + INTERVAL, scope: { full: true } });
   });
 
-  it('a standby ignores events and re-checks: only full passes, on the interval', () => {
+  it('a standby ignores events: only full passes, on the interval', () => {
     const c = clock();
     const s = scheduleAt(c);
-    runDue(s, [waiting('w')]);
+    runDue(s);
     s.enqueue('x');
     expect(s.next(false).at).toBe(c.now() + INTERVAL);
     s.fullPassNow();
@@ -191,7 +145,7 @@ describe('PassSchedule', () => {
   it('a watch restart asks for a full pass after the debounce, never later than planned', () => {
     const c = clock();
     const s = scheduleAt(c);
-    runDue(s, []);
+    runDue(s);
     s.fullPassSoon();
     expect(s.next(true)).toEqual({ at: c.now() + TIMING.debounceMs, scope: { full: true } });
   });

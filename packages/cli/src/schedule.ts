@@ -1,9 +1,9 @@
 // When the daemon's next pass is due and what it covers: pending namespaces from the
-// watch, re-checks of namespaces that are waiting on their kubeconfig, the full interval,
-// and back-off after a failed pass. Pure: it holds no timers and does no I/O; the time
+// watches, the full interval, and back-off after a failed pass. Nothing is re-checked on a
+// timer: a namespace waiting for its kubeconfig is planned again when the Secret watch
+// reports the Secret. Pure: it holds no timers and does no I/O; the time
 // comes from the injected clock, so a test drives it with a fake one.
 
-import type { NamespaceOutcome, RefusalCode } from '@argocd-cluster-registrar/core';
 import type { PassScope } from './reconciler.js';
 
 export interface DaemonTiming {
@@ -11,10 +11,6 @@ export interface DaemonTiming {
   readonly debounceMs: number;
   /** Longest a pending event waits while events keep arriving. */
   readonly maxDelayMs: number;
-  /** First re-check delay of a waiting/stale namespace. */
-  readonly recheckMs: number;
-  /** How long a namespace is re-checked every `recheckMs` before backing off (doubling, capped at the interval). */
-  readonly recheckFastWindowMs: number;
   /** First retry delay after a failed pass (doubling, capped at the interval). */
   readonly retryMs: number;
 }
@@ -22,69 +18,8 @@ export interface DaemonTiming {
 export const DEFAULT_TIMING: DaemonTiming = {
   debounceMs: 150,
   maxDelayMs: 1000,
-  recheckMs: 1000,
-  // Five minutes of prompt re-checks cover a provisioner that is still booting its cluster;
-  // after that the namespace is more likely broken than slow, so re-checks thin out.
-  recheckFastWindowMs: 300_000,
   retryMs: 1000,
 };
-
-// Refusals that a change to the kubeconfig Secret can cure, re-checked like `waiting` when
-// finish() is given outcomes. The daemon gives none since it watches Secrets (the watch
-// reports the cure as it happens); the re-check schedule stays for a caller without that
-// watch. Name and collision refusals change only with namespaces, which are watched.
-// A Record, not a Set, so a new refusal code fails to compile until it is classified here.
-const CURABLE_BY_KUBECONFIG: Readonly<Record<RefusalCode, boolean>> = {
-  'kubeconfig-unreadable': true,
-  'kubeconfig-not-yaml': true,
-  'kubeconfig-no-context': true,
-  'kubeconfig-context-dangling': true,
-  'server-missing': true,
-  'server-invalid': true,
-  'server-in-cluster': true,
-  'server-loopback': true,
-  'ca-invalid': true,
-  'client-cert-invalid': true,
-  'client-cert-incomplete': true,
-  'credentials-missing': true,
-  'file-reference': true,
-  'exec-plugin': true,
-  'exec-unsupported': true,
-  'auth-provider': true,
-  impersonation: true,
-  'proxy-url-invalid': true,
-  'no-candidate': true,
-  'name-missing': false,
-  'name-invalid': false,
-  'name-claimed': false,
-  'name-foreign': false,
-  'server-collision': false,
-  'server-override-invalid': false,
-  'target-foreign': false,
-};
-
-function curableByKubeconfig(code: string): boolean {
-  return (CURABLE_BY_KUBECONFIG as Readonly<Record<string, boolean>>)[code] === true;
-}
-
-/** Whether an outcome is worth looking at again before the next full pass. */
-export function needsRecheck(outcome: NamespaceOutcome): boolean {
-  return (
-    outcome.state === 'waiting' ||
-    outcome.state === 'stale' ||
-    (outcome.state === 'refused' &&
-      outcome.reason !== undefined &&
-      curableByKubeconfig(outcome.reason.code))
-  );
-}
-
-interface Recheck {
-  /** When the namespace was first seen needing a re-check. */
-  readonly since: number;
-  /** Re-checks made after the fast window. */
-  slow: number;
-  dueAt: number;
-}
 
 export interface NextWork {
   /** Epoch ms at which the work is due (may be in the past: run now). */
@@ -96,8 +31,6 @@ export interface NextWork {
 export interface PassSummary {
   /** The pass failed in a way worth retrying sooner than the interval (or threw). */
   readonly needsRetry: boolean;
-  /** The plan's outcomes; undefined when the pass threw. */
-  readonly outcomes?: readonly NamespaceOutcome[];
 }
 
 export class PassSchedule {
@@ -105,7 +38,6 @@ export class PassSchedule {
   private firstPendingAt = 0;
   private lastPendingAt = 0;
   private fullDueAt: number;
-  private readonly rechecks = new Map<string, Recheck>();
   private retryAt = 0;
   private streak = 0;
   /** Something a failed pass lacked answered again since the current pass began. */
@@ -168,15 +100,12 @@ export class PassSchedule {
           ),
         );
       }
-      for (const recheck of this.rechecks.values()) at = Math.min(at, recheck.dueAt);
     }
     if (this.retryAt !== 0) at = Math.min(this.retryAt, this.fullDueAt);
     if (at > now) return { at, scope: { full: true } };
     if (!writer || this.retryAt !== 0 || this.fullDueAt <= now)
       return { at, scope: { full: true } };
-    const names = new Set(this.pending);
-    for (const [name, recheck] of this.rechecks) if (recheck.dueAt <= now) names.add(name);
-    return { at, scope: { full: false, namespaces: [...names].sort() } };
+    return { at, scope: { full: false, namespaces: [...this.pending].sort() } };
   }
 
   /** Takes the work of a pass that starts now: events arriving during it queue up for the next. */
@@ -191,11 +120,8 @@ export class PassSchedule {
     }
   }
 
-  /**
-   * Records how the pass over `scope` went; returns the back-off delay when it is to be
-   * retried early.
-   */
-  finish(scope: PassScope, summary: PassSummary): number | undefined {
+  /** Records how the pass went; returns the back-off delay when it is to be retried early. */
+  finish(summary: PassSummary): number | undefined {
     const now = this.now();
     let retryInMs: number | undefined;
     if (summary.needsRetry) {
@@ -208,44 +134,6 @@ export class PassSchedule {
       this.streak = 0;
       this.retryAt = 0;
     }
-    if (summary.outcomes !== undefined) {
-      this.scheduleRechecks(
-        summary.outcomes,
-        scope.full ? undefined : new Set(scope.namespaces),
-        now,
-      );
-    }
     return retryInMs;
-  }
-
-  private scheduleRechecks(
-    outcomes: readonly NamespaceOutcome[],
-    covered: ReadonlySet<string> | undefined,
-    now: number,
-  ): void {
-    const still = new Set<string>();
-    for (const outcome of outcomes) {
-      if (!needsRecheck(outcome)) continue;
-      still.add(outcome.namespace);
-      const existing = this.rechecks.get(outcome.namespace);
-      if (existing === undefined) {
-        this.rechecks.set(outcome.namespace, {
-          since: now,
-          slow: 0,
-          dueAt: now + this.timing.recheckMs,
-        });
-      } else if (covered === undefined || covered.has(outcome.namespace)) {
-        let delay = this.timing.recheckMs;
-        if (now - existing.since >= this.timing.recheckFastWindowMs) {
-          existing.slow += 1;
-          delay = Math.min(
-            this.timing.recheckMs * 2 ** Math.min(existing.slow, 30),
-            this.intervalMs,
-          );
-        }
-        existing.dueAt = now + Math.min(delay, this.intervalMs);
-      }
-    }
-    for (const name of [...this.rechecks.keys()]) if (!still.has(name)) this.rechecks.delete(name);
   }
 }
