@@ -290,7 +290,8 @@ export class Daemon {
           metrics,
           now: this.now,
         },
-        { scope, apply: writer },
+        // The daemon applies plans and never prints them: no field-change descriptions.
+        { scope, apply: writer, describeChanges: false },
       );
     } catch (err) {
       // A broken invariant or library error: keep the process, retry with back-off.

@@ -7,14 +7,13 @@ import { actionTarget } from '../action-target.js';
 import { clusterConfigObject } from '../cluster-config-json.js';
 import { compareStrings } from '../compare-strings.js';
 import { stampCredentials } from '../registration.js';
-import { diffSecret } from '../render-diff.js';
 import type { Action, DesiredSecret, UpdateReason, Warning } from '../types.js';
 import { compareClaim } from './compare.js';
 import { deferral } from './credential-churn.js';
 import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';
 import { drainage } from './drain.js';
 import type { Claim, Registration } from './model.js';
-import type { PassState } from './pass-state.js';
+import { changesOf, type PassState } from './pass-state.js';
 import { demotion } from './rename.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { deletion } from './source-proof.js';
@@ -37,7 +36,8 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
         kind: 'create',
         cluster: claim.cluster,
         secret,
-        changes: diffSecret(
+        changes: changesOf(
+          state,
           undefined,
           secret,
           claim.clusterConfig === undefined ? undefined : clusterConfigObject(claim.clusterConfig),
@@ -106,7 +106,7 @@ function pushUpdate(
     cluster: claim.cluster,
     target: observedRef(target.secret),
     secret,
-    changes: diffSecret(target.secret, secret),
+    changes: changesOf(state, target.secret, secret),
     reason,
   });
 }

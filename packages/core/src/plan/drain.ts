@@ -9,10 +9,9 @@
 // once the namespace is provably gone, as without drain.
 
 import { hasPrefix, type LabelKeys } from '../label-keys.js';
-import { diffSecret } from '../render-diff.js';
 import type { Action, DesiredSecret, Labels, NamespaceOutcome, ObservedSecret } from '../types.js';
 import type { Registration, Subject } from './model.js';
-import { warn, type PassState } from './pass-state.js';
+import { changesOf, warn, type PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 
 /** The labels a registration carries that were copied from its namespace, sorted. */
@@ -74,7 +73,7 @@ export function drainage(state: PassState, registration: Registration): Action |
     cluster: registration.cluster,
     target: observedRef(registration.secret),
     secret,
-    changes: diffSecret(registration.secret, secret),
+    changes: changesOf(state, registration.secret, secret),
     reason: { code: 'drained', namespace: subject.namespace.name, labels: removed },
   };
 }

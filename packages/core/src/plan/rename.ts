@@ -8,10 +8,9 @@
 // kubeconfig. Demoted registrations expire after the demoted TTL (source-proof.ts).
 
 import { demotedSecret, restoredSecret } from '../registration.js';
-import { diffSecret } from '../render-diff.js';
 import type { Action, DesiredSecret, Refusal } from '../types.js';
 import type { Registration } from './model.js';
-import type { PassState } from './pass-state.js';
+import { changesOf, type PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { vetoed } from './source-proof.js';
 
@@ -79,7 +78,7 @@ export function demotion(state: PassState, registration: Registration): Action |
     cluster: registration.cluster,
     target: observedRef(registration.secret),
     secret,
-    changes: diffSecret(registration.secret, secret),
+    changes: changesOf(state, registration.secret, secret),
     reason: { code: 'renamed', namespace: subject.namespace.name, supersededBy },
   };
 }
