@@ -51,9 +51,10 @@ abstract class Metric implements Series {
   }
   render(): string[] {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`];
-    for (const { labels, value } of [...this.values.values()].sort((a, b) =>
-      labelKey(a.labels).localeCompare(labelKey(b.labels)),
-    )) {
+    // Sorted by the label key each series is stored under: computed once per series, not per
+    // comparison (a series per cluster), and by code unit, so no locale data is loaded.
+    const sorted = [...this.values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [, { labels, value }] of sorted) {
       lines.push(`${this.name}${renderLabels(labels)} ${formatNumber(value)}`);
     }
     return lines;
