@@ -40,7 +40,15 @@ export function imageRuntime(repo: string): ImageRuntime {
   const values = parse(
     readFileSync(join(repo, 'charts/argocd-cluster-registrar/values.yaml'), 'utf8'),
   ) as { resources?: { limits?: { memory?: string } } };
-  const limitBytes = quantityBytes(values.resources?.limits?.memory ?? '');
+  // REGISTRAR_BENCH_MEMORY_LIMIT=<quantity> (e.g. 128Mi): the limit an operator would set
+  // instead of the chart's default; every run says which limit it ran under.
+  const override = process.env['REGISTRAR_BENCH_MEMORY_LIMIT'];
+  const chartLimit = values.resources?.limits?.memory ?? '';
+  const limitBytes = quantityBytes(override ?? chartLimit);
+  const limitSource =
+    override === undefined
+      ? "the chart's default resources.limits.memory"
+      : `REGISTRAR_BENCH_MEMORY_LIMIT; the chart's default is ${chartLimit}`;
 
   const node = execFileSync('npx', ['-y', `node@${version}`, '-p', 'process.execPath'], {
     encoding: 'utf8',
@@ -79,8 +87,8 @@ export function imageRuntime(repo: string): ImageRuntime {
     },
     describe: `Node ${version} (the image's), flags \`${flags.join(' ') || '(none)'}\` (its ENTRYPOINT), ${
       cgroup === undefined
-        ? `memory limit NOT enforced (no writable memory cgroup here; the chart's default is ${limitBytes / 2 ** 20} MiB)`
-        : `in a memory cgroup limited to ${limitBytes / 2 ** 20} MiB (the chart's default resources.limits.memory), ${cgroup.kind}`
+        ? `memory limit NOT enforced (no writable memory cgroup here; the limit would be ${limitBytes / 2 ** 20} MiB, ${limitSource})`
+        : `in a memory cgroup limited to ${limitBytes / 2 ** 20} MiB (${limitSource}), ${cgroup.kind}`
     }`,
   };
 }
