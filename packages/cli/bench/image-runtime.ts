@@ -15,6 +15,8 @@ export interface ImageRuntime {
   readonly version: string;
   /** Node flags from the image's ENTRYPOINT (before the script). */
   readonly flags: readonly string[];
+  /** The runtime stage's ENV (`ENV KEY=value` lines). */
+  readonly env: Readonly<Record<string, string>>;
   /** The chart's default `resources.limits.memory`. */
   readonly limitBytes: number;
   /** The memory cgroup the daemon runs in, when one could be made. */
@@ -36,6 +38,10 @@ export function imageRuntime(repo: string): ImageRuntime {
   const argv = JSON.parse(entrypoint) as string[];
   if (argv[0] !== 'node') throw new Error(`Dockerfile ENTRYPOINT does not run node: ${entrypoint}`);
   const flags = argv.slice(1, -1);
+  const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const env: Record<string, string> = {};
+  for (const [, key, value] of runtimeStage.matchAll(/^ENV ([A-Z_][A-Z0-9_]*)=(\S+)$/gm))
+    if (key !== undefined && value !== undefined) env[key] = value;
 
   const values = parse(
     readFileSync(join(repo, 'charts/argocd-cluster-registrar/values.yaml'), 'utf8'),
@@ -55,10 +61,14 @@ export function imageRuntime(repo: string): ImageRuntime {
     timeout: 300_000,
   }).trim();
   const cgroup = makeCgroup(limitBytes);
+  const envText = Object.entries(env)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ');
   return {
     node,
     version,
     flags,
+    env,
     limitBytes,
     cgroup: cgroup?.dir,
     command(args) {
@@ -85,7 +95,7 @@ export function imageRuntime(repo: string): ImageRuntime {
         // Still has a process (a daemon that outlived us): the kernel keeps it until it exits.
       }
     },
-    describe: `Node ${version} (the image's), flags \`${flags.join(' ') || '(none)'}\` (its ENTRYPOINT), ${
+    describe: `Node ${version} (the image's), flags \`${flags.join(' ') || '(none)'}\` (its ENTRYPOINT), environment \`${envText}\` (its ENV), ${
       cgroup === undefined
         ? `memory limit NOT enforced (no writable memory cgroup here; the limit would be ${limitBytes / 2 ** 20} MiB, ${limitSource})`
         : `in a memory cgroup limited to ${limitBytes / 2 ** 20} MiB (${limitSource}), ${cgroup.kind}`
