@@ -6,8 +6,13 @@
 // last successful renewal was sent, on this process's monotonic clock. A standby can only
 // take over once it has seen our last renewal unchanged for a whole lease duration, and it
 // sees it no earlier than we sent it, so before that instant no one else can hold the
-// Lease. Every write checks the fence right before it is sent (write-fence.ts); a process
-// paused past that instant (SIGSTOP, a long GC) finds the fence shut when it resumes.
+// Lease. Every write checks the fence right before it is sent (write-fence.ts), and the fence
+// shuts earlier than that instant, at the renew deadline (2/3 of the lease, as client-go's
+// leader stops leading): a write checked just before it still has the last third of the
+// lease (5 s by default) to reach the API server while no one else can hold the Lease (the
+// 20-minute chaos run found writes that a slow network delivered after the hand-over when
+// the fence stayed open to the end). A process paused past the deadline (SIGSTOP, a long GC)
+// finds the fence shut when it resumes.
 
 import type { Config } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
@@ -65,7 +70,7 @@ export function createLeaderElector(
   let leader = false;
   let lastRenewAt = 0;
   const monotonic = options.monotonicNow ?? (() => performance.now());
-  /** Monotonic time the last successful renewal was sent; the fence is open for a lease duration after it. */
+  /** Monotonic time the last successful renewal was sent; the fence is open for a renew deadline after it. */
   let renewSentAt = Number.NEGATIVE_INFINITY;
   // Each attempt (read + write) must end well before the renew deadline, or a hung request
   // would keep us from noticing that renewals stopped working.
@@ -125,7 +130,7 @@ export function createLeaderElector(
     setLeader(true);
   };
 
-  const fenceOpen = (): boolean => leader && monotonic() < renewSentAt + durationMs;
+  const fenceOpen = (): boolean => leader && monotonic() < renewSentAt + renewDeadlineMs;
 
   const failedToRenew = (now: number): void => {
     if (leader && now - lastRenewAt > renewDeadlineMs) setLeader(false);

@@ -54,6 +54,35 @@ const secretWrites = (since: number) =>
     .filter((e) => e.method !== 'GET' && !e.path.includes('/leases') && e.forwarded);
 
 describe('the write fence', () => {
+  it('shuts at the renew deadline, before the lease runs out, so a write on its way has time to land', async () => {
+    const config = testConfig();
+    await createNamespace(h.core, config.targetNamespace);
+    let clock = 0;
+    const elector = createLeaderElector(access, config, {
+      identity: 'slow-network-leader',
+      leaseDurationSeconds: 6,
+      onChange: () => undefined,
+      monotonicNow: () => performance.now() + clock,
+    });
+    elector.start();
+    try {
+      await vi.waitFor(
+        () => {
+          expect(elector.holds()).toBe(true);
+        },
+        { timeout: 20_000 },
+      );
+      // Renewals stop getting through; 4.5 s pass on our clock: past the renew deadline (4 s),
+      // inside the lease (6 s), so no standby may hold it yet.
+      proxy.hangAll(true);
+      clock = 4500;
+      expect(elector.holds()).toBe(false);
+    } finally {
+      proxy.hangAll(false);
+      await elector.stop();
+    }
+  });
+
   it('a leader past its lease on the monotonic clock writes nothing, and says so', async () => {
     const config = testConfig();
     const uid = await createNamespace(h.core, config.targetNamespace);
