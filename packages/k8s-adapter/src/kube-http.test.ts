@@ -1,6 +1,8 @@
-// The HTTP client against real local HTTPS servers (not a Kubernetes API: servers that answer
-// what each case needs), with the test plane's serving certificate, which names 127.0.0.1 and
-// localhost. What the API server makes of our requests is for the integration tests.
+// The HTTP client's transport: request shape, keep-alive, TLS identity, bodies that stall or
+// are cut, the fence and exec re-runs, against local HTTPS servers that speak no Kubernetes
+// (they echo or misbehave as each case needs), with the test plane's serving certificate,
+// which names 127.0.0.1 and localhost. What Kubernetes answers (Status, 404, 409, 429 with
+// Retry-After) comes from the real plane, through the fault proxy where a fault is needed.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -8,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { testHostPlane } from '@argocd-cluster-registrar/testkit';
+import { mintToken, startFaultProxy, testHostPlane } from '@argocd-cluster-registrar/testkit';
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
@@ -202,38 +204,43 @@ describe('kubeRequest', () => {
     await kubeRequest(insecure, { method: 'GET', path: '/x' });
   });
 
-  it('turns a Status answer into the failure api-failure.ts describes, without the body', async () => {
-    const server = await serve((req, res) => {
-      if (req.url === '/conflict')
-        json(res, 409, {
-          kind: 'Status',
-          code: 409,
-          reason: 'Conflict',
-          message: 'the object has been modified',
-        });
-      else
-        json(
-          res,
-          429,
-          { kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'slow down' },
-          { 'Retry-After': '7' },
+  it("turns the real API server's Status answers into the failures api-failure.ts describes", async () => {
+    // The real plane for what Kubernetes answers; the fault proxy in front of it for a 429
+    // with Retry-After, which it sends as the API server's priority and fairness would.
+    const admin: KubeAccess = { cluster: kubeClusterFromText(plane.kubeConfig), source: 'plane' };
+    const name = `kube-http-${process.pid}-${Date.now().toString(36)}`;
+    const path = '/api/v1/namespaces/default/secrets';
+    const body = { apiVersion: 'v1', kind: 'Secret', metadata: { name }, type: 'Opaque' };
+    await kubeRequest(admin, { method: 'POST', path, body });
+    try {
+      const exists = await failureOf(kubeRequest(admin, { method: 'POST', path, body }));
+      expect(exists.error).toBeInstanceOf(HttpStatusError);
+      expect(exists.failure).toMatchObject({ kind: 'already-exists', status: 409 });
+      expect(exists.failure.message).toContain('already exists');
+      const missing = await failureOf(
+        kubeRequest(admin, { method: 'GET', path: `${path}/${name}-missing` }),
+      );
+      expect(missing.failure).toMatchObject({ kind: 'not-found', status: 404 });
+
+      const proxy = await startFaultProxy(plane, {
+        seed: 9,
+        faults: { rate: 1, kinds: ['status-429'] },
+      });
+      try {
+        const busy = await failureOf(
+          kubeRequest(
+            { cluster: kubeClusterFromText(proxy.kubeConfig), source: 'proxy' },
+            { method: 'GET', path: `${path}/${name}` },
+          ),
         );
-    });
-    const access = accessTo(server.url, { token: 'tok' });
-    const conflict = await failureOf(
-      kubeRequest(access, { method: 'PUT', path: '/conflict', body: {} }),
-    );
-    expect(conflict.failure).toEqual({
-      kind: 'conflict',
-      status: 409,
-      message: '409 Conflict: the object has been modified',
-      retryable: true,
-    });
-    const busy = await failureOf(kubeRequest(access, { method: 'GET', path: '/busy' }));
-    expect(busy.error).toBeInstanceOf(HttpStatusError);
-    expect((busy.error as HttpStatusError).retryAfterSeconds).toBe(7);
-    expect(busy.failure).toMatchObject({ kind: 'transient', status: 429, retryable: true });
-    expect(String(busy.error)).not.toContain('tok');
+        expect((busy.error as HttpStatusError).retryAfterSeconds).toBe(1);
+        expect(busy.failure).toMatchObject({ kind: 'transient', status: 429, retryable: true });
+      } finally {
+        await proxy.close();
+      }
+    } finally {
+      await kubeRequest(admin, { method: 'DELETE', path: `${path}/${name}` });
+    }
   });
 
   it('ends a request whose answer stalls, or whose connection is cut mid-body, as transient', async () => {
@@ -295,31 +302,35 @@ describe('kubeRequest', () => {
     expect(server.seen).toEqual([]);
   });
 
-  it('after a 401, the next request runs the exec plugin again', async () => {
-    let answered = 0;
-    const server = await serve((_req, res) => {
-      answered += 1;
-      if (answered === 1) json(res, 401, { kind: 'Status', code: 401, reason: 'Unauthorized' });
-      else json(res, 200, {});
+  it('after a 401 from the API server, the next request runs the exec plugin again', async () => {
+    // The real plane: the plugin's first token is refused, its second is a real one.
+    const admin: KubeAccess = { cluster: kubeClusterFromText(plane.kubeConfig), source: 'plane' };
+    const account = `exec-${process.pid}-${Date.now().toString(36)}`;
+    await kubeRequest(admin, {
+      method: 'POST',
+      path: '/api/v1/namespaces/default/serviceaccounts',
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account } },
     });
-    const script = `let n=0;try{n=+require('fs').readFileSync(process.env.F,'utf8')}catch{};require('fs').writeFileSync(process.env.F,String(n+1));process.stdout.write(JSON.stringify({apiVersion:'client.authentication.k8s.io/v1',kind:'ExecCredential',status:{token:'t'+(n+1)}}))`;
+    const token = await mintToken(plane, 'default', account, 600);
+    const script = `let n=0;try{n=+require('fs').readFileSync(process.env.F,'utf8')}catch{};require('fs').writeFileSync(process.env.F,String(n+1));process.stdout.write(JSON.stringify({apiVersion:'client.authentication.k8s.io/v1',kind:'ExecCredential',status:{token:n===0?'not-a-token':process.env.T}}))`;
     const counter = join(dirname(plane.kubeconfigPath), `exec-count-${process.pid}-${Date.now()}`);
-    const access = accessTo(server.url, {
+    const access = accessTo(plane.server, {
       exec: {
         apiVersion: 'client.authentication.k8s.io/v1',
         command: process.execPath,
         args: ['-e', script],
-        env: [{ name: 'F', value: counter }],
+        env: [
+          { name: 'F', value: counter },
+          { name: 'T', value: token },
+        ],
       },
     });
-    const rejected = await failureOf(kubeRequest(access, { method: 'GET', path: '/x' }));
+    const rejected = await failureOf(kubeRequest(access, { method: 'GET', path: '/version' }));
     expect(rejected.failure.kind).toBe('unauthorized');
-    await kubeRequest(access, { method: 'GET', path: '/x' });
-    await kubeRequest(access, { method: 'GET', path: '/x' });
-    expect(server.seen.map((s) => s.headers.authorization)).toEqual([
-      'Bearer t1',
-      'Bearer t2',
-      'Bearer t2',
-    ]);
+    expect(String(rejected.error)).not.toContain(token);
+    await kubeRequest(access, { method: 'GET', path: '/version' });
+    await kubeRequest(access, { method: 'GET', path: '/version' });
+    // Run once for the refused token, once after the 401, and not again while it works.
+    expect(readFileSync(counter, 'utf8')).toBe('2');
   });
 });
