@@ -45,10 +45,13 @@ interface Replica {
   readonly audit: WriteAudit;
   readonly kubeconfig: string;
   daemon: RunningDaemon;
-  /** Writes sent while another identity held the Lease (or nobody did). */
+  /** Every process this replica ran, with when it ran: a write is judged by who sent it. */
+  readonly processes: { pid: number; from: number; to: number }[];
+  /** Writes that reached the API server while someone other than their sender held the Lease. */
   unfenced: string[];
-  /** Of those, after this replica was resumed from the freeze. */
+  /** Of those, sent by the process that was frozen, after it resumed. */
   deposed: string[];
+  frozenPid: number | undefined;
   resumedAt: number;
   kills: number;
 }
@@ -89,6 +92,19 @@ async function main(): Promise<void> {
     }
   };
 
+  const launch = (kubeconfig: string): RunningDaemon =>
+    startProxiedDaemon(chaos, kubeconfig, [`--interval=${INTERVAL_S}s`, '--leader-elect']);
+  /** The replica's process is gone (killed or crashed): the next one takes its place. */
+  const restart = (replica: Replica): void => {
+    const last = replica.processes[replica.processes.length - 1];
+    if (last !== undefined) last.to = Date.now();
+    replica.daemon = launch(replica.kubeconfig);
+    replica.processes.push({
+      pid: replica.daemon.process.pid ?? -1,
+      from: Date.now(),
+      to: Infinity,
+    });
+  };
   const replicas: Replica[] = [];
   for (const [index, label] of ['a', 'b'].entries()) {
     const audit = auditWrites(chaos);
@@ -98,11 +114,19 @@ async function main(): Promise<void> {
       await audit.beforeWrite(write);
       const self = ref.replica;
       if (write.path.includes('/leases') || self === undefined) return;
-      const pid = self.daemon.process.pid;
+      // The sender is the process that ran when the proxy had the whole request: one killed
+      // since may have sent it, as its leader, just before it died (a real network delivers
+      // such a request too). What counts is whether anyone else holds the Lease as it lands.
+      const sender = self.processes.find(
+        (p) => p.from <= write.receivedAt && write.receivedAt <= p.to,
+      )?.pid;
       const now = await holder();
-      if (!now.endsWith(`_${String(pid)}`)) {
-        self.unfenced.push(`${write.method} ${write.path}`);
-        if (Date.now() >= self.resumedAt) self.deposed.push(`${write.method} ${write.path}`);
+      if (sender === undefined || !now.endsWith(`_${String(sender)}`)) {
+        self.unfenced.push(
+          `${write.method} ${write.path} (sent by ${String(sender)}, holder ${now || 'none'})`,
+        );
+        if (sender === self.frozenPid && write.receivedAt >= self.resumedAt)
+          self.deposed.push(`${write.method} ${write.path}`);
       }
     };
     const proxy = await startFaultProxy(host, {
@@ -111,17 +135,17 @@ async function main(): Promise<void> {
       faults: { rate: FAULT_RATE, hangMs: 25_000 },
     });
     const kubeconfig = proxyKubeconfig(proxy);
+    const daemon = launch(kubeconfig);
     const self: Replica = {
       label,
       proxy,
       audit,
       kubeconfig,
-      daemon: startProxiedDaemon(chaos, kubeconfig, [
-        `--interval=${INTERVAL_S}s`,
-        '--leader-elect',
-      ]),
+      daemon,
+      processes: [{ pid: daemon.process.pid ?? -1, from: Date.now(), to: Infinity }],
       unfenced: [],
       deposed: [],
+      frozenPid: undefined,
       resumedAt: Number.POSITIVE_INFINITY,
       kills: 0,
     };
@@ -141,10 +165,7 @@ async function main(): Promise<void> {
       // An exit we did not cause is a crash.
       if (replica.daemon.process.exitCode !== null && replica.daemon.process.signalCode === null) {
         crashes += 1;
-        replica.daemon = startProxiedDaemon(chaos, replica.kubeconfig, [
-          `--interval=${INTERVAL_S}s`,
-          '--leader-elect',
-        ]);
+        restart(replica);
       }
     }
     if (!froze && Date.now() > started + (end - started) / 2) {
@@ -153,6 +174,7 @@ async function main(): Promise<void> {
       const now = await holder();
       const leader = replicas.find((r) => now.endsWith(`_${String(r.daemon.process.pid)}`));
       if (leader !== undefined) {
+        leader.frozenPid = leader.daemon.process.pid;
         leader.daemon.process.kill('SIGSTOP');
         await sleep(20_000);
         leader.resumedAt = Date.now();
@@ -165,10 +187,7 @@ async function main(): Promise<void> {
     if (victim === undefined) continue;
     await victim.daemon.stop('SIGKILL');
     victim.kills += 1;
-    victim.daemon = startProxiedDaemon(chaos, victim.kubeconfig, [
-      `--interval=${INTERVAL_S}s`,
-      '--leader-elect',
-    ]);
+    restart(victim);
   }
 
   await churn.stop();
@@ -206,6 +225,7 @@ async function main(): Promise<void> {
     foreignWrites: replicas.flatMap((r) => r.audit.foreignWrites).length + foreignChanged.length,
     writesWithoutTheLease: replicas.reduce((sum, r) => sum + r.unfenced.length, 0),
     deposedLeaderWritesAfterResume: replicas.reduce((sum, r) => sum + r.deposed.length, 0),
+    writesWithoutTheLeaseDetail: replicas.flatMap((r) => r.unfenced.map((w) => `${r.label}: ${w}`)),
     convergenceSeconds: convergedMs === undefined ? null : convergedMs / 1000,
     notConverged: convergedMs === undefined ? last.slice(0, 10) : [],
   };

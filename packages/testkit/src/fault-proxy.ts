@@ -71,6 +71,8 @@ export interface ForwardedWrite {
   readonly method: string;
   readonly path: string;
   readonly body: Buffer;
+  /** When the proxy had the whole request (before any injected latency): when it was sent. */
+  readonly receivedAt: number;
 }
 
 export interface FaultProxyOptions {
@@ -237,6 +239,7 @@ export async function startFaultProxy(
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
+    const receivedAt = Date.now();
     const fault = choose(method, url);
     if (fault !== undefined) counts[fault] += 1;
     const record = (status: number | undefined, forwarded: boolean): void => {
@@ -282,7 +285,7 @@ export async function startFaultProxy(
     }
 
     if (WRITES.has(method) && options.beforeWrite !== undefined) {
-      await options.beforeWrite({ method, path, body });
+      await options.beforeWrite({ method, path, body, receivedAt });
     }
     const headers = { ...req.headers, host: upstream.host };
     const forward = httpsRequest(
