@@ -1,19 +1,11 @@
 // The list-watch vocabulary: what a watched object looks like, the timing bounds, the
 // handlers a caller supplies, and the handle and counters it gets back.
 import type { ApiFailure } from './api-failure.js';
+import type { ObjectMeta } from './kube-objects.js';
 
 /** The part of an object (full or PartialObjectMetadata) the store looks at. */
 export interface WatchedObject {
-  readonly metadata?: {
-    readonly name?: string;
-    readonly namespace?: string;
-    readonly uid?: string;
-    readonly resourceVersion?: string;
-    readonly labels?: Readonly<Record<string, string>>;
-    readonly annotations?: Readonly<Record<string, string>>;
-    readonly creationTimestamp?: string;
-    readonly deletionTimestamp?: string;
-  };
+  readonly metadata?: ObjectMeta;
   readonly [field: string]: unknown;
 }
 
