@@ -9,6 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { dirname, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken, startFaultProxy, testHostPlane } from '@argocd-cluster-registrar/testkit';
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
@@ -18,7 +20,7 @@ import { patchSecret } from './kube-api.js';
 import type { KubeAccess } from './kube-access.js';
 import { kubeClusterFromText } from './kube-config.js';
 import { HttpStatusError, kubeRequest } from './kube-http.js';
-import { ACCEPT_METADATA_LIST, rawGetJson } from './raw-request.js';
+import { ACCEPT_METADATA_LIST, rawGet, rawGetJson, readBody } from './raw-request.js';
 
 let plane: ControlPlane;
 let tls: { cert: Buffer; key: Buffer };
@@ -30,6 +32,12 @@ beforeAll(async () => {
     key: readFileSync(join(pki, 'serving.key')),
   };
 });
+
+/** A full collection, for tests of what stays reachable. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
 
 interface Seen {
   readonly method: string;
@@ -171,6 +179,31 @@ describe('kubeRequest', () => {
     for (let i = 0; i < 3; i += 1) await kubeRequest(access, { method: 'GET', path: '/x' });
     expect(server.seen.length).toBe(3);
     expect(server.connections()).toBe(1);
+  });
+
+  it('once a body is read, its response keeps none of it (Node keeps a socket\'s first response alive)', async () => {
+    const big = 'x'.repeat(256 * 1024);
+    const server = await serve((_req, res) => {
+      json(res, 200, { big });
+    });
+    const access = accessTo(server.url, {});
+    const res = await rawGet(access, {
+      path: '/list',
+      query: {},
+      accept: 'application/json',
+      signal: new AbortController().signal,
+      headersTimeoutMs: 5000,
+    });
+    // Only weak references here: whatever else holds a chunk once the body is read holds it
+    // from the response, which this test keeps, as the keep-alive socket does.
+    const chunks: WeakRef<Buffer>[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(new WeakRef(chunk)));
+    expect((await readBody(res)).length).toBeGreaterThan(big.length);
+    expect(chunks.length).toBeGreaterThan(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    expect(chunks.filter((chunk) => chunk.deref() !== undefined)).toHaveLength(0);
+    expect(res.complete).toBe(true);
   });
 
   it('presents the client certificate, and checks the server against tls-server-name', async () => {
