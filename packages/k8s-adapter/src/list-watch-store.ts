@@ -12,8 +12,14 @@ export interface ReflectorStore<T> {
   readonly store: Map<string, T>;
   readonly upsert: (object: WatchedObject) => void;
   readonly remove: (object: WatchedObject) => void;
-  /** A completed list: the store becomes `items`, with the differences reported. */
-  readonly replace: (items: readonly WatchedObject[]) => void;
+  /**
+   * A list read page by page: each page is taken as it arrives, and only the objects whose
+   * resourceVersion differs from the store's are projected and held until commit(), so a
+   * re-list of an unchanged world holds one page of raw objects at a time, not the whole
+   * list beside the store (tens of MiB of registrations at 10,000 clusters). commit() makes
+   * the store the list, with the differences reported.
+   */
+  readonly relist: () => { add(page: readonly WatchedObject[]): void; commit(): void };
 }
 
 export function createReflectorStore<T extends Versioned>(
@@ -46,18 +52,46 @@ export function createReflectorStore<T extends Versioned>(
     handlers.onDelete(key, previous);
   };
 
-  const replace = (items: readonly WatchedObject[]): void => {
+  const relist = () => {
     const seen = new Set<string>();
-    for (const item of items) {
-      seen.add(keyOf(item));
-      upsert(item);
-    }
-    for (const [key, previous] of [...store]) {
-      if (seen.has(key)) continue;
-      store.delete(key);
-      handlers.onDelete(key, previous);
-    }
+    // Projected now, applied at commit: undefined is "the projection rejects it".
+    const changed = new Map<string, T | undefined>();
+    return {
+      add(page: readonly WatchedObject[]): void {
+        for (const item of page) {
+          const key = keyOf(item);
+          seen.add(key);
+          const version = item.metadata?.resourceVersion;
+          if (version !== undefined && store.get(key)?.resourceVersion === version) {
+            changed.delete(key);
+            continue;
+          }
+          const value = project(item);
+          // Rejected and not kept: nothing to apply (most Secrets cluster-wide are these).
+          if (value === undefined && !store.has(key)) changed.delete(key);
+          else changed.set(key, value);
+        }
+      },
+      commit(): void {
+        for (const [key, value] of changed) {
+          const previous = store.get(key);
+          if (value === undefined) {
+            if (previous === undefined) continue;
+            store.delete(key);
+            handlers.onDelete(key, previous);
+          } else if (previous?.resourceVersion !== value.resourceVersion) {
+            store.set(key, value);
+            handlers.onUpsert(key, value, previous);
+          }
+        }
+        for (const [key, previous] of [...store]) {
+          if (seen.has(key)) continue;
+          store.delete(key);
+          handlers.onDelete(key, previous);
+        }
+      },
+    };
   };
 
-  return { store, upsert, remove, replace };
+  return { store, upsert, remove, relist };
 }

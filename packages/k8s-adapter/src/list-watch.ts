@@ -59,7 +59,7 @@ export function startListWatch<T extends Versioned>(
 ): ListWatch<T> {
   const timing = { ...DEFAULT_LIST_WATCH_TIMING, ...(options.timing ?? {}) };
   const handlers = options.handlers;
-  const { store, upsert, remove, replace } = createReflectorStore(options.project, handlers);
+  const { store, upsert, remove, relist } = createReflectorStore(options.project, handlers);
   const backoff = createBackoff(timing.backoffInitialMs, timing.backoffMaxMs);
   const stats = { lists: 0, watches: 0, resumes: 0, expired: 0, silences: 0 };
 
@@ -97,7 +97,7 @@ export function startListWatch<T extends Versioned>(
 
   /** Lists everything; the store becomes the list, with the differences reported. */
   const list = async (signal: AbortSignal): Promise<boolean> => {
-    const items: WatchedObject[] = [];
+    const listing = relist();
     let token: string | undefined;
     let listVersion: string | undefined;
     try {
@@ -115,7 +115,7 @@ export function startListWatch<T extends Versioned>(
         )) as ListPage;
         // Every page of a paginated list is served from the first page's snapshot.
         listVersion ??= page.metadata?.resourceVersion;
-        for (const item of page.items ?? []) items.push(item);
+        listing.add(page.items ?? []);
         token = page.metadata?.continue || undefined;
       } while (token !== undefined);
     } catch (err) {
@@ -126,7 +126,7 @@ export function startListWatch<T extends Versioned>(
       return false;
     }
     if (stopped) return false;
-    replace(items);
+    listing.commit();
     resourceVersion = listVersion;
     listed = true;
     handlers.onListed?.();
