@@ -41,7 +41,8 @@ interface NamespaceEntry {
 interface ClusterSecretEntry {
   readonly resourceVersion: string;
   readonly uid: string;
-  readonly labels: Readonly<Record<string, string>>;
+  /** The source namespace its labels name, if any: whose plan a change of it concerns. */
+  readonly source: string | undefined;
   /** Absent in a shadow: the other watch holds this Secret whole. */
   readonly secret?: ObservedSecret;
 }
@@ -195,13 +196,16 @@ export function startWorldCache(
       ...common(name),
       path: `/api/v1/namespaces/${encodeURIComponent(target)}/secrets`,
       labelSelector,
+      // Only the whole Secret keeps its labels: a second copy of them per registration (and
+      // a third in the other watch's shadow) is what 10,000 registrations cannot afford.
       project: (object) => {
         const meta = object.metadata ?? {};
         const labels = meta.labels ?? {};
+        const source = labels[keys.sourceNamespace];
         const identity = {
           resourceVersion: meta.resourceVersion ?? '',
           uid: meta.uid ?? '',
-          labels,
+          source: source !== undefined && source !== '' ? source : undefined,
         };
         if (shadowed(labels)) return identity;
         return { ...identity, secret: toObservedSecret(object, target) };
@@ -222,10 +226,7 @@ export function startWorldCache(
     });
   const sourcesOf = (entries: readonly (ClusterSecretEntry | undefined)[]): string[] => {
     const names: string[] = [];
-    for (const entry of entries) {
-      const source = entry?.labels[keys.sourceNamespace];
-      if (source !== undefined && source !== '') names.push(source);
-    }
+    for (const entry of entries) if (entry?.source !== undefined) names.push(entry.source);
     return names;
   };
   const isRegistered = (labels: Readonly<Record<string, string>>): boolean =>
