@@ -179,6 +179,11 @@ describe('Dockerfile lint', () => {
     expect(Number(cap)).toBeLessThanOrEqual(80);
   });
 
+  test('runs without a JIT compiler (--jitless): less memory, steadier, nothing executable', () => {
+    // Worth 20 MiB of the 96 MiB budget at 1,000 clusters (docs/bench/memory.md).
+    expect(entrypointFlags).toContain('--jitless');
+  });
+
   test('the runtime stage copies only the deployed bundle from the build stage', () => {
     const copies = (runtime?.instructions ?? []).filter((i) => i.keyword === 'COPY');
     expect(copies.map((i) => i.args)).toEqual(['--from=build /app /app']);
