@@ -203,7 +203,9 @@ function aborted(signal: AbortSignal): Error {
 /** TLS identities per cluster; more than a few means credentials rotate, so old ones go. */
 const MAX_AGENTS = 4;
 const agents = new WeakMap<KubeCluster, Map<string, HttpsAgent>>();
-const plainAgent = new HttpAgent({ keepAlive: true, maxFreeSockets: 16 });
+/** Idle keep-alive connections kept per agent (see tlsAgent). */
+const FREE_SOCKETS = 4;
+const plainAgent = new HttpAgent({ keepAlive: true, maxFreeSockets: FREE_SOCKETS });
 const fingerprints = new WeakMap<Buffer, string>();
 
 function fingerprint(pem: Buffer | undefined): string {
@@ -225,9 +227,11 @@ function tlsAgent(cluster: KubeCluster, credential: Credential): HttpsAgent {
   const key = `${fingerprint(credential.cert)}:${fingerprint(credential.key)}`;
   let agent = byIdentity.get(key);
   if (agent === undefined) {
-    // Idle sockets each hold a TLS session (tens of KiB off the JS heap): a pass needs a
-    // handful, not Node's default 256. maxSockets stays unbounded: callers bound their own
-    // concurrency, and a watch holds its socket for minutes.
+    // Idle sockets each hold a TLS session (tens of KiB off the JS heap, and the first
+    // request they carried): a burst of reads (16 in flight) reuses its sockets while it
+    // lasts, and afterwards a few stay for the next change; Node's default keeps 256.
+    // maxSockets stays unbounded: callers bound their own concurrency, and a watch holds its
+    // socket for minutes.
     // One secure context per identity, shared by its connections: given PEMs instead, Node
     // builds an OpenSSL context for every connection (a few hundred KiB of native memory
     // each, parsed again per handshake), which is most of what a cold start's 16 parallel
@@ -239,7 +243,7 @@ function tlsAgent(cluster: KubeCluster, credential: Credential): HttpsAgent {
     });
     agent = new HttpsAgent({
       keepAlive: true,
-      maxFreeSockets: 16,
+      maxFreeSockets: FREE_SOCKETS,
       secureContext,
       rejectUnauthorized: !cluster.insecureSkipTlsVerify,
       ...(cluster.tlsServerName !== undefined ? { servername: cluster.tlsServerName } : {}),
