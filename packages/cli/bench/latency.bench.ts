@@ -2,7 +2,7 @@
 //   appear:  a labelled namespace is waiting; its kubeconfig Secret is created → registered
 //   rotate:  the kubeconfig's server changes → the registration carries the new server
 //   delete:  a registered namespace is deleted and finalized → registration removed
-// The daemon runs as users run it (a child process, default timing, a 1h interval, so a full
+// The daemon runs as users run it (the built bundle on the image's runtime, default timing, a 1h interval, so a full
 // pass never rescues a trial: only the watches can). Times are taken in this process from
 // two watches (target Secrets, managed namespaces), so both ends of a measurement share one
 // clock.
@@ -10,16 +10,20 @@
 //   node --expose-gc --import tsx packages/cli/bench/latency.bench.ts [trials]
 
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { startControlPlane } from '../../testkit/src/index.js';
+import { imageRuntime } from './image-runtime.js';
 
 const TRIALS = Number(process.argv[2] ?? 60);
 const TARGET = 'argocd';
 const MANAGED_BY = 'bench-latency';
 const PREFIX = 'argocd-cluster-registrar/';
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const daemonMain = join(repo, 'packages/cli/dist/main.js');
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -76,34 +80,33 @@ async function main(): Promise<void> {
     () => undefined,
   );
 
-  // The daemon, from sources, with default timing.
-  const daemon = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'packages/cli/src/main.ts',
-      '--kubeconfig',
-      plane.kubeconfigPath,
-      '--target-namespace',
-      TARGET,
-      '--managed-by',
-      MANAGED_BY,
-      '--health-addr',
-      '',
-      '--metrics-addr',
-      '',
-      '--log-format',
-      'json',
-      '--interval',
-      '1h',
-    ],
-    {
-      cwd: repo,
-      env: { ...process.env, TSX_TSCONFIG_PATH: `${repo}packages/cli/tsconfig.source.json` },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  // The shipped daemon, with default timing: the built bundle on the image's Node release,
+  // flags and environment (image-runtime.ts), as the container runs it.
+  if (!existsSync(daemonMain)) throw new Error('packages/cli/dist/main.js is missing: run `pnpm build` first');
+  const runtime = imageRuntime(repo);
+  process.stderr.write(`runtime: ${runtime.describe}\n`);
+  const { file, args } = runtime.command([
+    daemonMain,
+    '--kubeconfig',
+    plane.kubeconfigPath,
+    '--target-namespace',
+    TARGET,
+    '--managed-by',
+    MANAGED_BY,
+    '--health-addr',
+    '',
+    '--metrics-addr',
+    '',
+    '--log-format',
+    'json',
+    '--interval',
+    '1h',
+  ]);
+  const env: Record<string, string> = { ...runtime.env };
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && key !== 'NODE_OPTIONS' && !key.startsWith('TSX_') && !(key in env))
+      env[key] = value;
+  const daemon = spawn(file, args, { cwd: repo, env, stdio: ['ignore', 'ignore', 'pipe'] });
   const waiting = new Set<string>();
   let buffer = '';
   daemon.stderr.on('data', (chunk: Buffer) => {
@@ -227,6 +230,11 @@ async function main(): Promise<void> {
     process.stderr.write('\n');
   } finally {
     daemon.kill('SIGTERM');
+    await new Promise((resolve) => {
+      if (daemon.exitCode !== null || daemon.signalCode !== null) resolve(undefined);
+      else daemon.once('exit', resolve);
+    });
+    runtime.release();
     secretWatch.abort();
     namespaceWatch.abort();
     await plane.stop();
@@ -239,7 +247,7 @@ async function main(): Promise<void> {
   };
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(
-    `\nDaemon latency (${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version})`,
+    `\nDaemon latency (${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; the daemon: ${runtime.describe})`,
   );
   console.log('| measurement | trials | p50 | p99 | max |');
   console.log('|---|---|---|---|---|');
