@@ -82,7 +82,8 @@ async function main(): Promise<void> {
 
   // The shipped daemon, with default timing: the built bundle on the image's Node release,
   // flags and environment (image-runtime.ts), as the container runs it.
-  if (!existsSync(daemonMain)) throw new Error('packages/cli/dist/main.js is missing: run `pnpm build` first');
+  if (!existsSync(daemonMain))
+    throw new Error('packages/cli/dist/main.js is missing: run `pnpm build` first');
   const runtime = imageRuntime(repo);
   process.stderr.write(`runtime: ${runtime.describe}\n`);
   const { file, args } = runtime.command([

@@ -181,7 +181,7 @@ describe('kubeRequest', () => {
     expect(server.connections()).toBe(1);
   });
 
-  it('once a body is read, its response keeps none of it (Node keeps a socket\'s first response alive)', async () => {
+  it("once a body is read, its response keeps none of it (Node keeps a socket's first response alive)", async () => {
     const big = 'x'.repeat(256 * 1024);
     const server = await serve((_req, res) => {
       json(res, 200, { big });
