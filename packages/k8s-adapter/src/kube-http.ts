@@ -233,9 +233,8 @@ function tlsAgent(cluster: KubeCluster, credential: Credential): HttpsAgent {
     // maxSockets stays unbounded: callers bound their own concurrency, and a watch holds its
     // socket for minutes.
     // One secure context per identity, shared by its connections: given PEMs instead, Node
-    // builds an OpenSSL context for every connection (a few hundred KiB of native memory
-    // each, parsed again per handshake), which is most of what a cold start's 16 parallel
-    // connections cost.
+    // builds an OpenSSL context for every connection, parsing the CA, certificate and key
+    // again for each handshake.
     const secureContext = createSecureContext({
       ...(cluster.ca !== undefined ? { ca: cluster.ca } : {}),
       ...(credential.cert !== undefined ? { cert: credential.cert } : {}),
