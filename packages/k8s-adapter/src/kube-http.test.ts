@@ -182,28 +182,34 @@ describe('kubeRequest', () => {
   });
 
   it("once a body is read, its response keeps none of it (Node keeps a socket's first response alive)", async () => {
-    const big = 'x'.repeat(256 * 1024);
-    const server = await serve((_req, res) => {
-      json(res, 200, { big });
-    });
-    const access = accessTo(server.url, {});
-    const res = await rawGet(access, {
-      path: '/list',
-      query: {},
-      accept: 'application/json',
-      signal: new AbortController().signal,
-      headersTimeoutMs: 5000,
-    });
-    // Only weak references here: whatever else holds a chunk once the body is read holds it
-    // from the response, which this test keeps, as the keep-alive socket does.
-    const chunks: WeakRef<Buffer>[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(new WeakRef(chunk)));
-    expect((await readBody(res)).length).toBeGreaterThan(big.length);
-    expect(chunks.length).toBeGreaterThan(1);
-    await new Promise((resolve) => setImmediate(resolve));
-    collectGarbage();
-    expect(chunks.filter((chunk) => chunk.deref() !== undefined)).toHaveLength(0);
-    expect(res.complete).toBe(true);
+    // A Secret large enough to arrive in many chunks, read back from the real API server.
+    const admin: KubeAccess = { cluster: kubeClusterFromText(plane.kubeConfig), source: 'plane' };
+    const name = `kube-http-body-${process.pid}-${Date.now().toString(36)}`;
+    const path = '/api/v1/namespaces/default/secrets';
+    const big = Buffer.alloc(256 * 1024, 'x').toString('base64');
+    const body = { apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: { big } };
+    await kubeRequest(admin, { method: 'POST', path, body });
+    try {
+      const res = await rawGet(admin, {
+        path: `${path}/${name}`,
+        query: {},
+        accept: 'application/json',
+        signal: new AbortController().signal,
+        headersTimeoutMs: 5000,
+      });
+      // Only weak references here: whatever else holds a chunk once the body is read holds
+      // it from the response, which this test keeps, as the keep-alive socket does.
+      const chunks: WeakRef<Buffer>[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(new WeakRef(chunk)));
+      expect((await readBody(res)).length).toBeGreaterThan(big.length);
+      expect(chunks.length).toBeGreaterThan(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      collectGarbage();
+      expect(chunks.filter((chunk) => chunk.deref() !== undefined)).toHaveLength(0);
+      expect(res.complete).toBe(true);
+    } finally {
+      await kubeRequest(admin, { method: 'DELETE', path: `${path}/${name}` });
+    }
   });
 
   it('presents the client certificate, and checks the server against tls-server-name', async () => {
