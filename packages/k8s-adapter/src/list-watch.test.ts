@@ -61,6 +61,16 @@ async function secret(namespace: string, name: string, value = 'v'): Promise<voi
   await h.core.createNamespacedSecret({ namespace, body: opaque(name, {}, { value }) });
 }
 
+/** Waits until `count` watches have been opened (a list, then a watch, per session). */
+async function watchesOpened(started: ListWatch<Kept>, count: number): Promise<void> {
+  await vi.waitFor(
+    () => {
+      expect(started.stats().watches).toBe(count);
+    },
+    { timeout: 20_000 },
+  );
+}
+
 describe('startListWatch', () => {
   it('lists then watches metadata only, keeping only what the projection accepts', async () => {
     const namespace = uniqueName('lw');
@@ -109,12 +119,7 @@ describe('startListWatch', () => {
     proxy = await startCutProxy(h.access);
     const { started } = secretsIn(namespace, proxy.access);
     watch = started;
-    await vi.waitFor(
-      () => {
-        expect(started.stats().watches).toBe(1);
-      },
-      { timeout: 20_000 },
-    );
+    await watchesOpened(started, 1);
     // An event first, so the watch has moved past the list's version.
     await secret(namespace, 'k3k-b-kubeconfig');
     await vi.waitFor(
@@ -178,19 +183,9 @@ describe('startListWatch', () => {
     await secret(namespace, 'k3k-a-kubeconfig');
     const { started } = secretsIn(namespace);
     watch = started;
-    await vi.waitFor(
-      () => {
-        expect(started.stats().watches).toBe(1);
-      },
-      { timeout: 20_000 },
-    );
+    await watchesOpened(started, 1);
     started.resync();
-    await vi.waitFor(
-      () => {
-        expect(started.stats().watches).toBe(2);
-      },
-      { timeout: 20_000 },
-    );
+    await watchesOpened(started, 2);
     expect(started.stats().lists).toBe(2);
     expect(started.store.size).toBe(1);
   });
@@ -218,12 +213,7 @@ describe('startListWatch', () => {
       },
     });
     watch = started;
-    await vi.waitFor(
-      () => {
-        expect(started.stats().watches).toBe(1);
-      },
-      { timeout: 20_000 },
-    );
+    await watchesOpened(started, 1);
     expect(projected.filter((name) => name.startsWith('k3k-')).sort()).toEqual([
       'k3k-a-kubeconfig',
       'k3k-b-kubeconfig',
@@ -231,12 +221,7 @@ describe('startListWatch', () => {
     projected.length = 0;
     upserts.length = 0;
     started.resync();
-    await vi.waitFor(
-      () => {
-        expect(started.stats().watches).toBe(2);
-      },
-      { timeout: 20_000 },
-    );
+    await watchesOpened(started, 2);
     expect(started.stats().lists).toBe(2);
     // Kept ones unchanged are not projected again; one the projection rejects is (it is not
     // kept, so there is no version to compare).
@@ -284,12 +269,7 @@ describe('startListWatch', () => {
       },
     });
     watch = started;
-    await vi.waitFor(
-      () => {
-        expect(started.stats().watches).toBe(1);
-      },
-      { timeout: 20_000 },
-    );
+    await watchesOpened(started, 1);
     await event('e-seen');
     await vi.waitFor(
       () => {
