@@ -1,5 +1,8 @@
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { AuthenticationV1Api, Watch, VersionApi } from '@kubernetes/client-node';
 import type { V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,8 +10,10 @@ import {
   adminKubeConfig,
   coreApi,
   finalizeNamespace,
+  freePort,
   mintToken,
   rbacApi,
+  runControlPlaneScript,
   startControlPlane,
   statusOf,
   testChildPlane,
@@ -240,5 +245,141 @@ describe('startControlPlane', () => {
     await own.stop();
     own = undefined;
     expect(existsSync(state)).toBe(false);
+  });
+});
+
+describe('a plane on a given CA', () => {
+  const work = mkdtempSync(join(tmpdir(), 'smoke-ca-'));
+  let onCa: ControlPlane | undefined;
+
+  afterAll(async () => {
+    await onCa?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  /** openssl, quietly, in the work directory. */
+  const ossl = (args: readonly string[]): void => {
+    execFileSync('openssl', args, { cwd: work, stdio: 'ignore' });
+  };
+
+  it("serves for the host name on the port, on that CA, and trusts that CA's client certificates", async () => {
+    // A provisioner's cluster CA (RSA, as KCP makes them) and a client certificate it issued.
+    ossl(
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=kubernetes',
+      ].concat(
+        [
+          '-addext',
+          'basicConstraints=critical,CA:TRUE',
+          '-addext',
+          'keyUsage=critical,keyCertSign',
+        ],
+        ['-keyout', 'ca.key', '-out', 'ca.crt'],
+      ),
+    );
+    ossl([
+      'req',
+      '-new',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/O=system:masters/CN=issued-admin',
+      '-keyout',
+      'client.key',
+      '-out',
+      'client.csr',
+    ]);
+    ossl([
+      'x509',
+      '-req',
+      '-in',
+      'client.csr',
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-out',
+      'client.crt',
+    ]);
+    const ca = {
+      certPem: readFileSync(join(work, 'ca.crt'), 'utf8'),
+      keyPem: readFileSync(join(work, 'ca.key'), 'utf8'),
+    };
+    const port = await freePort();
+    const name = uniqueName('smoke-ca');
+    onCa = await startControlPlane(name, {
+      ownerPid: process.pid,
+      ca,
+      host: 'smoke.acr.test',
+      port,
+    });
+    expect(onCa.server).toBe(`https://127.0.0.1:${String(port)}`);
+    expect(onCa.caPem).toBe(ca.certPem);
+
+    const username = await new Promise<string | undefined>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+          method: 'POST',
+          // TLS verifies the serving certificate for this name, against the given CA.
+          servername: 'smoke.acr.test',
+          ca: ca.certPem,
+          cert: readFileSync(join(work, 'client.crt')),
+          key: readFileSync(join(work, 'client.key')),
+          headers: { 'content-type': 'application/json' },
+          agent: false,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+              status?: { userInfo?: { username?: string } };
+            };
+            resolve(body.status?.userInfo?.username);
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(
+        JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }),
+      );
+    });
+    expect(username).toBe('issued-admin');
+
+    // The same name asked for without that CA is not the same plane: it is started anew.
+    const other = await startControlPlane(name, { ownerPid: process.pid });
+    expect(other.caPem).not.toBe(ca.certPem);
+    onCa = other;
+  });
+
+  it('refuses a CA certificate without its key, and a port that is taken', async () => {
+    await expect(
+      runControlPlaneScript([
+        'up',
+        '--name',
+        uniqueName('smoke-ca'),
+        '--ca-cert',
+        join(work, 'ca.crt'),
+      ]),
+    ).rejects.toThrow(/--ca-cert and --ca-key go together/);
+    const taken = new URL(host.server).port;
+    await expect(
+      runControlPlaneScript(['up', '--name', uniqueName('smoke-ca'), '--port', taken]),
+    ).rejects.toThrow(new RegExp(`port ${taken}: it is taken`));
   });
 });
