@@ -7,6 +7,8 @@
 #   tools/build.sh            build what is missing
 #   tools/build.sh argocd     build (if missing) ArgoCD's controllers + check-secrets (one
 #                             binary, tools/argocd); prints the binary's path as its last line
+#   tools/build.sh actionlint build (if missing) actionlint (tools/actionlint), which lints
+#                             .github/workflows; prints the binary's path as its last line
 #   tools/build.sh --print-replaces VERSION   print the replace block for a kubernetes version
 #   tools/build.sh --print-argocd-replaces    print tools/argocd's replace block (argo-cd's own)
 set -euo pipefail
@@ -123,6 +125,23 @@ if [[ "${1:-}" == "argocd" ]]; then
     rm -rf "$abin/crds" && mv "$abin/crds.tmp" "$abin/crds"
   fi
   echo "$abin/argocd"
+  exit 0
+fi
+
+if [[ "${1:-}" == "actionlint" ]]; then
+  # actionlint checks .github/workflows (scripts/release/workflows.test.ts); keyed by version.
+  ACTIONLINT_VERSION="$(modversion actionlint github.com/rhysd/actionlint)"
+  [[ "$ACTIONLINT_VERSION" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || { log "cannot read actionlint's version from tools/actionlint/go.mod"; exit 1; }
+  bin="$cache_root/bin-actionlint-$ACTIONLINT_VERSION"
+  mkdir -p "$bin"
+  build_actionlint() {
+    # Its -version reads this variable (a wrapper module's own version would be "(devel)").
+    local ld="-s -w -X github.com/rhysd/actionlint.version=$ACTIONLINT_VERSION"
+    (cd "$here/actionlint" && go build -ldflags "$ld" -o "$bin/actionlint" github.com/rhysd/actionlint/cmd/actionlint)
+  }
+  have actionlint "$ACTIONLINT_VERSION" -version || timed actionlint build_actionlint
+  have actionlint "$ACTIONLINT_VERSION" -version || { log "actionlint -version does not report $ACTIONLINT_VERSION"; exit 1; }
+  echo "$bin/actionlint"
   exit 0
 fi
 
