@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
 const src = (pkg: string): string =>
@@ -22,8 +22,13 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          // docs/: the Markdown link check (reads files only).
-          include: ['packages/core/**/*.test.ts', 'docs/**/*.test.ts'],
+          // docs/: the Markdown link check (reads files only); scripts/release/: the release's
+          // version agreement and the workflows' lint (files and actionlint only).
+          include: [
+            'packages/core/**/*.test.ts',
+            'docs/**/*.test.ts',
+            'scripts/release/**/*.test.ts',
+          ],
           testTimeout: 30_000,
         },
       },
@@ -40,6 +45,7 @@ export default defineConfig({
             'charts/**/*.test.ts',
             'scripts/**/*.test.ts',
           ],
+          exclude: [...configDefaults.exclude, 'scripts/release/**'],
           globalSetup: ['./packages/testkit/src/global-setup.ts'],
           // Two cores run both planes already: one test file at a time.
           fileParallelism: false,

@@ -72,14 +72,22 @@ describe('@argocd-cluster-registrar/core as a published package', () => {
     );
   });
 
-  it('the tarball ships the compiled entry and its types, without tests or benchmarks', async () => {
+  it('the tarball ships the compiled entry, its types and the licence, without tests or benchmarks', async () => {
     const manifest = JSON.parse(
       await readFile(
         join(scratch, 'node_modules/@argocd-cluster-registrar/core/package.json'),
         'utf8',
       ),
-    ) as { dependencies?: Record<string, string> };
+    ) as { dependencies?: Record<string, string>; repository?: { url?: string } };
     expect(Object.keys(manifest.dependencies ?? {})).toEqual(['minimatch', 'yaml']);
+    // npm's provenance is checked against the repository the workflow ran in.
+    expect(manifest.repository?.url).toBe(
+      'git+https://github.com/argocd-cluster-registrar/argocd-cluster-registrar.git',
+    );
+    const installed = join(scratch, 'node_modules/@argocd-cluster-registrar/core');
+    expect(await readFile(join(installed, 'LICENSE'), 'utf8')).toBe(
+      await readFile(join(CORE, '../../LICENSE'), 'utf8'),
+    );
     const dist = await readdir(join(scratch, 'node_modules/@argocd-cluster-registrar/core/dist'));
     expect(dist).toContain('index.js');
     expect(dist).toContain('index.d.ts');

@@ -11,6 +11,8 @@
 #                             managers (tools/capi) with their CRDs beside them, and
 #                             kube-controller-manager beside the plane's binaries; prints the
 #                             CAPI directory as its last line
+#   tools/build.sh actionlint build (if missing) actionlint (tools/actionlint), which lints
+#                             .github/workflows; prints the binary's path as its last line
 #   tools/build.sh --print-replaces VERSION   print the replace block for a kubernetes version
 #   tools/build.sh --print-argocd-replaces    print tools/argocd's replace block (argo-cd's own)
 set -euo pipefail
@@ -162,6 +164,23 @@ if [[ "${1:-}" == "capi" ]]; then
     rm -rf "$bin/crds" && mv "$bin/crds.tmp" "$bin/crds"
   fi
   echo "$bin"
+  exit 0
+fi
+
+if [[ "${1:-}" == "actionlint" ]]; then
+  # actionlint checks .github/workflows (scripts/release/workflows.test.ts); keyed by version.
+  ACTIONLINT_VERSION="$(modversion actionlint github.com/rhysd/actionlint)"
+  [[ "$ACTIONLINT_VERSION" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || { log "cannot read actionlint's version from tools/actionlint/go.mod"; exit 1; }
+  bin="$cache_root/bin-actionlint-$ACTIONLINT_VERSION"
+  mkdir -p "$bin"
+  build_actionlint() {
+    # Its -version reads this variable (a wrapper module's own version would be "(devel)").
+    local ld="-s -w -X github.com/rhysd/actionlint.version=$ACTIONLINT_VERSION"
+    (cd "$here/actionlint" && go build -ldflags "$ld" -o "$bin/actionlint" github.com/rhysd/actionlint/cmd/actionlint)
+  }
+  have actionlint "$ACTIONLINT_VERSION" -version || timed actionlint build_actionlint
+  have actionlint "$ACTIONLINT_VERSION" -version || { log "actionlint -version does not report $ACTIONLINT_VERSION"; exit 1; }
+  echo "$bin/actionlint"
   exit 0
 fi
 
