@@ -7,6 +7,10 @@
 #   tools/build.sh            build what is missing
 #   tools/build.sh argocd     build (if missing) ArgoCD's controllers + check-secrets (one
 #                             binary, tools/argocd); prints the binary's path as its last line
+#   tools/build.sh capi       build (if missing) Cluster API's core and kubeadm control plane
+#                             managers (tools/capi) with their CRDs beside them, and
+#                             kube-controller-manager beside the plane's binaries; prints the
+#                             CAPI directory as its last line
 #   tools/build.sh --print-replaces VERSION   print the replace block for a kubernetes version
 #   tools/build.sh --print-argocd-replaces    print tools/argocd's replace block (argo-cd's own)
 set -euo pipefail
@@ -21,9 +25,10 @@ KUBE_VERSION="$(modversion kube-apiserver k8s.io/kubernetes)"
 ETCD_VERSION="$(modversion etcd go.etcd.io/etcd/server/v3)"
 HELM_VERSION="$(modversion helm helm.sh/helm/v3)"
 ARGOCD_VERSION="$(modversion argocd github.com/argoproj/argo-cd/v3)"
+CAPI_VERSION="$(modversion capi sigs.k8s.io/cluster-api)"
 # argo-cd v3.6 needs Go 1.27; the module proxy serves that toolchain. Only this build uses it.
 ARGOCD_GOTOOLCHAIN=go1.27.3
-for v in "$KUBE_VERSION" "$ETCD_VERSION" "$HELM_VERSION" "$ARGOCD_VERSION"; do
+for v in "$KUBE_VERSION" "$ETCD_VERSION" "$HELM_VERSION" "$ARGOCD_VERSION" "$CAPI_VERSION"; do
   # An empty version would build binaries that panic at start (kube-apiserver parses it).
   [[ "$v" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "[tools] cannot read the versions from tools/*/go.mod" >&2; exit 1; }
 done
@@ -123,6 +128,40 @@ if [[ "${1:-}" == "argocd" ]]; then
     rm -rf "$abin/crds" && mv "$abin/crds.tmp" "$abin/crds"
   fi
   echo "$abin/argocd"
+  exit 0
+fi
+
+if [[ "${1:-}" == "capi" ]]; then
+  # Kubernetes' garbage collector (kube-controller-manager, which the plane does not run
+  # otherwise) removes what CAPI's objects own once they are deleted, as in a real cluster.
+  have kube-controller-manager "$KUBE_VERSION" --version ||
+    timed kube-controller-manager build_kube kube-controller-manager
+  have kube-controller-manager "$KUBE_VERSION" --version || { log "kube-controller-manager --version does not report $KUBE_VERSION"; exit 1; }
+  # The managers have no --version flag: the directory is keyed by version and by the
+  # wrapper's go.mod/go.sum, and each binary is moved into place only once fully linked.
+  src="$(cat "$here"/capi/go.mod "$here"/capi/go.sum | sha256sum | cut -c1-12)"
+  bin="$cache_root/bin-capi-$CAPI_VERSION-$src"
+  mkdir -p "$bin"
+  cminor="$(echo "$CAPI_VERSION" | cut -d. -f2)"
+  # What the managers log as their version (CAPI's release builds set the same variables).
+  capi_ld="-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=$CAPI_VERSION"
+  capi_ld+=" -X sigs.k8s.io/cluster-api/version.gitMajor=1 -X sigs.k8s.io/cluster-api/version.gitMinor=$cminor"
+  capi_ld+=" -X sigs.k8s.io/cluster-api/version.gitTreeState=clean"
+  build_capi() { # build_capi NAME PACKAGE
+    (cd "$here/capi" && go build -ldflags "$capi_ld" -o "$bin/$1.tmp" "$2") && mv "$bin/$1.tmp" "$bin/$1"
+  }
+  [[ -x "$bin/capi-core" ]] || timed capi-core build_capi capi-core sigs.k8s.io/cluster-api/core
+  [[ -x "$bin/capi-kcp" ]] || timed capi-kcp build_capi capi-kcp sigs.k8s.io/cluster-api/controlplane/kubeadm
+  # The CRDs of the same module version, as its config/crd/bases hold them (without the
+  # contract labels its release manifests add: the tests add them when they apply the CRDs).
+  if [[ ! -s "$bin/crds/cluster.x-k8s.io_clusters.yaml" ]]; then
+    dir="$(cd "$here/capi" && go mod download -json "sigs.k8s.io/cluster-api@$CAPI_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+    rm -rf "$bin/crds.tmp" && mkdir -p "$bin/crds.tmp"
+    cp "$dir"/{core,controlplane/kubeadm,bootstrap/kubeadm}/config/crd/bases/*.yaml "$bin/crds.tmp/"
+    chmod 644 "$bin"/crds.tmp/*.yaml
+    rm -rf "$bin/crds" && mv "$bin/crds.tmp" "$bin/crds"
+  fi
+  echo "$bin"
   exit 0
 fi
 

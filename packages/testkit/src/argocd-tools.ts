@@ -45,7 +45,7 @@ export async function runChecked(
 
 export { run as runCommand };
 
-function lastLine(text: string): string {
+export function lastLine(text: string): string {
   const lines = text.trimEnd().split('\n');
   return (lines[lines.length - 1] ?? '').trim();
 }
@@ -65,10 +65,15 @@ export async function argocdCrdDir(): Promise<string> {
 
 let toolsBin: Promise<string> | undefined;
 
+/** The control-plane tools cache (kube-apiserver, kubectl, ...), built on first use. */
+export function toolsBinDir(): Promise<string> {
+  toolsBin ??= runChecked(BUILD_SCRIPT, []).then(lastLine);
+  return toolsBin;
+}
+
 /** kubectl from the control-plane tools cache. */
 export async function kubectlPath(): Promise<string> {
-  toolsBin ??= runChecked(BUILD_SCRIPT, []).then(lastLine);
-  return join(await toolsBin, 'kubectl');
+  return join(await toolsBinDir(), 'kubectl');
 }
 
 /** Runs kubectl against the plane as its admin. */

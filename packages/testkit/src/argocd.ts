@@ -12,6 +12,7 @@ import type { ControlPlane } from './control-plane.js';
 import { startLoopbackProxy } from './argocd-dns-proxy.js';
 import type { LoopbackProxy } from './argocd-dns-proxy.js';
 import { cleanEnv, startManaged, waitReady } from './argocd-process.js';
+import { applyCrds } from './crds.js';
 import type { Managed } from './argocd-process.js';
 import { argocdBinaryPath, argocdCrdDir, freePort, kubectl } from './argocd-tools.js';
 
@@ -37,22 +38,8 @@ export interface ArgoCd {
 export async function installArgoCdCrds(
   plane: Pick<ControlPlane, 'kubeconfigPath'>,
 ): Promise<void> {
-  const dir = await argocdCrdDir();
-  await kubectl(plane, ['apply', '--server-side', '--force-conflicts', '-f', dir]);
-  // Polled rather than `kubectl wait`, which fails while a new CRD has no conditions yet.
   const names = ['applications', 'applicationsets', 'appprojects'].map((n) => `${n}.argoproj.io`);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const list = JSON.parse(await kubectl(plane, ['get', 'crd', ...names, '--output', 'json'])) as {
-      items: { status?: { conditions?: { type: string; status: string }[] | null } }[];
-    };
-    const established = list.items.filter((crd) =>
-      (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True'),
-    );
-    if (established.length === names.length) return;
-    if (Date.now() > deadline) throw new Error("ArgoCD's CRDs were not established in 60s");
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await applyCrds(plane, "ArgoCD's CRDs", names, { path: await argocdCrdDir() });
 }
 
 // What ArgoCD's settings manager expects to find in its namespace (an install would create

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 
@@ -28,6 +30,15 @@ export interface StartOptions {
   readonly ownerPid?: number;
   /** Forward the script's progress (and any cold build's) to this process's stderr. */
   readonly progress?: boolean;
+  /**
+   * Sign the serving and admin certificates with this CA and trust it for client
+   * certificates, instead of a CA of the plane's own (a provisioner's cluster CA, say).
+   */
+  readonly ca?: { readonly certPem: string; readonly keyPem: string };
+  /** A host name the serving certificate is also valid for. */
+  readonly host?: string;
+  /** The API server's port (default: a free one). */
+  readonly port?: number;
 }
 
 interface RunResult {
@@ -108,10 +119,24 @@ export async function startControlPlane(
 ): Promise<ControlPlane> {
   const args = ['up', '--name', name];
   if (options.ownerPid !== undefined) args.push('--owner-pid', String(options.ownerPid));
-  const { stdout } = await runControlPlaneScript(
-    args,
-    options.progress === undefined ? {} : { progress: options.progress },
-  );
+  if (options.host !== undefined) args.push('--host', options.host);
+  if (options.port !== undefined) args.push('--port', String(options.port));
+  // The CA's key goes to the script in a private file, never on a command line.
+  const caDir = options.ca === undefined ? undefined : await mkdtemp(join(tmpdir(), 'acr-ca-'));
+  let stdout: string;
+  try {
+    if (caDir !== undefined && options.ca !== undefined) {
+      await writeFile(join(caDir, 'ca.crt'), options.ca.certPem, { mode: 0o600 });
+      await writeFile(join(caDir, 'ca.key'), options.ca.keyPem, { mode: 0o600 });
+      args.push('--ca-cert', join(caDir, 'ca.crt'), '--ca-key', join(caDir, 'ca.key'));
+    }
+    ({ stdout } = await runControlPlaneScript(
+      args,
+      options.progress === undefined ? {} : { progress: options.progress },
+    ));
+  } finally {
+    if (caDir !== undefined) await rm(caDir, { recursive: true, force: true });
+  }
   const kubeconfigPath = lastLine(stdout);
   if (kubeconfigPath === '')
     throw new Error(`control-plane up --name ${name} printed no kubeconfig path`);

@@ -26,7 +26,7 @@ export { installArgoCdCrds, startArgoCd } from './argocd.js';
 export type { ArgoCd, ArgoCdOptions } from './argocd.js';
 export { argoVerdicts, checkClusterSecrets } from './argocd-check.js';
 export type { ArgoExecVerdict, ArgoVerdict } from './argocd-check.js';
-export { argocdBinaryPath, kubectl } from './argocd-tools.js';
+export { argocdBinaryPath, freePort, kubectl } from './argocd-tools.js';
 export {
   applyObjects,
   clusterConnectionStatus,
@@ -44,3 +44,17 @@ export {
   requestsBetween,
 } from './api-server-requests.js';
 export type { RequestCounts } from './api-server-requests.js';
+export { capiBinaryDir, installCapiCrds, startCapi } from './capi.js';
+export type { Capi } from './capi.js';
+export {
+  capiClusterCa,
+  capiClusterObjects,
+  createCapiCluster,
+  waitForCapiKubeconfig,
+} from './capi-cluster.js';
+export type { CapiClusterCa, CapiClusterSpec } from './capi-cluster.js';
+export {
+  TEST_CLUSTER_KIND,
+  TEST_INFRASTRUCTURE_GROUP,
+  TEST_MACHINE_TEMPLATE_KIND,
+} from './capi-infrastructure.js';

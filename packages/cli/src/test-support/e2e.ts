@@ -69,8 +69,12 @@ if (process.env['VITEST'] !== undefined)
     }
   });
 
-export async function createWorld(): Promise<World> {
-  const [host, child] = await Promise.all([testHostPlane(), testChildPlane()]);
+/**
+ * A world on the run's shared planes, or on `planes.host` (a plane of the file's own, for
+ * controllers that must not act on the shared one).
+ */
+export async function createWorld(planes: { readonly host?: ControlPlane } = {}): Promise<World> {
+  const [host, child] = await Promise.all([planes.host ?? testHostPlane(), testChildPlane()]);
   const hostApi = coreApi(host);
   const target = uniqueName('argocd');
   const managedBy = uniqueName('e2e');
