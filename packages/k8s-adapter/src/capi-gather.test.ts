@@ -2,7 +2,7 @@
 // with Cluster API's real CRDs (testkit installCapiCrds; no CAPI controller is needed to
 // read Cluster objects), and the run's shared host plane, which serves no Cluster API group.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import {
   applyObjects,
@@ -16,6 +16,8 @@ import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 import { PROVIDER_PRESETS, plan } from '@argocd-cluster-registrar/core';
 import { CLUSTER_API_ABSENT } from './capi-clusters.js';
 import { createGatherer } from './gather.js';
+import { createWatchGatherer } from './watch-gatherer.js';
+import type { WorldChange } from './world-cache.js';
 import { loadKubeAccess } from './kube-access.js';
 import type { KubeAccess } from './kube-access.js';
 import {
@@ -142,6 +144,64 @@ describe('gathering Cluster sources', () => {
     expect(quiet.snapshot.sourceLookups).toEqual({});
     expect(quiet.snapshot.clusters).toBeUndefined();
     expect(plan(quiet.snapshot, off, Date.now()).actions).toEqual([]);
+  });
+});
+
+describe('watching Cluster sources (the daemon)', () => {
+  it('reflects a Cluster that appears, is relabelled and is deleted, and its kubeconfig, from the watches', async () => {
+    if (plane === undefined) throw new Error('no plane');
+    const config = capiConfig();
+    const fleet = uniqueName('fleet');
+    await createNamespace(core, fleet);
+    await createNamespace(core, config.targetNamespace);
+    const changes: WorldChange[] = [];
+    const gatherer = createWatchGatherer(access, config, {
+      onChange: (change) => changes.push(change),
+      onError: () => undefined,
+      resyncPeriodMs: 0,
+    });
+    try {
+      expect((await gatherer.full()).snapshot.clusters).toBeUndefined();
+      const managed = { [MANAGED_BY_KEY]: config.managedBy };
+      await core.createNamespacedSecret({
+        namespace: fleet,
+        body: kubeconfigSecret('alpha', 'https://alpha.example.com:6443'),
+      });
+      await applyObjects(plane, [clusterObject(fleet, 'alpha', managed)]);
+      await vi.waitFor(
+        () => {
+          expect(changes.flatMap((change) => change.namespaces)).toContain(`${fleet}/alpha`);
+        },
+        { timeout: 10_000 },
+      );
+      const seen = await gatherer.refresh([]);
+      expect(seen.snapshot.clusters?.map((c) => c.name)).toEqual(['alpha']);
+      expect(seen.snapshot.candidateSecrets.map((secret) => secret.name)).toEqual([
+        'alpha-kubeconfig',
+      ]);
+      const requestsBefore = gatherer.stats().secretReads;
+      await applyObjects(plane, [
+        clusterObject(fleet, 'alpha', { ...managed, [`${PREFIX}env`]: 'prod' }),
+      ]);
+      await vi.waitFor(
+        async () => {
+          const relabelled = await gatherer.refresh([]);
+          expect(relabelled.snapshot.clusters?.[0]?.labels[`${PREFIX}env`]).toBe('prod');
+        },
+        { timeout: 10_000 },
+      );
+      // A relabelled Cluster reads no Secret again: its kubeconfig did not change.
+      expect(gatherer.stats().secretReads).toBe(requestsBefore);
+      await applyObjects(plane, [clusterObject(fleet, 'alpha', {})]);
+      await vi.waitFor(
+        async () => {
+          expect((await gatherer.refresh([])).snapshot.clusters).toBeUndefined();
+        },
+        { timeout: 10_000 },
+      );
+    } finally {
+      gatherer.stop();
+    }
   });
 });
 
