@@ -14,6 +14,8 @@ import {
   settle,
   testConfig,
 } from '../test-support/fixtures.js';
+import { renderStatusText } from '../render-status.js';
+import { statusRows } from '../status-rows.js';
 import type { Action, Plan } from '../types.js';
 
 const SECRET_TYPE = 'argocd.argoproj.io/secret-type';
@@ -286,5 +288,15 @@ describe('names and servers across both kinds of source', () => {
         message: `Cluster fleet/alpha is not registered: ${message}`,
       },
     });
+  });
+});
+
+describe('status of Cluster sources', () => {
+  it('gives each Cluster its own row, named as a Cluster', () => {
+    const snapshot = scenario().capiChild('fleet', 'alpha').cluster('fleet', 'beta').build();
+    const rows = statusRows(plan(snapshot, CONFIG, NOW), snapshot, CONFIG);
+    const text = renderStatusText(rows, { now: NOW, color: false });
+    expect(rows.map((row) => [row.namespace, row.state])).toContainEqual(['fleet/beta', 'waiting']);
+    expect(text).toContain('Cluster fleet/beta: waiting (waiting-for-kubeconfig)');
   });
 });
