@@ -22,7 +22,8 @@ import { kubeRequest } from './kube-http.js';
 import type { KubeList } from './kube-objects.js';
 import type { ListPage } from './kube-api.js';
 import type { WatchedObject } from './list-watch-types.js';
-import { toTimestamp } from './observed-objects.js';
+import { presentLookup } from './gather-view.js';
+import { toSourceNamespace } from './observed-objects.js';
 import { ACCEPT_METADATA, ACCEPT_METADATA_LIST } from './raw-request.js';
 
 /** What discovery says of the Cluster API group. */
@@ -88,17 +89,10 @@ export function readCluster(
 }
 
 export function toSourceCluster(object: WatchedObject): SourceCluster {
-  const meta = object.metadata ?? {};
-  const deletionTimestamp = toTimestamp(meta.deletionTimestamp);
+  // The same metadata a namespace's view is made of, plus the Cluster's namespace.
   return {
-    namespace: meta.namespace ?? '',
-    name: meta.name ?? '',
-    uid: meta.uid ?? '',
-    ...(meta.resourceVersion !== undefined ? { resourceVersion: meta.resourceVersion } : {}),
-    labels: { ...(meta.labels ?? {}) },
-    annotations: { ...(meta.annotations ?? {}) },
-    creationTimestamp: toTimestamp(meta.creationTimestamp) ?? '',
-    ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
+    namespace: object.metadata?.namespace ?? '',
+    ...toSourceNamespace(object),
   };
 }
 
@@ -121,17 +115,11 @@ export async function lookUpCluster(
     };
   const slash = key.indexOf('/');
   try {
-    const cluster = toSourceCluster(
-      await readCluster(access, api.version, key.slice(0, slash), key.slice(slash + 1)),
+    return presentLookup(
+      toSourceCluster(
+        await readCluster(access, api.version, key.slice(0, slash), key.slice(slash + 1)),
+      ),
     );
-    return {
-      state: 'present',
-      uid: cluster.uid,
-      labels: cluster.labels,
-      ...(cluster.deletionTimestamp !== undefined
-        ? { deletionTimestamp: cluster.deletionTimestamp }
-        : {}),
-    };
   } catch (err) {
     const failure = classifyApiError(err);
     if (failure.kind === 'not-found') return { state: 'notFound' };
