@@ -100,6 +100,8 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 {{- end }}
 - {{ printf "--exec-credentials=%t" $v.execCredentials | quote }}
 - {{ printf "--drain-on-terminate=%t" $v.drainOnTerminate | quote }}
+- {{ printf "--capi-clusters=%t" $v.capiClusters | quote }}
+- {{ printf "--capi-cluster-names=%s" $v.capiClusterNames | quote }}
 - {{ printf "--interval=%s" $v.interval | quote }}
 - {{ printf "--resync-period=%s" $v.resyncPeriod | quote }}
 - {{ printf "--demoted-ttl=%s" $v.demotedTTL | quote }}

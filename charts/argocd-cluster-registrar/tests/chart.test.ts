@@ -80,6 +80,8 @@ describe('default render', () => {
       '--managed-by=cluster-registrar',
       '--exec-credentials=false',
       '--drain-on-terminate=false',
+      '--capi-clusters=false',
+      '--capi-cluster-names=name',
       '--interval=60s',
       '--resync-period=10m',
       '--demoted-ttl=168h',
@@ -145,6 +147,18 @@ describe('RBAC', () => {
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create'] },
     ]);
+  });
+
+  test('capiClusters, and only it, adds get, list and watch on clusters.cluster.x-k8s.io', async () => {
+    const rules = rulesOf(find(await render({ capiClusters: true }), 'ClusterRole'));
+    expect(rules.slice(3)).toEqual([
+      { apiGroups: ['cluster.x-k8s.io'], resources: ['clusters'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    const off = rulesOf(find(await render({ capiClusters: false }), 'ClusterRole'));
+    expect(off.some((rule) => rule.apiGroups.includes('cluster.x-k8s.io'))).toBe(false);
+    expect(containerOf(await render({ capiClusters: true })).args).toContain(
+      '--capi-clusters=true',
+    );
   });
 
   test('the Role writes secrets in targetNamespace; no leases without leader election', async () => {

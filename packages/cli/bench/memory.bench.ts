@@ -7,6 +7,10 @@
 //   pnpm build && node --expose-gc --import tsx packages/cli/bench/memory.bench.ts [N]
 //   (`pnpm bench memory` runs it with the default N = 10,000; a run takes 2-3 minutes)
 //
+// REGISTRAR_BENCH_MEMORY_SOURCES=clusters runs it with N Cluster API Cluster sources instead
+// of namespaces (Cluster API's real CRDs on the plane, 100 labelled Clusters per namespace,
+// each with its `<cluster>-kubeconfig`; the daemon runs with --provider capi --capi-clusters).
+//
 // REGISTRAR_BENCH_MEMORY_DIAG=1 makes a diagnostic run: the daemon also gets --trace-gc,
 // --heap-prof and a tiny preloaded probe logging process.memoryUsage() every second; the bench
 // prints where the live heap was allocated and the heap left after the last full collections.
@@ -41,6 +45,8 @@ import {
   nonWatchRequests,
   requestBreakdown,
   requestsBetween,
+  applyObjects,
+  installCapiCrds,
   runControlPlaneScript,
   startControlPlane,
 } from '../../testkit/src/index.js';
@@ -73,7 +79,9 @@ const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const daemonMain = join(repo, 'packages/cli/dist/main.js');
 /** A run under another memory limit than the chart's (image-runtime.ts) is its own block. */
 const LIMIT = process.env['REGISTRAR_BENCH_MEMORY_LIMIT'];
-const VARIANT = LIMIT === undefined ? '' : `-limit-${LIMIT}`;
+const CLUSTER_SOURCES = process.env['REGISTRAR_BENCH_MEMORY_SOURCES'] === 'clusters';
+const CLUSTERS_PER_NAMESPACE = 100;
+const VARIANT = `${LIMIT === undefined ? '' : `-limit-${LIMIT}`}${CLUSTER_SOURCES ? '-clusters' : ''}`;
 const work = `/tmp/acr-bench-memory/n${N}${VARIANT}${DIAG ? '-diag' : ''}`;
 const docPath = join(repo, 'docs/bench/memory.md');
 
@@ -256,6 +264,7 @@ function daemonArgs(kubeconfig: string, healthPort: number | string, metricsPort
     `127.0.0.1:${metricsPort}`,
     '--log-format',
     'json',
+    ...(CLUSTER_SOURCES ? ['--provider', 'capi', '--capi-clusters'] : []),
   ];
 }
 
@@ -297,6 +306,55 @@ function childKubeconfig(adminKubeconfig: string, index: number): string {
   const text = adminKubeconfig.replace(/server: \S+/, `server: https://c${index}.example:6443`);
   if (text === adminKubeconfig) throw new Error('admin kubeconfig has no server line');
   return text;
+}
+
+/** N labelled Clusters, 100 to a namespace, each with the kubeconfig KCP would write. */
+async function populateClusters(
+  plane: ControlPlane,
+  api: CoreV1Api,
+  adminKubeconfig: string,
+): Promise<void> {
+  await installCapiCrds(plane);
+  const namespaces = Array.from({ length: Math.ceil(N / CLUSTERS_PER_NAMESPACE) }, (_, k) => k);
+  await mapBounded(namespaces, 4, async (k) => {
+    const namespace = `fleet-${k}`;
+    await withRetry(`create namespace ${namespace}`, () =>
+      api.createNamespace({ body: { metadata: { name: namespace } } }),
+    );
+    const indices = Array.from(
+      { length: Math.min(CLUSTERS_PER_NAMESPACE, N - k * CLUSTERS_PER_NAMESPACE) },
+      (_, j) => k * CLUSTERS_PER_NAMESPACE + j,
+    );
+    await applyObjects(
+      plane,
+      indices.map((i) => ({
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'Cluster',
+        metadata: {
+          name: `c${i}`,
+          namespace,
+          labels: { [`${PREFIX}managed-by`]: MANAGED_BY, [`${PREFIX}team`]: `t${i % 20}` },
+        },
+        spec: { paused: true },
+      })),
+    );
+    await mapBounded(indices, CREATE_CONCURRENCY, (i) =>
+      withRetry(`create secret c${i}-kubeconfig`, () =>
+        api.createNamespacedSecret({
+          namespace,
+          body: {
+            metadata: {
+              name: `c${i}-kubeconfig`,
+              labels: { 'cluster.x-k8s.io/cluster-name': `c${i}` },
+            },
+            type: 'cluster.x-k8s.io/secret',
+            data: { value: Buffer.from(childKubeconfig(adminKubeconfig, i)).toString('base64') },
+          },
+        }),
+      ),
+    );
+    say(`created ${namespace}: ${indices.length} Clusters with kubeconfig Secrets`);
+  });
 }
 
 async function populate(api: CoreV1Api, adminKubeconfig: string): Promise<void> {
@@ -660,7 +718,12 @@ async function main(): Promise<void> {
       `creating ${N} labelled namespaces with kubeconfig Secrets (${CREATE_CONCURRENCY} in flight)…`,
     );
     const createStart = performance.now();
-    await populate(api, plane.kubeConfig);
+    if (CLUSTER_SOURCES) {
+      await withRetry('create namespace argocd', () =>
+        api.createNamespace({ body: { metadata: { name: TARGET } } }),
+      );
+      await populateClusters(plane, api, plane.kubeConfig);
+    } else await populate(api, plane.kubeConfig);
     const createMs = performance.now() - createStart;
     say(`created in ${secs(createMs)}`);
 

@@ -3,9 +3,11 @@
 // drained) when this instance writes. `registered` and `unchanged` are one state for this
 // purpose: a credential refresh is not news.
 
+import { clusterSourceKey, sourceRef } from '@argocd-cluster-registrar/core';
 import type { NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
 import {
   mapBounded,
+  recordClusterEvent,
   recordNamespaceEvent,
   recordSecretEvent,
 } from '@argocd-cluster-registrar/k8s-adapter';
@@ -51,6 +53,9 @@ export class OutcomeReporter {
    */
   async report(pass: PassReport, emitEvents: boolean): Promise<readonly OutcomeEvent[]> {
     const uids = new Map(pass.snapshot.namespaces.map((ns) => [ns.name, ns.uid]));
+    // Cluster sources are keyed `<namespace>/<name>`, as their outcomes are.
+    for (const cluster of pass.snapshot.clusters ?? [])
+      uids.set(clusterSourceKey(cluster.namespace, cluster.name), cluster.uid);
     const events: OutcomeEvent[] = [];
     const present = new Set<string>();
     for (const outcome of pass.plan.outcomes) {
@@ -108,8 +113,16 @@ export class OutcomeReporter {
         } else {
           const uid = uids.get(event.namespace);
           if (uid === undefined) return;
-          const ns = { name: event.namespace, uid };
-          failure = await recordNamespaceEvent(this.access, ns, note, EVENT_COMPONENT);
+          const source = sourceRef(event.namespace);
+          failure =
+            source.kind === 'Cluster'
+              ? await recordClusterEvent(this.access, { ...source, uid }, note, EVENT_COMPONENT)
+              : await recordNamespaceEvent(
+                  this.access,
+                  { name: source.name, uid },
+                  note,
+                  EVENT_COMPONENT,
+                );
         }
         if (failure?.connection === 'timeout') timedOut = true;
         if (failure !== undefined) {

@@ -65,6 +65,7 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
       error: failure.failure.message,
     });
   }
+  for (const notice of gathered.notices ?? []) deps.logger.warn(notice);
 
   const plan = makePlan(gathered.snapshot, deps.config, deps.now(), {
     translate: deps.gatherer.translate,

@@ -18,6 +18,10 @@
 //   parsing included    the steady pass with a fresh translator and no memo.
 //   first pass          nothing registered yet: every namespace yields a create (pre-parsed).
 //
+// The same passes run over Cluster API Cluster sources (up to 10,000: 100 Clusters per
+// namespace, each with its `<name>-kubeconfig`, the `capi` preset), whose budgets are the
+// namespaces' (PLAN_BENCH_KINDS=namespaces or clusters picks one kind).
+//
 // Run: `pnpm bench plan` (PLAN_BENCH_SIZES=1000,10000 to pick sizes).
 // Writes docs/bench/plan.md.
 
@@ -31,6 +35,7 @@ import type {
   ObservedSecret,
   Plan,
   Snapshot,
+  SourceCluster,
   SourceNamespace,
   TranslationResult,
 } from '../src/types.js';
@@ -44,10 +49,18 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const sizes = (process.env['PLAN_BENCH_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
 const NOW = Date.parse('2026-11-29T18:00:00Z');
 
+const kinds = (process.env['PLAN_BENCH_KINDS'] ?? 'namespaces,clusters').split(',') as Kind[];
+type Kind = 'namespaces' | 'clusters';
+
 const parsedConfig = parseConfig({});
 if (!parsedConfig.ok) throw new Error('default config is invalid');
-const config: Config = parsedConfig.config;
-const keys = labelKeys(config.labelPrefix);
+const namespaceConfig: Config = parsedConfig.config;
+const parsedClusterConfig = parseConfig({ providers: ['capi'], capiClusters: true });
+if (!parsedClusterConfig.ok) throw new Error('Cluster source config is invalid');
+const clusterConfig: Config = parsedClusterConfig.config;
+const keys = labelKeys(namespaceConfig.labelPrefix);
+/** Cluster sources per namespace, as CAPI fleets keep many Clusters in one namespace. */
+const CLUSTERS_PER_NAMESPACE = 100;
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 const CA = b64(CA_CERT_PEM);
@@ -76,8 +89,48 @@ users:
 `;
 }
 
+/** N managed sources of one kind, each with its kubeconfig Secret; nothing registered yet. */
+function freshSnapshot(count: number, kind: Kind): Snapshot {
+  return kind === 'namespaces' ? freshNamespaces(count) : freshClusters(count);
+}
+
+/** N labelled Clusters, 100 to a namespace, each with its `<name>-kubeconfig` Secret. */
+function freshClusters(count: number): Snapshot {
+  const config = clusterConfig;
+  const clusters: SourceCluster[] = [];
+  const candidateSecrets: ObservedSecret[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `c${i}`;
+    const namespace = `fleet-${Math.floor(i / CLUSTERS_PER_NAMESPACE)}`;
+    clusters.push({
+      namespace,
+      name,
+      uid: `cluster-uid-${i}`,
+      resourceVersion: '1',
+      labels: {
+        [keys.managedBy]: config.managedBy,
+        [`${config.labelPrefix}team`]: `team-${i % 20}`,
+      },
+      annotations: {},
+      creationTimestamp: '2026-11-01T00:00:00Z',
+    });
+    candidateSecrets.push({
+      namespace,
+      name: `${name}-kubeconfig`,
+      uid: `secret-uid-${i}`,
+      resourceVersion: '1',
+      type: 'cluster.x-k8s.io/secret',
+      labels: { 'cluster.x-k8s.io/cluster-name': name },
+      annotations: {},
+      data: { value: b64(kubeconfig(`https://${name}.clusters.example.com:6443`)) },
+    });
+  }
+  return { namespaces: [], clusters, candidateSecrets, clusterSecrets: [], sourceLookups: {} };
+}
+
 /** N managed namespaces, each with its k3k kubeconfig Secret; nothing registered yet. */
-function freshSnapshot(count: number): Snapshot {
+function freshNamespaces(count: number): Snapshot {
+  const config = namespaceConfig;
   const namespaces: SourceNamespace[] = [];
   const candidateSecrets: ObservedSecret[] = [];
   for (let i = 0; i < count; i++) {
@@ -243,6 +296,7 @@ type Scenario =
   | 'first pass';
 
 interface Row {
+  readonly kind: Kind;
   readonly size: number;
   readonly scenarios: ReadonlyMap<Scenario, Figures & { readonly runs: number }>;
   /** Heap in use (after a GC) holding the snapshot, its registrations, parse cache and memo. */
@@ -270,13 +324,13 @@ const perNs = (ms: number, size: number): string => ((ms * 1000) / size).toFixed
 
 function table(rows: readonly Row[]): string {
   const lines = [
-    '| namespaces | pass | CPU median (ms) | CPU p95 (ms) | CPU µs/namespace | wall median (ms) | wall p95 (ms) | actions | runs |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| sources | pass | CPU median (ms) | CPU p95 (ms) | CPU µs/source | wall median (ms) | wall p95 (ms) | actions | runs |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
     for (const [scenario, figures] of row.scenarios) {
       lines.push(
-        `| ${row.size.toLocaleString('en-US')} | ${scenario} | ${fmt(figures.cpuMs)} | ${fmt(figures.cpuP95Ms)} | ${perNs(figures.cpuMs, row.size)} | ${fmt(figures.wallMs)} | ${fmt(figures.wallP95Ms)} | ${figures.actions} | ${figures.runs} |`,
+        `| ${sizeName(row)} | ${scenario} | ${fmt(figures.cpuMs)} | ${fmt(figures.cpuP95Ms)} | ${perNs(figures.cpuMs, row.size)} | ${fmt(figures.wallMs)} | ${fmt(figures.wallP95Ms)} | ${figures.actions} | ${figures.runs} |`,
       );
     }
   }
@@ -285,13 +339,17 @@ function table(rows: readonly Row[]): string {
 
 function contextTable(rows: readonly Row[]): string {
   return [
-    '| namespaces | heap held between passes (MiB) | load average at start | load average at end |',
-    '|---:|---:|---|---|',
+    '| sources | heap held between passes (MiB) | load average at start | load average at end |',
+    '|---|---:|---|---|',
     ...rows.map(
       (row) =>
-        `| ${row.size.toLocaleString('en-US')} | ${row.heapMiB.toFixed(0)} | ${row.loadBefore} | ${row.loadAfter} |`,
+        `| ${sizeName(row)} | ${row.heapMiB.toFixed(0)} | ${row.loadBefore} | ${row.loadAfter} |`,
     ),
   ].join('\n');
+}
+
+function sizeName(row: Row): string {
+  return `${row.size.toLocaleString('en-US')} ${row.kind === 'namespaces' ? 'namespaces' : 'Clusters'}`;
 }
 
 function verdict(figures: Figures | undefined, budget: number, name: string): string {
@@ -307,36 +365,35 @@ function verdict(figures: Figures | undefined, budget: number, name: string): st
 
 function findings(rows: readonly Row[]): string {
   const lines: string[] = [];
-  const at10k = rows.find((row) => row.size === 10_000);
-  if (at10k !== undefined) {
+  for (const at10k of rows.filter((row) => row.size === 10_000)) {
+    const name = sizeName(at10k);
     lines.push(
-      `- ${verdict(at10k.scenarios.get('steady'), STEADY_BUDGET_MS, '10,000 namespaces, steady')}`,
-      `- ${verdict(at10k.scenarios.get('re-listed'), RELISTED_BUDGET_MS, '10,000 namespaces, re-listed')}`,
-      `- ${verdict(at10k.scenarios.get('steady, GC tail counted'), STEADY_BUDGET_MS, '10,000 namespaces, steady, GC tail counted (the earlier way of measuring)')}`,
-      `- ${verdict(at10k.scenarios.get('re-listed, GC tail counted'), RELISTED_BUDGET_MS, '10,000 namespaces, re-listed, GC tail counted (the earlier way of measuring)')}`,
+      `- ${verdict(at10k.scenarios.get('steady'), STEADY_BUDGET_MS, `${name}, steady`)}`,
+      `- ${verdict(at10k.scenarios.get('re-listed'), RELISTED_BUDGET_MS, `${name}, re-listed`)}`,
+      `- ${verdict(at10k.scenarios.get('steady, GC tail counted'), STEADY_BUDGET_MS, `${name}, steady, GC tail counted (the earlier way of measuring)`)}`,
+      `- ${verdict(at10k.scenarios.get('re-listed, GC tail counted'), RELISTED_BUDGET_MS, `${name}, re-listed, GC tail counted (the earlier way of measuring)`)}`,
     );
   }
   for (let i = 1; i < rows.length; i++) {
     const [small, large] = [rows[i - 1], rows[i]];
+    if (small?.kind !== large?.kind) continue;
     const smallSteady = small?.scenarios.get('steady');
     const largeSteady = large?.scenarios.get('steady');
     if (small === undefined || large === undefined) continue;
     if (smallSteady === undefined || largeSteady === undefined) continue;
     const growth = largeSteady.cpuMs / smallSteady.cpuMs / (large.size / small.size);
     lines.push(
-      `- Steady CPU per namespace from ${small.size.toLocaleString('en-US')} to ${large.size.toLocaleString('en-US')}: ×${growth.toFixed(2)} (1.00 is linear).`,
+      `- Steady CPU per source from ${sizeName(small)} to ${sizeName(large)}: ×${growth.toFixed(2)} (1.00 is linear).`,
     );
   }
   return lines.join('\n');
 }
 
 // Written after every size, so a size that does not finish still leaves the others on record.
-function report(rows: readonly Row[], pending: readonly number[]): void {
+function report(rows: readonly Row[], pending: readonly string[]): void {
   const machine = `${nproc} CPUs (nproc), ${cpuModel}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}; the machine is shared (load averages below)`;
   const notFinished =
-    pending.length === 0
-      ? ''
-      : `\nNot measured (the run stopped before): ${pending.map((size) => size.toLocaleString('en-US')).join(', ')} namespaces.\n`;
+    pending.length === 0 ? '' : `\nNot measured (the run stopped before): ${pending.join(', ')}.\n`;
   const markdown = `## plan(): 10,000 namespaces, steady ≤ ${STEADY_BUDGET_MS} ms, re-listed ≤ ${RELISTED_BUDGET_MS} ms (CPU)
 
 Command: \`pnpm bench plan\` (script \`packages/core/bench/plan.bench.ts\`; \`PLAN_BENCH_SIZES=1000,10000\`
@@ -369,6 +426,9 @@ measures the neighbours. It counts V8's GC helper threads too, so it errs high.
   kubeconfig is decoded, parsed as YAML and its certificates read (no warm-up).
 - **first pass**: nothing registered yet; every namespace yields a create, with its field
   diff for the preview (a memo that has seen that world; kubeconfigs pre-parsed).
+- **Clusters**: the same passes over Cluster API Cluster sources (100 labelled Clusters per
+  namespace, each registered from its \`<name>-kubeconfig\` under the \`capi\` preset); the
+  budgets are the same as for namespaces.
 - **heap**: V8 heap in use after a GC while holding the snapshot, the registrations, the parse
   cache and the plan memo (a hint for the 256 MiB budget, not the daemon's resident memory).
 
@@ -386,7 +446,12 @@ ${notFinished}`;
 }
 
 const rows: Row[] = [];
-for (const [index, size] of sizes.entries()) {
+// Cluster sources up to 10,000, the size their budget is stated for.
+const plans = kinds.flatMap((kind) =>
+  sizes.filter((size) => kind === 'namespaces' || size <= 10_000).map((size) => ({ kind, size })),
+);
+for (const [index, { kind, size }] of plans.entries()) {
+  const config = kind === 'namespaces' ? namespaceConfig : clusterConfig;
   const loadBefore = load();
   const runs = size >= 100_000 ? 5 : 31;
   // Parsing 100,000 kubeconfigs takes minutes on a busy machine: fewer cold runs, no warm-up
@@ -394,7 +459,7 @@ for (const [index, size] of sizes.entries()) {
   const coldRuns = size >= 100_000 ? 1 : size >= 10_000 ? 3 : 5;
   const firstRuns = size >= 100_000 ? 3 : size >= 10_000 ? 15 : runs;
   const warmUps = size >= 100_000 ? 2 : WARM_UPS;
-  const fresh = freshSnapshot(size);
+  const fresh = freshSnapshot(size, kind);
   const warm = memoisingTranslator();
   // The daemon's memo (one per process, passed to every pass); the first-pass runs get their
   // own, as they plan another world.
@@ -453,7 +518,10 @@ for (const [index, size] of sizes.entries()) {
       { warmUps: size >= 100_000 ? 1 : 2 },
     ),
   );
-  rows.push({ size, scenarios, heapMiB, loadBefore, loadAfter: load() });
-  console.log(`measured ${size} namespaces`);
-  report(rows, sizes.slice(index + 1));
+  rows.push({ kind, size, scenarios, heapMiB, loadBefore, loadAfter: load() });
+  console.log(`measured ${size} ${kind}`);
+  report(
+    rows,
+    plans.slice(index + 1).map((next) => `${next.size.toLocaleString('en-US')} ${next.kind}`),
+  );
 }

@@ -25,6 +25,18 @@ export interface ConfigInput {
   execCredentials?: boolean;
   /** Drain before deregistration (`--drain-on-terminate`, chart `drainOnTerminate`); default false. */
   drainOnTerminate?: boolean;
+  /**
+   * Cluster API `Cluster` objects as sources (`--capi-clusters`, chart `capiClusters`): a
+   * Cluster labelled `<prefix>managed-by` is registered from its own kubeconfig Secret.
+   * Default false (the registrar then needs no access to Cluster API objects).
+   */
+  capiClusters?: boolean;
+  /**
+   * The cluster name of a Cluster source without a `<prefix>cluster` label: `name` (the
+   * Cluster's name, the default) or `namespace-name` (`<namespace>-<name>`, for fleets that
+   * reuse Cluster names across namespaces).
+   */
+  capiClusterNames?: string;
 }
 
 export interface ConfigError {
@@ -51,6 +63,8 @@ export const CONFIG_DEFAULTS = {
   credentialRefreshWindow: '0s',
   execCredentials: false,
   drainOnTerminate: false,
+  capiClusters: false,
+  capiClusterNames: 'name',
 } as const satisfies Required<Omit<ConfigInput, 'secretNamePattern' | 'secretKey'>>;
 
 /**

@@ -76,7 +76,7 @@ export function durationSetting(
 }
 export function booleanSetting(
   input: ConfigInput,
-  key: 'execCredentials' | 'drainOnTerminate',
+  key: 'execCredentials' | 'drainOnTerminate' | 'capiClusters',
   fallback: boolean,
   fail: Fail,
 ): boolean | undefined {

@@ -57,4 +57,15 @@ export interface Config {
    * generators select on) and is deleted once the namespace is gone. Off by default.
    */
   readonly drainOnTerminate: boolean;
+  /**
+   * Cluster API `Cluster` objects labelled `<prefix>managed-by` are sources too
+   * (`--capi-clusters`). The planner plans whatever sources the snapshot holds; the
+   * gatherers read Clusters only when this is on. Off by default.
+   */
+  readonly capiClusters: boolean;
+  /**
+   * The cluster name of a Cluster source without a `<prefix>cluster` label: its own name, or
+   * `<namespace>-<name>`.
+   */
+  readonly capiClusterNames: 'name' | 'namespace-name';
 }

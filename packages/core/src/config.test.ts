@@ -43,6 +43,8 @@ describe('parseConfig defaults', () => {
       credentialRefreshWindowMs: 0,
       execCredentials: false,
       drainOnTerminate: false,
+      capiClusters: false,
+      capiClusterNames: 'name',
     });
   });
 
@@ -57,6 +59,8 @@ describe('parseConfig defaults', () => {
       credentialRefreshWindow: '0s',
       execCredentials: false,
       drainOnTerminate: false,
+      capiClusters: false,
+      capiClusterNames: 'name',
     });
     expect(valid({ ...CONFIG_DEFAULTS })).toEqual(valid({}));
   });
@@ -73,6 +77,8 @@ describe('parseConfig defaults', () => {
         credentialRefreshWindow: '720h',
         execCredentials: true,
         drainOnTerminate: true,
+        capiClusters: true,
+        capiClusterNames: 'namespace-name',
       }),
     ).toEqual({
       targetNamespace: 'gitops',
@@ -97,6 +103,22 @@ describe('parseConfig defaults', () => {
       credentialRefreshWindowMs: 720 * 3_600_000,
       execCredentials: true,
       drainOnTerminate: true,
+      capiClusters: true,
+      capiClusterNames: 'namespace-name',
+    });
+  });
+
+  it('refuses an unknown name form for Cluster sources, naming the accepted ones', () => {
+    const result = parseConfig({ capiClusterNames: 'namespace/name' });
+    expect(result).toEqual({
+      ok: false,
+      errors: [
+        {
+          setting: 'capiClusterNames',
+          value: 'namespace/name',
+          message: 'must be one of name, namespace-name',
+        },
+      ],
     });
   });
 });

@@ -20,6 +20,7 @@ import {
   labelPrefixProblem,
   stringSetting,
 } from './config-settings.js';
+import type { Config } from './types.js';
 
 export {
   CONFIG_DEFAULTS,
@@ -43,6 +44,8 @@ const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
   'credentialRefreshWindow',
   'execCredentials',
   'drainOnTerminate',
+  'capiClusters',
+  'capiClusterNames',
 ]);
 
 export interface ParseConfigOptions {
@@ -127,6 +130,9 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     fail,
   );
 
+  const capiClusters = booleanSetting(input, 'capiClusters', CONFIG_DEFAULTS.capiClusters, fail);
+  const capiClusterNames = clusterNamesSetting(input, fail);
+
   const providers = providerSettings(input, fail, nameOf);
 
   if (
@@ -139,6 +145,8 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     credentialRefreshWindowMs === undefined ||
     execCredentials === undefined ||
     drainOnTerminate === undefined ||
+    capiClusters === undefined ||
+    capiClusterNames === undefined ||
     providers === undefined
   ) {
     return { ok: false, errors };
@@ -159,8 +167,24 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
       credentialRefreshWindowMs,
       execCredentials,
       drainOnTerminate,
+      capiClusters,
+      capiClusterNames,
     },
   };
+}
+
+const CLUSTER_NAME_FORMS: readonly Config['capiClusterNames'][] = ['name', 'namespace-name'];
+
+function clusterNamesSetting(
+  input: ConfigInput,
+  fail: (setting: string, value: unknown, message: string) => void,
+): Config['capiClusterNames'] | undefined {
+  const value: unknown = input.capiClusterNames ?? CONFIG_DEFAULTS.capiClusterNames;
+  const form = CLUSTER_NAME_FORMS.find((candidate) => candidate === value);
+  if (form === undefined) {
+    fail('capiClusterNames', value, `must be one of ${CLUSTER_NAME_FORMS.join(', ')}`);
+  }
+  return form;
 }
 
 /** One line per error, for a start-up failure message: `interval "0s": must be at least 1s …`. */

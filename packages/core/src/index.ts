@@ -51,6 +51,17 @@ export {
   type LabelKeys,
 } from './label-keys.js';
 export { registrationName, buildRegistration, isDnsSubdomain } from './registration.js';
+export {
+  CAPI_CLUSTERS_RESOURCE,
+  CAPI_GROUP,
+  CLUSTER_SOURCE_KIND,
+  clusterSecretName,
+  clusterSourceKey,
+  describeSource,
+  sourceNamespaceOf,
+  sourceRef,
+  type SourceRef,
+} from './sources.js';
 
 // Rendering and snapshots
 export {

@@ -12,6 +12,11 @@ export interface LabelKeys {
   readonly cluster: string;
   readonly sourceNamespace: string;
   readonly sourceNamespaceUid: string;
+  /** `Cluster` on the registration of a Cluster API Cluster; absent for a namespace's. */
+  readonly sourceKind: string;
+  /** The source Cluster's name and uid (its namespace is in `sourceNamespace`). */
+  readonly sourceCluster: string;
+  readonly sourceClusterUid: string;
   readonly provider: string;
   readonly project: string;
   readonly namespaces: string;
@@ -32,6 +37,9 @@ const SUFFIXES = {
   cluster: 'cluster',
   sourceNamespace: 'source-namespace',
   sourceNamespaceUid: 'source-namespace-uid',
+  sourceKind: 'source-kind',
+  sourceCluster: 'source-cluster',
+  sourceClusterUid: 'source-cluster-uid',
   provider: 'provider',
   project: 'project',
   namespaces: 'namespaces',
@@ -53,6 +61,9 @@ export function labelKeys(prefix: string): LabelKeys {
     cluster: full(SUFFIXES.cluster),
     sourceNamespace: full(SUFFIXES.sourceNamespace),
     sourceNamespaceUid: full(SUFFIXES.sourceNamespaceUid),
+    sourceKind: full(SUFFIXES.sourceKind),
+    sourceCluster: full(SUFFIXES.sourceCluster),
+    sourceClusterUid: full(SUFFIXES.sourceClusterUid),
     provider: full(SUFFIXES.provider),
     project: full(SUFFIXES.project),
     namespaces: full(SUFFIXES.namespaces),

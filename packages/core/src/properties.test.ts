@@ -14,7 +14,8 @@ import {
   withUnreadParts,
 } from './test-support/arbitraries.js';
 import { registrationProblems } from './test-support/argo-check.js';
-import { DAY, KEYS, NOW, settle } from './test-support/fixtures.js';
+import { DAY, KEYS, NOW, recordedSource, settle, sourcesOf } from './test-support/fixtures.js';
+import { sourceNamespaceOf } from './sources.js';
 import type { Action, ObservedSecret, Snapshot, SourceNamespace } from './types.js';
 
 const RUNS = { numRuns: 120 };
@@ -63,7 +64,8 @@ describe('plan properties', () => {
     );
   });
 
-  it('never deletes without positive proof', () => {
+  it('never deletes without positive proof, for either kind of source', () => {
+    const cases = { namespaceDeletes: 0, clusterDeletes: 0 };
     fc.assert(
       fc.property(plannerInputArb, (input) => {
         const snapshot = buildSnapshot(input);
@@ -73,7 +75,13 @@ describe('plan properties', () => {
           if (target === undefined) throw new Error('delete of a missing Secret');
           expect(target.labels[KEYS.prune]).not.toBe('disabled');
           const reason = action.reason;
-          const managed = snapshot.namespaces.find((ns) => ns.name === reason.namespace);
+          if (reason.code !== 'demotion-expired') {
+            // The proof is about the very source the registration records.
+            expect(recordedSource(target).key).toBe(reason.namespace);
+            if (reason.namespace.includes('/')) cases.clusterDeletes += 1;
+            else cases.namespaceDeletes += 1;
+          }
+          const managed = sourcesOf(snapshot).find((ns) => ns.name === reason.namespace);
           const lookup = snapshot.sourceLookups[reason.namespace];
           switch (reason.code) {
             case 'source-namespace-not-found':
@@ -81,7 +89,7 @@ describe('plan properties', () => {
               expect(lookup).toEqual({ state: 'notFound' });
               break;
             case 'source-namespace-replaced': {
-              expect(target.labels[KEYS.sourceNamespaceUid]).toBe(reason.recordedUid);
+              expect(recordedSource(target).uid).toBe(reason.recordedUid);
               const observed =
                 managed?.uid ?? (lookup?.state === 'present' ? lookup.uid : undefined);
               expect(observed).toBe(reason.observedUid);
@@ -98,6 +106,7 @@ describe('plan properties', () => {
       }),
       RUNS,
     );
+    reportCases('positive proof', cases);
   });
 
   it('never deletes on an unknown lookup or an unusable kubeconfig', () => {
@@ -124,7 +133,7 @@ describe('plan properties', () => {
         for (const { reason } of deletions) {
           if (reason.code === 'demotion-expired') continue;
           expect(reason.code).toBe('source-namespace-replaced');
-          const managed = snapshot.namespaces.find((ns) => ns.name === reason.namespace);
+          const managed = sourcesOf(snapshot).find((ns) => ns.name === reason.namespace);
           expect(managed?.uid).toBeDefined();
           expect(managed?.uid).not.toBe(
             reason.code === 'source-namespace-replaced' ? reason.recordedUid : undefined,
@@ -155,7 +164,7 @@ describe('plan properties', () => {
   });
 
   it('partial application is safe: whatever subset of a plan succeeds, pass after pass, no healthy labelled namespace is left without an active registration', () => {
-    const cases = { renames: 0, laterDemotions: 0, droppedCreates: 0 };
+    const cases = { renames: 0, laterDemotions: 0, droppedCreates: 0, healthyClusters: 0 };
     fc.assert(
       fc.property(
         renamingInputArb,
@@ -163,7 +172,9 @@ describe('plan properties', () => {
         fc.array(fc.array(fc.boolean(), { maxLength: 8 }), { maxLength: PASSES }),
         (input, successes) => {
           let snapshot = buildSnapshot(input);
-          if (snapshot.namespaces.some((ns) => renamedAway(snapshot, ns))) cases.renames += 1;
+          if (sourcesOf(snapshot).some((ns) => renamedAway(snapshot, ns))) cases.renames += 1;
+          if (sourcesOf(snapshot).some((ns) => ns.name.includes('/') && isHealthy(snapshot, ns)))
+            cases.healthyClusters += 1;
           for (let pass = 0; pass < PASSES; pass++) {
             const result = plan(snapshot, config, NOW);
             if (result.actions.length === 0) break;
@@ -173,7 +184,7 @@ describe('plan properties', () => {
               cases.laterDemotions += 1;
             if (result.actions.some((action, i) => action.kind === 'create' && mask[i] === false))
               cases.droppedCreates += 1;
-            const healthy = snapshot.namespaces.filter((ns) => isHealthy(snapshot, ns));
+            const healthy = sourcesOf(snapshot).filter((ns) => isHealthy(snapshot, ns));
             const after = applyPlanToSnapshot(snapshot, { ...result, actions: succeeded });
             for (const ns of healthy) {
               expect(
@@ -196,6 +207,7 @@ describe('plan properties', () => {
         const snapshot = buildSnapshot(input);
         const permuted: Snapshot = {
           namespaces: shuffled(snapshot.namespaces, seed),
+          clusters: shuffled(snapshot.clusters ?? [], seed + 4),
           candidateSecrets: shuffled(snapshot.candidateSecrets, seed + 1),
           clusterSecrets: shuffled(snapshot.clusterSecrets, seed + 2),
           sourceLookups: Object.fromEntries(
@@ -221,7 +233,7 @@ describe('plan properties', () => {
             if (outcome.state !== 'registered' && outcome.state !== 'unchanged') continue;
             if (outcome.reason?.code === 'terminating') continue;
             const registration = secretNamed(snapshot, `cluster-${outcome.cluster ?? ''}`);
-            expect(registration?.labels[KEYS.sourceNamespace]).toBe(outcome.namespace);
+            expect(registration && recordedSource(registration).key).toBe(outcome.namespace);
             expect(registration?.labels['argocd.argoproj.io/secret-type']).toBe('cluster');
           }
           // No demoted registration outlives the TTL unless something keeps it on purpose.
@@ -231,7 +243,7 @@ describe('plan properties', () => {
               const since = Date.parse(secret.annotations[KEYS.staleSince] ?? '');
               const claimedBySource = result.outcomes.some(
                 (outcome) =>
-                  outcome.namespace === secret.labels[KEYS.sourceNamespace] &&
+                  outcome.namespace === recordedSource(secret).key &&
                   `cluster-${outcome.cluster ?? ''}` === secret.name,
               );
               if (
@@ -263,14 +275,14 @@ describe('plan properties', () => {
         if (result.actions.length < plan(complete, config, NOW).actions.length)
           cases.withheldWrites += 1;
         for (const outcome of result.outcomes) {
-          if (!unread.has(outcome.namespace)) continue;
+          if (!unread.has(sourceNamespaceOf(outcome.namespace))) continue;
           expect(outcome.state, outcome.namespace).not.toBe('stale');
           expect(outcome.state, outcome.namespace).not.toBe('waiting');
         }
         for (const action of result.actions) {
           const what = `${action.kind} ${action.cluster} (${action.reason.code})`;
           if (action.kind === 'create')
-            expect(unread.has(action.reason.namespace), what).toBe(false);
+            expect(unread.has(sourceNamespaceOf(action.reason.namespace)), what).toBe(false);
           if (!targetUnread) continue;
           expect(action.kind, what).toBe('update');
           expect(['taken-over', 'restored-from-demotion', 'server-changed'], what).not.toContain(
@@ -302,8 +314,10 @@ describe('plan properties', () => {
         // A renamed namespace's old and new registrations share its server for one pass (the
         // old one is demoted once the new one is observed): ArgoCD sees the same cluster twice,
         // never two clusters on one address.
-        const source = (secret: ObservedSecret): string =>
-          `${secret.labels[KEYS.sourceNamespace] ?? '?'}/${secret.labels[KEYS.sourceNamespaceUid] ?? '?'}`;
+        const source = (secret: ObservedSecret): string => {
+          const recorded = recordedSource(secret);
+          return `${recorded.key ?? '?'}#${recorded.uid ?? '?'}`;
+        };
         for (const name of written) {
           const secret = active.find((candidate) => candidate.name === name);
           if (secret === undefined) continue;
@@ -370,8 +384,8 @@ function activeRegistrationsOf(snapshot: Snapshot, ns: SourceNamespace): string[
         secret.namespace === config.targetNamespace &&
         owned(secret) &&
         secret.labels['argocd.argoproj.io/secret-type'] === 'cluster' &&
-        secret.labels[KEYS.sourceNamespace] === ns.name &&
-        secret.labels[KEYS.sourceNamespaceUid] === ns.uid,
+        recordedSource(secret).key === ns.name &&
+        recordedSource(secret).uid === ns.uid,
     )
     .map((secret) => secret.name);
 }
@@ -379,13 +393,21 @@ function activeRegistrationsOf(snapshot: Snapshot, ns: SourceNamespace): string[
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /**
- * Healthy: managed, not terminating, a cluster label that makes a valid Secret name, and an
- * active registration of its own before the plan. Its kubeconfig may be gone or broken (a
- * stale registration is kept), and it may claim another name than the one registered.
+ * Healthy: managed, not terminating, a cluster name (label, or a Cluster's own name) that
+ * makes a valid Secret name, not in conflict (a managed namespace holding managed Clusters),
+ * and an active registration of its own before the plan. Its kubeconfig may be gone or
+ * broken (a stale registration is kept), and it may claim another name than the one
+ * registered.
  */
 function isHealthy(snapshot: Snapshot, ns: SourceNamespace): boolean {
-  const cluster = ns.labels[KEYS.cluster];
+  const slash = ns.name.indexOf('/');
+  const cluster = ns.labels[KEYS.cluster] ?? (slash < 0 ? undefined : ns.name.slice(slash + 1));
+  const namespaceName = sourceNamespaceOf(ns.name);
+  const conflict =
+    snapshot.namespaces.some((other) => other.name === namespaceName) &&
+    (snapshot.clusters ?? []).some((other) => other.namespace === namespaceName);
   return (
+    !conflict &&
     ns.labels[KEYS.managedBy] === config.managedBy &&
     ns.deletionTimestamp === undefined &&
     cluster !== undefined &&
@@ -399,7 +421,9 @@ function isHealthy(snapshot: Snapshot, ns: SourceNamespace): boolean {
 function renamedAway(snapshot: Snapshot, ns: SourceNamespace): boolean {
   return (
     isHealthy(snapshot, ns) &&
-    !activeRegistrationsOf(snapshot, ns).includes(`cluster-${ns.labels[KEYS.cluster] ?? ''}`)
+    !activeRegistrationsOf(snapshot, ns).includes(
+      `cluster-${ns.labels[KEYS.cluster] ?? ns.name.slice(ns.name.indexOf('/') + 1)}`,
+    )
   );
 }
 

@@ -13,6 +13,7 @@ import type {
 import { decodeBase64Text } from './base64.js';
 import { matchGlob } from './glob.js';
 import { translateKubeconfig } from './kubeconfig.js';
+import { clusterSecretName } from './sources.js';
 
 export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, Provider>> = {
   k3k: {
@@ -79,6 +80,14 @@ export const PROVIDER_PRESET_NAMES = Object.keys(PROVIDER_PRESETS) as readonly E
   ProviderName,
   'custom'
 >[];
+
+export interface SelectOptions extends TranslateOptions {
+  /**
+   * Select for this Cluster API Cluster: each provider's pattern names exactly its Secret
+   * (see clusterSecretName); providers whose pattern cannot are skipped.
+   */
+  readonly clusterName?: string;
+}
 
 export interface TranslateOptions {
   /**
@@ -164,15 +173,25 @@ export function selectKubeconfig(
   secrets: readonly ObservedSecret[],
   providers: readonly Provider[],
   translate: Translator,
-  options?: TranslateOptions,
+  selectOptions?: SelectOptions,
 ): KubeconfigSelection {
   const rejected: { candidate: CandidateRef; refusal: Refusal }[] = [];
   const own = secrets.filter((secret) => secret.namespace === namespace);
+  const clusterName = selectOptions?.clusterName;
+  const options: TranslateOptions | undefined =
+    selectOptions?.serverOverridden === true ? { serverOverridden: true } : undefined;
   for (const provider of providers) {
+    const exact =
+      clusterName === undefined
+        ? undefined
+        : clusterSecretName(provider.secretNamePattern, clusterName);
+    if (clusterName !== undefined && exact === undefined) continue;
     const candidates = own
       .filter(
         (secret) =>
-          matchGlob(provider.secretNamePattern, secret.name) &&
+          (exact === undefined
+            ? matchGlob(provider.secretNamePattern, secret.name)
+            : secret.name === exact) &&
           provider.keys.some((key) => Object.hasOwn(secret.data, key)),
       )
       .sort((a, b) => {

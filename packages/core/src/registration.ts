@@ -10,6 +10,7 @@ import {
   type LabelKeys,
 } from './label-keys.js';
 import { classifyServer } from './server-address.js';
+import { CLUSTER_SOURCE_KIND, describeSource } from './sources.js';
 import type {
   ArgoClusterConfig,
   Config,
@@ -88,7 +89,10 @@ export function encodeClusterConfig(config: ArgoClusterConfig): string {
 // Building the desired Secret
 
 export interface RegistrationInput {
+  /** The source's metadata; for a Cluster, `name` is its source key (sources.ts). */
   readonly namespace: SourceNamespace;
+  /** Set when the source is a Cluster API Cluster: its namespace and name. */
+  readonly capi?: { readonly namespace: string; readonly name: string };
   readonly cluster: string;
   readonly provider: ProviderName;
   readonly translation: Translation;
@@ -129,8 +133,17 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   labels[ARGOCD_SECRET_TYPE_LABEL] = ARGOCD_CLUSTER_SECRET_TYPE;
   labels[keys.managedBy] = input.config.managedBy;
   labels[keys.cluster] = input.cluster;
-  labels[keys.sourceNamespace] = namespace.name;
-  labels[keys.sourceNamespaceUid] = namespace.uid;
+  const capi = input.capi;
+  if (capi === undefined) {
+    labels[keys.sourceNamespace] = namespace.name;
+    labels[keys.sourceNamespaceUid] = namespace.uid;
+  } else {
+    // The kind tells a deletion proof which object to look up (sources.ts).
+    labels[keys.sourceKind] = CLUSTER_SOURCE_KIND;
+    labels[keys.sourceNamespace] = capi.namespace;
+    labels[keys.sourceCluster] = capi.name;
+    labels[keys.sourceClusterUid] = namespace.uid;
+  }
   labels[keys.provider] = input.provider;
 
   const annotations: Record<string, string> = keepForeignKeys(existing?.annotations, keys);
@@ -234,7 +247,7 @@ function copyAnnotations(
       warnings.push({
         code: 'annotation-too-large',
         namespace: namespace.name,
-        message: `annotation ${key} is ${valueBytes} bytes, over the ${ANNOTATION_LIMITS.valueBytes}-byte limit for copied annotations; it is not copied (shorten it, or move the data elsewhere)`,
+        message: `annotation ${key} of ${describeSource(namespace.name)} is ${valueBytes} bytes, over the ${ANNOTATION_LIMITS.valueBytes}-byte limit for copied annotations; it is not copied (shorten it, or move the data elsewhere)`,
       });
       continue;
     }
@@ -291,14 +304,14 @@ function applyServerOverride(input: RegistrationInput): Connection {
         invalid: 'is not an https:// (or http://) URL with a host',
       };
       return refuseOverride(
-        `annotation ${keys.server}=${JSON.stringify(serverOverride)} on namespace ${namespace.name} ${why[kind]}; set it to the child API server's address, e.g. https://api.child.example.com:6443, or remove it`,
+        `annotation ${keys.server}=${JSON.stringify(serverOverride)} on ${describeSource(namespace.name)} ${why[kind]}; set it to the child API server's address, e.g. https://api.child.example.com:6443, or remove it`,
       );
     }
     server = candidate;
   }
   if (serverName !== undefined && !(serverName.length <= 253 && HOST_NAME.test(serverName))) {
     return refuseOverride(
-      `annotation ${keys.tlsServerName}=${JSON.stringify(serverName)} on namespace ${namespace.name} is not a DNS name; set it to a name on the child API server's certificate, or remove it`,
+      `annotation ${keys.tlsServerName}=${JSON.stringify(serverName)} on ${describeSource(namespace.name)} is not a DNS name; set it to a name on the child API server's certificate, or remove it`,
     );
   }
   if (server === translation.server && serverName === undefined) {

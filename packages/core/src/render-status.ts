@@ -10,6 +10,7 @@ import {
   type StatusRow,
   type StatusState,
 } from './status-rows.js';
+import { describeSource } from './sources.js';
 
 export interface RenderStatusOptions {
   readonly color?: boolean;
@@ -95,7 +96,7 @@ export function renderStatusText(rows: readonly StatusRow[], options: RenderStat
     for (const row of explained) {
       const who =
         row.kind === 'namespace'
-          ? `namespace ${row.namespace ?? ''}`
+          ? describeSource(row.namespace ?? '')
           : row.kind === 'registration'
             ? `${row.secret ?? ''} (registration${row.namespace === undefined ? '' : ` of ${row.namespace}`})`
             : `${row.secret ?? ''} (not ours)`;

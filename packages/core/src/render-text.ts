@@ -9,6 +9,7 @@ import { redactChange, summarisePlan } from './render-json.js';
 import { CONCEALED } from './sensitive-display.js';
 import { actionTarget } from './action-target.js';
 import { unreachable } from './unreachable.js';
+import { describeSource } from './sources.js';
 
 export interface RenderTextOptions {
   /** ANSI colours (default off: logs and tests get plain text). */
@@ -128,9 +129,9 @@ export function describeReason(action: Action): string {
       const reason = action.reason;
       switch (reason.code) {
         case 'new-registration':
-          return `namespace ${reason.namespace} is not registered yet`;
+          return `${describeSource(reason.namespace)} is not registered yet`;
         case 'restored':
-          return `the registration of namespace ${reason.namespace} is missing and is restored`;
+          return `the registration of ${describeSource(reason.namespace)} is missing and is restored`;
         default:
           return unreachable(reason);
       }
@@ -139,36 +140,36 @@ export function describeReason(action: Action): string {
       const reason = action.reason;
       switch (reason.code) {
         case 'credentials-changed':
-          return `the credentials in the kubeconfig of namespace ${reason.namespace} changed`;
+          return `the credentials in the kubeconfig of ${describeSource(reason.namespace)} changed`;
         case 'server-changed':
-          return `the server address of namespace ${reason.namespace} changed`;
+          return `the server address of ${describeSource(reason.namespace)} changed`;
         case 'ca-changed':
-          return `the certificate authority of namespace ${reason.namespace} changed`;
+          return `the certificate authority of ${describeSource(reason.namespace)} changed`;
         case 'metadata-changed':
-          return `the labels or annotations of namespace ${reason.namespace} changed`;
+          return `the labels or annotations of ${describeSource(reason.namespace)} changed`;
         case 'restored-from-demotion':
-          return `namespace ${reason.namespace} claims this cluster again: the demoted registration is restored`;
+          return `${describeSource(reason.namespace)} claims this cluster again: the demoted registration is restored`;
         case 'taken-over':
-          return `namespace ${reason.namespace} takes over the registration that namespace ${reason.previousNamespace} gave up`;
+          return `${describeSource(reason.namespace)} takes over the registration that ${describeSource(reason.previousNamespace)} gave up`;
         case 'drained':
-          return `namespace ${reason.namespace} is terminating: the copied labels (${reason.labels.join(', ')}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the namespace is gone`;
+          return `${describeSource(reason.namespace)} is terminating: the copied labels (${reason.labels.join(', ')}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the namespace is gone`;
         default:
           return unreachable(reason);
       }
     }
     case 'demote': {
       const reason = action.reason;
-      return `namespace ${reason.namespace} now registers as ${reason.supersededBy}; this one is kept aside until the demoted TTL expires, so reverting the label restores it`;
+      return `${describeSource(reason.namespace)} now registers as ${reason.supersededBy}; this one is kept aside until the demoted TTL expires, so reverting the label restores it`;
     }
     case 'delete': {
       const reason = action.reason;
       switch (reason.code) {
         case 'source-namespace-not-found':
-          return `source namespace ${reason.namespace} no longer exists`;
+          return `source ${describeSource(reason.namespace)} no longer exists`;
         case 'source-namespace-replaced':
-          return `source namespace ${reason.namespace} was re-created (recorded uid ${reason.recordedUid}, now ${reason.observedUid})`;
+          return `source ${describeSource(reason.namespace)} was re-created (recorded uid ${reason.recordedUid}, now ${reason.observedUid})`;
         case 'demotion-expired':
-          return `demoted since ${reason.staleSince} (namespace ${reason.namespace}), longer than the demoted TTL`;
+          return `demoted since ${reason.staleSince} (${describeSource(reason.namespace)}), longer than the demoted TTL`;
         default:
           return unreachable(reason);
       }

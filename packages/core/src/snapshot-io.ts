@@ -11,6 +11,7 @@ import type {
   NearMissSecret,
   ObservedSecret,
   Snapshot,
+  SourceCluster,
   SourceLookup,
   SourceNamespace,
   UnreadNamespace,
@@ -27,6 +28,10 @@ export function snapshotToJson(snapshot: Snapshot): string {
   const document = {
     snapshotVersion: SNAPSHOT_FORMAT_VERSION,
     namespaces: [...snapshot.namespaces].sort(byName).map(canonicalNamespace),
+    // Only when there are any: snapshots without Cluster sources keep their old bytes.
+    ...(snapshot.clusters === undefined || snapshot.clusters.length === 0
+      ? {}
+      : { clusters: [...snapshot.clusters].sort(byNamespacedName).map(canonicalCluster) }),
     candidateSecrets: [...snapshot.candidateSecrets].sort(bySecret).map(canonicalSecret),
     clusterSecrets: [...snapshot.clusterSecrets].sort(bySecret).map(canonicalSecret),
     sourceLookups: Object.fromEntries(
@@ -88,6 +93,14 @@ function canonicalNamespace(namespace: SourceNamespace): SourceNamespace {
       ? {}
       : { deletionTimestamp: namespace.deletionTimestamp }),
   };
+}
+
+function canonicalCluster(cluster: SourceCluster): SourceCluster {
+  return { namespace: cluster.namespace, ...canonicalNamespace(cluster) };
+}
+
+function byNamespacedName(a: SourceCluster, b: SourceCluster): number {
+  return compare(a.namespace, b.namespace) || compare(a.name, b.name);
 }
 
 function canonicalSecret(secret: ObservedSecret): ObservedSecret {
@@ -242,6 +255,7 @@ function readSnapshot(value: unknown): Snapshot {
   const root = object(value, '', [
     'snapshotVersion',
     'namespaces',
+    'clusters',
     'candidateSecrets',
     'clusterSecrets',
     'sourceLookups',
@@ -260,7 +274,7 @@ function readSnapshot(value: unknown): Snapshot {
   }
   const lookups = root['sourceLookups'];
   if (typeof lookups !== 'object' || lookups === null || Array.isArray(lookups)) {
-    bad('sourceLookups', 'an object keyed by namespace name', lookups);
+    bad('sourceLookups', 'an object keyed by source (namespace, or namespace/name)', lookups);
   }
   const sourceLookups: Record<string, SourceLookup> = {};
   for (const [name, lookup] of Object.entries(lookups as Json)) {
@@ -279,6 +293,13 @@ function readSnapshot(value: unknown): Snapshot {
     namespaces: list(root['namespaces'], 'namespaces').map((entry, i) =>
       readNamespace(entry, `namespaces[${i}]`),
     ),
+    ...(root['clusters'] === undefined
+      ? {}
+      : {
+          clusters: list(root['clusters'], 'clusters').map((entry, i) =>
+            readCluster(entry, `clusters[${i}]`),
+          ),
+        }),
     candidateSecrets: list(root['candidateSecrets'], 'candidateSecrets').map((entry, i) =>
       readSecret(entry, `candidateSecrets[${i}]`),
     ),
@@ -306,8 +327,12 @@ function readNearMiss(value: unknown, path: string): NearMissSecret {
   return { namespace: string(record, 'namespace', path), name: string(record, 'name', path), keys };
 }
 
-function readNamespace(value: unknown, path: string): SourceNamespace {
-  const record = object(value, path, NAMESPACE_FIELDS);
+function readNamespace(
+  value: unknown,
+  path: string,
+  allowed: readonly string[] = NAMESPACE_FIELDS,
+): SourceNamespace {
+  const record = object(value, path, allowed);
   const deletionTimestamp = optionalString(record, 'deletionTimestamp', path);
   return {
     name: string(record, 'name', path),
@@ -316,6 +341,14 @@ function readNamespace(value: unknown, path: string): SourceNamespace {
     annotations: stringMap(record, 'annotations', path),
     creationTimestamp: string(record, 'creationTimestamp', path),
     ...(deletionTimestamp === undefined ? {} : { deletionTimestamp }),
+  };
+}
+
+function readCluster(value: unknown, path: string): SourceCluster {
+  const record = object(value, path, ['namespace', ...NAMESPACE_FIELDS]);
+  return {
+    namespace: string(record, 'namespace', path),
+    ...readNamespace(value, path, ['namespace', ...NAMESPACE_FIELDS]),
   };
 }
 

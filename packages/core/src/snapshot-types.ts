@@ -23,6 +23,22 @@ export interface SourceNamespace {
   readonly deletionTimestamp?: Timestamp;
 }
 
+/**
+ * A Cluster API `Cluster` selected by `<prefix>managed-by: <managedBy>` (metadata only): a
+ * source registered from its own kubeconfig Secret in its namespace.
+ */
+export interface SourceCluster {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly resourceVersion?: string;
+  readonly labels: Labels;
+  readonly annotations: Labels;
+  readonly creationTimestamp: Timestamp;
+  /** Set while the Cluster is being deleted (CAPI tears the cluster down first). */
+  readonly deletionTimestamp?: Timestamp;
+}
+
 /** A Secret as the API returns it. `data` values are base64, exactly as served. */
 export interface ObservedSecret {
   readonly namespace: string;
@@ -37,8 +53,9 @@ export interface ObservedSecret {
 }
 
 /**
- * The result of looking up, by name, the source namespace of an owned registration whose
- * namespace is not among the managed ones. Only `notFound` (or a different uid) is proof.
+ * The result of looking up, by name, the source (namespace or Cluster) of an owned
+ * registration whose source is not among the managed ones. Only `notFound` (or a different
+ * uid) is proof.
  */
 export type SourceLookup =
   | {
@@ -53,17 +70,28 @@ export type SourceLookup =
 export interface Snapshot {
   /** Namespaces carrying `<prefix>managed-by: <managedBy>`. */
   readonly namespaces: readonly SourceNamespace[];
-  /** Secrets in managed namespaces whose names match a provider glob (more is harmless). */
+  /**
+   * Cluster API Clusters carrying `<prefix>managed-by: <managedBy>` (absent: none, as when
+   * Cluster sources are off).
+   */
+  readonly clusters?: readonly SourceCluster[];
+  /**
+   * Secrets in managed namespaces, and in the namespaces of managed Clusters, whose names
+   * match a provider glob (more is harmless).
+   */
   readonly candidateSecrets: readonly ObservedSecret[];
   /**
    * Every Secret in the target namespace labelled `argocd.argoproj.io/secret-type: cluster`
    * (owned or not), plus owned Secrets carrying `<prefix>orphaned-secret-type` (demoted).
    */
   readonly clusterSecrets: readonly ObservedSecret[];
-  /** Keyed by namespace name: lookups for owned registrations whose source is not managed. */
+  /**
+   * Keyed by source (a namespace name, or `<namespace>/<name>` of a Cluster, see sources.ts):
+   * lookups for owned registrations whose source is not managed.
+   */
   readonly sourceLookups: Readonly<Record<string, SourceLookup>>;
   /**
-   * Managed namespaces whose Secrets could not be listed: their candidates are unknown, not
+   * Namespaces (managed, or holding managed Clusters) whose Secrets could not be listed: their candidates are unknown, not
    * absent. Absent (older snapshots) means every managed namespace was read.
    */
   readonly unreadNamespaces?: readonly UnreadNamespace[];

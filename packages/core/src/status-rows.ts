@@ -19,6 +19,7 @@ import type {
   Snapshot,
   Timestamp,
 } from './types.js';
+import { describeSource } from './sources.js';
 
 /** Bumped when a field changes meaning or goes away (adding one is compatible). */
 export const STATUS_FORMAT_VERSION = '1';
@@ -130,14 +131,14 @@ function registrationRow(
     reason = {
       code: 'renamed',
       message: active
-        ? `namespace ${source ?? '?'} now claims another name; this one is demoted once that is registered`
+        ? `${describeSource(source ?? '?')} now claims another name; this one is demoted once that is registered`
         : `demoted${by === undefined ? '' : ` for ${by}`}${since === undefined ? '' : ` since ${since}`}; ArgoCD no longer sees it, and relabelling the namespace back restores it`,
     };
   } else if (action?.kind === 'delete' || lookup?.state === 'notFound') {
     state = secret.labels[keys.prune] === 'disabled' ? 'pinned' : 'source-gone';
     reason = {
       code: action?.kind === 'delete' ? action.reason.code : 'source-namespace-not-found',
-      message: warning?.message ?? `source namespace ${source ?? '?'} is gone`,
+      message: warning?.message ?? `source ${describeSource(source ?? '?')} is gone`,
     };
   } else {
     state = 'pinned';
@@ -145,7 +146,7 @@ function registrationRow(
       code: warning?.code ?? 'kept',
       message:
         warning?.message ??
-        `kept as it is: source namespace ${source ?? '?'} is not managed, so nothing proves it may go`,
+        `kept as it is: source ${describeSource(source ?? '?')} is not managed, so nothing proves it may go`,
     };
   }
   const cluster = secret.labels[keys.cluster];

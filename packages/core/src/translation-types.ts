@@ -56,6 +56,8 @@ export type RefusalCode =
   | 'no-candidate'
   | 'name-missing'
   | 'name-invalid'
+  /** A managed namespace that also holds managed Clusters: which is meant is not guessed. */
+  | 'source-conflict'
   | 'name-claimed'
   | 'name-foreign'
   | 'server-collision'

@@ -3,6 +3,7 @@
 // Best effort: a failure is returned, never thrown.
 
 import { hostname } from 'node:os';
+import { CAPI_GROUP } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
@@ -37,6 +38,24 @@ export async function recordNamespaceEvent(
 }
 
 /**
+ * An Event on a Cluster API Cluster source, in its namespace (`kubectl describe cluster`
+ * finds it by kind, name and uid).
+ */
+export async function recordClusterEvent(
+  access: KubeAccess,
+  cluster: { namespace: string; name: string; uid: string },
+  event: NamespaceEvent,
+  component: string,
+): Promise<ApiFailure | undefined> {
+  return recordEvent(
+    access,
+    { apiVersion: `${CAPI_GROUP}/v1beta2`, kind: 'Cluster', ...cluster },
+    event,
+    component,
+  );
+}
+
+/**
  * An Event on a registration Secret in the target namespace: for news about a source
  * namespace that is terminating, where the API server refuses new objects (Events too).
  */
@@ -51,7 +70,7 @@ export async function recordSecretEvent(
 
 async function recordEvent(
   access: KubeAccess,
-  involved: { kind: string; name: string; uid: string; namespace: string },
+  involved: { apiVersion?: string; kind: string; name: string; uid: string; namespace: string },
   event: NamespaceEvent,
   component: string,
 ): Promise<ApiFailure | undefined> {

@@ -45,13 +45,17 @@ export function reusableLookup(lookup: SourceLookup): boolean {
   );
 }
 
-/** What the snapshot says could not be read: managed namespaces whose Secrets failed to list. */
+/**
+ * What the snapshot says could not be read: managed namespaces, and namespaces of managed
+ * Clusters, whose Secrets failed to list.
+ */
 export function unreadParts(
   current: View,
   clusterSecretsUnread: string | undefined,
+  clusterNamespaces: ReadonlySet<string> = new Set(),
 ): Pick<Snapshot, 'unreadNamespaces' | 'clusterSecretsUnread'> {
   const unreadNamespaces = [...current.failedCandidates]
-    .filter(([name]) => current.namespaces.has(name))
+    .filter(([name]) => current.namespaces.has(name) || clusterNamespaces.has(name))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, reason]) => ({ name, reason }));
   return {

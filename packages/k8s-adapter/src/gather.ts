@@ -10,10 +10,12 @@ import {
   labelKeys,
   matchGlob,
 } from '@argocd-cluster-registrar/core';
+import { clusterSourceKey } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
   Snapshot,
+  SourceCluster,
   SourceLookup,
   SourceNamespace,
   Translator,
@@ -35,9 +37,19 @@ import {
   uidsOf,
   type View,
 } from './gather-view.js';
+import {
+  CLUSTER_API_ABSENT,
+  discoverClusterApi,
+  listClusters,
+  lookUpCluster,
+  recordedSourceKey,
+  toSourceCluster,
+  type ClusterApi,
+} from './capi-clusters.js';
 import type { KubeAccess } from './kube-access.js';
 import { listNamespaces, listSecrets, readNamespace } from './kube-api.js';
 import type { KubeNamespace, KubeSecret } from './kube-objects.js';
+import type { WatchedObject } from './list-watch-types.js';
 import {
   byName,
   byNamespaceThenName,
@@ -53,6 +65,11 @@ export type { GatherFailure } from './gather-pass.js';
 export interface GatherResult {
   readonly snapshot: Snapshot;
   readonly failures: readonly GatherFailure[];
+  /**
+   * Things worth saying once that are not failures (Cluster sources on, but no Cluster API
+   * CRDs): each is returned by the first gather that finds it, not again.
+   */
+  readonly notices?: readonly string[];
   /** API requests this gather made. */
   readonly requests: number;
 }
@@ -131,6 +148,10 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   };
 
   const lookUp = async (pass: Pass, name: string): Promise<SourceLookup> => {
+    if (name.includes('/')) {
+      pass.requests += 1;
+      return lookUpCluster(access, clusterApi, name);
+    }
     const result = await pass.call(
       `get namespace ${name}`,
       () => readNamespace(access, name),
@@ -149,10 +170,49 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     const names = new Set<string>();
     for (const secret of clusterSecrets) {
       if (secret.labels[keys.managedBy] !== config.managedBy) continue;
-      const source = secret.labels[keys.sourceNamespace];
-      if (source !== undefined && source !== '' && !managed.has(source)) names.add(source);
+      const source = recordedSourceKey(secret.labels, keys);
+      if (source === undefined || managed.has(source) || clusters.has(source)) continue;
+      // Cluster sources off: nothing is read of Cluster API objects, and the planner keeps
+      // their registrations, saying why.
+      if (source.includes('/') && !config.capiClusters) continue;
+      names.add(source);
     }
     return [...names].sort();
+  };
+
+  // Cluster sources (opt-in): discovered on every full gather, so CRDs installed later are
+  // picked up; that they are missing is said once.
+  let clusterApi: ClusterApi = { state: 'absent' };
+  let clusters = new Map<string, SourceCluster>();
+  let saidAbsent = false;
+  const gatherClusters = async (pass: Pass): Promise<string[]> => {
+    clusters = new Map();
+    if (!config.capiClusters) return [];
+    pass.requests += 1;
+    clusterApi = await discoverClusterApi(access);
+    if (clusterApi.state === 'unknown') {
+      pass.failures.push({ scope: 'discover cluster.x-k8s.io', failure: clusterApi.failure });
+      return [];
+    }
+    if (clusterApi.state === 'absent') {
+      const notice = saidAbsent ? [] : [CLUSTER_API_ABSENT];
+      saidAbsent = true;
+      return notice;
+    }
+    saidAbsent = false;
+    const version = clusterApi.version;
+    const listed = await pass.listAll<WatchedObject>('list clusters.cluster.x-k8s.io', (token) =>
+      listClusters(access, version, {
+        labelSelector: managedSelector,
+        limit: PAGE_SIZE,
+        continue: token,
+      }),
+    );
+    for (const item of listed ?? []) {
+      const cluster = toSourceCluster(item);
+      clusters.set(clusterSourceKey(cluster.namespace, cluster.name), cluster);
+    }
+    return [];
   };
 
   const snapshotOf = (
@@ -169,16 +229,25 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
     }
     return {
       namespaces: [...current.namespaces.values()].sort(byName),
+      ...(clusters.size === 0
+        ? {}
+        : { clusters: [...clusters.values()].sort(byNamespaceThenName) }),
       candidateSecrets: [...current.candidates.values()].flat().sort(byNamespaceThenName),
       clusterSecrets: current.clusterSecrets,
       sourceLookups,
-      ...unreadParts(current, clusterSecretsReason),
+      ...unreadParts(
+        current,
+        clusterSecretsReason,
+        new Set([...clusters.values()].map((cluster) => cluster.namespace)),
+      ),
       ...nearMisses.snapshotField(current.namespaces),
     };
   };
 
   const full = async (): Promise<GatherResult> => {
     const pass = new Pass();
+    const notices = await gatherClusters(pass);
+    const clustersFailed = pass.failures.length > 0;
     const namespaceList = await pass.listAll<KubeNamespace>('list namespaces', (token) =>
       listNamespaces(access, { labelSelector: managedSelector, limit: PAGE_SIZE, continue: token }),
     );
@@ -188,7 +257,10 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
       namespaces.set(namespace.name, namespace);
     }
 
-    const names = [...namespaces.keys()];
+    // The namespaces whose Secrets hold kubeconfigs: the managed ones and those of Clusters.
+    const names = [
+      ...new Set([...namespaces.keys(), ...[...clusters.values()].map((c) => c.namespace)]),
+    ].sort();
     const [candidateLists, clusterSecrets] = await Promise.all([
       mapBounded(names, READ_CONCURRENCY, (name) => listCandidates(pass, name)),
       listClusterSecrets(pass),
@@ -210,11 +282,12 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
       failedCandidates,
     };
     const lookupNames = unmanagedSources(next.clusterSecrets, namespaces);
-    const incomplete = incompleteReason(
-      namespaceList === undefined,
-      clusterSecrets === undefined,
-      config.targetNamespace,
-    );
+    const incomplete =
+      incompleteReason(
+        namespaceList === undefined,
+        clusterSecrets === undefined,
+        config.targetNamespace,
+      ) ?? (clustersFailed ? 'the list of managed Clusters failed' : undefined);
     if (incomplete === undefined) {
       const lookups = await mapBounded(lookupNames, READ_CONCURRENCY, (name) => lookUp(pass, name));
       lookupNames.forEach((name, index) => next.lookups.set(name, lookups[index] as SourceLookup));
@@ -230,12 +303,14 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
       snapshot: snapshotOf(next, lookupNames, clusterSecretsUnread(pass, clusterSecrets)),
       failures: pass.failures,
       requests: pass.requests,
+      ...(notices.length === 0 ? {} : { notices }),
     };
   };
 
   const refresh = async (requested: readonly string[]): Promise<GatherResult> => {
     const current = view;
-    if (current === undefined) return full();
+    // Cluster sources: a refresh by namespace names cannot tell which Clusters changed.
+    if (current === undefined || config.capiClusters) return full();
     const pass = new Pass();
     const names = [...new Set([...requested, ...current.failedCandidates.keys()])].sort();
 

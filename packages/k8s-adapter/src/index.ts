@@ -18,7 +18,7 @@ export type { DryRunOptions, DryRunVerdict, PlanWriter } from './plan-writer.js'
 export { managedNamespaceSelector } from './selectors.js';
 export { createLeaderElector, leaseName } from './leader-election.js';
 export type { LeaderElector, LeaderElectionOptions } from './leader-election.js';
-export { recordNamespaceEvent, recordSecretEvent } from './events.js';
+export { recordClusterEvent, recordNamespaceEvent, recordSecretEvent } from './events.js';
 export { mapBounded } from './concurrency.js';
 export type { NamespaceEvent } from './events.js';
 export { createTranslationCache } from './translation-cache.js';

@@ -2,17 +2,20 @@
 // pass costs no API request in steady state. A pass reads only what changed since the last:
 // a candidate Secret whose resourceVersion moved (GET, translate, drop the data), and the
 // source namespaces of owned registrations that are not managed (reused when the answer
-// cannot have changed). Everything is re-listed only when a watch cannot resume and every
+// cannot have changed); with Cluster sources on, the same for labelled Clusters and the
+// Clusters that registrations record. Everything is re-listed only when a watch cannot resume and every
 // resync period. Same contract as gather.ts: failures are values, and every lookup is
 // `unknown` while a watch it depends on is not in sync.
-import { labelKeys } from '@argocd-cluster-registrar/core';
+import { clusterSecretName, labelKeys } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
   Snapshot,
+  SourceCluster,
   SourceLookup,
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
+import { CLUSTER_API_ABSENT, lookUpCluster, recordedSourceKey } from './capi-clusters.js';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { createCandidateTranslations } from './candidate-translations.js';
@@ -100,6 +103,28 @@ export function createWatchGatherer(
   let managed = new Map<string, SourceNamespace>();
   let candidatesKey = '';
   let candidateList: readonly ObservedSecret[] = [];
+  let clustersAt = -1;
+  let clusterList: readonly SourceCluster[] = [];
+  /** Secret `<namespace>/<name>` → the Cluster it is the kubeconfig of (clusterView). */
+  let clusterSecrets = new Map<string, SourceCluster>();
+  const clusterKeys = new Set<string>();
+  let saidAbsent = false;
+
+  const clusterView = (): void => {
+    if (clustersAt === cache.version.clusters) return;
+    const entries = [...cache.clusters().values()].map((entry) => entry.cluster);
+    clusterList = entries.sort(byNamespaceThenName);
+    clusterSecrets = new Map();
+    clusterKeys.clear();
+    for (const cluster of clusterList) {
+      clusterKeys.add(`${cluster.namespace}/${cluster.name}`);
+      for (const provider of config.providers) {
+        const name = clusterSecretName(provider.secretNamePattern, cluster.name);
+        if (name !== undefined) clusterSecrets.set(`${cluster.namespace}/${name}`, cluster);
+      }
+    }
+    clustersAt = cache.version.clusters;
+  };
 
   const namespaceView = (): void => {
     if (namespacesAt === cache.version.namespaces) return;
@@ -133,16 +158,18 @@ export function createWatchGatherer(
     const chosen: ObservedSecret[] = [];
     const toRead: { meta: CandidateMeta; variant: boolean }[] = [];
     for (const meta of cache.candidates.values()) {
-      const namespace = managed.get(meta.namespace);
-      if (namespace === undefined) continue;
-      // A `<prefix>server` override translates differently: a namespace that gains or loses
+      // A candidate of a managed namespace, or the kubeconfig of a managed Cluster.
+      const source =
+        managed.get(meta.namespace) ?? clusterSecrets.get(`${meta.namespace}/${meta.name}`);
+      if (source === undefined) continue;
+      // A `<prefix>server` override translates differently: a source that gains or loses
       // one has its candidates read again, once.
-      const variant = namespace.annotations[keys.server] !== undefined;
+      const variant = source.annotations[keys.server] !== undefined;
       const ready = translations.current(meta.uid, meta.resourceVersion, variant);
       if (ready !== undefined) chosen.push(ready);
       else toRead.push({ meta, variant });
     }
-    const key = `${cache.version.candidates}:${cache.version.namespaces}`;
+    const key = `${cache.version.candidates}:${cache.version.namespaces}:${cache.version.clusters}`;
     if (toRead.length === 0 && key === candidatesKey) return candidateList;
     const read = await mapBounded(toRead, READ_CONCURRENCY, ({ meta, variant }) =>
       readCandidate(meta, variant, failures),
@@ -157,6 +184,10 @@ export function createWatchGatherer(
 
   const lookUp = async (name: string): Promise<SourceLookup> => {
     lookupReads += 1;
+    if (name.includes('/')) {
+      const api = cache.clusterApi();
+      if (api !== undefined) return lookUpCluster(access, api, name);
+    }
     try {
       const namespace = toSourceNamespace(await readNamespace(access, name));
       return {
@@ -181,23 +212,29 @@ export function createWatchGatherer(
       .unhealthy()
       .map(({ watch, failure }) => ({ scope: `watch ${watch}`, failure }));
     namespaceView();
+    clusterView();
+    const notices: string[] = [];
+    if (cache.clusterApi()?.state === 'absent' && !saidAbsent) notices.push(CLUSTER_API_ABSENT);
+    saidAbsent = cache.clusterApi()?.state === 'absent';
     const candidateSecrets = await candidateView(failures);
     const clusterSecrets = cache.clusterSecrets();
 
-    const lookupNames = unmanagedSources(clusterSecrets, managed, keys, config.managedBy);
+    const lookupNames = unmanagedSources(clusterSecrets, managed, clusterKeys, keys, config);
     const incomplete = failures.find(
       (f) =>
         f.scope === 'watch namespaces' ||
         f.scope === 'watch cluster secrets' ||
         f.scope === 'watch owned secrets',
     );
+    const clustersIncomplete = failures.find((f) => f.scope === 'watch clusters') ?? incomplete;
     const toLookUp: string[] = [];
     for (const name of lookupNames) {
       const kept = lookups.get(name);
-      if (incomplete !== undefined) {
+      const unsynced = name.includes('/') ? clustersIncomplete : incomplete;
+      if (unsynced !== undefined) {
         lookups.set(name, {
           state: 'unknown',
-          reason: `the ${incomplete.scope.replace(/^watch /, '')} watch is not in sync`,
+          reason: `the ${unsynced.scope.replace(/^watch /, '')} watch is not in sync`,
         });
       } else if (kept === undefined || !reusable(kept, fullPass)) toLookUp.push(name);
     }
@@ -214,12 +251,21 @@ export function createWatchGatherer(
 
     const snapshot: Snapshot = {
       namespaces: namespaceList,
+      ...(clusterList.length === 0 ? {} : { clusters: clusterList }),
       candidateSecrets,
       clusterSecrets,
       sourceLookups,
-      ...unreadParts(failures, namespaceList),
+      ...unreadParts(failures, [
+        ...namespaceList.map((namespace) => namespace.name),
+        ...clusterList.map((cluster) => cluster.namespace),
+      ]),
     };
-    return { snapshot, failures, requests: secretReads + lookupReads - before };
+    return {
+      snapshot,
+      failures,
+      requests: secretReads + lookupReads - before,
+      ...(notices.length === 0 ? {} : { notices }),
+    };
   };
 
   return {
@@ -256,18 +302,24 @@ function reusable(lookup: SourceLookup, fullPass: boolean): boolean {
   return lookup.state === 'present' && lookup.deletionTimestamp === undefined && !fullPass;
 }
 
-/** Source namespaces named by owned registrations that are not among the managed ones. */
+/**
+ * Sources (namespaces, `<namespace>/<name>` of Clusters) recorded by owned registrations that
+ * are not among the managed ones; Clusters only with Cluster sources on.
+ */
 function unmanagedSources(
   clusterSecrets: readonly ObservedSecret[],
   managed: ReadonlyMap<string, SourceNamespace>,
+  clusters: ReadonlySet<string>,
   keys: ReturnType<typeof labelKeys>,
-  managedBy: string,
+  config: Config,
 ): string[] {
   const names = new Set<string>();
   for (const secret of clusterSecrets) {
-    if (secret.labels[keys.managedBy] !== managedBy) continue;
-    const source = secret.labels[keys.sourceNamespace];
-    if (source !== undefined && source !== '' && !managed.has(source)) names.add(source);
+    if (secret.labels[keys.managedBy] !== config.managedBy) continue;
+    const source = recordedSourceKey(secret.labels, keys);
+    if (source === undefined || managed.has(source) || clusters.has(source)) continue;
+    if (source.includes('/') && !config.capiClusters) continue;
+    names.add(source);
   }
   return [...names].sort();
 }
@@ -280,13 +332,13 @@ function unmanagedSources(
  */
 function unreadParts(
   failures: readonly GatherFailure[],
-  namespaces: readonly SourceNamespace[],
+  namespaces: readonly string[],
 ): Pick<Snapshot, 'unreadNamespaces' | 'clusterSecretsUnread'> {
   const unread = new Map<string, string>();
   const metadata = failures.find((f) => f.scope === 'watch secret metadata');
   if (metadata !== undefined) {
     const reason = `the secret metadata watch is not in sync: ${metadata.failure.message}`;
-    for (const namespace of namespaces) unread.set(namespace.name, reason);
+    for (const namespace of namespaces) unread.set(namespace, reason);
   }
   for (const f of failures) {
     const read = /^get secret ([^/]+)\//.exec(f.scope);

@@ -8,10 +8,21 @@
 //   say "ArgoCD's label or ours": one selects ArgoCD's label, the other ours (for demoted
 //   registrations, which lack ArgoCD's). Each Secret is held whole once: the second watch
 //   keeps only a shadow (identity and labels) of a Secret the first one selects.
+// - with Cluster sources on (Config.capiClusters), labelled Cluster API Clusters, as
+//   metadata only, once discovery has found the served version of cluster.x-k8s.io (a
+//   discovery that fails is retried; a group that is not served is reported, not watched).
 // Each change is reported as the namespaces it concerns, so the daemon plans soon after it;
 // a re-list (410 Gone, or the resync period) is reported as "look at everything".
 import { ARGOCD_SECRET_TYPE_LABEL, labelKeys, matchGlob } from '@argocd-cluster-registrar/core';
-import type { Config, ObservedSecret, SourceNamespace } from '@argocd-cluster-registrar/core';
+import { clusterSourceKey } from '@argocd-cluster-registrar/core';
+import type {
+  Config,
+  ObservedSecret,
+  SourceCluster,
+  SourceNamespace,
+} from '@argocd-cluster-registrar/core';
+import { clustersPath, discoverClusterApi, toSourceCluster } from './capi-clusters.js';
+import type { ClusterApi } from './capi-clusters.js';
 import type { ApiFailure } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
 import { startListWatch } from './list-watch.js';
@@ -36,6 +47,11 @@ export interface CandidateMeta {
 interface NamespaceEntry {
   readonly resourceVersion: string;
   readonly namespace: SourceNamespace;
+}
+
+interface ClusterEntry {
+  readonly resourceVersion: string;
+  readonly cluster: SourceCluster;
 }
 
 interface ClusterSecretEntry {
@@ -64,15 +80,25 @@ export interface WorldCacheOptions {
   readonly resumeFrom?: Partial<Record<WatchName, string>>;
 }
 
-export type WatchName = 'namespaces' | 'secret metadata' | 'cluster secrets' | 'owned secrets';
+export type WatchName =
+  'namespaces' | 'secret metadata' | 'cluster secrets' | 'owned secrets' | 'clusters';
 
 export interface WorldCache {
   readonly namespaces: ReadonlyMap<string, NamespaceEntry>;
   readonly candidates: ReadonlyMap<string, CandidateMeta>;
+  /** Managed Clusters by `<namespace>/<name>` (empty with Cluster sources off). */
+  clusters(): ReadonlyMap<string, ClusterEntry>;
+  /** What discovery said of cluster.x-k8s.io; `undefined` with Cluster sources off. */
+  clusterApi(): ClusterApi | undefined;
   /** Cluster Secrets by uid (both watches merged). */
   clusterSecrets(): readonly ObservedSecret[];
   /** Bumped on every change of what clusterSecrets()/namespaces hold, so views can be reused. */
-  readonly version: { namespaces: number; clusterSecrets: number; candidates: number };
+  readonly version: {
+    namespaces: number;
+    clusterSecrets: number;
+    candidates: number;
+    clusters: number;
+  };
   /** Resolves once every watch has listed or failed once. */
   settled(): Promise<void>;
   /** Watches that have not listed yet or are failing now, with why. */
@@ -93,7 +119,7 @@ export function startWorldCache(
   const target = config.targetNamespace;
   const isCandidateName = (name: string): boolean =>
     config.providers.some((p) => matchGlob(p.secretNamePattern, name));
-  const version = { namespaces: 0, clusterSecrets: 0, candidates: 0 };
+  const version = { namespaces: 0, clusterSecrets: 0, candidates: 0, clusters: 0 };
   const listedOnce = new Set<WatchName>();
   const waiters: (() => void)[] = [];
   const watches = new Map<WatchName, ListWatch<Versioned>>();
@@ -102,11 +128,15 @@ export function startWorldCache(
     options.onChange({ namespaces: names, all: false });
   };
   let stopped = false;
+  // Cluster sources: settled only once discovery has answered (served, absent or failed).
+  let clusterApi: ClusterApi | undefined;
+  let discovering = config.capiClusters;
   const settleCheck = (): void => {
     if (stopped) {
       for (const resolve of waiters.splice(0)) resolve();
       return;
     }
+    if (discovering) return;
     for (const [name, watch] of watches)
       if (!watch.synced() && watch.failing() === undefined && !listedOnce.has(name)) return;
     for (const resolve of waiters.splice(0)) resolve();
@@ -238,6 +268,51 @@ export function startWorldCache(
   );
   const owned = clusterSecretWatch('owned secrets', managedNamespaceSelector(config), isRegistered);
 
+  const startClusterWatch = (apiVersion: string): ListWatch<ClusterEntry> =>
+    startListWatch<ClusterEntry>(access, {
+      ...common('clusters'),
+      path: clustersPath(apiVersion),
+      labelSelector: managedNamespaceSelector(config),
+      metadataOnly: true,
+      project: (object) => {
+        const cluster = toSourceCluster(object);
+        return { resourceVersion: cluster.resourceVersion ?? '', cluster };
+      },
+      handlers: {
+        onUpsert: (_key, value) => {
+          version.clusters += 1;
+          changed([clusterSourceKey(value.cluster.namespace, value.cluster.name)]);
+        },
+        onDelete: (_key, previous) => {
+          version.clusters += 1;
+          changed([clusterSourceKey(previous.cluster.namespace, previous.cluster.name)]);
+        },
+        onListed: listed('clusters'),
+        onError: errored('clusters'),
+        onRecovered: recovered('clusters'),
+      },
+    });
+  let clusterWatch: ListWatch<ClusterEntry> | undefined;
+  let discoveryTimer: NodeJS.Timeout | undefined;
+  let discoveryDelayMs = 1000;
+  const discover = async (): Promise<void> => {
+    const answer = await discoverClusterApi(access);
+    if (stopped) return;
+    clusterApi = answer;
+    if (answer.state === 'served') {
+      clusterWatch = startClusterWatch(answer.version);
+      watches.set('clusters', clusterWatch);
+    } else if (answer.state === 'unknown') {
+      options.onError('clusters', answer.failure);
+      // Asked again with capped back-off; Cluster sources wait, namespaces are served.
+      discoveryTimer = setTimeout(() => void discover(), discoveryDelayMs).unref();
+      discoveryDelayMs = Math.min(discoveryDelayMs * 2, 60_000);
+    }
+    discovering = false;
+    settleCheck();
+  };
+  if (config.capiClusters) void discover();
+
   watches.set('namespaces', namespaces);
   watches.set('secret metadata', candidates);
   watches.set('cluster secrets', registered);
@@ -264,6 +339,8 @@ export function startWorldCache(
   return {
     namespaces: namespaces.store,
     candidates: candidates.store,
+    clusters: () => clusterWatch?.store ?? NO_CLUSTERS,
+    clusterApi: () => clusterApi,
     version,
     clusterSecrets() {
       merge();
@@ -277,6 +354,8 @@ export function startWorldCache(
     },
     unhealthy() {
       const problems: { watch: WatchName; failure: ApiFailure }[] = [];
+      if (clusterApi?.state === 'unknown')
+        problems.push({ watch: 'clusters', failure: clusterApi.failure });
       for (const [name, watch] of watches) {
         const failure = watch.failing();
         if (failure !== undefined) problems.push({ watch: name, failure });
@@ -311,6 +390,7 @@ export function startWorldCache(
         'secret metadata': candidates.stats(),
         'cluster secrets': registered.stats(),
         'owned secrets': owned.stats(),
+        clusters: clusterWatch?.stats() ?? NO_STATS,
       };
     },
     wholeClusterSecrets() {
@@ -321,6 +401,7 @@ export function startWorldCache(
     },
     stop() {
       stopped = true;
+      if (discoveryTimer !== undefined) clearTimeout(discoveryTimer);
       for (const watch of watches.values()) watch.stop();
       for (const resolve of waiters.splice(0)) resolve();
     },
@@ -331,3 +412,6 @@ function byNamespaceThenName(a: ObservedSecret, b: ObservedSecret): number {
   if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
+
+const NO_CLUSTERS: ReadonlyMap<string, ClusterEntry> = new Map();
+const NO_STATS: ListWatchStats = { lists: 0, watches: 0, resumes: 0, expired: 0, silences: 0 };

@@ -61,6 +61,7 @@ export async function runStatus(
   } else {
     io.stdout(renderStatusText(rows, { now: at, color: colorFor(io, io.stdoutIsTty) }));
   }
+  for (const notice of gathered.notices ?? []) logger.warn(notice);
   if (gathered.failures.length > 0) {
     for (const failure of gathered.failures)
       logger.warn('gather failed', { scope: failure.scope, error: failure.failure.message });

@@ -128,6 +128,7 @@ function build(
     translation: chosen.translation,
     keys: state.keys,
     config: state.config,
+    ...(namespace.capi === undefined ? {} : { capi: namespace.capi }),
     ...(existing === undefined ? {} : { existing }),
   });
   const built: BuildMemo = {

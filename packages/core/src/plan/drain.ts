@@ -13,6 +13,7 @@ import type { Action, DesiredSecret, Labels, NamespaceOutcome, ObservedSecret } 
 import type { Registration, Subject } from './model.js';
 import { changesOf, warn, type PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
+import { describeSource } from '../sources.js';
 
 /** The labels a registration carries that were copied from its namespace, sorted. */
 export function copiedLabels(labels: Labels, keys: LabelKeys): string[] {
@@ -61,7 +62,7 @@ export function drainage(state: PassState, registration: Registration): Action |
     warn(
       state,
       'prune-disabled',
-      `${registration.secret.name} is not drained although namespace ${subject.namespace.name} is terminating: it carries ${state.keys.prune}=disabled`,
+      `${registration.secret.name} is not drained although ${describeSource(subject.namespace.name)} is terminating: it carries ${state.keys.prune}=disabled`,
       subject.namespace.name,
       registration.secret.name,
     );
@@ -96,7 +97,7 @@ export function drainOutcome(
     state: 'drained',
     reason: {
       code: 'drained',
-      message: `namespace ${subject.namespace.name} is terminating; ${names} stays registered without the labels copied from the namespace, so ApplicationSet generators that select on them remove its Applications while ArgoCD can still reach the cluster; it is deleted once the namespace is gone`,
+      message: `${describeSource(subject.namespace.name)} is terminating; ${names} stays registered without the labels copied from the namespace, so ApplicationSet generators that select on them remove its Applications while ArgoCD can still reach the cluster; it is deleted once the namespace is gone`,
     },
   };
 }

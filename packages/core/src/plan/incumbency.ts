@@ -10,6 +10,7 @@ import type { Refusal } from '../types.js';
 import type { Claim, Registration, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { collisionMessage } from './server-ledger.js';
+import { describeSource } from '../sources.js';
 
 export function settle(state: PassState, claims: readonly Claim[]): void {
   // Claims arrive in namespace-name order and sort() is stable: incumbents keep that order,
@@ -102,7 +103,7 @@ export function otherWinner(
 export function nameClaimedRefusal(state: PassState, cluster: string, winner: Subject): Refusal {
   return {
     code: 'name-claimed',
-    message: `cluster name ${JSON.stringify(cluster)} is also claimed by namespace ${winner.namespace.name}, which ${winner.why ?? ''}; change the ${state.keys.cluster} label of one of them`,
+    message: `cluster name ${JSON.stringify(cluster)} is also claimed by ${describeSource(winner.namespace.name)}, which ${winner.why ?? ''}; change the ${state.keys.cluster} label of one of them`,
   };
 }
 
@@ -114,14 +115,14 @@ export function pinnedRefusal(state: PassState, target: Registration, claimant: 
   const { config, keys } = state;
   const name = target.secret.name;
   const owner =
-    target.sourceName === undefined ? 'an unknown namespace' : `namespace ${target.sourceName}`;
+    target.sourceName === undefined ? 'an unknown namespace' : describeSource(target.sourceName);
   const source = target.source;
   // The holder still claims this very name: its registration is live and stays, so the only
   // fix is on the claimant's side (never suggest deleting it, even with a prune veto).
   if (source.kind === 'managed' && !source.subject.terminating && target.role === 'incumbent') {
     return {
       code: 'name-claimed',
-      message: `${name} is the registration of ${owner}, which still claims cluster name ${JSON.stringify(target.cluster)}; to register namespace ${claimant.namespace.name}, change its ${keys.cluster} label to another name`,
+      message: `${name} is the registration of ${owner}, which still claims cluster name ${JSON.stringify(target.cluster)}; to register ${describeSource(claimant.namespace.name)}, change its ${keys.cluster} label to another name`,
     };
   }
   const fix = `change the ${keys.cluster} label, or delete ${config.targetNamespace}/${name} if that registration is no longer wanted`;

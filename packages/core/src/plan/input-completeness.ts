@@ -18,6 +18,7 @@
 
 import { compareStrings } from '../compare-strings.js';
 import { parseTimestamp } from '../registration.js';
+import { describeSource, sourceNamespaceOf } from '../sources.js';
 import type { Action } from '../types.js';
 import type { Claim, Registration, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
@@ -27,6 +28,10 @@ export function readUnreadNamespaces(state: PassState): void {
   for (const unread of state.snapshot.unreadNamespaces ?? []) {
     const subject = state.memo.subjectNamed(unread.name);
     if (subject !== undefined && subject.unread === undefined) subject.unread = unread.reason;
+    // The Clusters of that namespace read their kubeconfigs from it too.
+    for (const cluster of state.clustersByNamespace.get(unread.name)?.values() ?? []) {
+      if (cluster.unread === undefined) cluster.unread = unread.reason;
+    }
   }
 }
 
@@ -36,7 +41,7 @@ export function unreadMessage(subject: Subject, kept: readonly string[]): string
     kept.length === 0
       ? 'nothing is registered or changed for it'
       : `${kept.join(', ')} is kept as it is`;
-  return `the Secrets of namespace ${subject.namespace.name} could not be listed (${subject.unread ?? ''}); ${what} until they can be read`;
+  return `the Secrets of namespace ${sourceNamespaceOf(subject.namespace.name)} could not be listed (${subject.unread ?? ''}); ${what} until they can be read`;
 }
 
 /**
@@ -61,7 +66,7 @@ export function withholdContestedClaims(state: PassState, claims: Claim[]): Clai
     if (claim.incumbent || unread === undefined || !older(unread, claim.subject)) return true;
     state.withheld.set(
       claim.subject,
-      `namespace ${unread.namespace.name} is older and also claims ${JSON.stringify(claim.cluster)}, but its Secrets could not be listed (${unread.unread ?? ''}); the name is settled once they can be read`,
+      `${describeSource(unread.namespace.name)} is older and also claims ${JSON.stringify(claim.cluster)}, but its Secrets could not be listed (${unread.unread ?? ''}); the name is settled once they can be read`,
     );
     return false;
   });

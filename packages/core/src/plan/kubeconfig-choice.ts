@@ -6,6 +6,7 @@
 
 import { describeNearMisses, type SecretKeys } from '../near-misses.js';
 import { selectKubeconfig } from '../providers.js';
+import { clusterOfSecretName, clusterSecretName } from '../sources.js';
 import type { NearMissSecret, ObservedSecret, Snapshot } from '../types.js';
 import type { Selection, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
@@ -14,10 +15,8 @@ export function selectKubeconfigs(state: PassState): void {
   // Check each namespace's candidates against the remembered ones in passing; only the
   // namespaces where something differs get their candidates collected and re-selected.
   const all = state.snapshot.candidateSecrets;
-  for (let i = 0; i < all.length; i++) {
-    const secret = all[i] as ObservedSecret;
-    const subject = state.memo.subjectNamed(secret.namespace);
-    if (subject === undefined || !subject.candidatesSame) continue;
+  const match = (secret: ObservedSecret, subject: Subject): void => {
+    if (!subject.candidatesSame) return;
     const cached = subject.memo.selection;
     const at = subject.matched;
     if (
@@ -28,7 +27,8 @@ export function selectKubeconfigs(state: PassState): void {
     )
       subject.matched = at + 1;
     else subject.candidatesSame = false;
-  }
+  };
+  for (let i = 0; i < all.length; i++) sourcesOf(state, all[i] as ObservedSecret, match);
   let changed: Map<string, ObservedSecret[]> | undefined;
   const subjects = state.subjects;
   for (let i = 0; i < subjects.length; i++) {
@@ -37,6 +37,7 @@ export function selectKubeconfigs(state: PassState): void {
     if (subject.terminating || subject.nameProblem !== undefined || subject.unread !== undefined)
       continue;
     const name = subject.namespace.name;
+    const capi = subject.namespace.capi;
     // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
     const serverOverridden = subject.namespace.annotations[state.keys.server] !== undefined;
     const cached = subject.memo.selection;
@@ -47,7 +48,7 @@ export function selectKubeconfigs(state: PassState): void {
     ) {
       subject.selection = cached.selection;
     } else {
-      changed ??= candidatesByNamespace(state);
+      changed ??= candidatesBySource(state);
       subject.selection = select(state, subject, changed.get(name) ?? [], serverOverridden);
     }
     const chosen = subject.selection.chosen;
@@ -59,19 +60,46 @@ export function selectKubeconfigs(state: PassState): void {
         'candidate-rejected',
         `${candidate.secret}[${candidate.key}] was skipped for ${chosen.candidate.secret}[${chosen.candidate.key}]: ${refusal.message}`,
         name,
-        candidate.secret,
+        capi === undefined ? candidate.secret : undefined,
       );
     }
   }
 }
 
-function candidatesByNamespace(state: PassState): Map<string, ObservedSecret[]> {
-  const candidates = new Map<string, ObservedSecret[]>();
-  for (const secret of state.snapshot.candidateSecrets) {
-    const list = candidates.get(secret.namespace);
-    if (list === undefined) candidates.set(secret.namespace, [secret]);
-    else list.push(secret);
+/**
+ * Calls `visit` for each source a candidate Secret may be the kubeconfig of: the managed
+ * namespace it is in, and each managed Cluster of that namespace that a provider pattern
+ * names it for (`alpha-kubeconfig` → Cluster `alpha` under `*-kubeconfig`), once each.
+ */
+function sourcesOf(
+  state: PassState,
+  secret: ObservedSecret,
+  visit: (secret: ObservedSecret, subject: Subject) => void,
+): void {
+  const subject = state.memo.subjectNamed(secret.namespace);
+  if (subject !== undefined) visit(secret, subject);
+  const clusters = state.clustersByNamespace.get(secret.namespace);
+  if (clusters === undefined) return;
+  // Two providers may name one Cluster (`*-kubeconfig` twice, say): it is visited once.
+  let seen: Subject[] | undefined;
+  for (const provider of state.config.providers) {
+    const name = clusterOfSecretName(provider.secretNamePattern, secret.name);
+    const cluster = name === undefined ? undefined : clusters.get(name);
+    if (cluster === undefined || seen?.includes(cluster) === true) continue;
+    (seen ??= []).push(cluster);
+    visit(secret, cluster);
   }
+}
+
+function candidatesBySource(state: PassState): Map<string, ObservedSecret[]> {
+  const candidates = new Map<string, ObservedSecret[]>();
+  const add = (secret: ObservedSecret, subject: Subject): void => {
+    const key = subject.namespace.name;
+    const list = candidates.get(key);
+    if (list === undefined) candidates.set(key, [secret]);
+    else list.push(secret);
+  };
+  for (const secret of state.snapshot.candidateSecrets) sourcesOf(state, secret, add);
   return candidates;
 }
 
@@ -82,12 +110,16 @@ function select(
   candidates: readonly ObservedSecret[],
   serverOverridden: boolean,
 ): Selection {
+  const capi = subject.namespace.capi;
   const selected = selectKubeconfig(
-    subject.namespace.name,
+    capi?.namespace ?? subject.namespace.name,
     candidates,
     state.config.providers,
     state.translate,
-    serverOverridden ? { serverOverridden } : undefined,
+    {
+      ...(serverOverridden ? { serverOverridden } : {}),
+      ...(capi === undefined ? {} : { clusterName: capi.name }),
+    },
   );
   // Without the Secret objects: a memo must not keep a pass's Secrets alive.
   const selection: Selection =
@@ -134,6 +166,8 @@ function nearMissesByNamespace(snapshot: Snapshot): ReadonlyMap<string, readonly
 
 /** What almost matched in a namespace without a usable kubeconfig, when anything did. */
 function nearMissHint(state: PassState, subject: Subject): string | undefined {
+  // A Cluster's own Secret name is exact: the other Secrets of its namespace are not hints.
+  if (subject.namespace.capi !== undefined) return undefined;
   const secrets = nearMissesByNamespace(state.snapshot).get(subject.namespace.name);
   if (secrets === undefined) return undefined;
   // Key names only: a candidate Secret's values are never looked at here.
@@ -145,6 +179,9 @@ function nearMissHint(state: PassState, subject: Subject): string | undefined {
 
 /** Why a registered namespace has no kubeconfig left (the start of its `stale` message). */
 export function noKubeconfigLeft(state: PassState, subject: Subject): string {
+  const capi = subject.namespace.capi;
+  if (capi !== undefined)
+    return `no kubeconfig Secret of Cluster ${subject.namespace.name} is left (${clusterSecretNames(state, capi.name)})`;
   const namespace = subject.namespace.name;
   const hint = nearMissHint(state, subject);
   return hint === undefined
@@ -154,6 +191,9 @@ export function noKubeconfigLeft(state: PassState, subject: Subject): string {
 
 /** The `waiting-for-kubeconfig` message. */
 export function waitingMessage(state: PassState, subject: Subject): string {
+  const capi = subject.namespace.capi;
+  if (capi !== undefined)
+    return `no kubeconfig Secret of Cluster ${subject.namespace.name} yet (looking for ${clusterSecretNames(state, capi.name)} in namespace ${capi.namespace}); it is registered as soon as one appears`;
   const namespace = subject.namespace.name;
   const providers = state.config.providers
     .map((provider) => `${provider.secretNamePattern} with ${provider.keys.join(' or ')}`)
@@ -162,4 +202,15 @@ export function waitingMessage(state: PassState, subject: Subject): string {
   return hint === undefined
     ? `no kubeconfig Secret in namespace ${namespace} yet (looking for ${providers}); it is registered as soon as one appears`
     : `no kubeconfig Secret in namespace ${namespace} that the configured providers read (looking for ${providers}), but ${hint}; it is registered as soon as one matches`;
+}
+
+/** `alpha-kubeconfig with value; ...`: the Secrets a Cluster's providers read. */
+function clusterSecretNames(state: PassState, cluster: string): string {
+  const names = state.config.providers.flatMap((provider) => {
+    const name = clusterSecretName(provider.secretNamePattern, cluster);
+    return name === undefined ? [] : [`${name} with ${provider.keys.join(' or ')}`];
+  });
+  return names.length === 0
+    ? 'none: no configured provider has a Secret-name pattern with exactly one *'
+    : names.join('; ');
 }

@@ -62,6 +62,7 @@ export class PlanMemo {
         outcome: undefined,
         subject: undefined,
         held: undefined,
+        converted: undefined,
       };
       this.namespaces.set(namespace.name, entry);
     }
@@ -70,7 +71,7 @@ export class PlanMemo {
     return entry;
   }
 
-  /** @internal The managed namespace of this name, if there is one this pass. */
+  /** @internal The source (namespace or Cluster) of this key, if there is one this pass. */
   subjectNamed(name: string): Subject | undefined {
     const entry = this.namespaces.get(name);
     return entry?.seen === this.pass ? entry.subject : undefined;

@@ -15,10 +15,20 @@ import type {
   ObservedSecret,
   ProviderName,
   Refusal,
+  SourceCluster,
   SourceNamespace,
   Translation,
   Warning,
 } from '../types.js';
+
+/**
+ * A source as the planner sees it: a managed namespace, or a managed Cluster API Cluster
+ * whose `name` is its source key `<namespace>/<name>` (see sources.ts).
+ */
+export interface Source extends SourceNamespace {
+  /** Set for a Cluster: its namespace and its own name. */
+  readonly capi?: { readonly namespace: string; readonly name: string };
+}
 
 /** The kubeconfig a namespace uses (or why none), without the Secret objects themselves. */
 export interface Selection {
@@ -31,7 +41,7 @@ export type OutcomeReason = NonNullable<NamespaceOutcome['reason']>;
 /** What a namespace's labels say about its claim; remembered per namespace version. */
 export interface NamespaceFacts {
   readonly namespaceVersion: string | undefined;
-  readonly namespaceObject: SourceNamespace | undefined;
+  readonly namespaceObject: Source | undefined;
   readonly cluster: string | undefined;
   readonly secretName: string | undefined;
   readonly nameProblem: OutcomeReason | undefined;
@@ -42,7 +52,8 @@ export const NO_REGISTRATIONS: readonly Registration[] = [];
 
 /** A managed namespace, as far as this pass is concerned. */
 export interface Subject {
-  readonly namespace: SourceNamespace;
+  /** The source (a namespace or a Cluster); `namespace.name` is its source key. */
+  readonly namespace: Source;
   /** The `<prefix>cluster` label, when present. */
   readonly cluster: string | undefined;
   /** `cluster-<cluster>`, when the namespace can claim a name. */
@@ -66,6 +77,13 @@ export interface Subject {
   matched: number;
   /** False once a candidate Secret differs from the remembered ones. */
   candidatesSame: boolean;
+}
+
+/** The source key and uid a registration records, or why it records none usable. */
+export interface RecordedSource {
+  readonly name: string | undefined;
+  readonly uid: string | undefined;
+  readonly problem: string | undefined;
 }
 
 /** Whose registration a Secret is, and what is proven about that namespace. */
@@ -178,7 +196,7 @@ export interface SelectionMemo {
 export interface BuildMemo {
   /** The namespace's resourceVersion; without one, the namespace object itself is the key. */
   readonly namespaceVersion: string | undefined;
-  readonly namespaceObject: SourceNamespace | undefined;
+  readonly namespaceObject: Source | undefined;
   readonly cluster: string;
   readonly provider: ProviderName;
   readonly translation: Translation;
@@ -213,4 +231,6 @@ export interface NamespaceMemo {
   subject: Subject | undefined;
   /** The target-namespace Secret of its registration name, when found (see secretNamedFor). */
   held: SecretMemo | undefined;
+  /** A Cluster's planner view, kept while the snapshot hands in the same object. */
+  converted: { readonly from: SourceCluster; readonly source: Source } | undefined;
 }

@@ -4,34 +4,47 @@
 
 import { compareStrings } from '../compare-strings.js';
 import { isDnsSubdomain, registrationName } from '../registration.js';
-import type { ObservedSecret, Refusal, SourceNamespace, Warning } from '../types.js';
+import { isLabelValue } from '../config-settings.js';
+import { clusterSourceKey, describeSource } from '../sources.js';
+import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../types.js';
 import {
   NO_REGISTRATIONS,
   type NamespaceFacts,
   type NamespaceMemo,
   type OutcomeReason,
   type SecretMemo,
+  type Source,
   type Subject,
 } from './model.js';
 import type { PassState } from './pass-state.js';
 import { readData } from './secret-fields.js';
 
-/** One subject per managed namespace, by name; a second namespace of one name is ignored. */
+/**
+ * One subject per managed source, by source key (a second object of one key is ignored):
+ * the managed namespaces and the managed Clusters (see sources.ts). A managed namespace that
+ * also holds managed Clusters is refused, and so are those Clusters: which one is meant is
+ * not ours to guess.
+ */
 export function readNamespaces(state: PassState): void {
-  const sorted = [...state.snapshot.namespaces].sort(
-    (a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid),
-  );
-  for (let i = 0; i < sorted.length; i++) {
-    const namespace = sorted[i] as SourceNamespace;
+  const sources: Source[] = [...state.snapshot.namespaces];
+  const clusters = state.snapshot.clusters ?? [];
+  for (let i = 0; i < clusters.length; i++)
+    sources.push(clusterSource(state, clusters[i] as SourceCluster));
+  sources.sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
+  const conflicts = conflictingNamespaces(state, clusters);
+  for (let i = 0; i < sources.length; i++) {
+    const namespace = sources[i] as Source;
     const memo = state.memo.namespaceEntry(namespace);
     if (memo === undefined) continue; // one object per name; the API guarantees it
     const facts = namespaceFacts(state, namespace, memo);
-    if (facts.warning !== undefined) state.warnings.push(facts.warning);
+    const conflict =
+      conflicts === undefined ? undefined : conflictProblem(state, namespace, conflicts);
+    if (facts.warning !== undefined && conflict === undefined) state.warnings.push(facts.warning);
     const subject: Subject = {
       namespace,
       cluster: facts.cluster,
-      secretName: facts.secretName,
-      nameProblem: facts.nameProblem,
+      secretName: conflict === undefined ? facts.secretName : undefined,
+      nameProblem: conflict ?? facts.nameProblem,
       terminating: namespace.deletionTimestamp !== undefined,
       unread: undefined,
       selection: undefined,
@@ -45,15 +58,76 @@ export function readNamespaces(state: PassState): void {
     };
     memo.subject = subject;
     state.subjects.push(subject);
+    const capi = namespace.capi;
+    if (capi !== undefined) {
+      let inNamespace = state.clustersByNamespace.get(capi.namespace);
+      if (inNamespace === undefined) {
+        inNamespace = new Map();
+        state.clustersByNamespace.set(capi.namespace, inNamespace);
+      }
+      inNamespace.set(capi.name, subject);
+    }
   }
 }
 
-/** The namespace's cluster name and whether it can claim it, remembered per version. */
-function namespaceFacts(
+/** A Cluster as a source keyed `<namespace>/<name>`, the same object while the Cluster is. */
+function clusterSource(state: PassState, cluster: SourceCluster): Source {
+  const key = clusterSourceKey(cluster.namespace, cluster.name);
+  const entry = state.memo.namespaces.get(key);
+  if (entry?.converted?.from === cluster) return entry.converted.source;
+  const source: Source = {
+    name: key,
+    uid: cluster.uid,
+    ...(cluster.resourceVersion === undefined ? {} : { resourceVersion: cluster.resourceVersion }),
+    labels: cluster.labels,
+    annotations: cluster.annotations,
+    creationTimestamp: cluster.creationTimestamp,
+    ...(cluster.deletionTimestamp === undefined
+      ? {}
+      : { deletionTimestamp: cluster.deletionTimestamp }),
+    capi: { namespace: cluster.namespace, name: cluster.name },
+  };
+  if (entry !== undefined && entry.uid === cluster.uid) entry.converted = { from: cluster, source };
+  return source;
+}
+
+/** Managed namespaces that also hold managed Clusters → the names of those Clusters. */
+function conflictingNamespaces(
   state: PassState,
-  namespace: SourceNamespace,
-  memo: NamespaceMemo,
-): NamespaceFacts {
+  clusters: readonly SourceCluster[],
+): Map<string, string[]> | undefined {
+  if (clusters.length === 0 || state.snapshot.namespaces.length === 0) return undefined;
+  const managed = new Set(state.snapshot.namespaces.map((namespace) => namespace.name));
+  let conflicts: Map<string, string[]> | undefined;
+  for (const cluster of clusters) {
+    if (!managed.has(cluster.namespace)) continue;
+    conflicts ??= new Map();
+    const names = conflicts.get(cluster.namespace);
+    if (names === undefined) conflicts.set(cluster.namespace, [cluster.name]);
+    else names.push(cluster.name);
+  }
+  return conflicts;
+}
+
+function conflictProblem(
+  state: PassState,
+  source: Source,
+  conflicts: ReadonlyMap<string, readonly string[]>,
+): OutcomeReason | undefined {
+  const namespace = source.capi?.namespace ?? source.name;
+  const clusters = conflicts.get(namespace);
+  if (clusters === undefined) return undefined;
+  const selector = `${state.keys.managedBy}=${state.config.managedBy}`;
+  const list = [...clusters].sort(compareStrings).join(', ');
+  const both = `namespace ${namespace} carries ${selector} and also holds Clusters that carry it (${list}), so it is not clear whether the namespace or its Clusters are the clusters to register; remove the label from the namespace to register its Clusters, or from the Clusters to register the namespace`;
+  return {
+    code: 'source-conflict',
+    message: source.capi === undefined ? both : `Cluster ${source.name} is not registered: ${both}`,
+  };
+}
+
+/** The namespace's cluster name and whether it can claim it, remembered per version. */
+function namespaceFacts(state: PassState, namespace: Source, memo: NamespaceMemo): NamespaceFacts {
   const cached = memo.facts;
   if (
     cached !== undefined &&
@@ -62,7 +136,7 @@ function namespaceFacts(
         cached.namespaceVersion === namespace.resourceVersion))
   )
     return cached;
-  const cluster = namespace.labels[state.keys.cluster];
+  const cluster = namespace.labels[state.keys.cluster] ?? defaultClusterName(state, namespace);
   const warnings: Warning[] = [];
   const nameProblem = nameProblemOf(state, namespace, cluster, warnings);
   const facts: NamespaceFacts = {
@@ -78,9 +152,21 @@ function namespaceFacts(
   return facts;
 }
 
+/**
+ * A Cluster without a `<prefix>cluster` label registers under its own name (or
+ * `<namespace>-<name>`): CAPI already gives every Cluster a name, unlike a namespace.
+ */
+function defaultClusterName(state: PassState, source: Source): string | undefined {
+  const capi = source.capi;
+  if (capi === undefined) return undefined;
+  return state.config.capiClusterNames === 'namespace-name'
+    ? `${capi.namespace}-${capi.name}`
+    : capi.name;
+}
+
 function nameProblemOf(
   state: PassState,
-  namespace: SourceNamespace,
+  namespace: Source,
   cluster: string | undefined,
   warnings: Warning[],
 ): OutcomeReason | undefined {
@@ -93,7 +179,15 @@ function nameProblemOf(
   if (cluster === '') {
     return {
       code: 'name-missing',
-      message: `label ${key} on namespace ${namespace.name} is empty; set it to the cluster name ArgoCD should show`,
+      message: `label ${key} on ${describeSource(namespace.name)} is empty; set it to the cluster name ArgoCD should show`,
+    };
+  }
+  // The registration records the Cluster's name in a label, so it must be a label value.
+  const capi = namespace.capi;
+  if (capi !== undefined && !isLabelValue(capi.name)) {
+    return {
+      code: 'name-invalid',
+      message: `Cluster ${namespace.name} has a name longer than 63 characters, which a registration cannot record in its ${state.keys.sourceCluster} label; it cannot be registered`,
     };
   }
   if (!isDnsSubdomain(registrationName(cluster))) {

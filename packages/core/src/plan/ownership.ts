@@ -4,8 +4,14 @@
 
 import { compareStrings } from '../compare-strings.js';
 import { ARGOCD_CLUSTER_SECRET_TYPE, ARGOCD_SECRET_TYPE_LABEL } from '../label-keys.js';
+import { CLUSTER_SOURCE_KIND, clusterSourceKey } from '../sources.js';
 import type { ObservedSecret } from '../types.js';
-import { NO_REGISTRATIONS, type Registration, type SecretMemo } from './model.js';
+import {
+  NO_REGISTRATIONS,
+  type RecordedSource,
+  type Registration,
+  type SecretMemo,
+} from './model.js';
 import { recordForeignName } from './names.js';
 import type { PassState } from './pass-state.js';
 import { awaitsSuccessor } from './rename.js';
@@ -49,6 +55,39 @@ export function readClusterSecrets(state: PassState): void {
   }
 }
 
+/**
+ * The source a registration records: its namespace, or (`<prefix>source-kind: Cluster`) the
+ * Cluster `<source-namespace>/<source-cluster>`; the uid to tell it from a re-created one.
+ */
+function recordedSource(state: PassState, secret: ObservedSecret): RecordedSource {
+  const keys = state.keys;
+  const labels = secret.labels;
+  const namespace = labels[keys.sourceNamespace];
+  const kind = labels[keys.sourceKind];
+  if (kind === undefined)
+    return { name: namespace, uid: labels[keys.sourceNamespaceUid], problem: undefined };
+  if (kind !== CLUSTER_SOURCE_KIND) {
+    return {
+      name: undefined,
+      uid: undefined,
+      problem: `its ${keys.sourceKind} label says ${JSON.stringify(kind)}, which is not a kind of source this registrar knows`,
+    };
+  }
+  const cluster = labels[keys.sourceCluster];
+  if (namespace === undefined || cluster === undefined) {
+    return {
+      name: undefined,
+      uid: undefined,
+      problem: `it records a Cluster source without both ${keys.sourceNamespace} and ${keys.sourceCluster} labels`,
+    };
+  }
+  return {
+    name: clusterSourceKey(namespace, cluster),
+    uid: labels[keys.sourceClusterUid],
+    problem: undefined,
+  };
+}
+
 function readRegistration(
   state: PassState,
   secret: ObservedSecret,
@@ -56,9 +95,9 @@ function readRegistration(
   active: boolean,
 ): Registration {
   const keys = state.keys;
-  const sourceName = secret.labels[keys.sourceNamespace];
-  const uid = secret.labels[keys.sourceNamespaceUid];
-  const source = sourceStatus(state, secret, sourceName, uid, facts);
+  const recorded = recordedSource(state, secret);
+  const sourceName = recorded.name;
+  const source = sourceStatus(state, secret, recorded, facts);
   const pruneDisabled = secret.labels[keys.prune] === 'disabled';
   const cluster =
     secret.labels[keys.cluster] ??

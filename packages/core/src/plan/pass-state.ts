@@ -35,8 +35,10 @@ export interface PassState {
   readonly pass: number;
   readonly warnings: Warning[];
   readonly actions: Action[];
-  /** Managed namespaces, by name. */
+  /** Managed sources (namespaces and Clusters), by source key. */
   readonly subjects: Subject[];
+  /** Namespace → Cluster name → its subject: the managed Clusters of each namespace. */
+  readonly clustersByNamespace: Map<string, Map<string, Subject>>;
   /** Secrets we own in the target namespace, by name. */
   readonly registrations: Registration[];
   /** ArgoCD cluster name → the foreign Secret that already uses it. */
@@ -83,6 +85,7 @@ export function createPassState(
     warnings: [],
     actions: [],
     subjects: [],
+    clustersByNamespace: new Map(),
     registrations: [],
     foreignNames: new Map(),
     servers: new ServerLedger(),
@@ -122,6 +125,7 @@ export function retirePass(state: PassState, claims: readonly Claim[]): void {
   if (holder !== undefined) state.exemplars.push(holder);
   if (claims[0] !== undefined) state.exemplars.push(claims[0]);
   state.servers.clear();
+  state.clustersByNamespace.clear();
   state.foreignNames.clear();
   state.nameWinners.clear();
   state.deferred.clear();

@@ -13,6 +13,7 @@ import type { Registration } from './model.js';
 import { changesOf, type PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { vetoed } from './source-proof.js';
+import { describeSource } from '../sources.js';
 
 /**
  * What putting a demoted registration back writes, when its namespace claims that name again
@@ -46,7 +47,7 @@ export function movingRefusal(state: PassState, target: Registration): Refusal {
   const next = owner?.cluster ?? '(unknown)';
   return {
     code: 'name-claimed',
-    message: `${target.secret.name} is still the registration of namespace ${owner?.namespace.name ?? target.sourceName ?? '(unknown)'}, which now claims ${next}; it is handed over once ${next} is registered, so ArgoCD never loses that cluster meanwhile (if the two namespaces swapped names, rename one of them to a third name first)`,
+    message: `${target.secret.name} is still the registration of ${describeSource(owner?.namespace.name ?? target.sourceName ?? '(unknown)')}, which now claims ${next}; it is handed over once ${next} is registered, so ArgoCD never loses that cluster meanwhile (if the two namespaces swapped names, rename one of them to a third name first)`,
   };
 }
 
@@ -66,7 +67,11 @@ export function demotion(state: PassState, registration: Registration): Action |
     return undefined;
   const supersededBy = subject.cluster;
   if (registration.pruneDisabled) {
-    vetoed(state, registration, `namespace ${subject.namespace.name} now claims ${supersededBy}`);
+    vetoed(
+      state,
+      registration,
+      `${describeSource(subject.namespace.name)} now claims ${supersededBy}`,
+    );
     return undefined;
   }
   if (registration.role !== 'releasable') return undefined;

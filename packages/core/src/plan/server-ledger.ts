@@ -7,6 +7,7 @@ import { compareStrings } from '../compare-strings.js';
 import type { LabelKeys } from '../label-keys.js';
 import type { Config } from '../types.js';
 import type { Claim, Holder, Registration } from './model.js';
+import { describeSource } from '../sources.js';
 
 export class ServerLedger {
   /**
@@ -117,7 +118,7 @@ export function collisionMessage(
     return `server ${server} is already registered by Secret ${config.targetNamespace}/${holder.secret}, which this registrar does not manage; ArgoCD would pick one of the two at random. If it is a leftover of vcluster-argocd-exporter 0.1.x (a vcluster-<name> Secret), simply delete it; otherwise remove one of the two`;
   }
   const owner =
-    holder.ownerName === undefined ? 'an unknown namespace' : `namespace ${holder.ownerName}`;
+    holder.ownerName === undefined ? 'an unknown namespace' : describeSource(holder.ownerName);
   const verb = holder.claimed ? 'is being registered this pass' : 'is already registered';
   return `server ${server} ${verb} as ${holder.secret} by ${owner}; ArgoCD would pick one of the two at random. Point one of the namespaces at another server (${keys.server} annotation) or stop managing one of them`;
 }

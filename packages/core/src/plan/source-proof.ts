@@ -1,5 +1,5 @@
-// Whether a registration's source namespace is provably gone, and so whether it may be
-// deleted. Nothing is deleted without positive proof: the namespace is not found, or found
+// Whether a registration's source (namespace or Cluster) is provably gone, and so whether it
+// may be deleted. Nothing is deleted without positive proof: the source is not found, or found
 // with another uid (re-created), or the registration has been demoted for longer than the
 // demoted TTL. A missing label or a failed lookup proves nothing: the registration is kept,
 // with a warning. `<prefix>prune=disabled` vetoes every deletion and demotion.
@@ -7,7 +7,8 @@
 import { parseTimestamp } from '../registration.js';
 import { unreachable } from '../unreachable.js';
 import type { Action, ObservedSecret } from '../types.js';
-import type { Registration, SecretMemo, SourceStatus } from './model.js';
+import { describeSource } from '../sources.js';
+import type { RecordedSource, Registration, SecretMemo, SourceStatus } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { observedRef } from './secret-fields.js';
 
@@ -15,13 +16,13 @@ import { observedRef } from './secret-fields.js';
 export function sourceStatus(
   state: PassState,
   secret: ObservedSecret,
-  name: string | undefined,
-  uid: string | undefined,
+  recorded: RecordedSource,
   facts: SecretMemo,
 ): SourceStatus {
-  const keys = state.keys;
+  const { name, uid } = recorded;
+  if (recorded.problem !== undefined) return unknownSource(state, secret, recorded.problem);
   if (name === undefined) {
-    return unknownSource(state, secret, `it has no ${keys.sourceNamespace} label`);
+    return unknownSource(state, secret, `it has no ${state.keys.sourceNamespace} label`);
   }
   const subject = state.memo.sourceSubject(facts, name);
   if (subject !== undefined) {
@@ -32,7 +33,11 @@ export function sourceStatus(
   const lookups = state.snapshot.sourceLookups;
   const lookup = Object.hasOwn(lookups, name) ? lookups[name] : undefined;
   if (lookup === undefined)
-    return unknownSource(state, secret, `namespace ${name} was not looked up`);
+    return unknownSource(
+      state,
+      secret,
+      `${describeSource(name)} was not looked up${notLookedUpHint(state, name)}`,
+    );
   switch (lookup.state) {
     case 'notFound':
       return { kind: 'gone', reason: { code: 'source-namespace-not-found', namespace: name } };
@@ -41,7 +46,11 @@ export function sourceStatus(
       if (lookup.uid !== uid) return replaced(name, uid, lookup.uid);
       return { kind: 'present', terminating: lookup.deletionTimestamp !== undefined };
     case 'unknown':
-      return unknownSource(state, secret, `looking up namespace ${name} failed: ${lookup.reason}`);
+      return unknownSource(
+        state,
+        secret,
+        `looking up ${describeSource(name)} failed: ${lookup.reason}`,
+      );
     default:
       return unreachable(lookup);
   }
@@ -56,7 +65,15 @@ function replaced(namespace: string, recordedUid: string, observedUid: string): 
 }
 
 function missingUid(state: PassState, name: string): string {
-  return `it has no ${state.keys.sourceNamespaceUid} label to tell namespace ${name} from a re-created one`;
+  const key = name.includes('/') ? state.keys.sourceClusterUid : state.keys.sourceNamespaceUid;
+  return `it has no ${key} label to tell ${describeSource(name)} from a re-created one`;
+}
+
+/** Cluster sources switched off: their registrations stay, and the message says why. */
+function notLookedUpHint(state: PassState, name: string): string {
+  return name.includes('/') && !state.config.capiClusters
+    ? ' (Cluster sources are off: --capi-clusters)'
+    : '';
 }
 
 function unknownSource(state: PassState, secret: ObservedSecret, why: string): SourceStatus {
@@ -78,7 +95,7 @@ export function deletion(state: PassState, registration: Registration): Action |
   const source = registration.source;
   if (source.kind === 'gone') {
     if (registration.pruneDisabled) {
-      vetoed(state, registration, `its source namespace ${source.reason.namespace} is gone`);
+      vetoed(state, registration, `its source ${describeSource(source.reason.namespace)} is gone`);
       return undefined;
     }
     return {

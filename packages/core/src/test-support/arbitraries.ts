@@ -15,14 +15,30 @@ import {
   KEYS,
   NOW,
   PEM,
+  recordedSource,
   scenario,
   settle,
+  sourcesOf,
   testConfig,
   type Credentials,
   type KubeconfigSecretOptions,
 } from './fixtures.js';
 
-export const NAMESPACE_POOL = ['ns-a', 'ns-b', 'ns-c', 'ns-d'] as const;
+/**
+ * Sources: namespaces, and Cluster API Clusters keyed `<namespace>/<name>` (two in one
+ * namespace, and one in a namespace that may itself be managed: the conflict case).
+ */
+export const NAMESPACE_POOL = [
+  'ns-a',
+  'ns-b',
+  'ns-c',
+  'ns-d',
+  'fleet/one',
+  'fleet/two',
+  'ns-a/three',
+] as const;
+/** At most this many sources in one world (keeps runs fast; collisions stay common). */
+const WORLD_SIZE = 4;
 export const CLUSTER_POOL = ['alpha', 'beta', 'gamma'] as const;
 /** Includes spellings that normalise to one another. */
 export const SERVER_POOL = [
@@ -141,10 +157,10 @@ export const namespaceSpecArb: fc.Arbitrary<NamespaceSpec> = fc.record({
   kubeconfig: fc.option(kubeconfigSpecArb, { nil: undefined, freq: 6 }),
 });
 
-/** Up to four managed namespaces, distinct by name. */
+/** Up to four managed sources, distinct by key. */
 export const worldArb: fc.Arbitrary<readonly NamespaceSpec[]> = fc.uniqueArray(namespaceSpecArb, {
   selector: (spec) => spec.name,
-  maxLength: NAMESPACE_POOL.length,
+  maxLength: WORLD_SIZE,
 });
 
 export interface ForeignSpec {
@@ -361,16 +377,23 @@ export function worldSnapshot(world: readonly NamespaceSpec[], base?: Snapshot):
     sourceLookups: {},
   });
   for (const spec of world) {
-    builder.namespace(spec.name, {
+    const options = {
       cluster: spec.cluster,
       uid: `uid-${spec.name}-${spec.generation}`,
       created: spec.created,
       terminating: spec.terminating,
       labels: spec.team === undefined ? {} : { [`${KEYS.prefix}team`]: spec.team },
       annotations: spec.serverOverride === undefined ? {} : { [KEYS.server]: spec.serverOverride },
-    });
+    };
+    const [namespaceName = spec.name, clusterName] = spec.name.split('/');
+    if (clusterName === undefined) builder.namespace(spec.name, options);
+    else builder.cluster(namespaceName, clusterName, options);
     if (spec.kubeconfig !== undefined)
-      builder.kubeconfig(spec.name, kubeconfigOptions(spec.kubeconfig));
+      builder.kubeconfig(namespaceName, {
+        ...kubeconfigOptions(spec.kubeconfig),
+        // The k3k pattern names a Cluster's Secret too: k3k-<cluster>-kubeconfig.
+        name: `k3k-${clusterName ?? namespaceName}-kubeconfig`,
+      });
   }
   return builder.build();
 }
@@ -386,7 +409,9 @@ function meddle(secret: ObservedSecret, what: Meddling): ObservedSecret {
       return {
         ...secret,
         labels: Object.fromEntries(
-          Object.entries(labels).filter(([key]) => key !== KEYS.sourceNamespaceUid),
+          Object.entries(labels).filter(
+            ([key]) => key !== KEYS.sourceNamespaceUid && key !== KEYS.sourceClusterUid,
+          ),
         ),
       };
     case 'backdate-demotion':
@@ -446,14 +471,10 @@ export function buildSnapshot(
     builder.foreign(spec.name, { server: spec.server, clusterName: spec.clusterName });
   const present = new Set(presentWorld.map((spec) => spec.name));
   for (const secret of clusterSecrets) {
-    const source = secret.labels[KEYS.sourceNamespace];
+    const { key: source, uid } = recordedSource(secret);
     if (source === undefined || present.has(source)) continue;
     const index = NAMESPACE_POOL.indexOf(source as (typeof NAMESPACE_POOL)[number]);
-    const lookup = lookupFor(
-      source,
-      input.lookups[index] ?? 'missing',
-      secret.labels[KEYS.sourceNamespaceUid],
-    );
+    const lookup = lookupFor(source, input.lookups[index] ?? 'missing', uid);
     if (lookup !== undefined) builder.lookup(source, lookup);
   }
   return builder.build();
@@ -477,7 +498,7 @@ export function shuffled<T>(items: readonly T[], seed: number): T[] {
 // Incomplete input: what a gather could not read
 
 export interface UnreadSpec {
-  /** Pool indexes of managed namespaces whose Secret list failed. */
+  /** Pool indexes of sources whose namespace's Secret list failed. */
   readonly namespaces: readonly number[];
   /**
    * The target namespace's cluster Secrets: all read; the list failed outright (nothing
@@ -495,11 +516,15 @@ export const UNREAD_REASON = 'the API server answered 503';
 
 /** `snapshot` as a gather that failed to read the parts `spec` names would report it. */
 export function withUnreadParts(snapshot: Snapshot, spec: UnreadSpec): Snapshot {
-  const managed = new Set(snapshot.namespaces.map((ns) => ns.name));
-  const unread = spec.namespaces
-    .map((index) => NAMESPACE_POOL[index] as string)
-    .filter((name) => managed.has(name))
-    .sort();
+  const managed = new Set(sourcesOf(snapshot).map((source) => source.name));
+  const unread = [
+    ...new Set(
+      spec.namespaces
+        .map((index) => NAMESPACE_POOL[index] as string)
+        .filter((name) => managed.has(name))
+        .map((name) => name.split('/')[0] as string),
+    ),
+  ].sort();
   const unreadSet = new Set(unread);
   const clusterSecrets =
     spec.clusterSecrets === 'read'

@@ -24,6 +24,7 @@ import type {
   ObservedSecret,
   Plan,
   Snapshot,
+  SourceCluster,
   SourceLookup,
   SourceNamespace,
 } from '../types.js';
@@ -49,6 +50,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     credentialRefreshWindowMs: 0,
     execCredentials: false,
     drainOnTerminate: false,
+    capiClusters: false,
+    capiClusterNames: 'name',
     ...overrides,
   };
 }
@@ -79,6 +82,63 @@ export function namespace(name: string, options: NamespaceOptions = {}): SourceN
     creationTimestamp: options.created ?? '2026-01-01T00:00:00Z',
     ...(options.terminating === true ? { deletionTimestamp: '2026-11-30T11:59:00Z' } : {}),
   };
+}
+
+export interface ClusterOptions extends Omit<NamespaceOptions, 'cluster'> {
+  /** `<prefix>cluster` label; absent by default (the Cluster's name is the default). */
+  readonly cluster?: string | null;
+}
+
+/** A Cluster API Cluster labelled for registration, in `namespaceName`. */
+export function capiCluster(
+  namespaceName: string,
+  name: string,
+  options: ClusterOptions = {},
+): SourceCluster {
+  const labels: Record<string, string> = { [KEYS.managedBy]: MANAGED_BY };
+  if (options.cluster !== undefined && options.cluster !== null)
+    labels[KEYS.cluster] = options.cluster;
+  return {
+    namespace: namespaceName,
+    name,
+    uid: options.uid ?? `uid-${namespaceName}-${name}`,
+    labels: { ...labels, ...options.labels },
+    annotations: options.annotations ?? {},
+    creationTimestamp: options.created ?? '2026-01-01T00:00:00Z',
+    ...(options.terminating === true ? { deletionTimestamp: '2026-11-30T11:59:00Z' } : {}),
+  };
+}
+
+/** The source key and uid a registration records (see sources.ts), for assertions. */
+export function recordedSource(secret: ObservedSecret): { key?: string; uid?: string } {
+  const labels = secret.labels;
+  const namespaceName = labels[KEYS.sourceNamespace];
+  if (labels[KEYS.sourceKind] === undefined) {
+    return {
+      ...(namespaceName === undefined ? {} : { key: namespaceName }),
+      ...(labels[KEYS.sourceNamespaceUid] === undefined
+        ? {}
+        : { uid: labels[KEYS.sourceNamespaceUid] }),
+    };
+  }
+  const cluster = labels[KEYS.sourceCluster];
+  return {
+    ...(namespaceName === undefined || cluster === undefined
+      ? {}
+      : { key: `${namespaceName}/${cluster}` }),
+    ...(labels[KEYS.sourceClusterUid] === undefined ? {} : { uid: labels[KEYS.sourceClusterUid] }),
+  };
+}
+
+/** Every source of a snapshot as the planner keys it: namespaces, then Clusters. */
+export function sourcesOf(snapshot: Snapshot): SourceNamespace[] {
+  return [
+    ...snapshot.namespaces,
+    ...(snapshot.clusters ?? []).map((cluster) => ({
+      ...cluster,
+      name: `${cluster.namespace}/${cluster.name}`,
+    })),
+  ];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -235,12 +295,16 @@ export function configOf(secret: {
 
 export class Scenario {
   private namespaces = new Map<string, SourceNamespace>();
+  /** By `<namespace>/<name>`. */
+  private clusters = new Map<string, SourceCluster>();
   private candidates = new Map<string, ObservedSecret>();
   private clusterSecrets = new Map<string, ObservedSecret>();
   private lookups = new Map<string, SourceLookup>();
 
   constructor(from?: Snapshot) {
     for (const ns of from?.namespaces ?? []) this.namespaces.set(ns.name, ns);
+    for (const cluster of from?.clusters ?? [])
+      this.clusters.set(`${cluster.namespace}/${cluster.name}`, cluster);
     for (const secret of from?.candidateSecrets ?? [])
       this.candidates.set(`${secret.namespace}/${secret.name}`, secret);
     for (const secret of from?.clusterSecrets ?? []) this.clusterSecrets.set(secret.name, secret);
@@ -256,6 +320,42 @@ export class Scenario {
   /** Adds or replaces a namespace. */
   namespace(name: string, options: NamespaceOptions = {}): this {
     this.namespaces.set(name, namespace(name, options));
+    return this;
+  }
+
+  /** Adds or replaces a Cluster API Cluster source. */
+  cluster(namespaceName: string, name: string, options: ClusterOptions = {}): this {
+    this.clusters.set(`${namespaceName}/${name}`, capiCluster(namespaceName, name, options));
+    return this;
+  }
+
+  /** A labelled Cluster and its CAPI kubeconfig `<name>-kubeconfig` (key `value`). */
+  capiChild(
+    namespaceName: string,
+    name: string,
+    options: ClusterOptions & KubeconfigSecretOptions = {},
+  ): this {
+    return this.cluster(namespaceName, name, options).kubeconfig(namespaceName, {
+      server: serverOf(`${name}.${namespaceName}`),
+      name: `${name}-kubeconfig`,
+      key: 'value',
+      type: 'cluster.x-k8s.io/secret',
+      ...options,
+    });
+  }
+
+  /** Changes an existing Cluster. */
+  editCluster(key: string, edit: (cluster: SourceCluster) => SourceCluster): this {
+    const cluster = this.clusters.get(key);
+    if (cluster === undefined) throw new Error(`no Cluster ${key} in the scenario`);
+    this.clusters.set(key, edit(cluster));
+    return this;
+  }
+
+  /** The Cluster `<namespace>/<name>` is no longer managed; `lookup` says what a GET returns. */
+  removeCluster(key: string, lookup: SourceLookup = { state: 'notFound' }): this {
+    this.clusters.delete(key);
+    this.lookups.set(key, lookup);
     return this;
   }
 
@@ -344,6 +444,7 @@ export class Scenario {
   build(): Snapshot {
     return {
       namespaces: [...this.namespaces.values()],
+      ...(this.clusters.size === 0 ? {} : { clusters: [...this.clusters.values()] }),
       candidateSecrets: [...this.candidates.values()],
       clusterSecrets: [...this.clusterSecrets.values()],
       sourceLookups: Object.fromEntries(this.lookups),

@@ -52,6 +52,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     credentialRefreshWindowMs: 0,
     execCredentials: false,
     drainOnTerminate: false,
+    capiClusters: false,
+    capiClusterNames: 'name',
     ...overrides,
   };
 }

@@ -1,0 +1,302 @@
+// Cluster API Clusters as sources: every rule stated for a namespace holds per Cluster.
+
+import { describe, expect, it } from 'vitest';
+import { PROVIDER_PRESETS } from '../providers.js';
+import { plan } from './index.js';
+import {
+  clusterSecretOf,
+  dataOf,
+  KEYS,
+  NOW,
+  outcomeOf,
+  scenario,
+  serverOf,
+  settle,
+  testConfig,
+} from '../test-support/fixtures.js';
+import { renderStatusText } from '../render-status.js';
+import { statusRows } from '../status-rows.js';
+import type { Action, Plan } from '../types.js';
+
+const SECRET_TYPE = 'argocd.argoproj.io/secret-type';
+const CONFIG = testConfig({ providers: [PROVIDER_PRESETS.capi], capiClusters: true });
+
+function kinds(result: Plan): string[] {
+  return result.actions.map((action) => `${action.kind} ${action.cluster}`);
+}
+
+function creates(result: Plan): Extract<Action, { kind: 'create' }>[] {
+  return result.actions.filter(
+    (action): action is Extract<Action, { kind: 'create' }> => action.kind === 'create',
+  );
+}
+
+/** Two Clusters in `fleet`, each with its own kubeconfig, registered. */
+function twoClusters() {
+  return scenario()
+    .capiChild('fleet', 'alpha', { labels: { [`${KEYS.prefix}env`]: 'prod' } })
+    .capiChild('fleet', 'beta', { labels: { [`${KEYS.prefix}env`]: 'dev' } });
+}
+
+describe('registering Cluster API Clusters', () => {
+  it('registers two Clusters of one namespace, each from its own <name>-kubeconfig, with labels from its Cluster', () => {
+    const result = plan(twoClusters().build(), CONFIG, NOW);
+    expect(kinds(result)).toEqual(['create alpha', 'create beta']);
+    const [alpha, beta] = creates(result);
+    expect(alpha?.reason).toEqual({ code: 'new-registration', namespace: 'fleet/alpha' });
+    expect(alpha?.secret.labels).toEqual({
+      [SECRET_TYPE]: 'cluster',
+      [KEYS.managedBy]: 'cluster-registrar',
+      [KEYS.cluster]: 'alpha',
+      [KEYS.sourceKind]: 'Cluster',
+      [KEYS.sourceNamespace]: 'fleet',
+      [KEYS.sourceCluster]: 'alpha',
+      [KEYS.sourceClusterUid]: 'uid-fleet-alpha',
+      [KEYS.provider]: 'capi',
+      [`${KEYS.prefix}env`]: 'prod',
+    });
+    expect(dataOf(alpha?.secret ?? { data: {} }, 'server')).toBe(serverOf('alpha.fleet'));
+    expect(dataOf(beta?.secret ?? { data: {} }, 'server')).toBe(serverOf('beta.fleet'));
+    expect(beta?.secret.labels[`${KEYS.prefix}env`]).toBe('dev');
+    expect(outcomeOf(result, 'fleet/beta')).toMatchObject({
+      state: 'registered',
+      cluster: 'beta',
+      source: { namespace: 'fleet', secret: 'beta-kubeconfig', key: 'value', provider: 'capi' },
+    });
+  });
+
+  it('takes the cluster name from the <prefix>cluster label, else the Cluster name, or <namespace>-<name> when asked', () => {
+    const snapshot = scenario()
+      .capiChild('fleet', 'alpha', { cluster: 'prod-eu' })
+      .capiChild('fleet', 'beta')
+      .build();
+    expect(kinds(plan(snapshot, CONFIG, NOW))).toEqual(['create beta', 'create prod-eu']);
+    const namespaced = { ...CONFIG, capiClusterNames: 'namespace-name' } as const;
+    expect(kinds(plan(snapshot, namespaced, NOW))).toEqual(['create fleet-beta', 'create prod-eu']);
+  });
+
+  it('reads reserved keys off the Cluster as off a namespace, and never copies them', () => {
+    const snapshot = scenario()
+      .capiChild('fleet', 'alpha', {
+        labels: { [KEYS.project]: 'payments', 'team.example.com/owner': 'x' },
+        annotations: {
+          [KEYS.namespaces]: 'apps, jobs',
+          [KEYS.server]: 'https://alpha.example.com',
+          [`${KEYS.prefix}note`]: 'hello',
+        },
+      })
+      .build();
+    const [create] = creates(plan(snapshot, CONFIG, NOW));
+    const secret = create?.secret ?? { data: {}, labels: {}, annotations: {} };
+    expect(dataOf(secret, 'project')).toBe('payments');
+    expect(dataOf(secret, 'namespaces')).toBe('apps,jobs');
+    expect(dataOf(secret, 'server')).toBe('https://alpha.example.com');
+    expect(secret.labels[KEYS.project]).toBeUndefined();
+    expect(secret.labels['team.example.com/owner']).toBeUndefined();
+    expect(secret.annotations[`${KEYS.prefix}note`]).toBe('hello');
+  });
+
+  it('reads <name>-user-kubeconfig under capa-eks, never another Cluster’s Secret', () => {
+    const config = testConfig({
+      providers: [PROVIDER_PRESETS['capa-eks'], PROVIDER_PRESETS.capi],
+      capiClusters: true,
+    });
+    // alpha-user-kubeconfig would match capi's *-kubeconfig for a Cluster named alpha-user.
+    const snapshot = scenario()
+      .cluster('fleet', 'alpha')
+      .kubeconfig('fleet', { name: 'beta-kubeconfig', key: 'value', server: serverOf('beta') })
+      .build();
+    const result = plan(snapshot, config, NOW);
+    expect(result.actions).toEqual([]);
+    expect(outcomeOf(result, 'fleet/alpha')).toMatchObject({
+      state: 'waiting',
+      reason: {
+        code: 'waiting-for-kubeconfig',
+        message:
+          'no kubeconfig Secret of Cluster fleet/alpha yet (looking for alpha-user-kubeconfig with value; alpha-kubeconfig with value in namespace fleet); it is registered as soon as one appears',
+      },
+    });
+  });
+});
+
+describe('removing a Cluster source only on positive proof', () => {
+  it('deletes only the registration of the Cluster that is not found', () => {
+    const registered = settle(twoClusters().build(), CONFIG);
+    const gone = scenario(registered).removeCluster('fleet/alpha').build();
+    const result = plan(gone, CONFIG, NOW);
+    expect(kinds(result)).toEqual(['delete alpha']);
+    expect(result.actions[0]?.reason).toEqual({
+      code: 'source-namespace-not-found',
+      namespace: 'fleet/alpha',
+    });
+  });
+
+  it('deletes a registration whose Cluster was re-created (new uid)', () => {
+    const registered = settle(twoClusters().build(), CONFIG);
+    const recreated = scenario(registered)
+      .removeCluster('fleet/alpha', { state: 'present', uid: 'uid-new', labels: {} })
+      .build();
+    expect(plan(recreated, CONFIG, NOW).actions.map((action) => action.reason)).toEqual([
+      {
+        code: 'source-namespace-replaced',
+        namespace: 'fleet/alpha',
+        recordedUid: 'uid-fleet-alpha',
+        observedUid: 'uid-new',
+      },
+    ]);
+  });
+
+  it('keeps the registration on an unknown or missing lookup, even when a namespace of that name is gone', () => {
+    const registered = settle(twoClusters().build(), CONFIG);
+    const unknown = scenario(registered)
+      .removeCluster('fleet/alpha', { state: 'unknown', reason: 'timeout' })
+      .lookup('fleet', { state: 'notFound' })
+      .build();
+    const missing = { ...unknown, sourceLookups: { fleet: { state: 'notFound' as const } } };
+    for (const snapshot of [unknown, missing]) {
+      const result = plan(snapshot, CONFIG, NOW);
+      expect(result.actions).toEqual([]);
+      expect(result.warnings.map((warning) => warning.code)).toContain('source-unknown');
+    }
+  });
+
+  it('says Cluster sources are off when a Cluster registration cannot be checked for that reason', () => {
+    const registered = settle(twoClusters().build(), CONFIG);
+    const off = { ...CONFIG, capiClusters: false };
+    const result = plan({ ...registered, clusters: [] }, off, NOW);
+    expect(result.actions).toEqual([]);
+    expect(result.warnings.map((warning) => warning.message)).toContain(
+      'registration cluster-alpha is kept: its source namespace cannot be checked (Cluster fleet/alpha was not looked up (Cluster sources are off: --capi-clusters))',
+    );
+  });
+
+  it('keeps a registration whose kubeconfig Secret is gone, as stale', () => {
+    const registered = settle(twoClusters().build(), CONFIG);
+    const result = plan(
+      scenario(registered).removeKubeconfig('fleet', 'alpha-kubeconfig').build(),
+      CONFIG,
+      NOW,
+    );
+    expect(result.actions).toEqual([]);
+    expect(outcomeOf(result, 'fleet/alpha').state).toBe('stale');
+    expect(outcomeOf(result, 'fleet/beta').state).toBe('unchanged');
+  });
+
+  it('keeps a deleting Cluster registered until it is gone, and drains it when asked', () => {
+    const registered = settle(twoClusters().build(), CONFIG);
+    const deleting = scenario(registered)
+      .editCluster('fleet/alpha', (cluster) => ({
+        ...cluster,
+        deletionTimestamp: '2026-11-30T11:59:00Z',
+      }))
+      .build();
+    const kept = plan(deleting, CONFIG, NOW);
+    expect(kept.actions).toEqual([]);
+    expect(outcomeOf(kept, 'fleet/alpha')).toMatchObject({
+      state: 'unchanged',
+      reason: { code: 'terminating' },
+    });
+    const drained = plan(deleting, { ...CONFIG, drainOnTerminate: true }, NOW);
+    expect(kinds(drained)).toEqual(['update alpha']);
+    const update = drained.actions[0];
+    expect(update?.kind === 'update' && update.reason).toEqual({
+      code: 'drained',
+      namespace: 'fleet/alpha',
+      labels: [`${KEYS.prefix}env`],
+    });
+  });
+});
+
+describe('names and servers across both kinds of source', () => {
+  it('demotes the old registration once a relabelled Cluster’s new one is observed', () => {
+    const registered = settle(twoClusters().build(), CONFIG);
+    const renamed = scenario(registered)
+      .editCluster('fleet/alpha', (cluster) => ({
+        ...cluster,
+        labels: { ...cluster.labels, [KEYS.cluster]: 'alpha-2' },
+      }))
+      .build();
+    expect(kinds(plan(renamed, CONFIG, NOW))).toEqual(['create alpha-2']);
+    const settled = settle(renamed, CONFIG);
+    const old = clusterSecretOf(settled, 'cluster-alpha');
+    expect(old.labels[SECRET_TYPE]).toBeUndefined();
+    expect(old.labels[KEYS.supersededBy]).toBe('alpha-2');
+  });
+
+  it('gives a contested name to the older source, whichever its kind, and keeps it with the incumbent', () => {
+    const config = testConfig({
+      providers: [PROVIDER_PRESETS.k3k, PROVIDER_PRESETS.capi],
+      capiClusters: true,
+    });
+    const contested = scenario()
+      .child('team-a', { cluster: 'alpha', created: '2026-02-01T00:00:00Z' })
+      .capiChild('fleet', 'alpha', { created: '2026-01-01T00:00:00Z' })
+      .build();
+    const first = plan(contested, config, NOW);
+    expect(creates(first).map((create) => create.reason.namespace)).toEqual(['fleet/alpha']);
+    expect(outcomeOf(first, 'team-a')).toMatchObject({
+      state: 'refused',
+      reason: { code: 'name-claimed' },
+    });
+    // The namespace registered first: the older Cluster arriving later does not take it.
+    const incumbent = settle(
+      scenario().child('team-a', { cluster: 'alpha', created: '2026-02-01T00:00:00Z' }).build(),
+      config,
+    );
+    const later = scenario(incumbent)
+      .capiChild('fleet', 'alpha', { created: '2026-01-01T00:00:00Z' })
+      .build();
+    const result = plan(later, config, NOW);
+    expect(result.actions).toEqual([]);
+    expect(outcomeOf(result, 'fleet/alpha').state).toBe('refused');
+  });
+
+  it('refuses a Cluster whose server another registration already holds', () => {
+    const snapshot = scenario()
+      .capiChild('fleet', 'alpha')
+      .capiChild('fleet', 'beta', { server: serverOf('alpha.fleet') })
+      .build();
+    const result = plan(snapshot, CONFIG, NOW);
+    expect(kinds(result)).toEqual(['create alpha']);
+    expect(outcomeOf(result, 'fleet/beta')).toMatchObject({
+      state: 'refused',
+      reason: { code: 'server-collision' },
+    });
+  });
+
+  it('refuses a managed namespace that also holds managed Clusters, and those Clusters, keeping what is registered', () => {
+    const config = testConfig({
+      providers: [PROVIDER_PRESETS.k3k, PROVIDER_PRESETS.capi],
+      capiClusters: true,
+    });
+    const registered = settle(scenario().child('fleet', { cluster: 'fleet' }).build(), config);
+    const both = scenario(registered).capiChild('fleet', 'alpha').build();
+    const result = plan(both, config, NOW);
+    expect(result.actions).toEqual([]);
+    const message = `namespace fleet carries ${KEYS.managedBy}=cluster-registrar and also holds Clusters that carry it (alpha), so it is not clear whether the namespace or its Clusters are the clusters to register; remove the label from the namespace to register its Clusters, or from the Clusters to register the namespace`;
+    expect(outcomeOf(result, 'fleet')).toMatchObject({
+      state: 'refused',
+      reason: {
+        code: 'source-conflict',
+        message: `${message} (cluster-fleet stays registered meanwhile)`,
+      },
+    });
+    expect(outcomeOf(result, 'fleet/alpha')).toMatchObject({
+      state: 'refused',
+      reason: {
+        code: 'source-conflict',
+        message: `Cluster fleet/alpha is not registered: ${message}`,
+      },
+    });
+  });
+});
+
+describe('status of Cluster sources', () => {
+  it('gives each Cluster its own row, named as a Cluster', () => {
+    const snapshot = scenario().capiChild('fleet', 'alpha').cluster('fleet', 'beta').build();
+    const rows = statusRows(plan(snapshot, CONFIG, NOW), snapshot, CONFIG);
+    const text = renderStatusText(rows, { now: NOW, color: false });
+    expect(rows.map((row) => [row.namespace, row.state])).toContainEqual(['fleet/beta', 'waiting']);
+    expect(text).toContain('Cluster fleet/beta: waiting (waiting-for-kubeconfig)');
+  });
+});
