@@ -99,7 +99,7 @@ describe('parseFlags', () => {
     expect(errors(['--intervl', '5s'])).toHaveLength(1);
   });
 
-  it('accepts kubectl\'s -o for --output: -o json, -o=json, -ojson', () => {
+  it("accepts kubectl's -o for --output: -o json, -o=json, -ojson", () => {
     for (const argv of [['-o', 'json'], ['-o=json'], ['-ojson'], ['--output', 'json']]) {
       const parsed = parseFlags(['status', ...argv], {});
       expect(parsed.ok && parsed.options.output, argv.join(' ')).toBe('json');

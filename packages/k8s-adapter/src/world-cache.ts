@@ -8,6 +8,9 @@
 //   say "ArgoCD's label or ours": one selects ArgoCD's label, the other ours (for demoted
 //   registrations, which lack ArgoCD's). Each Secret is held whole once: the second watch
 //   keeps only a shadow (identity and labels) of a Secret the first one selects.
+// - per managed namespace, a version of its Secrets that moves on every Secret event in it,
+//   candidate or not (and for all of them on each re-list), so the daemon knows when a
+//   namespace without a candidate must be listed again for its near misses (near-misses.ts);
 // Each change is reported as the namespaces it concerns, so the daemon plans soon after it;
 // a re-list (410 Gone, or the resync period) is reported as "look at everything".
 import { ARGOCD_SECRET_TYPE_LABEL, labelKeys, matchGlob } from '@argocd-cluster-registrar/core';
@@ -71,6 +74,11 @@ export interface WorldCache {
   readonly candidates: ReadonlyMap<string, CandidateMeta>;
   /** Cluster Secrets by uid (both watches merged). */
   clusterSecrets(): readonly ObservedSecret[];
+  /**
+   * Moves whenever a Secret in this managed namespace may have changed (any Secret, not
+   * only candidates): what a namespace's near misses were recorded at.
+   */
+  secretsVersion(namespace: string): string;
   /** Bumped on every change of what clusterSecrets()/namespaces hold, so views can be reused. */
   readonly version: { namespaces: number; clusterSecrets: number; candidates: number };
   /** Resolves once every watch has listed or failed once. */
@@ -97,6 +105,13 @@ export function startWorldCache(
   const listedOnce = new Set<WatchName>();
   const waiters: (() => void)[] = [];
   const watches = new Map<WatchName, ListWatch<Versioned>>();
+  // Per managed namespace, the sequence number of the last Secret event in it or of its own
+  // last change (a namespace that becomes managed again may have changed meanwhile). A list
+  // of Secret metadata may have missed events: it starts a new generation, so every
+  // namespace's version moves.
+  const secretEvents = new Map<string, number>();
+  let secretSequence = 0;
+  let secretGeneration = 0;
 
   const changed = (names: readonly string[]): void => {
     options.onChange({ namespaces: names, all: false });
@@ -144,10 +159,12 @@ export function startWorldCache(
     handlers: {
       onUpsert: (name) => {
         version.namespaces += 1;
+        secretEvents.set(name, ++secretSequence);
         changed([name]);
       },
       onDelete: (name) => {
         version.namespaces += 1;
+        secretEvents.delete(name);
         changed([name]);
       },
       onListed: listed('namespaces'),
@@ -181,7 +198,15 @@ export function startWorldCache(
         version.candidates += 1;
         changed([previous.namespace]);
       },
-      onListed: listed('secret metadata'),
+      onEvent: (object) => {
+        const namespace = object.metadata?.namespace ?? '';
+        if (namespaces.store.has(namespace)) secretEvents.set(namespace, ++secretSequence);
+      },
+      onListed: () => {
+        secretGeneration += 1;
+        secretEvents.clear();
+        listed('secret metadata')();
+      },
       onError: errored('secret metadata'),
       onRecovered: recovered('secret metadata'),
     },
@@ -265,6 +290,7 @@ export function startWorldCache(
     namespaces: namespaces.store,
     candidates: candidates.store,
     version,
+    secretsVersion: (namespace) => `${secretGeneration}.${secretEvents.get(namespace) ?? 0}`,
     clusterSecrets() {
       merge();
       return merged;
