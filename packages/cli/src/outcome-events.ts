@@ -1,6 +1,6 @@
 // Reports a source namespace's outcome when it changes, not on every pass: a log line
-// always, and a Kubernetes Event on the namespace (registered, refused and why, stale,
-// drained) when this instance writes. `registered` and `unchanged` are one state for this
+// always, and a Kubernetes Event on the namespace (registered, waiting and what almost
+// matched, refused and why, stale, skipped, drained) when this instance writes. `registered` and `unchanged` are one state for this
 // purpose: a credential refresh is not news.
 
 import type { NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
@@ -251,7 +251,22 @@ function eventFor(
         message: outcome.reason?.message ?? 'drained',
       };
     case 'waiting':
+      // The hint (which Secret almost matches, and the flag that reads it) is for whoever owns
+      // the namespace, who reads its Events rather than the registrar's log.
+      return {
+        namespace,
+        type: 'Normal',
+        reason: 'Waiting',
+        message: outcome.reason?.message ?? 'waiting for a kubeconfig Secret',
+      };
     case 'skipped':
-      return undefined;
+      // A terminating namespace accepts no new Event, and nothing of it is registered.
+      if (outcome.reason?.code === 'terminating') return undefined;
+      return {
+        namespace,
+        type: 'Warning',
+        reason: 'Skipped',
+        message: outcome.reason?.message ?? 'skipped',
+      };
   }
 }
