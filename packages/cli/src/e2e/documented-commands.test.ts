@@ -124,7 +124,11 @@ describe('what an applying --once run prints', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(`+ ${world.target}/cluster-done was created (cluster "done")`);
     expect(run.stdout).not.toContain('will be created');
-    expect(run.stdout).toContain('Applied 1 of 1 change(s).');
+    // It ends as Terraform's apply does, with what was done, not with the plan's summary.
+    expect(run.stdout).toMatch(
+      /\nApply complete! Registrations: 1 created, 0 updated, 0 demoted, 0 deleted\.\n$/,
+    );
+    expect(run.stdout).not.toContain('Plan: ');
     // The missing cluster label is reported once on each channel: the preview's warning, and
     // one log line (the plan warning), not a second "namespace skipped" line.
     const name = skipped.metadata?.name ?? '';
