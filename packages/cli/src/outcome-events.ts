@@ -18,6 +18,7 @@ export const EVENT_COMPONENT = 'argocd-cluster-registrar';
 const EVENT_CONCURRENCY = 8;
 
 type Category = 'registered' | 'waiting' | 'refused' | 'stale' | 'skipped' | 'drained';
+const NEWS_IN_MESSAGE: ReadonlySet<Category> = new Set(['waiting', 'stale', 'skipped']);
 
 interface Seen {
   readonly key: string;
@@ -59,7 +60,10 @@ export class OutcomeReporter {
       // stands, so an outage sends no "Registered" when it starts and again when it ends.
       if (outcome.reason?.code === 'input-incomplete') continue;
       const category = categorise(outcome);
-      const key = `${category}|${outcome.reason?.code ?? ''}|${outcome.cluster ?? ''}`;
+      // A waiting, stale or skipped namespace whose message changed is news: its hint names
+      // what almost matched, which changes as its owner tries a fix.
+      const detail = NEWS_IN_MESSAGE.has(category) ? (outcome.reason?.message ?? '') : '';
+      const key = `${category}|${outcome.reason?.code ?? ''}|${outcome.cluster ?? ''}|${detail}`;
       const previous = this.seen.get(outcome.namespace);
       if (previous?.key === key) continue;
 

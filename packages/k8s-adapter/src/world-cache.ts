@@ -200,7 +200,11 @@ export function startWorldCache(
       },
       onEvent: (object) => {
         const namespace = object.metadata?.namespace ?? '';
-        if (namespaces.store.has(namespace)) secretEvents.set(namespace, ++secretSequence);
+        if (!namespaces.store.has(namespace)) return;
+        secretEvents.set(namespace, ++secretSequence);
+        // Another Secret in a managed namespace may change what its message says (a near
+        // miss appeared or went); a candidate's own change is reported by onUpsert/onDelete.
+        if (!isCandidateName(object.metadata?.name ?? '')) changed([namespace]);
       },
       onListed: () => {
         secretGeneration += 1;
