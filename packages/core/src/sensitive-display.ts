@@ -32,10 +32,11 @@ export function sensitiveDisplay(field: string, value: string): string {
 
 /**
  * Environment variables of an exec block whose values are public: the ones the translations
- * write (an Azure environment name, an application id). Any other variable's value may be a
+ * write (an AWS region, an Azure environment name, an application id). Any other variable's value may be a
  * credential (a hand-edited registration), so it is concealed.
  */
 const PUBLIC_EXEC_ENV: ReadonlySet<string> = new Set([
+  'AWS_REGION',
   'AAD_ENVIRONMENT_NAME',
   'AAD_SERVER_APPLICATION_ID',
 ]);
