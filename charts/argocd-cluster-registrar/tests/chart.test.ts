@@ -145,7 +145,7 @@ describe('RBAC', () => {
     expect(rules).toEqual([
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'] },
     ]);
   });
 

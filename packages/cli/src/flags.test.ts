@@ -99,6 +99,28 @@ describe('parseFlags', () => {
     expect(errors(['--intervl', '5s'])).toHaveLength(1);
   });
 
+  it("accepts kubectl's -o for --output: -o json, -o=json, -ojson", () => {
+    for (const argv of [['-o', 'json'], ['-o=json'], ['-ojson'], ['--output', 'json']]) {
+      const parsed = parseFlags(['status', ...argv], {});
+      expect(parsed.ok && parsed.options.output, argv.join(' ')).toBe('json');
+    }
+    expect(errors(['-o', 'yaml'])[0]).toBe(
+      '--output has invalid value "yaml": expected one of text, json',
+    );
+    // A long flag that starts with o is still itself.
+    const once = parseFlags(['-once'], {});
+    expect(once.ok && once.options.once).toBe(true);
+  });
+
+  it('suggests the command a mistyped word meant', () => {
+    expect(errors(['stauts'])[0]).toBe(
+      'unknown command "stauts" (did you mean status?); the commands are status, and without one the registrar runs (as a daemon, or once with --once)',
+    );
+    expect(errors(['once'])[0]).toBe(
+      'unexpected argument "once": this command takes flags only (did you mean --once?)',
+    );
+  });
+
   it('rejects positional arguments', () => {
     expect(errors(['once'])[0]).toContain('unexpected argument "once"');
     expect(errors(['--once', '--', 'x'])[0]).toContain('unexpected argument "x"');

@@ -66,6 +66,11 @@ interface Tokens {
 export const DEFAULT_RESYNC_PERIOD_MS = 600_000;
 
 const FLAG_BY_NAME = new Map(FLAGS.map((s) => [s.name, s]));
+const FLAG_BY_SHORT = new Map(
+  FLAGS.flatMap((s) => (s.short === undefined ? [] : [[s.short, s] as const])),
+);
+/** The command words; anything else first is a flag (the daemon or --once). */
+const COMMANDS = ['status'];
 
 /** Parses argv (without node and script) and the environment. Flags win over env vars. */
 export function parseFlags(
@@ -75,7 +80,7 @@ export function parseFlags(
   const errors: FlagError[] = [];
   // A command word comes first: `status`; anything else is the daemon or --once.
   const command = argv[0] === 'status' ? 'status' : 'run';
-  const tokens = tokenize(command === 'status' ? argv.slice(1) : argv, errors);
+  const tokens = tokenize(command === 'status' ? argv.slice(1) : argv, errors, command === 'run');
   const fromEnv = readEnv(env);
   for (const problem of fromEnv.problems)
     errors.push({ flag: problem.variable, message: problem.message });
@@ -284,21 +289,30 @@ function combinationErrors(options: CliOptions): FlagError[] {
   return errors;
 }
 
-function tokenize(argv: readonly string[], errors: FlagError[]): Tokens {
+function tokenize(argv: readonly string[], errors: FlagError[], commandSlot: boolean): Tokens {
   const given = new Map<string, string[]>();
   let help = false;
   let version = false;
-  const positional = (arg: string): void => {
+  const positional = (arg: string, first: boolean): void => {
+    const command = first ? closest(arg, COMMANDS, 2) : undefined;
+    const flag = closest(
+      arg,
+      FLAGS.map((s) => s.name),
+      1,
+    );
     errors.push({
       flag: arg,
-      message: `unexpected argument ${JSON.stringify(arg)}: this command takes flags only`,
+      message:
+        command !== undefined
+          ? `unknown command ${JSON.stringify(arg)} (did you mean ${command}?); the commands are ${COMMANDS.join(', ')}, and without one the registrar runs (as a daemon, or once with --once)`
+          : `unexpected argument ${JSON.stringify(arg)}: this command takes flags only${flag === undefined ? '' : ` (did you mean --${flag}?)`}`,
     });
   };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] ?? '';
     if (arg === '--') {
       const first = argv[i + 1];
-      if (first !== undefined) positional(first);
+      if (first !== undefined) positional(first, false);
       break;
     }
     if (arg === '-h' || arg === '--help' || arg === '-help') {
@@ -312,11 +326,24 @@ function tokenize(argv: readonly string[], errors: FlagError[]): Tokens {
     // Go's flag package (the 0.1.x seed) accepts -name as well as --name.
     const match = /^--?([a-z][a-z0-9-]*)(?:=([\s\S]*))?$/.exec(arg);
     if (match === null) {
-      positional(arg);
+      positional(arg, commandSlot && i === 0);
       continue;
     }
-    const name = match[1] ?? '';
-    const inline = match[2];
+    let name = match[1] ?? '';
+    let inline = match[2];
+    // kubectl's short forms: `-o json`, `-o=json`, `-ojson` (a single dash only).
+    const short = arg.startsWith('--') ? undefined : FLAG_BY_SHORT.get(name.slice(0, 1));
+    const glued = name.slice(1);
+    if (
+      short !== undefined &&
+      inline === undefined &&
+      (name.length === 1 || (!FLAG_BY_NAME.has(name) && short.values?.includes(glued) === true))
+    ) {
+      if (name.length > 1) inline = glued;
+      name = short.name;
+    } else if (short !== undefined && name.length === 1) {
+      name = short.name;
+    }
     const setting = FLAG_BY_NAME.get(name);
     if (setting === undefined) {
       errors.push({ flag: `--${name}`, message: `unknown flag --${name}${suggest(name)}` });

@@ -14,7 +14,7 @@ export function renderHelp(version: string): string {
     'Usage:',
     '  argocd-cluster-registrar [flags]                 run as a daemon',
     '  argocd-cluster-registrar --once [--dry-run]      one pass (preview with --dry-run)',
-    '  argocd-cluster-registrar status [--output json]  what is registered, what is not, and why',
+    '  argocd-cluster-registrar status [-o json]        what is registered, what is not, and why',
     '                                                   (read-only: no lease, no writes, no Events)',
     '',
     'Every flag can also be set through the environment variable shown; a flag wins over its',
@@ -58,7 +58,7 @@ function heading(setting: Setting): string {
       : setting.kind === 'enum'
         ? ` ${(setting.values ?? []).join('|')}`
         : ` <${setting.placeholder ?? 'value'}>`;
-  return `--${setting.name}${value}`;
+  return `${setting.short === undefined ? '' : `-${setting.short}, `}--${setting.name}${value}`;
 }
 
 function wrap(text: string, width: number): string[] {

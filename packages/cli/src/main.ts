@@ -5,6 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { execCredentialsWarning, parseConfig } from '@argocd-cluster-registrar/core';
+import { targetNamespaceState } from '@argocd-cluster-registrar/k8s-adapter';
 import { runDaemon } from './commands/daemon.js';
 import { runOnce } from './commands/once.js';
 import { replaySnapshot } from './commands/replay.js';
@@ -78,6 +79,13 @@ export async function main(io: Io): Promise<number> {
 
     const access = connect(options);
     logger.debug('using kubeconfig', { source: access.source, server: serverOf(access) });
+    if ((await targetNamespaceState(access, config.targetNamespace)) === 'missing') {
+      const flag = via('targetNamespace');
+      io.stderr(
+        `error: ${flag} ${JSON.stringify(config.targetNamespace)}: namespace ${config.targetNamespace} does not exist on ${serverOf(access)}; point ${flag} at the namespace ArgoCD runs in, or create it (kubectl create namespace ${config.targetNamespace})\n`,
+      );
+      return EXIT_ERROR;
+    }
     if (options.command === 'status') return await runStatus(io, options, config, access, logger);
     return options.once
       ? await runOnce(io, options, config, access, logger)

@@ -1,6 +1,6 @@
 // Reports a source namespace's outcome when it changes, not on every pass: a log line
-// always, and a Kubernetes Event on the namespace (registered, refused and why, stale,
-// drained) when this instance writes. `registered` and `unchanged` are one state for this
+// always, and a Kubernetes Event on the namespace (registered, waiting and what almost
+// matched, refused and why, stale, skipped, drained) when this instance writes. `registered` and `unchanged` are one state for this
 // purpose: a credential refresh is not news.
 
 import { clusterSourceKey, sourceRef } from '@argocd-cluster-registrar/core';
@@ -20,6 +20,7 @@ export const EVENT_COMPONENT = 'argocd-cluster-registrar';
 const EVENT_CONCURRENCY = 8;
 
 type Category = 'registered' | 'waiting' | 'refused' | 'stale' | 'skipped' | 'drained';
+const NEWS_IN_MESSAGE: ReadonlySet<Category> = new Set(['waiting', 'stale', 'skipped']);
 
 interface Seen {
   readonly key: string;
@@ -64,7 +65,10 @@ export class OutcomeReporter {
       // stands, so an outage sends no "Registered" when it starts and again when it ends.
       if (outcome.reason?.code === 'input-incomplete') continue;
       const category = categorise(outcome);
-      const key = `${category}|${outcome.reason?.code ?? ''}|${outcome.cluster ?? ''}`;
+      // A waiting, stale or skipped namespace whose message changed is news: its hint names
+      // what almost matched, which changes as its owner tries a fix.
+      const detail = NEWS_IN_MESSAGE.has(category) ? (outcome.reason?.message ?? '') : '';
+      const key = `${category}|${outcome.reason?.code ?? ''}|${outcome.cluster ?? ''}|${detail}`;
       const previous = this.seen.get(outcome.namespace);
       if (previous?.key === key) continue;
 
@@ -264,7 +268,22 @@ function eventFor(
         message: outcome.reason?.message ?? 'drained',
       };
     case 'waiting':
+      // The hint (which Secret almost matches, and the flag that reads it) is for whoever owns
+      // the namespace, who reads its Events rather than the registrar's log.
+      return {
+        namespace,
+        type: 'Normal',
+        reason: 'Waiting',
+        message: outcome.reason?.message ?? 'waiting for a kubeconfig Secret',
+      };
     case 'skipped':
-      return undefined;
+      // A terminating namespace accepts no new Event, and nothing of it is registered.
+      if (outcome.reason?.code === 'terminating') return undefined;
+      return {
+        namespace,
+        type: 'Warning',
+        reason: 'Skipped',
+        message: outcome.reason?.message ?? 'skipped',
+      };
   }
 }

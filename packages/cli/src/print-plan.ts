@@ -39,9 +39,8 @@ export function printPlan(
               ...(verdict.verdict === 'accepted' ? {} : { error: verdict.reason }),
             };
           }));
-    io.stdout(
-      `${JSON.stringify(outcomes !== undefined ? { ...document, results: outcomes } : document, null, 2)}\n`,
-    );
+    // Always present, empty when nothing was written or validated: one shape for every run.
+    io.stdout(`${JSON.stringify({ ...document, results: outcomes ?? [] }, null, 2)}\n`);
     return;
   }
   // After an apply the headers say what was done ("was created"), not what will be.
@@ -64,12 +63,6 @@ export function printPlan(
       ...(notes.size > 0 ? { verdicts: (action: Action) => notes.get(action) } : {}),
     }),
   );
-  if (results !== undefined && results.length > 0) {
-    const failed = results.filter((r) => r.status !== 'applied');
-    io.stdout(
-      `\nApplied ${results.length - failed.length} of ${results.length} change(s).${failed.length > 0 ? ` ${failed.length} not applied; see the log.` : ''}\n`,
-    );
-  }
 }
 
 /** Whether a dry run's API server would reject any of the writes it validated. */

@@ -60,6 +60,8 @@ export interface Setting {
   readonly examples?: string;
   /** Set only through the environment (no flag). */
   readonly envOnly?: true;
+  /** A one-letter form, as kubectl's: `-o json`, `-o=json`, `-ojson`. */
+  readonly short?: string;
 }
 
 /** ACR_<UPPER_SNAKE> for a setting name. */
@@ -283,6 +285,7 @@ const ROWS: readonly Row[] = [
   },
   {
     name: 'output',
+    short: 'o',
     kind: 'enum',
     group: 'Output',
     values: ['text', 'json'],

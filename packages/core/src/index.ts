@@ -84,6 +84,7 @@ export {
   credentialOf,
   FAILING_STATES,
   STATUS_FORMAT_VERSION,
+  STATUS_STATES,
   type StatusRow,
   type StatusState,
 } from './status-rows.js';

@@ -5,6 +5,7 @@
 // still exactly what the configured providers select. Names and key names only: a Secret's
 // values are never recorded or printed.
 
+import { providerLabel } from './exec-credentials/gates.js';
 import { matchGlob } from './glob.js';
 import { PROVIDER_PRESETS } from './providers.js';
 import type { Provider } from './types.js';
@@ -57,12 +58,17 @@ interface Classified {
 
 function classify(secret: SecretKeys, providers: readonly Provider[]): Classified | undefined {
   const configured = new Set(providers.map((provider) => provider.name));
+  // The most specific glob wins: `x-user-kubeconfig` is what capa-eks and gke read (an exec
+  // user kubeconfig), though capi's `*-kubeconfig` matches it too and refuses exec.
+  let best: Classified | undefined;
   for (const preset of PRESETS) {
     const key = preset.keys.find((candidate) => secret.keys.includes(candidate));
-    if (key !== undefined && !configured.has(preset.name))
-      if (matchGlob(preset.secretNamePattern, secret.name))
-        return { kind: 'provider', secret, provider: preset, key };
+    if (key === undefined || configured.has(preset.name)) continue;
+    if (!matchGlob(preset.secretNamePattern, secret.name)) continue;
+    if (best === undefined || specificity(preset) > specificity(best.provider))
+      best = { kind: 'provider', secret, provider: preset, key };
   }
+  if (best !== undefined) return best;
   for (const provider of providers)
     if (matchGlob(provider.secretNamePattern, secret.name))
       return { kind: 'key', secret, provider };
@@ -73,12 +79,16 @@ function classify(secret: SecretKeys, providers: readonly Provider[]): Classifie
   return undefined;
 }
 
+/** How much of a name a provider's glob fixes: its characters that are not wildcards. */
+const specificity = (provider: Provider): number =>
+  provider.secretNamePattern.replace(/[*?]/g, '').length;
+
 /** How a provider is written on the command line and in the chart's `providers` list. */
-function entryOf(provider: Provider): string {
-  return provider.name === 'custom'
-    ? `custom:${provider.secretNamePattern}=${provider.keys.join(',')}`
-    : provider.name;
-}
+const entryOf = providerLabel;
+
+/** A custom entry reading `key` of `glob`, keeping `;exec` when `like` allows exec. */
+const customEntry = (glob: string, key: string, like: Provider): string =>
+  `custom:${glob}=${key}${(like.execClouds ?? []).length > 0 ? ';exec' : ''}`;
 
 // Quoted for the shell: a custom entry's glob must reach the registrar unexpanded.
 const quotedFlag = (entry: string): string =>
@@ -99,18 +109,26 @@ function phrase(near: Classified, providers: readonly Provider[]): string {
   switch (near.kind) {
     case 'provider': {
       const others = providers.map(entryOf);
-      return `Secret ${secret.name} (${keysText(secret.keys)}) matches the ${provider.name} provider (${provider.secretNamePattern} with ${provider.keys.join(' or ')}), which is not configured; add it with ${suggestion(provider.name)}, keeping ${others.join(' and ')} in the list if other namespaces need ${others.length === 1 ? 'it' : 'them'}`;
+      const alike = PRESETS.filter(
+        (preset) =>
+          preset.name !== provider.name && preset.secretNamePattern === provider.secretNamePattern,
+      ).map((preset) => preset.name);
+      const exec =
+        (provider.execClouds ?? []).length === 0
+          ? ''
+          : ` with \`--exec-credentials\` (its exec plugin is translated into ArgoCD's own form)${alike.length === 0 ? '' : `, or ${alike.join(' or ')} if that is the cloud it signs in to`}`;
+      return `Secret ${secret.name} (${keysText(secret.keys)}) matches the ${provider.name} provider (${provider.secretNamePattern} with ${provider.keys.join(' or ')}), which is not configured; add it with ${suggestion(provider.name)}${exec}, keeping ${others.join(' and ')} in the list if other namespaces need ${others.length === 1 ? 'it' : 'them'}`;
     }
     case 'key': {
       const wanted = provider.keys.join(' or ');
       const head = `Secret ${secret.name} matches ${provider.secretNamePattern} of the ${entryOf(provider)} provider but has no key ${wanted} (${keysText(secret.keys)}); store the kubeconfig under ${provider.keys[0] ?? wanted}`;
       if (secret.keys.length === 0) return head;
       const key = secret.keys.length === 1 ? (secret.keys[0] ?? '<key>') : '<key>';
-      return `${head}, or read ${secret.keys.length === 1 ? `key ${key}` : 'the key that holds it'} with ${suggestion(`custom:${provider.secretNamePattern}=${key}`)}`;
+      return `${head}, or read ${secret.keys.length === 1 ? `key ${key}` : 'the key that holds it'} with ${suggestion(customEntry(provider.secretNamePattern, key, provider))}`;
     }
     case 'name': {
       const key = near.key ?? '<key>';
-      return `Secret ${secret.name} has key ${key}, but its name does not match ${provider.secretNamePattern} of the ${entryOf(provider)} provider; rename it to match, or read it with ${suggestion(`custom:${secret.name}=${key}`)}`;
+      return `Secret ${secret.name} has key ${key}, but its name does not match ${provider.secretNamePattern} of the ${entryOf(provider)} provider; rename it to match, or read it with ${suggestion(customEntry(secret.name, key, provider))}`;
     }
   }
 }

@@ -13,7 +13,7 @@ import {
 import { compareStrings } from './compare-strings.js';
 import { REGISTRATION_DATA_KEYS } from './registration.js';
 import { fingerprint } from './sha256.js';
-import { sensitiveDisplay } from './sensitive-display.js';
+import { isPublicExecEnv, sensitiveDisplay } from './sensitive-display.js';
 import type { DesiredSecret, FieldChange, Labels, ObservedSecret } from './types.js';
 
 const CONFIG_FIELDS: readonly {
@@ -31,6 +31,13 @@ const CONFIG_FIELDS: readonly {
   { path: ['tlsClientConfig', 'certData'], sensitive: true },
   { path: ['tlsClientConfig', 'keyData'], sensitive: true },
   { path: ['proxyUrl'], sensitive: false },
+  // ArgoCD's exec forms: names, ARNs and command lines, no credential (ArgoCD gets those from
+  // its own identity). An exec block's env is diffed per variable below.
+  { path: ['awsAuthConfig', 'clusterName'], sensitive: false },
+  { path: ['awsAuthConfig', 'roleARN'], sensitive: false },
+  { path: ['execProviderConfig', 'command'], sensitive: false },
+  { path: ['execProviderConfig', 'args'], sensitive: false },
+  { path: ['execProviderConfig', 'apiVersion'], sensitive: false },
 ].map((entry) => ({ ...entry, field: `config.${entry.path.join('.')}` }));
 
 const DATA_FIELDS: readonly { readonly key: string; readonly field: string }[] =
@@ -41,6 +48,9 @@ const DATA_FIELDS: readonly { readonly key: string; readonly field: string }[] =
 
 const KNOWN_CONFIG_KEYS: ReadonlySet<string> = new Set([
   'tlsClientConfig',
+  'awsAuthConfig',
+  'execProviderConfig',
+  'env',
   ...CONFIG_FIELDS.map(({ path }) => path[path.length - 1] ?? ''),
 ]);
 
@@ -70,10 +80,17 @@ export function diffSecret(
       for (const { path, sensitive, field } of CONFIG_FIELDS) {
         push(changes, field, configValue(from, path), configValue(to, path), sensitive);
       }
-      // Fields this registrar never writes (an exec block, say) disappear; show that they do.
+      diffExecEnv(changes, execEnvOf(from), execEnvOf(to));
+      // Fields this registrar never writes disappear; show that they do.
       for (const [scope, fromObject, toObject] of [
         ['config', from, to],
         ['config.tlsClientConfig', tlsOf(from), tlsOf(to)],
+        ['config.awsAuthConfig', objectAt(from, 'awsAuthConfig'), objectAt(to, 'awsAuthConfig')],
+        [
+          'config.execProviderConfig',
+          objectAt(from, 'execProviderConfig'),
+          objectAt(to, 'execProviderConfig'),
+        ],
       ] as const) {
         for (const key of Object.keys(fromObject).sort(compareStrings)) {
           if (!KNOWN_CONFIG_KEYS.has(key))
@@ -143,6 +160,31 @@ function diffRecord(changes: FieldChange[], scope: string, before: Labels, after
           : { field, before: from, after: to, sensitive: false },
       );
     }
+  }
+}
+
+function objectAt(config: JsonObject, key: string): JsonObject {
+  const value = config[key];
+  return isObject(value) ? value : {};
+}
+
+function execEnvOf(config: JsonObject): JsonObject {
+  return objectAt(objectAt(config, 'execProviderConfig'), 'env');
+}
+
+/** An exec block's env, per variable: values in clear only where they are public. */
+function diffExecEnv(changes: FieldChange[], from: JsonObject, to: JsonObject): void {
+  const names = [...new Set([...Object.keys(from), ...Object.keys(to)])].sort(compareStrings);
+  for (const name of names) {
+    const text = (value: unknown): string | undefined =>
+      value === undefined ? undefined : typeof value === 'string' ? value : canonicalJson(value);
+    push(
+      changes,
+      `config.execProviderConfig.env.${name}`,
+      text(from[name]),
+      text(to[name]),
+      !isPublicExecEnv(name),
+    );
   }
 }
 

@@ -20,7 +20,7 @@ import type {
   Warning,
 } from './types.js';
 import { decodeBase64Text } from './base64.js';
-import { CONCEALED, sensitiveDisplay } from './sensitive-display.js';
+import { CONCEALED, isPublicExecEnv, sensitiveDisplay } from './sensitive-display.js';
 import { unreachable } from './unreachable.js';
 
 /**
@@ -246,6 +246,8 @@ function redactConfigObject(
   for (const [field, value] of Object.entries(object)) {
     if (field === 'tlsClientConfig' && isObject(value)) {
       out[field] = redactConfigObject(value);
+    } else if ((field === 'awsAuthConfig' || field === 'execProviderConfig') && isObject(value)) {
+      out[field] = redactExecForm(value);
     } else if (
       CLEAR_CONFIG_FIELDS.has(field) &&
       (typeof value === 'string' || typeof value === 'boolean')
@@ -259,6 +261,28 @@ function redactConfigObject(
         typeof value === 'string' ? value : JSON.stringify(value),
       );
     }
+  }
+  return out;
+}
+
+/**
+ * ArgoCD's exec forms hold names, ARNs and command lines, never a credential: shown as they
+ * are, except an env value that is not known to be public.
+ */
+function redactExecForm(object: Readonly<Record<string, unknown>>): Record<string, RedactedValue> {
+  const out: Record<string, RedactedValue> = {};
+  for (const [field, value] of Object.entries(object)) {
+    if (typeof value === 'string') out[field] = value;
+    else if (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+      out[field] = [...value];
+    else if (field === 'env' && isObject(value))
+      out[field] = Object.fromEntries(
+        Object.entries(value).map(([name, setting]) => [
+          name,
+          typeof setting === 'string' && isPublicExecEnv(name) ? setting : CONCEALED,
+        ]),
+      );
+    else out[field] = CONCEALED;
   }
   return out;
 }

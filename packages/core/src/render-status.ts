@@ -7,6 +7,7 @@ import { formatTimestamp } from './registration.js';
 import {
   FAILING_STATES,
   STATUS_FORMAT_VERSION,
+  STATUS_STATES,
   type StatusRow,
   type StatusState,
 } from './status-rows.js';
@@ -22,7 +23,7 @@ export interface StatusDocument {
   readonly generatedAt: string;
   readonly targetNamespace: string;
   readonly rows: readonly StatusRow[];
-  /** Rows by state. */
+  /** Rows by state: every state, zeros included (as the plan's summary counts every kind). */
   readonly summary: Readonly<Record<string, number>>;
   /** True when a managed namespace is refused or stale (the command exits 2). */
   readonly failing: boolean;
@@ -39,6 +40,7 @@ export function statusToJson(
   now: number,
 ): StatusDocument {
   const summary: Record<string, number> = {};
+  for (const state of STATUS_STATES) summary[state] = 0;
   for (const row of rows) summary[row.state] = (summary[row.state] ?? 0) + 1;
   return {
     formatVersion: STATUS_FORMAT_VERSION,
@@ -124,11 +126,19 @@ function summaryLine(rows: readonly StatusRow[]): string {
     .sort(([a], [b]) => compareStrings(a, b))
     .map(([state, count]) => `${count} ${state}`)
     .join(', ');
-  const others = rows.filter((row) => row.kind === 'registration').length;
+  const managed = new Set(namespaces.map((row) => row.namespace));
+  const registrations = rows.filter((row) => row.kind === 'registration');
+  // A renamed namespace's demoted registration belongs to a managed namespace all the same.
+  const earlier = registrations.filter((row) => managed.has(row.namespace)).length;
+  const others = registrations.length - earlier;
   const foreign = rows.filter((row) => row.kind === 'foreign').length;
   const parts = [
     `${namespaces.length} managed namespace${namespaces.length === 1 ? '' : 's'}${states === '' ? '' : ` (${states})`}`,
   ];
+  if (earlier > 0)
+    parts.push(
+      `${earlier} earlier registration${earlier === 1 ? '' : 's'} of a managed namespace (renamed away)`,
+    );
   if (others > 0)
     parts.push(`${others} registration${others === 1 ? '' : 's'} without a managed namespace`);
   if (foreign > 0) parts.push(`${foreign} foreign Secret${foreign === 1 ? '' : 's'} in the way`);

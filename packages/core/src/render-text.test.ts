@@ -239,6 +239,17 @@ Plan: 1 to create, 1 to update, 1 to demote, 1 to delete.
       '- argocd/cluster-gone was not deleted: the write failed, see the log (cluster "gone")\n',
     );
     expect(text).not.toContain('will be');
+    // It ends with what was done, as Terraform's apply does, not with the plan's summary.
+    expect(text).toMatch(
+      /\nApply incomplete: 1 of 2 changes not applied \(see above and the log\)\. Registrations: 1 created, 0 updated, 0 demoted, 0 deleted\.\n$/,
+    );
+    expect(text).not.toContain('Plan: ');
+    expect(
+      renderPlanText(
+        { actions: [create, remove], outcomes: [], warnings: [] },
+        { results: () => 'applied' },
+      ),
+    ).toMatch(/\nApply complete! Registrations: 1 created, 0 updated, 0 demoted, 1 deleted\.\n$/);
     // Without results (a preview) the future tense stays.
     expect(renderPlanText({ actions: [create], outcomes: [], warnings: [] })).toContain(
       '+ argocd/cluster-alpha will be created (cluster "alpha")\n',

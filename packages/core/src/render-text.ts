@@ -101,8 +101,35 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
       ),
     );
   }
-  lines.push(paint.bold(summaryLine(plan)));
+  const results = options.results;
+  lines.push(
+    paint.bold(
+      results !== undefined && plan.actions.length > 0
+        ? applySummaryLine(plan, results)
+        : summaryLine(plan),
+    ),
+  );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * After an apply, what was done, as Terraform ends one: `Apply complete! Registrations: 1
+ * created, 0 updated, 0 demoted, 0 deleted.`, or `Apply incomplete: …` naming how many
+ * changes were not applied.
+ */
+export function applySummaryLine(
+  plan: Plan,
+  results: (action: Action) => 'applied' | 'failed' | undefined,
+): string {
+  const done = { create: 0, update: 0, demote: 0, delete: 0 };
+  let notApplied = 0;
+  for (const action of plan.actions) {
+    if (results(action) === 'applied') done[action.kind] += 1;
+    else notApplied += 1;
+  }
+  const counts = `${done.create} created, ${done.update} updated, ${done.demote} demoted, ${done.delete} deleted`;
+  if (notApplied === 0) return `Apply complete! Registrations: ${counts}.`;
+  return `Apply incomplete: ${notApplied} of ${plan.actions.length} ${plan.actions.length === 1 ? 'change' : 'changes'} not applied (see above and the log). Registrations: ${counts}.`;
 }
 
 /** `Plan: 1 to create, 2 to update, 0 to demote, 1 to delete.` or `No changes. …`. */

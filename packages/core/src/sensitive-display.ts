@@ -29,3 +29,18 @@ export function sensitiveDisplay(field: string, value: string): string {
   if (!isCertificateField(field)) return CONCEALED;
   return FINGERPRINT.test(value) ? value : fingerprint(value);
 }
+
+/**
+ * Environment variables of an exec block whose values are public: the ones the translations
+ * write (an AWS region, an Azure environment name, an application id). Any other variable's value may be a
+ * credential (a hand-edited registration), so it is concealed.
+ */
+const PUBLIC_EXEC_ENV: ReadonlySet<string> = new Set([
+  'AWS_REGION',
+  'AAD_ENVIRONMENT_NAME',
+  'AAD_SERVER_APPLICATION_ID',
+]);
+
+export function isPublicExecEnv(name: string): boolean {
+  return PUBLIC_EXEC_ENV.has(name);
+}

@@ -32,6 +32,26 @@ export const STATUS_FORMAT_VERSION = '1';
  */
 export type StatusState = OutcomeState | 'demoted' | 'source-gone' | 'pinned' | 'foreign';
 
+// A Record, so a new state fails to compile until it is listed here.
+const STATE_SET: Readonly<Record<StatusState, true>> = {
+  registered: true,
+  unchanged: true,
+  waiting: true,
+  refused: true,
+  stale: true,
+  skipped: true,
+  drained: true,
+  demoted: true,
+  'source-gone': true,
+  pinned: true,
+  foreign: true,
+};
+
+/** Every status state, sorted: what `--state` accepts and the JSON summary counts. */
+export const STATUS_STATES: readonly StatusState[] = (Object.keys(STATE_SET) as StatusState[]).sort(
+  (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+);
+
 export interface StatusRow {
   readonly kind: 'namespace' | 'registration' | 'foreign';
   /** The source namespace (for a registration: the one it records). */

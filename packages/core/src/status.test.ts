@@ -104,7 +104,20 @@ describe('status', () => {
       generatedAt: '2026-11-30T13:00:00Z',
       targetNamespace: 'argocd',
       failing: true,
-      summary: { refused: 1, stale: 1, foreign: 1, drained: 1, unchanged: 2 },
+    });
+    // Every state, zeros included, as the plan's summary counts every kind.
+    expect(document.summary).toEqual({
+      demoted: 1,
+      drained: 1,
+      foreign: 1,
+      pinned: 1,
+      refused: 1,
+      registered: 1,
+      skipped: 0,
+      'source-gone': 1,
+      stale: 1,
+      unchanged: 2,
+      waiting: 1,
     });
     expect(JSON.parse(JSON.stringify(document))).toEqual(document);
   });
@@ -156,6 +169,6 @@ const TABLE = [
   '  cluster-pinned (registration of team-p): pinned (source-unknown): registration cluster-pinned is kept: its source namespace cannot be checked (looking up namespace team-p failed: timeout)',
   '  vcluster-legacy (not ours): foreign (blocks): not managed by this registrar; blocks namespace team-r (its name or server is taken)',
   '',
-  '7 managed namespaces (1 drained, 1 refused, 1 registered, 1 stale, 2 unchanged, 1 waiting); 3 registrations without a managed namespace; 1 foreign Secret in the way.',
+  '7 managed namespaces (1 drained, 1 refused, 1 registered, 1 stale, 2 unchanged, 1 waiting); 1 earlier registration of a managed namespace (renamed away); 2 registrations without a managed namespace; 1 foreign Secret in the way.',
   '',
 ].join('\n');

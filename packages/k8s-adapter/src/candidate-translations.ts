@@ -152,13 +152,18 @@ export function createCandidateTranslations(config: Config): CandidateTranslatio
   };
 }
 
-/** The Secret without its data: the candidate keys stay, so the planner sees which it holds. */
+/**
+ * The Secret without its data: the candidate keys stay, so the planner sees which it holds.
+ * A Secret that holds none of them keeps all its key names instead: the near-miss message
+ * names them ("its keys: kubeconfig"), as it does from a full read.
+ */
 function elide(secret: ObservedSecret, providers: readonly Provider[]): ObservedSecret {
   const data: Record<string, string> = {};
   for (const provider of providers) {
     if (!matchGlob(provider.secretNamePattern, secret.name)) continue;
     for (const key of provider.keys) if (Object.hasOwn(secret.data, key)) data[key] = '';
   }
+  if (Object.keys(data).length === 0) for (const key of Object.keys(secret.data)) data[key] = '';
   return {
     namespace: secret.namespace,
     name: secret.name,

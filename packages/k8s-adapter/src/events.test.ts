@@ -50,4 +50,31 @@ describe('recordNamespaceEvent', () => {
     );
     expect(failure).toMatchObject({ kind: 'forbidden', status: 403, retryable: false });
   });
+
+  it('aggregates a repeat into the first Event (count, lastTimestamp), as client-go does', async () => {
+    const name = uniqueName('evented');
+    const uid = await createNamespace(h.core, name);
+    const refused = {
+      type: 'Warning' as const,
+      reason: 'Refused',
+      message: 'server-loopback: the kubeconfig points at 127.0.0.1',
+    };
+    // Separate calls, as separate `--once` runs make them: no memory in between.
+    for (let i = 0; i < 3; i++)
+      expect(await recordNamespaceEvent(h.access, { name, uid }, refused, 'acr')).toBeUndefined();
+    const other = { ...refused, message: 'something else' };
+    expect(await recordNamespaceEvent(h.access, { name, uid }, other, 'acr')).toBeUndefined();
+
+    const events = (await h.core.listNamespacedEvent({ namespace: name })).items;
+    const summary = events.map((e) => [e.message, e.count]).sort();
+    expect(summary).toEqual([
+      ['server-loopback: the kubeconfig points at 127.0.0.1', 3],
+      ['something else', 1],
+    ]);
+    const first = events.find((e) => e.count === 3);
+    expect(first?.metadata.name?.startsWith(`${name}.`)).toBe(true);
+    expect(Date.parse(String(first?.lastTimestamp))).toBeGreaterThanOrEqual(
+      Date.parse(String(first?.firstTimestamp)),
+    );
+  });
 });

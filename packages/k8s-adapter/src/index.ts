@@ -16,6 +16,7 @@ export type { ActionResult, ActionStatus, ApplyOptions } from './apply.js';
 export { createApplier, createDryRunWriter, dryRunVerdict } from './plan-writer.js';
 export type { DryRunOptions, DryRunVerdict, PlanWriter } from './plan-writer.js';
 export { managedNamespaceSelector } from './selectors.js';
+export { listManagedByValues, targetNamespaceState } from './namespace-checks.js';
 export { createLeaderElector, leaseName } from './leader-election.js';
 export type { LeaderElector, LeaderElectionOptions } from './leader-election.js';
 export { recordClusterEvent, recordNamespaceEvent, recordSecretEvent } from './events.js';

@@ -116,6 +116,38 @@ export function deleteSecret(
   );
 }
 
+export function readEvent(
+  access: KubeAccess,
+  namespace: string,
+  name: string,
+  guard?: RequestGuard,
+): Promise<Partial<KubeEvent>> {
+  return kubeRequest(
+    access,
+    { method: 'GET', path: `/api/v1/namespaces/${seg(namespace)}/events/${seg(name)}` },
+    guard,
+  );
+}
+
+export function patchEvent(
+  access: KubeAccess,
+  namespace: string,
+  name: string,
+  patch: unknown,
+  guard?: RequestGuard,
+): Promise<KubeEvent> {
+  return kubeRequest(
+    access,
+    {
+      method: 'PATCH',
+      path: `/api/v1/namespaces/${seg(namespace)}/events/${seg(name)}`,
+      body: patch,
+      contentType: MERGE_PATCH,
+    },
+    guard,
+  );
+}
+
 export function createEvent(
   access: KubeAccess,
   namespace: string,

@@ -43,6 +43,11 @@ export interface ListWatchHandlers<T> {
   /** A kept object appeared or changed (its resourceVersion differs). */
   onUpsert(key: string, value: T, previous: T | undefined): void;
   onDelete(key: string, previous: T): void;
+  /**
+   * Every ADDED, MODIFIED or DELETED line of the watch, whether the projection keeps the
+   * object or not (list items are not events): for noticing change among dropped objects.
+   */
+  onEvent?(object: WatchedObject): void;
   /** A list completed and the store now mirrors it (first sync, 410 or resync). */
   onListed?(): void;
   onError(failure: ApiFailure): void;

@@ -232,10 +232,12 @@ export function startListWatch<T extends Versioned>(
           case 'ADDED':
           case 'MODIFIED':
             sawLine = true;
+            handlers.onEvent?.(object);
             upsert(object);
             break;
           case 'DELETED':
             sawLine = true;
+            handlers.onEvent?.(object);
             remove(object);
             break;
           case 'BOOKMARK':

@@ -1,7 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
-import { PROVIDER_PRESETS, snapshotToJson } from '@argocd-cluster-registrar/core';
+import { plan, PROVIDER_PRESETS, snapshotToJson } from '@argocd-cluster-registrar/core';
 import { createGatherer } from './gather.js';
+import { createWatchGatherer } from './watch-gatherer.js';
 import {
   MANAGED_BY_KEY,
   PREFIX,
@@ -11,6 +12,8 @@ import {
   testConfig,
 } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
+
+const NOW = Date.parse('2026-12-01T00:00:00Z');
 
 let h: Host;
 beforeAll(async () => {
@@ -47,5 +50,74 @@ describe('near misses in a gathered snapshot', () => {
     const saved = snapshotToJson(snapshot);
     for (const value of ['secret-kubeconfig-text', 'hunter2', 'values'])
       expect(saved).not.toContain(Buffer.from(value).toString('base64'));
+  });
+});
+
+describe("the daemon's near misses", () => {
+  it('are those of a full read, kept current by the watch, at no request in steady state', async () => {
+    const config = testConfig({ providers: [PROVIDER_PRESETS.k3k] });
+    const labels = (cluster: string) => ({
+      [MANAGED_BY_KEY]: config.managedBy,
+      [`${PREFIX}cluster`]: cluster,
+    });
+    const wrongKey = uniqueName('wrong-key');
+    const vcluster = uniqueName('vc-ns');
+    const renamed = uniqueName('renamed');
+    for (const [name, cluster] of [
+      [wrongKey, 'w'],
+      [vcluster, 'v'],
+      [renamed, 'r'],
+    ] as const)
+      await createNamespace(h.core, name, labels(cluster));
+    await createNamespace(h.core, config.targetNamespace);
+    const create = (namespace: string, name: string, data: Record<string, string>) =>
+      h.core.createNamespacedSecret({ namespace, body: opaque(name, {}, data) });
+    // A k3k-named Secret under another key; a vcluster Secret; a k3k key under another name.
+    await create(wrongKey, 'k3k-w-kubeconfig', { kubeconfig: 'k' });
+    await create(vcluster, 'vc-v', { config: 'c' });
+    await create(renamed, 'my-kubeconfig', { 'kubeconfig.yaml': 'k' });
+
+    const watched = createWatchGatherer(h.access, config, {
+      onChange: () => undefined,
+      onError: () => undefined,
+      resyncPeriodMs: 0,
+    });
+    try {
+      const read = await createGatherer(h.access, config).full();
+      const first = await watched.full();
+      expect(first.failures).toEqual([]);
+      expect(first.snapshot.nearMisses).toEqual(read.snapshot.nearMisses);
+      expect(first.snapshot.nearMisses?.map((n) => n.name).sort()).toEqual([
+        'my-kubeconfig',
+        'vc-v',
+      ]);
+      // The candidate-named Secret: its key names, never its values.
+      const candidate = first.snapshot.candidateSecrets.find((s) => s.namespace === wrongKey);
+      expect(candidate?.data).toEqual({ kubeconfig: '' });
+      const fromRead = plan(read.snapshot, config, NOW);
+      const fromWatch = plan(first.snapshot, config, NOW, { translate: watched.translate });
+      expect(fromWatch.outcomes).toEqual(fromRead.outcomes);
+      expect((await watched.full()).requests).toBe(0);
+
+      // A near miss removed and another added: the watch sees both, the next pass lists again.
+      await h.core.deleteNamespacedSecret({ namespace: vcluster, name: 'vc-v' });
+      await create(renamed, 'vc-other', { config: 'c' });
+      await vi.waitFor(
+        async () => {
+          const now = await watched.refresh([]);
+          expect(now.snapshot.nearMisses).toEqual(
+            (await createGatherer(h.access, config).full()).snapshot.nearMisses,
+          );
+          expect(now.snapshot.nearMisses?.map((n) => n.name).sort()).toEqual([
+            'my-kubeconfig',
+            'vc-other',
+          ]);
+        },
+        { timeout: 10_000 },
+      );
+      expect((await watched.refresh([])).requests).toBe(0);
+    } finally {
+      watched.stop();
+    }
   });
 });

@@ -38,23 +38,40 @@ export function nearMissesIn(
   );
 }
 
-/** The near misses of the last Secret list of each namespace, kept between passes. */
+/**
+ * The near misses of the last Secret list of each namespace, kept between passes. Both
+ * gatherers record through it, so `--once`, `status` and the daemon name the same Secrets:
+ * the one-shot gatherer after each list of a namespace's Secrets, the daemon's after listing
+ * a namespace without a candidate whose Secrets changed since (`version`, see world-cache.ts).
+ */
 export class NearMissRecord {
   private readonly byNamespace = new Map<string, readonly NearMissSecret[]>();
+  private readonly versions = new Map<string, string>();
 
   constructor(private readonly providers: readonly Provider[]) {}
 
-  /** After a successful list of a namespace's Secrets. */
-  record(namespace: string, secrets: readonly KubeSecret[]): void {
+  /** After a successful list of a namespace's Secrets, made at `version` of its Secrets. */
+  record(namespace: string, secrets: readonly KubeSecret[], version = ''): void {
     const near = nearMissesIn(secrets, namespace, this.providers);
+    this.versions.set(namespace, version);
     if (near.length === 0) this.byNamespace.delete(namespace);
     else this.byNamespace.set(namespace, near);
   }
 
+  /** Whether the namespace was recorded at this version of its Secrets. */
+  current(namespace: string, version: string): boolean {
+    return this.versions.get(namespace) === version;
+  }
+
+  /** A namespace whose near misses no longer matter (it has a candidate now). */
+  forget(namespace: string): void {
+    this.byNamespace.delete(namespace);
+    this.versions.delete(namespace);
+  }
+
   /** The snapshot field for the `managed` namespaces (the others are forgotten). */
   snapshotField(managed: ReadonlyMap<string, unknown>): { nearMisses?: NearMissSecret[] } {
-    for (const name of this.byNamespace.keys())
-      if (!managed.has(name)) this.byNamespace.delete(name);
+    for (const name of this.versions.keys()) if (!managed.has(name)) this.forget(name);
     const near = [...this.byNamespace.values()]
       .flat()
       .sort((a, b) => compare(a.namespace, b.namespace) || compare(a.name, b.name));

@@ -6,7 +6,7 @@
 // Clusters that registrations record. Everything is re-listed only when a watch cannot resume and every
 // resync period. Same contract as gather.ts: failures are values, and every lookup is
 // `unknown` while a watch it depends on is not in sync.
-import { clusterSecretName, labelKeys } from '@argocd-cluster-registrar/core';
+import { clusterSecretName, isCandidate, labelKeys } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
@@ -22,8 +22,10 @@ import { createCandidateTranslations } from './candidate-translations.js';
 import { mapBounded } from './concurrency.js';
 import type { GatherFailure, GatherResult, Gatherer } from './gather.js';
 import type { KubeAccess } from './kube-access.js';
-import { readNamespace, readSecret } from './kube-api.js';
+import { listSecrets, readNamespace, readSecret } from './kube-api.js';
+import type { KubeSecret } from './kube-objects.js';
 import type { ListWatchStats, ListWatchTiming } from './list-watch.js';
+import { NearMissRecord } from './near-misses.js';
 import {
   byName,
   byNamespaceThenName,
@@ -50,6 +52,8 @@ export interface WatchGathererStats {
   readonly secretReads: number;
   /** GETs of source namespaces. */
   readonly lookups: number;
+  /** Lists of a namespace's Secrets for its near misses (namespaces without a candidate). */
+  readonly nearMissLists: number;
   readonly candidates: number;
   readonly translations: number;
   /** Translations asked of a candidate that was not prepared: must stay 0. */
@@ -66,6 +70,7 @@ export interface WatchGatherer extends Gatherer {
 
 /** Concurrent reads per pass: enough to hide latency, few enough to stay polite. */
 const READ_CONCURRENCY = 16;
+const PAGE_SIZE = 500;
 
 export function createWatchGatherer(
   access: KubeAccess,
@@ -77,6 +82,8 @@ export function createWatchGatherer(
   const lookups = new Map<string, SourceLookup>();
   let secretReads = 0;
   let lookupReads = 0;
+  let nearMissLists = 0;
+  const nearMisses = new NearMissRecord(config.providers); // messages only, never decisions
 
   const cache = startWorldCache(access, config, {
     onChange: (change) => {
@@ -182,6 +189,49 @@ export function createWatchGatherer(
     return candidateList;
   };
 
+  // The Secrets of a namespace without a candidate are listed, as the one-shot gatherer lists
+  // every managed namespace's, and recorded through the same NearMissRecord: the daemon names
+  // the same near misses as `--once`. Only when they may have changed since (the watch saw a
+  // Secret event in the namespace, or re-listed): a waiting namespace costs no request in
+  // steady state.
+  const listNearMisses = async (namespace: string, failures: GatherFailure[]): Promise<void> => {
+    const version = cache.secretsVersion(namespace);
+    const secrets: KubeSecret[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        nearMissLists += 1;
+        const page = await listSecrets(access, namespace, { limit: PAGE_SIZE, continue: token });
+        secrets.push(...(page.items ?? []));
+        token = page.metadata?.continue || undefined;
+      } while (token !== undefined);
+    } catch (err) {
+      // Messages only: the namespace's candidates are known from the watch; asked again next pass.
+      failures.push({ scope: `list secrets in ${namespace}`, failure: classifyApiError(err) });
+      return;
+    }
+    nearMisses.record(namespace, secrets, version);
+  };
+
+  const nearMissView = async (
+    candidates: readonly ObservedSecret[],
+    unread: ReadonlySet<string>,
+    failures: GatherFailure[],
+  ): Promise<void> => {
+    const served = new Set<string>();
+    for (const secret of candidates)
+      if (isCandidate({ name: secret.name, keys: Object.keys(secret.data) }, config.providers))
+        served.add(secret.namespace);
+    const toList: string[] = [];
+    for (const namespace of namespaceList) {
+      const name = namespace.name;
+      if (served.has(name)) nearMisses.forget(name);
+      else if (!unread.has(name) && !nearMisses.current(name, cache.secretsVersion(name)))
+        toList.push(name);
+    }
+    await mapBounded(toList, READ_CONCURRENCY, (name) => listNearMisses(name, failures));
+  };
+
   const lookUp = async (name: string): Promise<SourceLookup> => {
     lookupReads += 1;
     if (name.includes('/')) {
@@ -207,7 +257,7 @@ export function createWatchGatherer(
 
   const gather = async (fullPass: boolean): Promise<GatherResult> => {
     await cache.settled();
-    const before = secretReads + lookupReads;
+    const before = secretReads + lookupReads + nearMissLists;
     const failures: GatherFailure[] = cache
       .unhealthy()
       .map(({ watch, failure }) => ({ scope: `watch ${watch}`, failure }));
@@ -249,21 +299,28 @@ export function createWatchGatherer(
     for (const name of lookupNames)
       if (lookups.get(name)?.state === 'unknown') lookups.delete(name);
 
+    const unread = unreadParts(failures, [
+      ...namespaceList.map((namespace) => namespace.name),
+      ...clusterList.map((cluster) => cluster.namespace),
+    ]);
+    await nearMissView(
+      candidateSecrets,
+      new Set((unread.unreadNamespaces ?? []).map((namespace) => namespace.name)),
+      failures,
+    );
     const snapshot: Snapshot = {
       namespaces: namespaceList,
       ...(clusterList.length === 0 ? {} : { clusters: clusterList }),
       candidateSecrets,
       clusterSecrets,
       sourceLookups,
-      ...unreadParts(failures, [
-        ...namespaceList.map((namespace) => namespace.name),
-        ...clusterList.map((cluster) => cluster.namespace),
-      ]),
+      ...unread,
+      ...nearMisses.snapshotField(managed),
     };
     return {
       snapshot,
       failures,
-      requests: secretReads + lookupReads - before,
+      requests: secretReads + lookupReads + nearMissLists - before,
       ...(notices.length === 0 ? {} : { notices }),
     };
   };
@@ -277,6 +334,7 @@ export function createWatchGatherer(
       return {
         secretReads,
         lookups: lookupReads,
+        nearMissLists,
         candidates: t.candidates,
         translations: t.translations,
         translationMisses: t.misses,

@@ -11,6 +11,9 @@
 // - with Cluster sources on (Config.capiClusters), labelled Cluster API Clusters, as
 //   metadata only, once discovery has found the served version of cluster.x-k8s.io (a
 //   discovery that fails is retried; a group that is not served is reported, not watched).
+// - per managed namespace, a version of its Secrets that moves on every Secret event in it,
+//   candidate or not (and for all of them on each re-list), so the daemon knows when a
+//   namespace without a candidate must be listed again for its near misses (near-misses.ts);
 // Each change is reported as the namespaces it concerns, so the daemon plans soon after it;
 // a re-list (410 Gone, or the resync period) is reported as "look at everything".
 import { ARGOCD_SECRET_TYPE_LABEL, labelKeys, matchGlob } from '@argocd-cluster-registrar/core';
@@ -92,6 +95,11 @@ export interface WorldCache {
   clusterApi(): ClusterApi | undefined;
   /** Cluster Secrets by uid (both watches merged). */
   clusterSecrets(): readonly ObservedSecret[];
+  /**
+   * Moves whenever a Secret in this managed namespace may have changed (any Secret, not
+   * only candidates): what a namespace's near misses were recorded at.
+   */
+  secretsVersion(namespace: string): string;
   /** Bumped on every change of what clusterSecrets()/namespaces hold, so views can be reused. */
   readonly version: {
     namespaces: number;
@@ -123,6 +131,13 @@ export function startWorldCache(
   const listedOnce = new Set<WatchName>();
   const waiters: (() => void)[] = [];
   const watches = new Map<WatchName, ListWatch<Versioned>>();
+  // Per managed namespace, the sequence number of the last Secret event in it or of its own
+  // last change (a namespace that becomes managed again may have changed meanwhile). A list
+  // of Secret metadata may have missed events: it starts a new generation, so every
+  // namespace's version moves.
+  const secretEvents = new Map<string, number>();
+  let secretSequence = 0;
+  let secretGeneration = 0;
 
   const changed = (names: readonly string[]): void => {
     options.onChange({ namespaces: names, all: false });
@@ -174,10 +189,12 @@ export function startWorldCache(
     handlers: {
       onUpsert: (name) => {
         version.namespaces += 1;
+        secretEvents.set(name, ++secretSequence);
         changed([name]);
       },
       onDelete: (name) => {
         version.namespaces += 1;
+        secretEvents.delete(name);
         changed([name]);
       },
       onListed: listed('namespaces'),
@@ -211,7 +228,19 @@ export function startWorldCache(
         version.candidates += 1;
         changed([previous.namespace]);
       },
-      onListed: listed('secret metadata'),
+      onEvent: (object) => {
+        const namespace = object.metadata?.namespace ?? '';
+        if (!namespaces.store.has(namespace)) return;
+        secretEvents.set(namespace, ++secretSequence);
+        // Another Secret in a managed namespace may change what its message says (a near
+        // miss appeared or went); a candidate's own change is reported by onUpsert/onDelete.
+        if (!isCandidateName(object.metadata?.name ?? '')) changed([namespace]);
+      },
+      onListed: () => {
+        secretGeneration += 1;
+        secretEvents.clear();
+        listed('secret metadata')();
+      },
       onError: errored('secret metadata'),
       onRecovered: recovered('secret metadata'),
     },
@@ -342,6 +371,7 @@ export function startWorldCache(
     clusters: () => clusterWatch?.store ?? NO_CLUSTERS,
     clusterApi: () => clusterApi,
     version,
+    secretsVersion: (namespace) => `${secretGeneration}.${secretEvents.get(namespace) ?? 0}`,
     clusterSecrets() {
       merge();
       return merged;

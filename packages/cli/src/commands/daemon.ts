@@ -1,6 +1,7 @@
 // The daemon command: the probes and metrics servers, the manager, and an orderly stop on
 // the first SIGTERM/SIGINT.
 
+import { providerLabel } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import {
   createApplier,
@@ -53,7 +54,8 @@ export async function runDaemon(
     server: serverOf(access),
     targetNamespace: config.targetNamespace,
     selector: managedNamespaceSelector(config),
-    providers: config.providers.map((p) => p.name).join(','),
+    // As given (`custom:<glob>=<key>;exec`), not just the preset name.
+    providers: config.providers.map(providerLabel).join(' '),
     interval: `${config.intervalMs / 1000}s`,
     resyncPeriod: `${options.resyncPeriodMs / 1000}s`,
     dryRun: options.dryRun,

@@ -5,36 +5,28 @@
 // an error (including an incomplete read: the rows could be wrong).
 
 import {
+  labelKeys,
   plan as makePlan,
+  STATUS_STATES,
   renderStatusText,
   statusFailing,
   statusRows,
   statusToJson,
 } from '@argocd-cluster-registrar/core';
-import type { Config, StatusRow, StatusState } from '@argocd-cluster-registrar/core';
-import { createGatherer } from '@argocd-cluster-registrar/k8s-adapter';
+import type { Config, StatusRow } from '@argocd-cluster-registrar/core';
+import {
+  createGatherer,
+  listManagedByValues,
+  managedNamespaceSelector,
+} from '@argocd-cluster-registrar/k8s-adapter';
 import type { KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import { refuseUnreachable } from '../connect.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError } from '../exit-codes.js';
 import type { CliOptions } from '../flags.js';
 import { colorFor } from '../io.js';
+import { closest } from '../values.js';
 import type { Io } from '../io.js';
 import type { Logger } from '../logging.js';
-
-// A Record, so a new state fails to compile until --state accepts it.
-const STATES: Readonly<Record<StatusState, true>> = {
-  registered: true,
-  unchanged: true,
-  waiting: true,
-  refused: true,
-  stale: true,
-  skipped: true,
-  drained: true,
-  demoted: true,
-  'source-gone': true,
-  pinned: true,
-  foreign: true,
-};
 
 export async function runStatus(
   io: Io,
@@ -44,17 +36,34 @@ export async function runStatus(
   logger: Logger,
   now: () => number = Date.now,
 ): Promise<number> {
-  const unknown = options.statusStates.filter((state) => !Object.hasOwn(STATES, state));
+  const states: readonly string[] = STATUS_STATES;
+  const unknown = options.statusStates.filter((state) => !states.includes(state));
   if (unknown.length > 0) {
     throw new UsageError(
-      `--state ${unknown.map((s) => JSON.stringify(s)).join(', ')}: not a status state; expected one of ${Object.keys(STATES).join(', ')}`,
+      `--state ${unknown.map((s) => JSON.stringify(s)).join(', ')}: not a status state; expected one of ${STATUS_STATES.join(', ')}`,
     );
   }
   const gathered = await createGatherer(access, config).full();
   refuseUnreachable(gathered.failures, access);
   const at = now();
   const planned = makePlan(gathered.snapshot, config, at);
-  const rows = statusRows(planned, gathered.snapshot, config).filter((row) => shown(row, options));
+  const all = statusRows(planned, gathered.snapshot, config);
+  const rows = all.filter((row) => shown(row, options));
+  // A filter that matches nothing says so, and why: a namespace that is not managed is not
+  // "all well", and nothing managed at all usually means a mistyped --managed-by.
+  const unmatched = options.statusNamespaces.filter(
+    (name) => !all.some((row) => row.namespace === name),
+  );
+  if (unmatched.length > 0) {
+    io.stderr(
+      `error: --namespace ${unmatched.join(', ')}: no managed namespace or registration of that name (managed namespaces carry the label ${managedNamespaceSelector(config)})\n`,
+    );
+    return EXIT_ERROR;
+  }
+  if (all.length === 0 && options.output !== 'json') {
+    io.stdout(await nothingManaged(access, config));
+    return EXIT_OK;
+  }
 
   if (options.output === 'json') {
     io.stdout(`${JSON.stringify(statusToJson(rows, config.targetNamespace, at), null, 2)}\n`);
@@ -80,4 +89,17 @@ function shown(row: StatusRow, options: CliOptions): boolean {
   )
     return false;
   return options.statusStates.length === 0 || options.statusStates.includes(row.state);
+}
+
+/** What an empty status says: the selector it used, and the values other namespaces carry. */
+async function nothingManaged(access: KubeAccess, config: Config): Promise<string> {
+  const key = labelKeys(config.labelPrefix).managedBy;
+  const head = `No namespace is labelled ${managedNamespaceSelector(config)}, and no registration in ${config.targetNamespace} carries that label.`;
+  const others = (await listManagedByValues(access, key)).filter((v) => v !== config.managedBy);
+  if (others.length === 0) return `${head}\n`;
+  const near = closest(config.managedBy, others, 3);
+  if (near !== undefined)
+    return `${head}\nDid you mean --managed-by ${near}? Namespaces carry ${key}=${near}.\n`;
+  const shown = others.slice(0, 5).map((value) => JSON.stringify(value));
+  return `${head}\nNamespaces carry ${key} with ${others.length === 1 ? 'the value' : 'the values'} ${shown.join(', ')}${others.length > shown.length ? ', …' : ''}.\n`;
 }

@@ -4,7 +4,7 @@
 // that shows a namespace's Events, with the kubectl built into the tools cache.
 
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -15,6 +15,7 @@ import {
   putK3kKubeconfig,
 } from '../test-support/e2e.js';
 import type { World } from '../test-support/e2e.js';
+import { parseFlags } from '../flags.js';
 
 interface Shell {
   readonly code: number;
@@ -124,7 +125,11 @@ describe('what an applying --once run prints', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(`+ ${world.target}/cluster-done was created (cluster "done")`);
     expect(run.stdout).not.toContain('will be created');
-    expect(run.stdout).toContain('Applied 1 of 1 change(s).');
+    // It ends as Terraform's apply does, with what was done, not with the plan's summary.
+    expect(run.stdout).toMatch(
+      /\nApply complete! Registrations: 1 created, 0 updated, 0 demoted, 0 deleted\.\n$/,
+    );
+    expect(run.stdout).not.toContain('Plan: ');
     // The missing cluster label is reported once on each channel: the preview's warning, and
     // one log line (the plan warning), not a second "namespace skipped" line.
     const name = skipped.metadata?.name ?? '';
@@ -132,5 +137,52 @@ describe('what an applying --once run prints', () => {
     expect(logLines).toHaveLength(1);
     expect(logLines[0]).toContain('plan warning');
     expect(run.stdout.split(`! ${name}:`)).toHaveLength(2);
+  });
+});
+
+describe('the commands docs/*.md give', () => {
+  const docs = readdirSync(join(REPO, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => ({ file, text: readFileSync(join(REPO, 'docs', file), 'utf8') }));
+  /** Command lines in code (fenced or inline), without comments and shell continuations. */
+  const commandsOf = (program: string): { file: string; line: string }[] =>
+    docs.flatMap(({ file, text }) =>
+      // Not a path's last segment (a chart reference ends in the same name), nor a namespace.
+      [
+        ...text.matchAll(new RegExp(`(?<![\\w/.-])(?<!-n )${program}((?: [^\`#\\n|&;)]*)?)`, 'g')),
+      ].map((m) => ({
+        file,
+        line: (m[1] ?? '').replace(/\\\s*$/, '').trim(),
+      })),
+    );
+
+  it('argocd-cluster-registrar: every flag they use exists and parses', () => {
+    const commands = commandsOf('argocd-cluster-registrar').filter(
+      // Placeholders (`...`, `<name>`) and the chart's and image's names are not invocations.
+      ({ line }) => line.startsWith('-') || line.startsWith('status'),
+    );
+    expect(commands.length).toBeGreaterThan(0);
+    for (const { file, line } of commands) {
+      const argv = line.split(/\s+/).filter((word) => word !== '' && !word.includes('<'));
+      const parsed = parseFlags(argv, {});
+      expect(parsed.ok ? [] : parsed.errors.map((e) => e.message), `${file}: ${line}`).toEqual([]);
+    }
+  });
+
+  it('scripts/control-plane: every subcommand they use exists, and none stops every plane', async () => {
+    const script = readFileSync(join(REPO, 'scripts/control-plane'), 'utf8');
+    const known = new Set(
+      [...script.matchAll(/^#\s+scripts\/control-plane (\w+)/gm)].map((m) => m[1]),
+    );
+    const commands = commandsOf('scripts/control-plane').filter(({ line }) => line !== '');
+    expect(commands.length).toBeGreaterThan(0);
+    for (const { file, line } of commands) {
+      expect(known, `${file}: ${line}`).toContain(line.split(' ')[0]);
+      // On a shared machine that stops everyone's planes: the docs show stopping by name.
+      expect(line, `${file}: ${line}`).not.toMatch(/^down --all/);
+    }
+    // As written: `list` runs and exits 0.
+    const listed = await shell('scripts/control-plane list');
+    expect(listed.code, listed.stderr).toBe(0);
   });
 });

@@ -3,10 +3,12 @@
 // which Secret and what would make it match.
 
 import { describe, expect, it } from 'vitest';
-import { uniqueName } from '@argocd-cluster-registrar/testkit';
+import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
+import { adminKubeConfig, uniqueName } from '@argocd-cluster-registrar/testkit';
 import {
   createSourceNamespace,
   createWorld,
+  eventually,
   kubeconfigYaml,
   putK3kKubeconfig,
   PREFIX,
@@ -16,26 +18,88 @@ import {
 } from '../test-support/e2e.js';
 import type { JsonPlan } from '../test-support/e2e.js';
 
-describe('--once --dry-run against a target namespace that does not exist', () => {
-  it('shows each rejection beside its action, in the JSON results, and exits 3', async () => {
+describe('a target namespace that does not exist', () => {
+  it('is a start-up error naming it, for --once, --dry-run, status and the daemon', async () => {
     const world = await createWorld();
     const missing = uniqueName('no-such-argocd');
+    const ns = await createSourceNamespace(world, { cluster: 'one' });
+    await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
     const args = [
       ...['--kubeconfig', world.host.kubeconfigPath, '--managed-by', world.managedBy],
-      ...['--target-namespace', missing, '--once', '--dry-run'],
+      ...['--target-namespace', missing],
     ];
+    const expected = `error: --target-namespace ${JSON.stringify(missing)}: namespace ${missing} does not exist on ${world.host.server}; point --target-namespace at the namespace ArgoCD runs in, or create it (kubectl create namespace ${missing})\n`;
+    for (const extra of [
+      ['--once', '--dry-run'],
+      ['--once'],
+      ['--health-addr=', '--metrics-addr='],
+    ]) {
+      const run = await runCli([...args, ...extra]);
+      expect(run.code, extra.join(' ')).toBe(1);
+      expect(run.stderr).toBe(expected);
+      expect(run.stdout).toBe('');
+    }
+    const status = await runCli(['status', ...args]);
+    expect(status.code).toBe(1);
+    expect(status.stderr).toBe(expected);
+  });
+});
+
+describe('--once --dry-run with writes the API server would reject', () => {
+  it('shows each rejection beside its action, in the JSON results, and exits 3', async () => {
+    const world = await createWorld();
+    // An admission policy that refuses every Secret in the target namespace, as 422 Invalid.
+    const admission = adminKubeConfig(world.host).makeApiClient(AdmissionregistrationV1Api);
+    const policy = uniqueName('refuse-secrets');
+    await admission.createValidatingAdmissionPolicy({
+      body: {
+        metadata: { name: policy },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: {
+            resourceRules: [
+              {
+                apiGroups: [''],
+                apiVersions: ['v1'],
+                operations: ['CREATE'],
+                resources: ['secrets'],
+              },
+            ],
+          },
+          validations: [{ expression: 'false', reason: 'Invalid', message: 'no Secrets here' }],
+        },
+      },
+    });
+    await admission.createValidatingAdmissionPolicyBinding({
+      body: {
+        metadata: { name: policy },
+        spec: {
+          policyName: policy,
+          validationActions: ['Deny'],
+          matchResources: {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': world.target } },
+          },
+        },
+      },
+    });
     for (const cluster of ['one', 'two', 'three']) {
       // One child plane, three addresses: otherwise two of them would be server collisions.
       const annotations = { [`${PREFIX}server`]: `https://${cluster}.child.example:6443` };
       const ns = await createSourceNamespace(world, { cluster, annotations });
       await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
     }
+    const args = [...world.baseArgs, '--once', '--dry-run'];
 
-    const text = await runCli(args);
-    expect(text.code, text.stderr).toBe(3);
+    // The policy takes effect once the API server has loaded it.
+    const text = await eventually(async () => {
+      const run = await runCli(args);
+      return run.code === 3 ? run : undefined;
+    }, 'the admission policy to take effect');
     for (const cluster of ['one', 'two', 'three']) {
-      expect(text.stdout).toContain(
-        `+ ${missing}/cluster-${cluster} would be rejected by the API server: 404 NotFound: namespaces "${missing}" not found (cluster "${cluster}")\n`,
+      expect(text.stdout).toMatch(
+        new RegExp(
+          `\\+ ${world.target}/cluster-${cluster} would be rejected by the API server: 422 Invalid[^\\n]* \\(cluster "${cluster}"\\)\\n`,
+        ),
       );
     }
     expect(text.stdout).toContain(
@@ -54,7 +118,7 @@ describe('--once --dry-run against a target namespace that does not exist', () =
       ['create', 'three', 'dry-run', 'rejected'],
       ['create', 'two', 'dry-run', 'rejected'],
     ]);
-    expect(plan.results?.[0]?.error).toBe(`404 NotFound: namespaces "${missing}" not found`);
+    expect(plan.results?.[0]?.error).toMatch(/^422 Invalid/);
   });
 
   it('exits 0 when the API server would accept every write, and --help documents 3', async () => {
@@ -95,5 +159,37 @@ describe('a kubeconfig Secret that almost matches', () => {
       'vcluster',
     ]);
     expect(fixed.stdout).toContain(`cluster-vc will be created`);
+  });
+});
+
+describe('a status filter that matches nothing', () => {
+  it('says so: an unknown --namespace is an error, a mistyped --managed-by names the values seen', async () => {
+    const world = await createWorld();
+    const ns = await createSourceNamespace(world, { cluster: 'seen' });
+    await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
+
+    const nope = await runCli(['status', ...world.baseArgs, '--namespace', 'nope']);
+    expect(nope.code).toBe(1);
+    expect(nope.stderr).toBe(
+      `error: --namespace nope: no managed namespace or registration of that name (managed namespaces carry the label ${PREFIX}managed-by=${world.managedBy})\n`,
+    );
+
+    const typo = `${world.managedBy}x`;
+    const args = ['--kubeconfig', world.host.kubeconfigPath, '--target-namespace', world.target];
+    const mistyped = await runCli(['status', ...args, '--managed-by', typo]);
+    expect(mistyped.code).toBe(0);
+    expect(mistyped.stdout).toContain(
+      `No namespace is labelled ${PREFIX}managed-by=${typo}, and no registration in ${world.target} carries that label.\n`,
+    );
+    expect(mistyped.stdout).toContain(
+      `Did you mean --managed-by ${world.managedBy}? Namespaces carry ${PREFIX}managed-by=${world.managedBy}.\n`,
+    );
+  });
+
+  it('the JSON plan has results even when there is nothing to do', async () => {
+    const world = await createWorld();
+    const run = await runCli([...world.baseArgs, '--once', '--dry-run', '-o', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as JsonPlan).results).toEqual([]);
   });
 });

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { decodeBase64Text } from '../base64.js';
 import { parseConfig } from '../config.js';
 import { plan } from '../plan/index.js';
+import { planToJson } from '../render-json.js';
+import { renderPlanText } from '../render-text.js';
 import { registrationProblems } from '../test-support/argo-check.js';
 import { NOW, scenario, settle, DAY } from '../test-support/fixtures.js';
 import { capaUserKubeconfig, gkeUserKubeconfig } from '../test-fixtures/cloud-kubeconfigs.js';
@@ -94,5 +96,33 @@ describe('exec registrations', () => {
         '--exec-credentials (chart value execCredentials) is off',
       );
     }
+  });
+});
+
+describe('the plan of an exec registration', () => {
+  it('shows every field it writes: the exec form is no credential and is not concealed', () => {
+    const result = plan(world(), config(true), NOW);
+    const text = renderPlanText(result, { color: false, dryRun: true });
+    expect(text).toMatch(/\+ config\.awsAuthConfig\.clusterName: +"prod"\n/);
+    expect(text).toMatch(/\+ config\.execProviderConfig\.command: +"argocd-k8s-auth"\n/);
+    expect(text).toMatch(/\+ config\.execProviderConfig\.args: +"\[\\"gcp\\"\]"\n/);
+    // The only concealed fields are credentials: here, none but the CA's fingerprint.
+    expect(text.match(/\(sensitive value\).*/g)?.every((line) => line.includes('sha256:'))).toBe(
+      true,
+    );
+
+    const json = planToJson(result);
+    const configs = json.actions.map((action) =>
+      action.kind === 'delete' ? undefined : action.secret.data['config'],
+    );
+    expect(configs[0]).toMatchObject({ awsAuthConfig: { clusterName: 'prod' } });
+    expect(configs[1]).toMatchObject({
+      execProviderConfig: {
+        command: 'argocd-k8s-auth',
+        args: ['gcp'],
+        apiVersion: 'client.authentication.k8s.io/v1beta1',
+      },
+    });
+    expect(JSON.stringify(json.actions)).not.toContain('"(sensitive value)"');
   });
 });

@@ -11,6 +11,7 @@ import {
 } from '../test-support/fixtures.js';
 import type { NearMissSecret, Snapshot } from '../types.js';
 import { plan } from './index.js';
+import { parseConfig } from '../config.js';
 
 const withNearMisses = (snapshot: Snapshot, nearMisses: NearMissSecret[]): Snapshot => ({
   ...snapshot,
@@ -31,6 +32,28 @@ describe('a namespace without a usable kubeconfig names the Secret that almost m
     expect(outcome.reason?.message).toBe(
       'no kubeconfig Secret in namespace team-a that the configured providers read (looking for k3k-*-kubeconfig with kubeconfig.yaml), but Secret vc-alpha (its keys: certificate, config, key) matches the vcluster provider (vc-* with config), which is not configured; add it with `--provider vcluster` (chart value `providers: [vcluster]`), keeping k3k in the list if other namespaces need it; it is registered as soon as one matches',
     );
+  });
+
+  it('an exec user kubeconfig: suggests the exec preset its name is for, not capi', () => {
+    const snapshot = withNearMisses(scenario().namespace('team-a', { cluster: 'alpha' }).build(), [
+      { namespace: 'team-a', name: 'prod-user-kubeconfig', keys: ['value'] },
+    ]);
+    const message = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a').reason?.message;
+    expect(message).toContain(
+      "but Secret prod-user-kubeconfig (its keys: value) matches the capa-eks provider (*-user-kubeconfig with value), which is not configured; add it with `--provider capa-eks` (chart value `providers: [capa-eks]`) with `--exec-credentials` (its exec plugin is translated into ArgoCD's own form), or gke if that is the cloud it signs in to, keeping k3k in the list",
+    );
+    expect(message).not.toContain('--provider capi');
+  });
+
+  it('a custom ;exec provider is named with its ;exec, and so is the entry it suggests', () => {
+    const parsed = parseConfig({ providers: ['custom:*-eks=value;exec'], execCredentials: true });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const snapshot = withNearMisses(scenario().namespace('team-a', { cluster: 'alpha' }).build(), [
+      { namespace: 'team-a', name: 'prod-eks', keys: ['kubeconfig'] },
+    ]);
+    const message = outcomeOf(plan(snapshot, parsed.config, NOW), 'team-a').reason?.message;
+    expect(message).toContain('of the custom:*-eks=value;exec provider but has no key value');
+    expect(message).toContain("`--provider 'custom:*-eks=kubeconfig;exec'`");
   });
 
   it('a registered cluster whose provider no longer matches is stale with the near miss, not "no Secret is left"', () => {
