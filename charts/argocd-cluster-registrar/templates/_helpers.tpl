@@ -46,12 +46,22 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/* Metadata for every object: labels, plus commonAnnotations and any extra annotations. */}}
 {{- define "acr.metadata" -}}
 labels:
-  {{- include "acr.labels" .root | nindent 2 }}
+  {{- toYaml (merge (dict) (include "acr.labels" .root | fromYaml) (.labels | default (dict))) | nindent 2 }}
 {{- $annotations := merge (dict) (.annotations | default (dict)) (.root.Values.commonAnnotations | default (dict)) }}
 {{- with $annotations }}
 annotations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- end -}}
+
+{{/* The metrics Service; the ServiceMonitor's scrapes carry its name as their job label. */}}
+{{- define "acr.metricsServiceName" -}}
+{{- printf "%s-metrics" (include "acr.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* PromQL label matchers for this release's series, for the alerts and the dashboard. */}}
+{{- define "acr.metricsSelector" -}}
+{{- default (printf "job=%q,namespace=%q" (include "acr.metricsServiceName" .) .Release.Namespace) .Values.metrics.prometheusRule.selector -}}
 {{- end -}}
 
 {{/* Registrar label keys, as the daemon computes them from the prefix. */}}
@@ -123,6 +133,11 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 {{- end -}}
 {{- if and .Values.metrics.service.enabled (not .Values.metrics.enabled) -}}
 {{- fail "values: metrics.service.enabled is true but metrics.enabled is false: the Service would point at a closed port; enable metrics or disable the Service" -}}
+{{- end -}}
+{{- range $part := list "serviceMonitor" "prometheusRule" "dashboard" -}}
+{{- if and (get $.Values.metrics $part).enabled (not $.Values.metrics.enabled) -}}
+{{- fail (printf "values: metrics.%s.enabled is true but metrics.enabled is false: it reads the registrar's /metrics; enable metrics or disable it" $part) -}}
+{{- end -}}
 {{- end -}}
 {{- if and .Values.admissionPolicy.enabled (not .Values.admissionPolicy.allowedUsers) (not .Values.admissionPolicy.allowedGroups) -}}
 {{- fail "values: admissionPolicy.enabled is true but allowedUsers and allowedGroups are both empty: nobody could ever mark a namespace for registration; list who may (e.g. allowedGroups: [system:masters])" -}}
