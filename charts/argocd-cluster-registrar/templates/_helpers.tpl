@@ -110,10 +110,10 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 {{- end }}
 - {{ printf "--exec-credentials=%t" $v.execCredentials | quote }}
 - {{ printf "--drain-on-terminate=%t" $v.drainOnTerminate | quote }}
-- {{ printf "--interval=%s" $v.interval | quote }}
-- {{ printf "--resync-period=%s" $v.resyncPeriod | quote }}
-- {{ printf "--demoted-ttl=%s" $v.demotedTTL | quote }}
-- {{ printf "--credential-refresh-window=%s" $v.credentialRefreshWindow | quote }}
+- {{ printf "--interval=%s" (toString $v.interval) | quote }}
+- {{ printf "--resync-period=%s" (toString $v.resyncPeriod) | quote }}
+- {{ printf "--demoted-ttl=%s" (toString $v.demotedTTL) | quote }}
+- {{ printf "--credential-refresh-window=%s" (toString $v.credentialRefreshWindow) | quote }}
 - {{ printf "--dry-run=%t" $v.dryRun | quote }}
 - {{ printf "--debug=%t" $v.debug | quote }}
 - {{ printf "--log-format=%s" $v.logFormat | quote }}
