@@ -137,6 +137,10 @@ rewrites it. Each acr.form.<setting> prints the problem with a value, or nothing
 {{- $problem = printf "%q is not a Secret data key: expected 1-253 letters, digits, \"-\", \"_\" or \".\" (for example kubeconfig.yaml)" $subject }}
 {{- end }}
 {{- end }}
+{{- if and (not $problem) (regexMatch `^custom:[^=]*=([^;]*)` $value) }}
+{{- $parts := splitList "," (regexReplaceAll `(?:^custom:[^=]*=([^;]*))[\s\S]*$` $value "${1}") }}
+{{- if ne (len $parts) (len (uniq $parts)) }}{{ $problem = printf "lists a key twice; expected custom:<glob>=<key>[,<key>...][;exec] with distinct keys" }}{{ end }}
+{{- end }}
 {{- $problem -}}
 {{- end -}}
 
@@ -264,9 +268,12 @@ rewrites it. Each acr.form.<setting> prints the problem with a value, or nothing
 {{- if $problem }}{{ fail (printf "values: labelPrefix %q: %s" (toString .Values.labelPrefix) $problem) }}{{ end }}
 {{- $problem := include "acr.form.managedBy" (toString .Values.managedBy) }}
 {{- if $problem }}{{ fail (printf "values: managedBy %q: %s" (toString .Values.managedBy) $problem) }}{{ end }}
+{{- $seen := dict }}
 {{- range $entry := .Values.providers }}
 {{- $problem := include "acr.form.providers" (toString $entry) }}
 {{- if $problem }}{{ fail (printf "values: providers %q: %s" (toString $entry) $problem) }}{{ end }}
+{{- if hasKey $seen (toString $entry) }}{{ fail (printf "values: providers %q: is listed twice; list each provider once" (toString $entry)) }}{{ end }}
+{{- $_ := set $seen (toString $entry) true }}
 {{- end }}
 {{- with .Values.secretNamePattern }}
 {{- $problem := include "acr.form.secretNamePattern" (toString .) }}

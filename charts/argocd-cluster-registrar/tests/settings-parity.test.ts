@@ -63,6 +63,8 @@ describe('the chart refuses what the CLI refuses, in the same words', () => {
     { providers: ['custom:vc-*=config;exce'] },
     { providers: ['custom:vc-*=config;exec;exec'] },
     { providers: ['custom:vc-*=a b'] },
+    { providers: ['custom:vc-*=config,value,config'] },
+    { providers: ['vcluster', 'k3k', 'vcluster'] },
     { secretNamePattern: 'x[' },
     { secretKey: 'a/b' },
   ])('%j', async (values) => {

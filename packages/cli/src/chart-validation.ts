@@ -9,6 +9,7 @@ import {
   LABEL_PREFIX_FORM,
   MANAGED_BY_FORM,
   PROVIDER_ENTRY_FORM,
+  PROVIDER_LISTED_TWICE,
   SECRET_KEY_FORM,
   TARGET_NAMESPACE_FORM,
   durationForm,
@@ -71,6 +72,14 @@ function checkTemplate(check: FormCheck): string[] {
       '{{- end }}',
     ];
   }
+  if (check.kind === 'distinct') {
+    return [
+      `{{- if and (not $problem) (regexMatch ${raw(check.subject)} $value) }}`,
+      `{{- $parts := splitList ${JSON.stringify(check.separator)} (regexReplaceAll ${raw(`(?:${check.subject})[\\s\\S]*$`)} $value "\${1}") }}`,
+      `{{- if ne (len $parts) (len (uniq $parts)) }}{{ $problem = ${printf(check.message)} }}{{ end }}`,
+      '{{- end }}',
+    ];
+  }
   const subjectKey = JSON.stringify(check.subject ?? '');
   const act =
     check.kind === 'accept'
@@ -112,8 +121,11 @@ function settingCheck(form: (typeof FORMS)[number]): string {
   ];
   if (form.list === true)
     return [
+      '{{- $seen := dict }}',
       `{{- range $entry := .Values.${name} }}`,
       ...check('(toString $entry)'),
+      `{{- if hasKey $seen (toString $entry) }}{{ fail (printf "values: ${name} %q: ${PROVIDER_LISTED_TWICE}" (toString $entry)) }}{{ end }}`,
+      '{{- $_ := set $seen (toString $entry) true }}',
       '{{- end }}',
     ].join('\n');
   if (form.optional === true)

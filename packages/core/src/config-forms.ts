@@ -129,7 +129,16 @@ export const PROVIDER_ENTRY_FORM: readonly FormCheck[] = [
     pattern: `^${SECRET_KEY}$`,
     message: `{subject} ${SECRET_KEY_MESSAGE}`,
   },
+  {
+    kind: 'distinct',
+    subject: `${KEYS}([^;]*)`,
+    separator: ',',
+    message: `lists a key twice; expected ${CUSTOM_FORM} with distinct keys`,
+  },
 ];
+
+/** A provider list naming one entry twice (the second could never win). */
+export const PROVIDER_LISTED_TWICE = 'is listed twice; list each provider once';
 
 /** A provider list entry that allows exec translation (a well-formed one: see above). */
 export const EXEC_CAPABLE_PROVIDER = `^(?:${PROVIDER_PRESET_NAMES.filter(

@@ -4,13 +4,17 @@
 import type { Provider } from './types.js';
 import {
   CONFIG_DEFAULTS,
-  CUSTOM_FORM,
   LEGACY_DEFAULTS,
   PROVIDER_FORM,
   type ConfigInput,
   type Fail,
 } from './config-input.js';
-import { PROVIDER_ENTRY_FORM, SECRET_KEY_FORM, secretNamePatternForm } from './config-forms.js';
+import {
+  PROVIDER_ENTRY_FORM,
+  PROVIDER_LISTED_TWICE,
+  SECRET_KEY_FORM,
+  secretNamePatternForm,
+} from './config-forms.js';
 import { stringSetting } from './config-settings.js';
 import { formProblem } from './form-checks.js';
 import { PROVIDER_PRESET_NAMES, PROVIDER_PRESETS } from './providers.js';
@@ -32,12 +36,6 @@ export function parseProviderEntry(
   const pattern = body.slice(0, equals);
   const [keyList = '', ...options] = body.slice(equals + 1).split(';');
   const keys = keyList.split(',');
-  if (new Set(keys).size !== keys.length) {
-    return {
-      ok: false,
-      message: `lists a key twice; expected ${CUSTOM_FORM} with distinct keys`,
-    };
-  }
   return { ok: true, provider: customProvider(pattern, keys, options.length > 0) };
 }
 export function providerSettings(
@@ -121,7 +119,7 @@ export function providerSettings(
         'providers',
         entry,
         earlier === entry
-          ? 'is listed twice; list each provider once'
+          ? PROVIDER_LISTED_TWICE
           : `duplicates ${earlier} (same Secret-name glob and keys); list each provider once`,
       );
       valid = false;

@@ -10,7 +10,8 @@ import { parseDuration } from './duration.js';
 /**
  * One check, tried in order: `accept` ends the checks of its subject (valid) when it matches,
  * `reject` fails when it matches, `require` fails when it does not, `minimum` fails when a
- * duration is shorter than `seconds`. With `subject`, the pattern is matched against that
+ * duration is shorter than `seconds`, `distinct` fails when the subject, split at
+ * `separator`, holds one part twice. With `subject`, the pattern is matched against that
  * pattern's first group instead of the whole value (and the check is skipped when the
  * subject pattern does not match). In a message, {value} is the value and {subject} the
  * subject, JSON-quoted; {raw} is the value as it is.
@@ -22,7 +23,13 @@ export type FormCheck =
       readonly subject?: string;
       readonly message: string;
     }
-  | { readonly kind: 'minimum'; readonly seconds: number; readonly message: string };
+  | { readonly kind: 'minimum'; readonly seconds: number; readonly message: string }
+  | {
+      readonly kind: 'distinct';
+      readonly subject: string;
+      readonly separator: string;
+      readonly message: string;
+    };
 
 /** The message of the first check the value fails, or undefined when it passes. */
 export function formProblem(checks: readonly FormCheck[], value: string): string | undefined {
@@ -31,6 +38,12 @@ export function formProblem(checks: readonly FormCheck[], value: string): string
     if (check.kind === 'minimum') {
       const parsed = parseDuration(value);
       if (parsed.ok && parsed.ms < check.seconds * 1000) return fill(check.message, value, value);
+      continue;
+    }
+    if (check.kind === 'distinct') {
+      const parts = regExp(check.subject).exec(value)?.[1]?.split(check.separator);
+      if (parts !== undefined && new Set(parts).size !== parts.length)
+        return fill(check.message, value, value);
       continue;
     }
     const subject = check.subject ?? '';
