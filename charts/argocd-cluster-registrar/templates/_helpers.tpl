@@ -125,9 +125,6 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 {{/* Combinations the schema cannot express; each fails the render with what to change. */}}
 {{- define "acr.validate" -}}
 {{- include "acr.validateForms" . -}}
-{{- if and (or .Values.secretNamePattern .Values.secretKey) .Values.providers -}}
-{{- fail (printf "values: secretNamePattern/secretKey (legacy) cannot be combined with providers %v: either remove secretNamePattern and secretKey and list providers (a custom one is custom:<glob>=<key>, e.g. custom:%s=%s), or set providers: []" .Values.providers (default "k3k-*-kubeconfig" .Values.secretNamePattern) (default "kubeconfig.yaml" .Values.secretKey)) -}}
-{{- end -}}
 {{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) -}}
 {{- fail (printf "values: replicaCount is %d but leaderElection.enabled is false: several replicas would all write the same Secrets; set leaderElection.enabled: true (only the leader writes) or replicaCount: 1" (int .Values.replicaCount)) -}}
 {{- end -}}

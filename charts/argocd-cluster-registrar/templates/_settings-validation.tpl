@@ -262,6 +262,15 @@ rewrites it. Each acr.form.<setting> prints the problem with a value, or nothing
 
 {{/* Every setting the CLI checks at start-up, with its message; called by acr.validateForms. */}}
 {{- define "acr.validateSettings" -}}
+{{- if .Values.providers }}
+{{- if and .Values.secretNamePattern .Values.secretKey }}
+{{- fail (printf "values: providers %q: cannot be combined with secretNamePattern and secretKey; pick one: either list providers (for example custom:%s=%s) or keep the legacy secretNamePattern/secretKey pair without providers" (join " " .Values.providers) .Values.secretNamePattern .Values.secretKey) }}
+{{- else if .Values.secretNamePattern }}
+{{- fail (printf "values: providers %q: cannot be combined with secretNamePattern; pick one: either list providers (for example custom:%s=kubeconfig.yaml) or keep the legacy secretNamePattern/secretKey pair without providers" (join " " .Values.providers) .Values.secretNamePattern) }}
+{{- else if .Values.secretKey }}
+{{- fail (printf "values: providers %q: cannot be combined with secretKey; pick one: either list providers (for example custom:k3k-*-kubeconfig=%s) or keep the legacy secretNamePattern/secretKey pair without providers" (join " " .Values.providers) .Values.secretKey) }}
+{{- end }}
+{{- end }}
 {{- $problem := include "acr.form.targetNamespace" (toString .Values.targetNamespace) }}
 {{- if $problem }}{{ fail (printf "values: targetNamespace %q: %s" (toString .Values.targetNamespace) $problem) }}{{ end }}
 {{- $problem := include "acr.form.labelPrefix" (toString .Values.labelPrefix) }}

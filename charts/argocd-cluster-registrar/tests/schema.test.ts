@@ -179,7 +179,7 @@ describe('combinations that make no sense fail the render', () => {
       secretKey: 'config',
     });
     expect(stderr).toContain(
-      'secretNamePattern/secretKey (legacy) cannot be combined with providers [vcluster]',
+      'values: providers "vcluster": cannot be combined with secretNamePattern and secretKey',
     );
     expect(stderr).toContain('custom:vc-*=config');
   });

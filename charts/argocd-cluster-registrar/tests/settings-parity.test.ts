@@ -67,6 +67,9 @@ describe('the chart refuses what the CLI refuses, in the same words', () => {
     { providers: ['vcluster', 'k3k', 'vcluster'] },
     { secretNamePattern: 'x[' },
     { secretKey: 'a/b' },
+    { providers: ['vcluster'], secretNamePattern: 'vc-*', secretKey: 'config' },
+    { providers: ['vcluster', 'k3k'], secretNamePattern: 'vc-[' },
+    { providers: ['vcluster'], secretKey: 'config' },
   ])('%j', async (values) => {
     const said = await cliSays(values);
     expect(said[0], said.join('\n')).toMatch(/^error: --[a-z-]+ "/);
@@ -76,7 +79,13 @@ describe('the chart refuses what the CLI refuses, in the same words', () => {
     const [key] = Object.keys(values);
     const rendered = await template(values);
     expect(rendered.code).not.toBe(0);
-    expect(rendered.stderr).toContain(`values: ${key ?? ''} ${value ?? ''}: ${message ?? ''}`);
+    // Each surface names the other settings in its own vocabulary: the CLI flags, the chart
+    // values (core's messages take a namer).
+    const inChartTerms = (message ?? '').replace(
+      /--([a-z-]+)/g,
+      (flag, name: string) => SETTINGS.find((s) => s.name === name)?.chart?.value ?? flag,
+    );
+    expect(rendered.stderr).toContain(`values: ${key ?? ''} ${value ?? ''}: ${inChartTerms}`);
   });
 
   test('execCredentials without a provider that allows exec: the CLI warns, the chart refuses', async () => {

@@ -14,6 +14,7 @@ import {
   TARGET_NAMESPACE_FORM,
   durationForm,
   execCredentialsWarning,
+  legacyCombinationProblem,
   secretNamePatternForm,
 } from '@argocd-cluster-registrar/core';
 import type { ConfigInput, FormCheck } from '@argocd-cluster-registrar/core';
@@ -133,6 +134,38 @@ function settingCheck(form: (typeof FORMS)[number]): string {
   return check(`(toString .Values.${name})`).join('\n');
 }
 
+/** `providers` with the legacy pair: core's message, the given values spliced in by printf. */
+function legacyCombination(): string[] {
+  const providers = chartValue('providers');
+  const pattern = chartValue('secretNamePattern');
+  const key = chartValue('secretKey');
+  const variants: { when: string; input: Pick<ConfigInput, 'secretNamePattern' | 'secretKey'> }[] =
+    [
+      {
+        when: `and .Values.${pattern} .Values.${key}`,
+        input: { secretNamePattern: '<<pattern>>', secretKey: '<<key>>' },
+      },
+      { when: `.Values.${pattern}`, input: { secretNamePattern: '<<pattern>>' } },
+      { when: `.Values.${key}`, input: { secretKey: '<<key>>' } },
+    ];
+  const lines = [`{{- if .Values.${providers} }}`];
+  variants.forEach(({ when, input }, i) => {
+    const args: string[] = [];
+    const format = legacyCombinationProblem(input, chartValue)
+      .replace(/%/g, '%%')
+      .replace(/<<(pattern|key)>>/g, (_, sentinel: string) => {
+        args.push(sentinel === 'pattern' ? `.Values.${pattern}` : `.Values.${key}`);
+        return '%s';
+      });
+    lines.push(
+      `{{- ${i === 0 ? 'if' : 'else if'} ${when} }}`,
+      `{{- fail (printf ${JSON.stringify(`values: ${providers} %q: ${format}`)} (join " " .Values.${providers})${args.map((a) => ` ${a}`).join('')}) }}`,
+    );
+  });
+  lines.push('{{- end }}', '{{- end }}');
+  return lines;
+}
+
 /** The generated template, byte for byte. */
 export function renderChartValidation(): string {
   const exec = execCredentialsWarning({ execCredentials: true, providers: [] });
@@ -148,6 +181,8 @@ export function renderChartValidation(): string {
     ...FORMS.map((f) => `${formTemplate(f.key, f.checks)}\n`),
     '{{/* Every setting the CLI checks at start-up, with its message; called by acr.validateForms. */}}',
     '{{- define "acr.validateSettings" -}}',
+    // First: with both given, the CLI checks neither the legacy pair's forms.
+    ...legacyCombination(),
     ...FORMS.map(settingCheck),
     // The CLI warns and goes on; a values file is written once and read by nobody at start-up,
     // so the chart refuses what would be ignored.

@@ -38,6 +38,18 @@ export function parseProviderEntry(
   const keys = keyList.split(',');
   return { ok: true, provider: customProvider(pattern, keys, options.length > 0) };
 }
+/** Why `providers` and the legacy pair may not both be given (the chart says the same). */
+export function legacyCombinationProblem(
+  input: Pick<ConfigInput, 'secretNamePattern' | 'secretKey'>,
+  nameOf: (setting: keyof ConfigInput) => string,
+): string {
+  const legacy = [
+    input.secretNamePattern !== undefined ? nameOf('secretNamePattern') : undefined,
+    input.secretKey !== undefined ? nameOf('secretKey') : undefined,
+  ].filter((name) => name !== undefined);
+  return `cannot be combined with ${legacy.join(' and ')}; pick one: either list ${nameOf('providers')} (for example custom:${input.secretNamePattern ?? LEGACY_DEFAULTS.secretNamePattern}=${input.secretKey ?? LEGACY_DEFAULTS.secretKey}) or keep the legacy ${nameOf('secretNamePattern')}/${nameOf('secretKey')} pair without ${nameOf('providers')}`;
+}
+
 export function providerSettings(
   input: ConfigInput,
   fail: Fail,
@@ -45,15 +57,7 @@ export function providerSettings(
 ): readonly Provider[] | undefined {
   const legacyGiven = input.secretNamePattern !== undefined || input.secretKey !== undefined;
   if (input.providers !== undefined && legacyGiven) {
-    const legacy = [
-      input.secretNamePattern !== undefined ? nameOf('secretNamePattern') : undefined,
-      input.secretKey !== undefined ? nameOf('secretKey') : undefined,
-    ].filter((name) => name !== undefined);
-    fail(
-      'providers',
-      input.providers.join(' '),
-      `cannot be combined with ${legacy.join(' and ')}; pick one: either list ${nameOf('providers')} (for example custom:${input.secretNamePattern ?? LEGACY_DEFAULTS.secretNamePattern}=${input.secretKey ?? LEGACY_DEFAULTS.secretKey}) or keep the legacy ${nameOf('secretNamePattern')}/${nameOf('secretKey')} pair without ${nameOf('providers')}`,
-    );
+    fail('providers', input.providers.join(' '), legacyCombinationProblem(input, nameOf));
     return undefined;
   }
 

@@ -21,7 +21,7 @@ export {
   type ConfigInput,
   type ConfigResult,
 } from './config-input.js';
-export { parseProviderEntry } from './config-providers.js';
+export { legacyCombinationProblem, parseProviderEntry } from './config-providers.js';
 
 const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
   'targetNamespace',

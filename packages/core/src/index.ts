@@ -8,6 +8,7 @@ export {
   PROVIDER_FORM,
   parseConfig,
   formatConfigError,
+  legacyCombinationProblem,
   type ConfigInput,
   type ParseConfigOptions,
   type ConfigError,
