@@ -216,6 +216,9 @@ rewrites it. Each acr.form.<setting> prints the problem with a value, or nothing
 {{- $problem = printf "must be a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)" }}
 {{- end }}
 {{- end }}
+{{- if and (not $problem) (gt (include "acr.durationSeconds" $value | float64) 9223372036.0) }}
+{{- $problem = printf "must be a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h), at most 2562047h" }}
+{{- end }}
 {{- if and (not $problem) (lt (include "acr.durationSeconds" $value | float64) 1.0) }}
 {{- $problem = printf "must be at least 1s, such as 30s, 60s, 1m30s or 5m" }}
 {{- end }}
@@ -238,6 +241,9 @@ rewrites it. Each acr.form.<setting> prints the problem with a value, or nothing
 {{- $problem = printf "must be a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)" }}
 {{- end }}
 {{- end }}
+{{- if and (not $problem) (gt (include "acr.durationSeconds" $value | float64) 9223372036.0) }}
+{{- $problem = printf "must be a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h), at most 2562047h" }}
+{{- end }}
 {{- $problem -}}
 {{- end -}}
 
@@ -256,6 +262,9 @@ rewrites it. Each acr.form.<setting> prints the problem with a value, or nothing
 {{- if not (regexMatch `^(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$` $value) }}
 {{- $problem = printf "must be a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)" }}
 {{- end }}
+{{- end }}
+{{- if and (not $problem) (gt (include "acr.durationSeconds" $value | float64) 9223372036.0) }}
+{{- $problem = printf "must be a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h), at most 2562047h" }}
 {{- end }}
 {{- $problem -}}
 {{- end -}}

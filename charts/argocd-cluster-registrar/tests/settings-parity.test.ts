@@ -48,6 +48,7 @@ describe('the chart refuses what the CLI refuses, in the same words', () => {
     { interval: '500ms' },
     { interval: '1 minute' },
     { demotedTTL: '-5s' },
+    { demotedTTL: '3000000h' },
     { credentialRefreshWindow: '7d' },
     { targetNamespace: 'Argo_CD' },
     { labelPrefix: 'example.com' },

@@ -66,9 +66,10 @@ function printf(message: string): string {
 }
 
 function checkTemplate(check: FormCheck): string[] {
-  if (check.kind === 'minimum') {
+  if (check.kind === 'minimum' || check.kind === 'maximum') {
+    const compare = check.kind === 'minimum' ? 'lt' : 'gt';
     return [
-      `{{- if and (not $problem) (lt (include "acr.durationSeconds" $value | float64) ${check.seconds.toFixed(1)}) }}`,
+      `{{- if and (not $problem) (${compare} (include "acr.durationSeconds" $value | float64) ${check.seconds.toFixed(1)}) }}`,
       `{{- $problem = ${printf(check.message)} }}`,
       '{{- end }}',
     ];

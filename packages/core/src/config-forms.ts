@@ -65,6 +65,8 @@ export function durationForm(expected: string = DURATION_FORM): readonly FormChe
   return [
     { kind: 'reject', pattern: '^-\\d', message: `must not be negative; expected ${expected}` },
     { kind: 'require', pattern: DURATION, message: `must be ${DURATION_FORM}` },
+    // Go's limit (int64 nanoseconds, about 292 years) keeps absurd values out of timers.
+    { kind: 'maximum', seconds: 9223372036, message: `must be ${DURATION_FORM}, at most 2562047h` },
   ];
 }
 

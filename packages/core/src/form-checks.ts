@@ -5,12 +5,10 @@
 // the syntax Go's regexp (RE2, what Helm's regexMatch runs) and JavaScript's `u` flag share:
 // no lookaround, no backreferences, `[\s\S]` for any character.
 
-import { parseDuration } from './duration.js';
-
 /**
  * One check, tried in order: `accept` ends the checks of its subject (valid) when it matches,
- * `reject` fails when it matches, `require` fails when it does not, `minimum` fails when a
- * duration is shorter than `seconds`, `distinct` fails when the subject, split at
+ * `reject` fails when it matches, `require` fails when it does not, `minimum` (`maximum`)
+ * fails when a duration is shorter (longer) than `seconds`, `distinct` fails when the subject, split at
  * `separator`, holds one part twice. With `subject`, the pattern is matched against that
  * pattern's first group instead of the whole value (and the check is skipped when the
  * subject pattern does not match). In a message, {value} is the value and {subject} the
@@ -24,6 +22,7 @@ export type FormCheck =
       readonly message: string;
     }
   | { readonly kind: 'minimum'; readonly seconds: number; readonly message: string }
+  | { readonly kind: 'maximum'; readonly seconds: number; readonly message: string }
   | {
       readonly kind: 'distinct';
       readonly subject: string;
@@ -35,9 +34,10 @@ export type FormCheck =
 export function formProblem(checks: readonly FormCheck[], value: string): string | undefined {
   const accepted = new Set<string>();
   for (const check of checks) {
-    if (check.kind === 'minimum') {
-      const parsed = parseDuration(value);
-      if (parsed.ok && parsed.ms < check.seconds * 1000) return fill(check.message, value, value);
+    if (check.kind === 'minimum' || check.kind === 'maximum') {
+      const seconds = secondsOf(value);
+      const beyond = check.kind === 'minimum' ? seconds < check.seconds : seconds > check.seconds;
+      if (beyond) return fill(check.message, value, value);
       continue;
     }
     if (check.kind === 'distinct') {
@@ -60,6 +60,27 @@ export function formProblem(checks: readonly FormCheck[], value: string): string
       return fill(check.message, value, text);
   }
   return undefined;
+}
+
+// The seconds a well-formed Go duration stands for, as the chart's acr.durationSeconds sums
+// them (parseDuration refuses what exceeds Go's range, so it cannot say how long that is).
+const UNIT_SECONDS: Readonly<Record<string, number>> = {
+  ns: 1e-9,
+  us: 1e-6,
+  µs: 1e-6,
+  μs: 1e-6,
+  ms: 1e-3,
+  s: 1,
+  m: 60,
+  h: 3600,
+};
+function secondsOf(duration: string): number {
+  let total = 0;
+  for (const [, amount = '0', unit = 's'] of duration.matchAll(
+    /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gu,
+  ))
+    total += Number(amount) * (UNIT_SECONDS[unit] ?? 0);
+  return total;
 }
 
 const compiled = new Map<string, RegExp>();
