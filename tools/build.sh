@@ -13,6 +13,8 @@
 #                             CAPI directory as its last line
 #   tools/build.sh actionlint build (if missing) actionlint (tools/actionlint), which lints
 #                             .github/workflows; prints the binary's path as its last line
+#   tools/build.sh promtool   build (if missing) Prometheus's promtool (tools/promtool); prints
+#                             the binary's path as its last line
 #   tools/build.sh --print-replaces VERSION   print the replace block for a kubernetes version
 #   tools/build.sh --print-argocd-replaces    print tools/argocd's replace block (argo-cd's own)
 set -euo pipefail
@@ -55,7 +57,8 @@ bin="$cache_root/bin-k8s-$KUBE_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION"
 mkdir -p "$bin"
 # One build at a time per machine (several `control-plane up` may start together).
 exec 9>"$cache_root/.build.lock"
-flock 9
+# promtool builds under a lock of its own (below): it neither waits for nor holds up the rest.
+[[ "${1:-}" == "promtool" ]] || flock 9
 
 # GOTOOLCHAIN=local: fail clearly instead of silently downloading another Go toolchain.
 export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -trimpath" GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
@@ -181,6 +184,27 @@ if [[ "${1:-}" == "actionlint" ]]; then
   have actionlint "$ACTIONLINT_VERSION" -version || timed actionlint build_actionlint
   have actionlint "$ACTIONLINT_VERSION" -version || { log "actionlint -version does not report $ACTIONLINT_VERSION"; exit 1; }
   echo "$bin/actionlint"
+  exit 0
+fi
+
+if [[ "${1:-}" == "promtool" ]]; then
+  # Prometheus's promtool, for the chart's alert-rule tests (check rules, test rules). Its
+  # own cache folder, keyed by the Prometheus module version, and its own lock, so its build
+  # never holds up a test run waiting for the control plane; prints the binary's path.
+  exec 8>"$cache_root/.build-promtool.lock"
+  flock 8
+  PROMTOOL_VERSION="$(modversion promtool github.com/prometheus/prometheus)"
+  [[ "$PROMTOOL_VERSION" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || { log "cannot read the version from tools/promtool/go.mod"; exit 1; }
+  bin="$cache_root/bin-promtool-$PROMTOOL_VERSION"
+  mkdir -p "$bin"
+  build_promtool() {
+    # remove_all_sd (Prometheus's own build tag) leaves out the cloud service discoveries,
+    # which rule checks never use: most of a full build's time and size.
+    (cd "$here/promtool" && go build -tags remove_all_sd -ldflags "-s -w -X github.com/prometheus/common/version.Version=$PROMTOOL_VERSION" -o "$bin/promtool" github.com/prometheus/prometheus/cmd/promtool)
+  }
+  have promtool "version $PROMTOOL_VERSION" --version || timed promtool build_promtool
+  have promtool "version $PROMTOOL_VERSION" --version || { log "promtool --version does not report $PROMTOOL_VERSION"; exit 1; }
+  echo "$bin/promtool"
   exit 0
 fi
 

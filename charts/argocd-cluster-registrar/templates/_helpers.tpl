@@ -46,12 +46,22 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/* Metadata for every object: labels, plus commonAnnotations and any extra annotations. */}}
 {{- define "acr.metadata" -}}
 labels:
-  {{- include "acr.labels" .root | nindent 2 }}
+  {{- toYaml (merge (dict) (include "acr.labels" .root | fromYaml) (.labels | default (dict))) | nindent 2 }}
 {{- $annotations := merge (dict) (.annotations | default (dict)) (.root.Values.commonAnnotations | default (dict)) }}
 {{- with $annotations }}
 annotations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- end -}}
+
+{{/* The metrics Service; the ServiceMonitor's scrapes carry its name as their job label. */}}
+{{- define "acr.metricsServiceName" -}}
+{{- printf "%s-metrics" (include "acr.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* PromQL label matchers for this release's series, for the alerts and the dashboard. */}}
+{{- define "acr.metricsSelector" -}}
+{{- default (printf "job=%q,namespace=%q" (include "acr.metricsServiceName" .) .Release.Namespace) .Values.metrics.prometheusRule.selector -}}
 {{- end -}}
 
 {{/* Registrar label keys, as the daemon computes them from the prefix. */}}
@@ -102,10 +112,10 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 - {{ printf "--drain-on-terminate=%t" $v.drainOnTerminate | quote }}
 - {{ printf "--capi-clusters=%t" $v.capiClusters | quote }}
 - {{ printf "--capi-cluster-names=%s" $v.capiClusterNames | quote }}
-- {{ printf "--interval=%s" $v.interval | quote }}
-- {{ printf "--resync-period=%s" $v.resyncPeriod | quote }}
-- {{ printf "--demoted-ttl=%s" $v.demotedTTL | quote }}
-- {{ printf "--credential-refresh-window=%s" $v.credentialRefreshWindow | quote }}
+- {{ printf "--interval=%s" (toString $v.interval) | quote }}
+- {{ printf "--resync-period=%s" (toString $v.resyncPeriod) | quote }}
+- {{ printf "--demoted-ttl=%s" (toString $v.demotedTTL) | quote }}
+- {{ printf "--credential-refresh-window=%s" (toString $v.credentialRefreshWindow) | quote }}
 - {{ printf "--dry-run=%t" $v.dryRun | quote }}
 - {{ printf "--debug=%t" $v.debug | quote }}
 - {{ printf "--log-format=%s" $v.logFormat | quote }}
@@ -117,14 +127,16 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 {{/* Combinations the schema cannot express; each fails the render with what to change. */}}
 {{- define "acr.validate" -}}
 {{- include "acr.validateForms" . -}}
-{{- if and (or .Values.secretNamePattern .Values.secretKey) .Values.providers -}}
-{{- fail (printf "values: secretNamePattern/secretKey (legacy) cannot be combined with providers %v: either remove secretNamePattern and secretKey and list providers (a custom one is custom:<glob>=<key>, e.g. custom:%s=%s), or set providers: []" .Values.providers (default "k3k-*-kubeconfig" .Values.secretNamePattern) (default "kubeconfig.yaml" .Values.secretKey)) -}}
-{{- end -}}
 {{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) -}}
 {{- fail (printf "values: replicaCount is %d but leaderElection.enabled is false: several replicas would all write the same Secrets; set leaderElection.enabled: true (only the leader writes) or replicaCount: 1" (int .Values.replicaCount)) -}}
 {{- end -}}
 {{- if and .Values.metrics.service.enabled (not .Values.metrics.enabled) -}}
 {{- fail "values: metrics.service.enabled is true but metrics.enabled is false: the Service would point at a closed port; enable metrics or disable the Service" -}}
+{{- end -}}
+{{- range $part := list "serviceMonitor" "prometheusRule" "dashboard" -}}
+{{- if and (get $.Values.metrics $part).enabled (not $.Values.metrics.enabled) -}}
+{{- fail (printf "values: metrics.%s.enabled is true but metrics.enabled is false: it reads the registrar's /metrics; enable metrics or disable it" $part) -}}
+{{- end -}}
 {{- end -}}
 {{- if and .Values.admissionPolicy.enabled (not .Values.admissionPolicy.allowedUsers) (not .Values.admissionPolicy.allowedGroups) -}}
 {{- fail "values: admissionPolicy.enabled is true but allowedUsers and allowedGroups are both empty: nobody could ever mark a namespace for registration; list who may (e.g. allowedGroups: [system:masters])" -}}

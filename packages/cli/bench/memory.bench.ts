@@ -455,7 +455,7 @@ async function measureWaiting(
   for (let tries = 0; reported < WAITING && tries < 120; tries += 1) {
     check();
     await sleep(SCRAPE_MS);
-    reported = total((await scrape(metricsPort)) ?? [], 'registrar_registrations', {
+    reported = total((await scrape(metricsPort)) ?? [], 'argocd_cluster_registrar_registrations', {
       state: 'waiting',
     });
   }
@@ -659,7 +659,7 @@ client certificate and key, with the server rewritten to a unique \`https://c<i>
 then runs the built daemon as the image does (the image's Node release and ENTRYPOINT flags, in a
 memory cgroup at the chart's default limit when the machine allows one) and waits until all N registrations exist (listed
 by the ownership label) and ${STEADY_PASSES} further full passes have completed (read from
-\`registrar_passes_total\` on its /metrics). VmRSS and VmHWM are read from /proc/<pid>/status
+\`argocd_cluster_registrar_passes_total\` on its /metrics). VmRSS and VmHWM are read from /proc/<pid>/status
 every ${SAMPLE_MS} ms. "Steady" is the median over the interval that ends with the last
 measured pass (it includes that pass's own allocations).
 
@@ -766,7 +766,7 @@ async function main(): Promise<void> {
         await sleep(1000);
         series = await scrape(metricsPort);
         if (series === undefined) continue;
-        const created = total(series, 'registrar_actions_total', {
+        const created = total(series, 'argocd_cluster_registrar_actions_total', {
           kind: 'create',
           status: 'applied',
         });
@@ -774,7 +774,7 @@ async function main(): Promise<void> {
           lastReport = now();
           const last = samples[samples.length - 1];
           say(
-            `t=${secs(now())} creates applied ${created}/${N}, passes ${total(series, 'registrar_passes_total')}, RSS ${fmt(last?.rssKiB)} (peak ${fmt(last?.hwmKiB)})`,
+            `t=${secs(now())} creates applied ${created}/${N}, passes ${total(series, 'argocd_cluster_registrar_passes_total')}, RSS ${fmt(last?.rssKiB)} (peak ${fmt(last?.hwmKiB)})`,
           );
         }
         if (created < N) continue;
@@ -784,7 +784,7 @@ async function main(): Promise<void> {
       const registerMs = registeredAt;
       const registeringPeakKiB = Math.max(...samples.map((s) => s.hwmKiB));
       const fullOk = (s: readonly Series[]): number =>
-        total(s, 'registrar_passes_total', { scope: 'full', result: 'ok' });
+        total(s, 'argocd_cluster_registrar_passes_total', { scope: 'full', result: 'ok' });
       const p0 = fullOk(series ?? []);
       say(
         `all ${N} registered after ${secs(registerMs)} (full passes so far: ${p0}); waiting for ${STEADY_PASSES} more`,
@@ -825,9 +825,9 @@ async function main(): Promise<void> {
       const firstMark = passMarks[0]?.series ?? [];
       const lastMark = passMarks[passMarks.length - 1]?.series ?? [];
       const durationSum = (s: readonly Series[]): number =>
-        total(s, 'registrar_pass_duration_seconds_sum');
+        total(s, 'argocd_cluster_registrar_pass_duration_seconds_sum');
       const durationCount = (s: readonly Series[]): number =>
-        total(s, 'registrar_pass_duration_seconds_count');
+        total(s, 'argocd_cluster_registrar_pass_duration_seconds_count');
       const passCount = durationCount(lastMark) - durationCount(firstMark);
       say(`${WAITING} namespaces start waiting for a kubeconfig…`);
       const waiting = await measureWaiting(api, kc, pid, samples, now, metricsPort, check);
@@ -861,9 +861,12 @@ async function main(): Promise<void> {
             ? (1000 * (durationSum(lastMark) - durationSum(firstMark))) / passCount
             : undefined,
         registrations: await countRegistrations(api),
-        unchanged: total(finalSeries, 'registrar_registrations', { state: 'unchanged' }),
+        unchanged: total(finalSeries, 'argocd_cluster_registrar_registrations', {
+          state: 'unchanged',
+        }),
         writesDuringSteady:
-          total(lastMark, 'registrar_actions_total') - total(firstMark, 'registrar_actions_total'),
+          total(lastMark, 'argocd_cluster_registrar_actions_total') -
+          total(firstMark, 'argocd_cluster_registrar_actions_total'),
         steadyCpuPerMinute:
           (((passMarks[passMarks.length - 1]?.cpu ?? NaN) -
             (passMarks[passMarks.length - 2]?.cpu ?? NaN)) *

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { NamespaceOutcome } from '@argocd-cluster-registrar/core';
 import { RegistrarMetrics } from './metrics.js';
@@ -30,20 +31,22 @@ describe('RegistrarMetrics', () => {
     metrics.actions.inc({ kind: 'create', status: 'applied' });
     metrics.leader.set({}, 1);
     const text = metrics.render();
-    expect(text).toContain('# TYPE registrar_registrations gauge');
-    expect(text).toContain('registrar_registrations{state="registered"} 1\n');
-    expect(text).toContain('registrar_registrations{state="waiting"} 0\n');
-    expect(text).toContain('registrar_refusals{reason="name-invalid"} 2\n');
+    expect(text).toContain('# TYPE argocd_cluster_registrar_registrations gauge');
+    expect(text).toContain('argocd_cluster_registrar_registrations{state="registered"} 1\n');
+    expect(text).toContain('argocd_cluster_registrar_registrations{state="waiting"} 0\n');
+    expect(text).toContain('argocd_cluster_registrar_refusals{reason="name-invalid"} 2\n');
     expect(text).toContain(
-      'registrar_credential_expiry_timestamp_seconds{cluster="a"} 1798761600\n',
+      'argocd_cluster_registrar_credential_expiry_timestamp_seconds{cluster="a"} 1798761600\n',
     );
-    expect(text).toContain('registrar_pass_duration_seconds_bucket{le="0.25"} 1\n');
-    expect(text).toContain('registrar_pass_duration_seconds_bucket{le="0.1"} 0\n');
-    expect(text).toContain('registrar_pass_duration_seconds_bucket{le="+Inf"} 1\n');
-    expect(text).toContain('registrar_pass_duration_seconds_count 1\n');
-    expect(text).toContain('registrar_api_errors_total{kind="transient"} 1\n');
-    expect(text).toContain('registrar_actions_total{kind="create",status="applied"} 1\n');
-    expect(text).toContain('registrar_leader 1\n');
+    expect(text).toContain('argocd_cluster_registrar_pass_duration_seconds_bucket{le="0.25"} 1\n');
+    expect(text).toContain('argocd_cluster_registrar_pass_duration_seconds_bucket{le="0.1"} 0\n');
+    expect(text).toContain('argocd_cluster_registrar_pass_duration_seconds_bucket{le="+Inf"} 1\n');
+    expect(text).toContain('argocd_cluster_registrar_pass_duration_seconds_count 1\n');
+    expect(text).toContain('argocd_cluster_registrar_api_errors_total{kind="transient"} 1\n');
+    expect(text).toContain(
+      'argocd_cluster_registrar_actions_total{kind="create",status="applied"} 1\n',
+    );
+    expect(text).toContain('argocd_cluster_registrar_leader 1\n');
     expect(text).toMatch(/^process_resident_memory_bytes \d+$/m);
     expect(text.endsWith('\n')).toBe(true);
   });
@@ -60,7 +63,7 @@ describe('RegistrarMetrics', () => {
       }),
     ]);
     expect(metrics.render()).toContain(
-      'registrar_credential_expiry_timestamp_seconds{cluster="a"} 1798761600\n',
+      'argocd_cluster_registrar_credential_expiry_timestamp_seconds{cluster="a"} 1798761600\n',
     );
   });
 
@@ -76,19 +79,29 @@ describe('RegistrarMetrics', () => {
       outcome('c', 'registered', { cluster: 'c', credential: 'exec' }),
     ]);
     const text = metrics.render();
-    expect(text).toContain('registrar_registered_credentials{credential="exec"} 2\n');
-    expect(text).toContain('registrar_registered_credentials{credential="client-certificate"} 1\n');
-    expect(text).not.toMatch(/registrar_credential_expiry_timestamp_seconds\{cluster="[bc]"\}/);
+    expect(text).toContain(
+      'argocd_cluster_registrar_registered_credentials{credential="exec"} 2\n',
+    );
+    expect(text).toContain(
+      'argocd_cluster_registrar_registered_credentials{credential="client-certificate"} 1\n',
+    );
+    expect(text).not.toMatch(
+      /argocd_cluster_registrar_credential_expiry_timestamp_seconds\{cluster="[bc]"\}/,
+    );
   });
 
   it('counts drained registrations, with a zero series before any', () => {
     const metrics = new RegistrarMetrics();
-    expect(metrics.render()).toContain('registrar_registrations{state="drained"} 0\n');
+    expect(metrics.render()).toContain(
+      'argocd_cluster_registrar_registrations{state="drained"} 0\n',
+    );
     metrics.recordOutcomes([
       outcome('a', 'drained', { cluster: 'a' }),
       outcome('b', 'unchanged', { cluster: 'b' }),
     ]);
-    expect(metrics.render()).toContain('registrar_registrations{state="drained"} 1\n');
+    expect(metrics.render()).toContain(
+      'argocd_cluster_registrar_registrations{state="drained"} 1\n',
+    );
   });
 
   it('forgets clusters and refusal reasons that are gone', () => {
@@ -104,12 +117,34 @@ describe('RegistrarMetrics', () => {
     const text = metrics.render();
     expect(text).not.toContain('server-collision');
     expect(text).not.toContain('cluster="a"');
-    expect(text).toContain('registrar_registrations{state="refused"} 0');
+    expect(text).toContain('argocd_cluster_registrar_registrations{state="refused"} 0');
   });
 
   it('escapes label values', () => {
     const metrics = new RegistrarMetrics();
     metrics.apiErrors.inc({ kind: 'a"b\\c\nd' });
-    expect(metrics.render()).toContain('registrar_api_errors_total{kind="a\\"b\\\\c\\nd"} 1');
+    expect(metrics.render()).toContain(
+      'argocd_cluster_registrar_api_errors_total{kind="a\\"b\\\\c\\nd"} 1',
+    );
+  });
+
+  it('names the running build in build_info', () => {
+    const text = new RegistrarMetrics().render();
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(text).toContain('# TYPE argocd_cluster_registrar_build_info gauge');
+    expect(text).toContain(
+      `argocd_cluster_registrar_build_info{node_version="${process.versions.node}",platform="${process.platform}/${process.arch}",version="${pkg.version}"} 1\n`,
+    );
+  });
+
+  it('defines only series under the project prefix, besides the standard process ones', () => {
+    const names = new RegistrarMetrics()
+      .render()
+      .split('\n')
+      .flatMap((line) => /^# TYPE (\S+) /.exec(line)?.[1] ?? []);
+    expect(names.length).toBeGreaterThan(10);
+    for (const name of names) expect(name).toMatch(/^(argocd_cluster_registrar_|process_)/);
   });
 });

@@ -1,7 +1,8 @@
-// Prometheus text exposition (format 0.0.4), hand-written: seven series do not justify a
+// Prometheus text exposition (format 0.0.4), hand-written: a dozen series do not justify a
 // dependency, and owning the code keeps label values escaped and cardinality obvious.
 
 import type { NamespaceOutcome, OutcomeState } from '@argocd-cluster-registrar/core';
+import { version } from './io.js';
 
 type LabelSet = Readonly<Record<string, string>>;
 
@@ -129,49 +130,64 @@ const STATE_SERIES: Readonly<Record<OutcomeState, true>> = {
 };
 const STATES = Object.keys(STATE_SERIES) as readonly OutcomeState[];
 
-/** The registrar's metrics, named as the chart's dashboards and alerts expect. */
+/**
+ * The registrar's metrics, named as the chart's dashboard and alerts expect. Each starts with
+ * the project's full name (the process_* ones keep their standard names), so no other
+ * exporter's series collide with ours.
+ */
 export class RegistrarMetrics {
   readonly registrations = new Gauge(
-    'registrar_registrations',
+    'argocd_cluster_registrar_registrations',
     'Source namespaces by outcome state of the last pass.',
   );
   readonly credentialExpiry = new Gauge(
-    'registrar_credential_expiry_timestamp_seconds',
+    'argocd_cluster_registrar_credential_expiry_timestamp_seconds',
     'Expiry (Unix seconds) of the registered client certificate, by cluster; stale registrations (kubeconfig gone or unusable) included.',
   );
   readonly credentials = new Gauge(
-    'registrar_registered_credentials',
+    'argocd_cluster_registrar_registered_credentials',
     'Registered clusters by credential form (client-certificate, bearer-token, basic-auth, exec); exec forms have no expiry.',
   );
   readonly refusals = new Gauge(
-    'registrar_refusals',
+    'argocd_cluster_registrar_refusals',
     'Source namespaces refused in the last pass, by refusal reason.',
   );
   readonly passDuration = new Histogram(
-    'registrar_pass_duration_seconds',
+    'argocd_cluster_registrar_pass_duration_seconds',
     'Duration of a gather-plan-apply pass.',
     [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
   );
-  readonly apiErrors = new Counter('registrar_api_errors_total', 'Kubernetes API errors, by kind.');
+  readonly apiErrors = new Counter(
+    'argocd_cluster_registrar_api_errors_total',
+    'Kubernetes API errors, by kind.',
+  );
   readonly actions = new Counter(
-    'registrar_actions_total',
+    'argocd_cluster_registrar_actions_total',
     'Planned actions executed, by kind and status.',
   );
   readonly passes = new Counter(
-    'registrar_passes_total',
+    'argocd_cluster_registrar_passes_total',
     'Passes run, by scope (full or partial) and result (ok or error).',
   );
   readonly leader = new Gauge(
-    'registrar_leader',
+    'argocd_cluster_registrar_leader',
     '1 while this instance may write (leader, or leader election disabled).',
   );
   readonly lastPass = new Gauge(
-    'registrar_last_pass_timestamp_seconds',
+    'argocd_cluster_registrar_last_pass_timestamp_seconds',
     'End of the last completed pass (Unix seconds).',
+  );
+  readonly lastSuccessfulPass = new Gauge(
+    'argocd_cluster_registrar_last_successful_pass_timestamp_seconds',
+    'End of the last pass that completed without an API error (Unix seconds); the process start time until the first.',
   );
   private readonly rss = new Gauge(
     'process_resident_memory_bytes',
     'Resident memory size in bytes.',
+  );
+  private readonly buildInfo = new Gauge(
+    'argocd_cluster_registrar_build_info',
+    'Always 1; its labels name the running build: version, node_version and platform.',
   );
   private readonly started = new Gauge(
     'process_start_time_seconds',
@@ -179,9 +195,20 @@ export class RegistrarMetrics {
   );
 
   constructor() {
+    this.buildInfo.set(
+      {
+        version: version(),
+        node_version: process.versions.node,
+        platform: `${process.platform}/${process.arch}`,
+      },
+      1,
+    );
     for (const state of STATES) this.registrations.set({ state }, 0);
     this.leader.set({}, 0);
-    this.started.set({}, Math.round(Date.now() / 1000 - process.uptime()));
+    const startedAt = Math.round(Date.now() / 1000 - process.uptime());
+    this.started.set({}, startedAt);
+    // From the start, so an instance that never succeeds is alerted on too.
+    this.lastSuccessfulPass.set({}, startedAt);
   }
 
   /** Sets the outcome-derived gauges from one pass's plan outcomes. */
@@ -228,6 +255,8 @@ export class RegistrarMetrics {
       this.passes,
       this.leader,
       this.lastPass,
+      this.lastSuccessfulPass,
+      this.buildInfo,
       this.rss,
       this.started,
     ];

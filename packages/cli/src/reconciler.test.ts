@@ -153,15 +153,19 @@ describe('runPass', () => {
         cluster: kubeClusterFromText(proxy.kubeConfig),
         source: 'fault proxy',
       };
+      const metrics = new RegistrarMetrics();
+      const started = metrics.lastSuccessfulPass.get();
       const deps = {
         writer: createApplier(proxied, config.labelPrefix),
         config,
         logger: silentLogger,
-        metrics: new RegistrarMetrics(),
+        metrics,
         now: Date.now,
         gatherer: createGatherer(proxied, config),
       };
       const blind = await runPass(deps, { scope: { full: true }, apply: true });
+      // A pass with a failed read is no success: the alert on it goes on counting.
+      expect(metrics.lastSuccessfulPass.get()).toBe(started);
       // The planner withholds the create itself: the snapshot records the unread list.
       expect(blind.snapshot.clusterSecretsUnread).toBeDefined();
       expect(blind.plan.actions).toEqual([]);
@@ -172,6 +176,7 @@ describe('runPass', () => {
       proxy.setFaults({ rate: 0 });
       const seeing = await runPass(deps, { scope: { full: true }, apply: true });
       expect(seeing.results.map((r) => [r.action.kind, r.status])).toEqual([['create', 'applied']]);
+      expect(metrics.lastSuccessfulPass.get()).toBeGreaterThan(started ?? Infinity);
     } finally {
       await proxy.close();
     }

@@ -96,6 +96,7 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     result: failed ? 'error' : 'ok',
   });
   deps.metrics.lastPass.set({}, Date.now() / 1000);
+  if (!failed) deps.metrics.lastSuccessfulPass.set({}, Date.now() / 1000);
   deps.logger.debug('pass complete', {
     scope: options.scope.full ? 'full' : `partial(${options.scope.namespaces.length})`,
     namespaces: gathered.snapshot.namespaces.length,

@@ -13,7 +13,7 @@ let ready = false;
 const endpoints = {
   healthz: () => ({ ok: true, reason: 'loop alive' }),
   readyz: () => ({ ok: ready, reason: ready ? 'first pass completed' : 'no complete pass yet' }),
-  metrics: () => 'registrar_leader 1\n',
+  metrics: () => 'argocd_cluster_registrar_leader 1\n',
 };
 
 async function get(
@@ -42,7 +42,10 @@ describe('startServers', () => {
     ready = true;
     expect(await get(port, '/readyz')).toEqual({ status: 200, body: 'ok: first pass completed\n' });
     expect(await get(port, '/healthz')).toEqual({ status: 200, body: 'ok: loop alive\n' });
-    expect(await get(port, '/metrics')).toEqual({ status: 200, body: 'registrar_leader 1\n' });
+    expect(await get(port, '/metrics')).toEqual({
+      status: 200,
+      body: 'argocd_cluster_registrar_leader 1\n',
+    });
     expect((await get(port, '/other')).status).toBe(404);
   });
 

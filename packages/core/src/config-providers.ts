@@ -4,65 +4,52 @@
 import type { Provider } from './types.js';
 import {
   CONFIG_DEFAULTS,
-  CUSTOM_FORM,
   LEGACY_DEFAULTS,
   PROVIDER_FORM,
   type ConfigInput,
   type Fail,
 } from './config-input.js';
+import {
+  PROVIDER_ENTRY_FORM,
+  PROVIDER_LISTED_TWICE,
+  SECRET_KEY_FORM,
+  secretNamePatternForm,
+} from './config-forms.js';
 import { stringSetting } from './config-settings.js';
-import { validateGlob } from './glob.js';
+import { formProblem } from './form-checks.js';
 import { PROVIDER_PRESET_NAMES, PROVIDER_PRESETS } from './providers.js';
 
-const SECRET_DATA_KEY = /^[-._a-zA-Z0-9]+$/;
 type PresetName = (typeof PROVIDER_PRESET_NAMES)[number];
 
 /** Parses one `--provider` entry. Exported for the CLI's per-flag help and for tests. */
 export function parseProviderEntry(
   entry: string,
 ): { ok: true; provider: Provider } | { ok: false; message: string } {
+  // The form first (the chart checks the same): what follows may take it as given.
+  const problem = formProblem(PROVIDER_ENTRY_FORM, entry);
+  if (problem !== undefined) return { ok: false, message: problem };
   if ((PROVIDER_PRESET_NAMES as readonly string[]).includes(entry)) {
     return { ok: true, provider: PROVIDER_PRESETS[entry as PresetName] };
   }
-  if (!entry.startsWith('custom:')) {
-    return { ok: false, message: `unknown provider; expected ${PROVIDER_FORM}` };
-  }
   const body = entry.slice('custom:'.length);
   const equals = body.indexOf('=');
-  if (equals < 0) {
-    return {
-      ok: false,
-      message: `a custom provider needs "=" between the Secret-name glob and its keys; expected ${CUSTOM_FORM}`,
-    };
-  }
   const pattern = body.slice(0, equals);
-  const globProblem = secretNamePatternProblem(pattern);
-  if (globProblem !== undefined) return { ok: false, message: globProblem };
-  // Options follow the keys after ";" (a character no Secret key or name may hold).
   const [keyList = '', ...options] = body.slice(equals + 1).split(';');
-  for (const option of options) {
-    if (option !== 'exec') {
-      return {
-        ok: false,
-        message: `${JSON.stringify(option)} is not a custom provider option; the only one is ;exec (allow exec translation); expected ${CUSTOM_FORM}`,
-      };
-    }
-  }
-  if (options.length > 1)
-    return { ok: false, message: `lists ;exec twice; expected ${CUSTOM_FORM}` };
   const keys = keyList.split(',');
-  for (const key of keys) {
-    const keyProblem = secretKeyProblem(key);
-    if (keyProblem !== undefined) return { ok: false, message: keyProblem };
-  }
-  if (new Set(keys).size !== keys.length) {
-    return {
-      ok: false,
-      message: `lists a key twice; expected ${CUSTOM_FORM} with distinct keys`,
-    };
-  }
   return { ok: true, provider: customProvider(pattern, keys, options.length > 0) };
 }
+/** Why `providers` and the legacy pair may not both be given (the chart says the same). */
+export function legacyCombinationProblem(
+  input: Pick<ConfigInput, 'secretNamePattern' | 'secretKey'>,
+  nameOf: (setting: keyof ConfigInput) => string,
+): string {
+  const legacy = [
+    input.secretNamePattern !== undefined ? nameOf('secretNamePattern') : undefined,
+    input.secretKey !== undefined ? nameOf('secretKey') : undefined,
+  ].filter((name) => name !== undefined);
+  return `cannot be combined with ${legacy.join(' and ')}; pick one: either list ${nameOf('providers')} (for example custom:${input.secretNamePattern ?? LEGACY_DEFAULTS.secretNamePattern}=${input.secretKey ?? LEGACY_DEFAULTS.secretKey}) or keep the legacy ${nameOf('secretNamePattern')}/${nameOf('secretKey')} pair without ${nameOf('providers')}`;
+}
+
 export function providerSettings(
   input: ConfigInput,
   fail: Fail,
@@ -70,15 +57,7 @@ export function providerSettings(
 ): readonly Provider[] | undefined {
   const legacyGiven = input.secretNamePattern !== undefined || input.secretKey !== undefined;
   if (input.providers !== undefined && legacyGiven) {
-    const legacy = [
-      input.secretNamePattern !== undefined ? nameOf('secretNamePattern') : undefined,
-      input.secretKey !== undefined ? nameOf('secretKey') : undefined,
-    ].filter((name) => name !== undefined);
-    fail(
-      'providers',
-      input.providers.join(' '),
-      `cannot be combined with ${legacy.join(' and ')}; pick one: either list ${nameOf('providers')} (for example custom:${input.secretNamePattern ?? LEGACY_DEFAULTS.secretNamePattern}=${input.secretKey ?? LEGACY_DEFAULTS.secretKey}) or keep the legacy ${nameOf('secretNamePattern')}/${nameOf('secretKey')} pair without ${nameOf('providers')}`,
-    );
+    fail('providers', input.providers.join(' '), legacyCombinationProblem(input, nameOf));
     return undefined;
   }
 
@@ -144,7 +123,7 @@ export function providerSettings(
         'providers',
         entry,
         earlier === entry
-          ? 'is listed twice; list each provider once'
+          ? PROVIDER_LISTED_TWICE
           : `duplicates ${earlier} (same Secret-name glob and keys); list each provider once`,
       );
       valid = false;
@@ -172,16 +151,9 @@ function customProvider(
 }
 
 function secretNamePatternProblem(pattern: string): string | undefined {
-  const form =
-    'expected a glob over Secret names: * any run, ? one character, [...] a class (for example k3k-*-kubeconfig)';
-  if (pattern === '') return `the Secret-name glob is empty; ${form}`;
-  const problem = validateGlob(pattern);
-  return problem === undefined
-    ? undefined
-    : `the Secret-name glob ${JSON.stringify(pattern)} is malformed (${problem}); ${form}`;
+  return formProblem(secretNamePatternForm(), pattern);
 }
 
 function secretKeyProblem(key: string): string | undefined {
-  if (key.length > 0 && key.length <= 253 && SECRET_DATA_KEY.test(key)) return undefined;
-  return `${JSON.stringify(key)} is not a Secret data key: expected 1-253 letters, digits, "-", "_" or "." (for example kubeconfig.yaml)`;
+  return formProblem(SECRET_KEY_FORM, key);
 }

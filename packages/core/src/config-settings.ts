@@ -1,38 +1,10 @@
 // Per-setting validation: reading one string, duration or boolean setting (its default when
-// absent), and the DNS-label, label-value and label-prefix rules the plain settings follow.
+// absent); the written forms are checked by config-forms.ts.
 
 import type { ConfigInput, Fail } from './config-input.js';
+import { INTERVAL_FORM, durationForm } from './config-forms.js';
 import { DURATION_FORM, parseDuration } from './duration.js';
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-
-export const MIN_INTERVAL_MS = 1000;
-export const INTERVAL_EXAMPLES = 'such as 30s, 60s, 1m30s or 5m';
-
-export function labelPrefixProblem(prefix: string): string | undefined {
-  const form =
-    'expected a DNS subdomain followed by "/" (for example argocd-cluster-registrar/ or registrar.example.com/)';
-  if (!prefix.endsWith('/')) {
-    const suggestion = isDnsSubdomain(prefix) ? ` (did you mean ${prefix}/?)` : '';
-    return `must end in "/"${suggestion}; ${form}`;
-  }
-  const domain = prefix.slice(0, -1);
-  if (!isDnsSubdomain(domain)) return `is not a valid label-key prefix; ${form}`;
-  return undefined;
-}
-
-export function isDnsLabel(text: string): boolean {
-  return text.length <= 63 && DNS_LABEL.test(text);
-}
-
-function isDnsSubdomain(text: string): boolean {
-  return text.length > 0 && text.length <= 253 && text.split('.').every(isDnsLabel);
-}
-
-export function isLabelValue(text: string): boolean {
-  return text.length <= 63 && LABEL_VALUE.test(text);
-}
+import { formProblem } from './form-checks.js';
 
 type StringKey =
   'targetNamespace' | 'labelPrefix' | 'managedBy' | 'secretNamePattern' | 'secretKey';
@@ -60,16 +32,15 @@ export function durationSetting(
     fail(key, value, `must be ${DURATION_FORM}`);
     return undefined;
   }
+  const problem = formProblem(key === 'interval' ? INTERVAL_FORM : durationForm(), text);
+  if (problem !== undefined) {
+    fail(key, text, problem);
+    return undefined;
+  }
   const parsed = parseDuration(text);
   if (!parsed.ok) {
-    // A sign is the one mistake worth naming: "-5s" looks like a duration.
-    const expected =
-      key === 'interval' ? `a Go duration of at least 1s, ${INTERVAL_EXAMPLES}` : DURATION_FORM;
-    fail(
-      key,
-      text,
-      /^-\d/.test(text) ? `must not be negative; expected ${expected}` : `must be ${DURATION_FORM}`,
-    );
+    // Well-formed but beyond Go's range (about 290 years).
+    fail(key, text, `must be ${DURATION_FORM}`);
     return undefined;
   }
   return parsed.ms;

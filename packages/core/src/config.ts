@@ -9,17 +9,9 @@ import {
   type ConfigResult,
 } from './config-input.js';
 import { providerSettings } from './config-providers.js';
-import {
-  INTERVAL_EXAMPLES,
-  MIN_INTERVAL_MS,
-  booleanSetting,
-  display,
-  durationSetting,
-  isDnsLabel,
-  isLabelValue,
-  labelPrefixProblem,
-  stringSetting,
-} from './config-settings.js';
+import { LABEL_PREFIX_FORM, MANAGED_BY_FORM, TARGET_NAMESPACE_FORM } from './config-forms.js';
+import { booleanSetting, display, durationSetting, stringSetting } from './config-settings.js';
+import { formProblem, type FormCheck } from './form-checks.js';
 import type { Config } from './types.js';
 
 export {
@@ -30,7 +22,7 @@ export {
   type ConfigInput,
   type ConfigResult,
 } from './config-input.js';
-export { parseProviderEntry } from './config-providers.js';
+export { legacyCombinationProblem, parseProviderEntry } from './config-providers.js';
 
 const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
   'targetNamespace',
@@ -75,39 +67,20 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     }
   }
 
-  const targetNamespace = stringSetting(
-    input,
-    'targetNamespace',
-    CONFIG_DEFAULTS.targetNamespace,
-    fail,
-  );
-  if (targetNamespace !== undefined && !isDnsLabel(targetNamespace)) {
-    fail(
-      'targetNamespace',
-      targetNamespace,
-      'must be a namespace name: a DNS-1123 label (lower-case letters, digits and "-", starting and ending with a letter or digit, at most 63 characters)',
-    );
-  }
-
-  const labelPrefix = stringSetting(input, 'labelPrefix', CONFIG_DEFAULTS.labelPrefix, fail);
-  if (labelPrefix !== undefined) {
-    const problem = labelPrefixProblem(labelPrefix);
-    if (problem !== undefined) fail('labelPrefix', labelPrefix, problem);
-  }
-
-  const managedBy = stringSetting(input, 'managedBy', CONFIG_DEFAULTS.managedBy, fail);
-  if (managedBy !== undefined && !isLabelValue(managedBy)) {
-    fail(
-      'managedBy',
-      managedBy,
-      'must be a non-empty label value: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit',
-    );
-  }
+  const formed = (
+    key: 'targetNamespace' | 'labelPrefix' | 'managedBy',
+    form: readonly FormCheck[],
+  ) => {
+    const value = stringSetting(input, key, CONFIG_DEFAULTS[key], fail);
+    const problem = value === undefined ? undefined : formProblem(form, value);
+    if (problem !== undefined) fail(key, value, problem);
+    return value;
+  };
+  const targetNamespace = formed('targetNamespace', TARGET_NAMESPACE_FORM);
+  const labelPrefix = formed('labelPrefix', LABEL_PREFIX_FORM);
+  const managedBy = formed('managedBy', MANAGED_BY_FORM);
 
   const intervalMs = durationSetting(input, 'interval', CONFIG_DEFAULTS.interval, fail);
-  if (intervalMs !== undefined && intervalMs < MIN_INTERVAL_MS) {
-    fail('interval', input.interval, `must be at least 1s, ${INTERVAL_EXAMPLES}`);
-  }
   const demotedTtlMs = durationSetting(input, 'demotedTTL', CONFIG_DEFAULTS.demotedTTL, fail);
   const credentialRefreshWindowMs = durationSetting(
     input,

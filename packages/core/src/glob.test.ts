@@ -95,7 +95,9 @@ describe('matchGlob (Go path.Match semantics)', () => {
     expect(validateGlob('k3k-[')).toBe('unterminated character class: add the closing "]"');
     expect(validateGlob('a[]')).toBe('empty character class "[]"');
     expect(validateGlob('x\\')).toBe('a trailing "\\" escapes nothing');
-    expect(validateGlob('[a-]')).toBe('"]" must be escaped inside a character class');
+    expect(validateGlob('[a-]')).toBe(
+      '"-" and "]" must be escaped inside a character class (\\- and \\])',
+    );
   });
 
   it('a star-free literal pattern matches only itself', () => {

@@ -8,6 +8,7 @@
 // matches nothing; docs/migrating.md lists where the two matchers differ on accepted patterns.
 
 import { Minimatch, type MinimatchOptions } from 'minimatch';
+import { formProblem, type FormCheck } from './form-checks.js';
 
 const OPTIONS: MinimatchOptions = {
   nobrace: true,
@@ -21,51 +22,40 @@ const OPTIONS: MinimatchOptions = {
   platform: 'linux',
 };
 
-const UNTERMINATED = 'unterminated character class: add the closing "]"';
+// Secret-name globs in the grammar of Go's path.Match: a literal or `\`-escaped character, or
+// a class `[...]` / `[^...]` of members and ranges, where `-` and `]` must be escaped.
+const LITERAL = '[^\\\\\\[]|\\\\[\\s\\S]';
+const MEMBER = '(?:[^\\\\\\]\\-]|\\\\[\\s\\S])';
+const MEMBERS = `(?:${MEMBER}(?:-${MEMBER})?)`;
+// Right after "[", "^" negates: it is no member there.
+const FIRST = '(?:[^\\\\\\]\\-^]|\\\\[\\s\\S])';
+const CLASS = `\\[(?:\\^${MEMBERS}+|${FIRST}(?:-${MEMBER})?${MEMBERS}*)\\]`;
+const WELL_FORMED = `(?:${LITERAL}|${CLASS})*`;
+
+/** The glob checks, their messages being the reason only (validateGlob's answer). */
+export const GLOB_FORM: readonly FormCheck[] = [
+  { kind: 'accept', pattern: `^${WELL_FORMED}$`, message: '' },
+  { kind: 'reject', pattern: `^${WELL_FORMED}\\\\$`, message: 'a trailing "\\" escapes nothing' },
+  {
+    kind: 'reject',
+    pattern: `^${WELL_FORMED}\\[\\^?\\]`,
+    message: 'empty character class "[]"',
+  },
+  {
+    kind: 'reject',
+    pattern: `^${WELL_FORMED}\\[\\^?${MEMBERS}*(?:${MEMBER}-)?\\\\?$`,
+    message: 'unterminated character class: add the closing "]"',
+  },
+  {
+    kind: 'reject',
+    pattern: '^',
+    message: '"-" and "]" must be escaped inside a character class (\\- and \\])',
+  },
+];
 
 /** `undefined` when the pattern is well-formed, else what is wrong with it (Go's grammar). */
 export function validateGlob(pattern: string): string | undefined {
-  const chars = Array.from(pattern);
-  let i = 0;
-  // One class member (Go's getEsc): not `-` or `]` unescaped, and a `]` must follow somewhere.
-  const classChar = (): string | undefined => {
-    const char = chars[i];
-    if (char === undefined) return UNTERMINATED;
-    if (char === '-' || char === ']') return `"${char}" must be escaped inside a character class`;
-    if (char === '\\') {
-      i++;
-      if (chars[i] === undefined) return UNTERMINATED;
-    }
-    i++;
-    return i >= chars.length ? UNTERMINATED : undefined;
-  };
-  while (i < chars.length) {
-    const char = chars[i];
-    if (char === '\\') {
-      if (chars[i + 1] === undefined) return 'a trailing "\\" escapes nothing';
-      i += 2;
-    } else if (char === '[') {
-      i++;
-      if (chars[i] === '^') i++;
-      for (let members = 0; ; members++) {
-        if (chars[i] === ']') {
-          if (members === 0) return 'empty character class "[]"';
-          i++;
-          break;
-        }
-        const lower = classChar();
-        if (lower !== undefined) return lower;
-        if (chars[i] === '-') {
-          i++;
-          const upper = classChar();
-          if (upper !== undefined) return upper;
-        }
-      }
-    } else {
-      i++;
-    }
-  }
-  return undefined;
+  return formProblem(GLOB_FORM, pattern);
 }
 
 const STARS = /^\**$/;

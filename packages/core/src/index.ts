@@ -8,6 +8,7 @@ export {
   PROVIDER_FORM,
   parseConfig,
   formatConfigError,
+  legacyCombinationProblem,
   type ConfigInput,
   type ParseConfigOptions,
   type ConfigError,
@@ -37,6 +38,19 @@ export {
 } from './exec-credentials/gates.js';
 export { normaliseServer, classifyServer, type ServerKind } from './server-address.js';
 export { matchGlob, validateGlob } from './glob.js';
+export { formProblem, type FormCheck } from './form-checks.js';
+export {
+  INTERVAL_FORM,
+  LABEL_PREFIX_FORM,
+  MANAGED_BY_FORM,
+  PROVIDER_ENTRY_FORM,
+  PROVIDER_LISTED_TWICE,
+  SECRET_KEY_FORM,
+  TARGET_NAMESPACE_FORM,
+  durationForm,
+  EXEC_CAPABLE_PROVIDER,
+  secretNamePatternForm,
+} from './config-forms.js';
 export { readCertificateFacts } from './x509.js';
 export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from './base64.js';
 export { sha256Hex, fingerprint } from './sha256.js';

@@ -123,18 +123,22 @@ describe('daemon', () => {
     // Same address for both: one server answers /metrics too.
     const metrics = await eventually(async () => {
       const body = (await httpGet(port, '/metrics')).body;
-      return body.includes('registrar_actions_total{kind="create",status="applied"} 1')
+      return body.includes(
+        'argocd_cluster_registrar_actions_total{kind="create",status="applied"} 1',
+      )
         ? body
         : undefined;
     }, 'metrics after the first write');
-    expect(metrics).toMatch(/^registrar_registrations\{state="(registered|unchanged)"\} 1$/m);
-    expect(metrics).toContain('registrar_refusals{reason="name-invalid"} 1');
     expect(metrics).toMatch(
-      /^registrar_credential_expiry_timestamp_seconds\{cluster="observed"\} \d+/m,
+      /^argocd_cluster_registrar_registrations\{state="(registered|unchanged)"\} 1$/m,
     );
-    expect(metrics).toContain('registrar_pass_duration_seconds_count');
-    expect(metrics).toContain('registrar_leader 1');
-    expect(metrics).toContain('# TYPE registrar_api_errors_total counter');
+    expect(metrics).toContain('argocd_cluster_registrar_refusals{reason="name-invalid"} 1');
+    expect(metrics).toMatch(
+      /^argocd_cluster_registrar_credential_expiry_timestamp_seconds\{cluster="observed"\} \d+/m,
+    );
+    expect(metrics).toContain('argocd_cluster_registrar_pass_duration_seconds_count');
+    expect(metrics).toContain('argocd_cluster_registrar_leader 1');
+    expect(metrics).toContain('# TYPE argocd_cluster_registrar_api_errors_total counter');
 
     // The refusal, and why, is on the namespace for its owner to see.
     const events = await world.hostApi.listNamespacedEvent({

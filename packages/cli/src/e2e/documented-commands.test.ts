@@ -1,10 +1,12 @@
 // The commands the README, the demo and the chart notes give users, run as written against
 // the real host plane: the `argocd-cluster-registrar` command after the README's set-up step
 // (`export PATH="$PWD/bin:$PATH"`, which runs the compiled dist/), and the kubectl command
-// that shows a namespace's Events, with the kubectl built into the tools cache.
+// that shows a namespace's Events, with the kubectl built into the tools cache; and the chart
+// README's migration command.
 
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -184,5 +186,30 @@ describe('the commands docs/*.md give', () => {
     // As written: `list` runs and exits 0.
     const listed = await shell('scripts/control-plane list');
     expect(listed.code, listed.stderr).toBe(0);
+  });
+});
+
+describe("the chart README's commands", () => {
+  it('the 0.1.x migration step lists the leftovers with their server in plain text', async () => {
+    const readme = await readFile(join(REPO, 'charts/argocd-cluster-registrar/README.md'), 'utf8');
+    const line = readme.split('\n').find((l) => l.includes('kubectl -n argocd get secrets'));
+    expect(line, 'the migration step lists the leftovers').toBeDefined();
+    await world.hostApi.createNamespacedSecret({
+      namespace: world.target,
+      body: {
+        metadata: {
+          name: 'vcluster-legacy',
+          labels: { 'argocd.argoproj.io/secret-type': 'cluster' },
+        },
+        stringData: { name: 'legacy', server: 'https://legacy.example:6443', config: '{}' },
+      },
+    });
+    // As written, but in this world's target namespace and with the tools cache's kubectl.
+    const command = (line ?? '')
+      .trim()
+      .replace('kubectl -n argocd', `${join(toolsBin, 'kubectl')} -n ${world.target}`);
+    const run = await shell(command, { KUBECONFIG: world.host.kubeconfigPath });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('vcluster-legacy\thttps://legacy.example:6443\n');
   });
 });

@@ -104,7 +104,7 @@ describe('drain on terminate', () => {
       'stays registered without the labels copied from the namespace',
     );
     const metrics = await httpGet(metricsPort, '/metrics');
-    expect(metrics.body).toContain('registrar_registrations{state="drained"} 1\n');
+    expect(metrics.body).toContain('argocd_cluster_registrar_registrations{state="drained"} 1\n');
 
     await finalizeNamespace(world.host, name);
     await eventually(

@@ -4,7 +4,8 @@
 
 import { compareStrings } from '../compare-strings.js';
 import { isDnsSubdomain, registrationName } from '../registration.js';
-import { isLabelValue } from '../config-settings.js';
+import { LABEL_VALUE_FORM } from '../config-forms.js';
+import { formProblem } from '../form-checks.js';
 import { clusterSourceKey, describeSource } from '../sources.js';
 import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../types.js';
 import {
@@ -184,7 +185,7 @@ function nameProblemOf(
   }
   // The registration records the Cluster's name in a label, so it must be a label value.
   const capi = namespace.capi;
-  if (capi !== undefined && !isLabelValue(capi.name)) {
+  if (capi !== undefined && formProblem(LABEL_VALUE_FORM, capi.name) !== undefined) {
     return {
       code: 'name-invalid',
       message: `Cluster ${namespace.name} has a name longer than 63 characters, which a registration cannot record in its ${state.keys.sourceCluster} label; it cannot be registered`,

@@ -1,0 +1,101 @@
+// Checks of a setting's written form, as data: ordered regular expressions, each with the
+// message it fails with. Core evaluates them (formProblem), and the Helm chart evaluates the
+// very same checks at render time (packages/cli generates its template from them), so the
+// chart refuses what the CLI refuses, in the same words. Patterns are therefore written in
+// the syntax Go's regexp (RE2, what Helm's regexMatch runs) and JavaScript's `u` flag share:
+// no lookaround, no backreferences, `[\s\S]` for any character.
+
+/**
+ * One check, tried in order: `accept` ends the checks of its subject (valid) when it matches,
+ * `reject` fails when it matches, `require` fails when it does not, `minimum` (`maximum`)
+ * fails when a duration is shorter (longer) than `seconds`, `distinct` fails when the subject, split at
+ * `separator`, holds one part twice. With `subject`, the pattern is matched against that
+ * pattern's first group instead of the whole value (and the check is skipped when the
+ * subject pattern does not match). In a message, {value} is the value and {subject} the
+ * subject, JSON-quoted; {raw} is the value as it is.
+ */
+export type FormCheck =
+  | {
+      readonly kind: 'accept' | 'reject' | 'require';
+      readonly pattern: string;
+      readonly subject?: string;
+      readonly message: string;
+    }
+  | { readonly kind: 'minimum'; readonly seconds: number; readonly message: string }
+  | { readonly kind: 'maximum'; readonly seconds: number; readonly message: string }
+  | {
+      readonly kind: 'distinct';
+      readonly subject: string;
+      readonly separator: string;
+      readonly message: string;
+    };
+
+/** The message of the first check the value fails, or undefined when it passes. */
+export function formProblem(checks: readonly FormCheck[], value: string): string | undefined {
+  const accepted = new Set<string>();
+  for (const check of checks) {
+    if (check.kind === 'minimum' || check.kind === 'maximum') {
+      const seconds = secondsOf(value);
+      const beyond = check.kind === 'minimum' ? seconds < check.seconds : seconds > check.seconds;
+      if (beyond) return fill(check.message, value, value);
+      continue;
+    }
+    if (check.kind === 'distinct') {
+      const parts = regExp(check.subject).exec(value)?.[1]?.split(check.separator);
+      if (parts !== undefined && new Set(parts).size !== parts.length)
+        return fill(check.message, value, value);
+      continue;
+    }
+    const subject = check.subject ?? '';
+    if (accepted.has(subject)) continue;
+    let text = value;
+    if (check.subject !== undefined) {
+      const captured = regExp(check.subject).exec(value)?.[1];
+      if (captured === undefined) continue;
+      text = captured;
+    }
+    const matches = regExp(check.pattern).test(text);
+    if (check.kind === 'accept' && matches) accepted.add(subject);
+    if ((check.kind === 'reject' && matches) || (check.kind === 'require' && !matches))
+      return fill(check.message, value, text);
+  }
+  return undefined;
+}
+
+// The seconds a well-formed Go duration stands for, as the chart's acr.durationSeconds sums
+// them (parseDuration refuses what exceeds Go's range, so it cannot say how long that is).
+const UNIT_SECONDS: Readonly<Record<string, number>> = {
+  ns: 1e-9,
+  us: 1e-6,
+  µs: 1e-6,
+  μs: 1e-6,
+  ms: 1e-3,
+  s: 1,
+  m: 60,
+  h: 3600,
+};
+function secondsOf(duration: string): number {
+  let total = 0;
+  for (const [, amount = '0', unit = 's'] of duration.matchAll(
+    /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gu,
+  ))
+    total += Number(amount) * (UNIT_SECONDS[unit] ?? 0);
+  return total;
+}
+
+const compiled = new Map<string, RegExp>();
+function regExp(pattern: string): RegExp {
+  let made = compiled.get(pattern);
+  if (made === undefined) {
+    made = new RegExp(pattern, 'u');
+    compiled.set(pattern, made);
+  }
+  return made;
+}
+
+function fill(message: string, value: string, subject: string): string {
+  return message
+    .replace(/\{value\}/g, () => JSON.stringify(value))
+    .replace(/\{subject\}/g, () => JSON.stringify(subject))
+    .replace(/\{raw\}/g, () => value);
+}
