@@ -7,7 +7,6 @@
 // rules) without re-reading the world, and nothing is polled: a namespace waiting for its
 // kubeconfig is planned again when the Secret watch sees the kubeconfig appear.
 
-import { hostname } from 'node:os';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { createLeaderElector, createWatchGatherer } from '@argocd-cluster-registrar/k8s-adapter';
 import type {
@@ -159,7 +158,7 @@ export class Daemon {
     });
     if (this.options.leaderElect) {
       this.elector = createLeaderElector(access, config, {
-        identity: this.options.identity ?? `${hostname()}_${process.pid}`,
+        ...(this.options.identity !== undefined ? { identity: this.options.identity } : {}),
         ...(this.options.leaseDurationSeconds !== undefined
           ? { leaseDurationSeconds: this.options.leaseDurationSeconds }
           : {}),

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { adminKubeConfig } from '@argocd-cluster-registrar/testkit';
@@ -110,6 +111,70 @@ describe('createLeaderElector', () => {
       expect(lease.spec?.holderIdentity).toBe('elsewhere');
     } finally {
       await standby.stop();
+    }
+  });
+
+  it('does not take over when its wall clock steps forward: expiry is judged on the monotonic clock', async () => {
+    const config = testConfig();
+    await createNamespace(h.core, config.targetNamespace);
+    const leases = adminKubeConfig(h.plane).makeApiClient(CoordinationV1Api);
+    // A leader's Lease for 10 s (the leader is not running: its Lease simply holds).
+    await leases.createNamespacedLease({
+      namespace: config.targetNamespace,
+      body: {
+        metadata: { name: leaseName(config) },
+        spec: {
+          holderIdentity: 'leader-elsewhere',
+          leaseDurationSeconds: 10,
+        },
+      },
+    });
+    const standby = createLeaderElector(h.access, config, {
+      leaseDurationSeconds: 1,
+      onChange: () => undefined,
+    });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      standby.start();
+      // The standby sees the Lease once; then its wall clock jumps an hour ahead (NTP, a
+      // resumed VM) while only a second passes.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      vi.setSystemTime(Date.now() + 3600_000);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(standby.isLeader()).toBe(false);
+      const lease = await leases.readNamespacedLease({
+        namespace: config.targetNamespace,
+        name: leaseName(config),
+      });
+      expect(lease.spec?.holderIdentity).toBe('leader-elsewhere');
+    } finally {
+      vi.useRealTimers();
+      await standby.stop();
+    }
+  });
+
+  it('gives each elector of one process its own identity: two never both lead', async () => {
+    const config = testConfig();
+    await createNamespace(h.core, config.targetNamespace);
+    const make = (): LeaderElector =>
+      createLeaderElector(h.access, config, { leaseDurationSeconds: 2, onChange: () => undefined });
+    const [a, b] = [make(), make()];
+    expect(a.identity).not.toBe(b.identity);
+    expect(a.identity.startsWith(`${hostname()}_`)).toBe(true);
+    a.start();
+    b.start();
+    try {
+      await vi.waitFor(
+        () => {
+          expect([a.isLeader(), b.isLeader()].filter(Boolean)).toHaveLength(1);
+        },
+        { timeout: 15_000 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect([a.isLeader(), b.isLeader()].filter(Boolean)).toHaveLength(1);
+    } finally {
+      await a.stop();
+      await b.stop();
     }
   });
 });
