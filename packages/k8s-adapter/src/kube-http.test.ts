@@ -20,7 +20,13 @@ import { patchSecret } from './kube-api.js';
 import type { KubeAccess } from './kube-access.js';
 import { kubeClusterFromText } from './kube-config.js';
 import { HttpStatusError, kubeRequest } from './kube-http.js';
-import { ACCEPT_METADATA_LIST, rawGet, rawGetJson, readBody } from './raw-request.js';
+import {
+  ACCEPT_METADATA,
+  ACCEPT_METADATA_LIST,
+  rawGet,
+  rawGetJson,
+  readBody,
+} from './raw-request.js';
 
 let plane: ControlPlane;
 let tls: { cert: Buffer; key: Buffer };
@@ -304,6 +310,26 @@ describe('kubeRequest', () => {
     expect(bounded.failure.connection).toBe('timeout');
     const cut = await failureOf(kubeRequest(access, { method: 'GET', path: '/cut' }));
     expect(cut.failure).toMatchObject({ kind: 'transient', connection: 'reset' });
+  });
+
+  it('bounds an error answer whose body never ends, even for a watch (whose signal never fires)', async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': '100' });
+      res.write('{"kind": "Status",');
+    });
+    const access = accessTo(server.url, {});
+    const watch = new AbortController();
+    const stalled = await failureOf(
+      rawGet(access, {
+        path: '/api/v1/namespaces',
+        query: { watch: 'true' },
+        accept: ACCEPT_METADATA,
+        signal: watch.signal,
+        headersTimeoutMs: 300,
+      }),
+    );
+    expect(stalled.failure).toMatchObject({ kind: 'transient', connection: 'timeout' });
+    expect(watch.signal.aborted).toBe(false);
   });
 
   it('a refused connection is ECONNREFUSED', async () => {
