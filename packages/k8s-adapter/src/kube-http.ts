@@ -100,20 +100,29 @@ export async function send(access: KubeAccess, req: KubeSend): Promise<IncomingM
       }
       if (status === 401) cluster.credentials.rejected(credential);
       const retryAfter = Number(res.headers['retry-after']);
-      readBody(res, 64 * 1024).then(
-        (text) => {
-          reject(
-            new HttpStatusError(
-              status,
-              text,
-              Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
-            ),
-          );
-        },
-        (err: unknown) => {
-          reject(err instanceof Error ? err : new Error(String(err)));
-        },
-      );
+      // The error body is bounded too: a watch's signal never fires on its own, and a 503
+      // whose body never ends would otherwise hold that informer until the next resync.
+      const bodyTimer = setTimeout(() => {
+        res.destroy(Object.assign(new Error('error body timed out'), { code: 'ETIMEDOUT' }));
+      }, req.headersTimeoutMs);
+      readBody(res, 64 * 1024)
+        .finally(() => {
+          clearTimeout(bodyTimer);
+        })
+        .then(
+          (text) => {
+            reject(
+              new HttpStatusError(
+                status,
+                text,
+                Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+              ),
+            );
+          },
+          (err: unknown) => {
+            reject(err instanceof Error ? err : new Error(String(err)));
+          },
+        );
     });
     outgoing.end(body);
   });
