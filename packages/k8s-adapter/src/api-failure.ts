@@ -24,6 +24,8 @@ export interface ApiFailure {
   /** Safe to log: never credentials, request bodies or response bodies beyond a Status message. */
   readonly message: string;
   readonly retryable: boolean;
+  /** From a 429 or 503's Retry-After (seconds): how long the server asked us to wait. */
+  readonly retryAfterSeconds?: number;
 }
 
 /** The subset of a `meta/v1` Status we read. */
@@ -84,7 +86,13 @@ function connectionProblemOf(code: string): ConnectionProblem {
 
 export function classifyApiError(err: unknown): ApiFailure {
   const status = httpStatusOf(err);
-  if (status !== undefined) return fromStatus(status, statusBodyOf(err));
+  if (status !== undefined) {
+    const failure = fromStatus(status, statusBodyOf(err));
+    const retryAfter = isRecord(err) ? err['retryAfterSeconds'] : undefined;
+    return typeof retryAfter === 'number' && (status === 429 || status === 503)
+      ? { ...failure, retryAfterSeconds: retryAfter }
+      : failure;
+  }
   const code = socketCodeOf(err);
   if (code !== undefined) {
     const connection = connectionProblemOf(code);

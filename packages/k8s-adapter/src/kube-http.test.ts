@@ -15,6 +15,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken, startFaultProxy, testHostPlane } from '@argocd-cluster-registrar/testkit';
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 import { classifyApiError } from './api-failure.js';
+import { retryDelayMs } from './backoff.js';
 import type { ApiFailure } from './api-failure.js';
 import { patchSecret } from './kube-api.js';
 import type { KubeAccess } from './kube-access.js';
@@ -279,7 +280,16 @@ describe('kubeRequest', () => {
           ),
         );
         expect((busy.error as HttpStatusError).retryAfterSeconds).toBe(1);
-        expect(busy.failure).toMatchObject({ kind: 'transient', status: 429, retryable: true });
+        expect(busy.failure).toMatchObject({
+          kind: 'transient',
+          status: 429,
+          retryable: true,
+          retryAfterSeconds: 1,
+        });
+        // A watch waits what the server asked, within its back-off cap.
+        expect(retryDelayMs(200, busy.failure, 30_000)).toBe(1000);
+        expect(retryDelayMs(200, { retryAfterSeconds: 3600 }, 30_000)).toBe(30_000);
+        expect(retryDelayMs(5000, busy.failure, 30_000)).toBe(5000);
       } finally {
         await proxy.close();
       }

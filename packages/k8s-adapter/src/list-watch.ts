@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { createInterface } from 'node:readline';
 import { classifyApiError, classifyStatusObject } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
-import { createBackoff } from './backoff.js';
+import { createBackoff, retryDelayMs } from './backoff.js';
 import type { KubeAccess } from './kube-access.js';
 import { createReflectorStore } from './list-watch-store.js';
 import {
@@ -94,7 +94,7 @@ export function startListWatch<T extends Versioned>(
     lastFailure = failure;
     if (stopped) return;
     handlers.onError(failure);
-    schedule(backoff.next());
+    schedule(retryDelayMs(backoff.next(), failure, timing.backoffMaxMs));
   };
 
   /** Lists everything; the store becomes the list, with the differences reported. */
