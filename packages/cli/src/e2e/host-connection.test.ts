@@ -172,4 +172,24 @@ describe('host connection', () => {
     expect(direct.stderr).toContain('does not resolve');
     expect(proxy.connects.length).toBe(bypassed);
   });
+
+  it('reports a failing exec plugin by its command and exit status', async () => {
+    const path = hostKubeconfig(world, (_c, user) => {
+      // No client certificate: the plugin is the only credential (undefined is not written).
+      user['client-certificate-data'] = undefined;
+      user['client-key-data'] = undefined;
+      user['exec'] = {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: 'sh',
+        args: ['-c', 'echo s3cr3t-token; exit 7'],
+      };
+    });
+    const run = await runCli([...argsWith(world, path), '--once']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /cannot authenticate to the API server .*exec plugin sh \(user [^)]+\) exited with status 7/,
+    );
+    expect(run.stderr).not.toContain('unexpected error');
+    expect(`${run.stderr}${run.stdout}`).not.toContain('s3cr3t');
+  });
 });
