@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { testHostPlane } from '@argocd-cluster-registrar/testkit';
+import { mintClientCertificate, testHostPlane } from '@argocd-cluster-registrar/testkit';
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 import { listNamespaces } from './kube-api.js';
 import { loadKubeAccess } from './kube-access.js';
@@ -61,46 +60,9 @@ describe('loadKubeAccess', () => {
   it('uses a rotated client certificate file on the next request, without a restart', async () => {
     const pki = join(dirname(plane.kubeconfigPath), 'pki');
     const sign = (name: string, subject: string): void => {
-      const at = (ext: string): string => join(dir, `${name}.${ext}`);
-      execFileSync('openssl', [
-        'ecparam',
-        '-name',
-        'prime256v1',
-        '-genkey',
-        '-noout',
-        '-out',
-        at('key'),
-      ]);
-      execFileSync('openssl', [
-        'req',
-        '-new',
-        '-key',
-        at('key'),
-        '-subj',
-        subject,
-        '-out',
-        at('csr'),
-      ]);
-      writeFileSync(at('ext'), 'extendedKeyUsage=clientAuth\n');
-      execFileSync('openssl', [
-        'x509',
-        '-req',
-        '-in',
-        at('csr'),
-        '-CA',
-        join(pki, 'ca.crt'),
-        '-CAkey',
-        join(pki, 'ca.key'),
-        '-CAcreateserial',
-        '-CAserial',
-        at('srl'),
-        '-days',
-        '1',
-        '-extfile',
-        at('ext'),
-        '-out',
-        at('crt'),
-      ]);
+      const { certPem, keyPem } = mintClientCertificate(plane, subject);
+      writeFileSync(join(dir, `${name}.crt`), certPem);
+      writeFileSync(join(dir, `${name}.key`), keyPem);
     };
     sign('first', '/CN=acr-first-cert');
     sign('second', '/CN=acr-second-cert');
