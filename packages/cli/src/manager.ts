@@ -164,7 +164,10 @@ export class Daemon {
           : {}),
         onChange: (leader) => {
           metrics.leader.set({}, leader ? 1 : 0);
-          this.log.info(leader ? 'became the leader' : 'not the leader; standing by', {});
+          // The identity is the Lease's holderIdentity: it tells which replica leads.
+          this.log.info(leader ? 'became the leader' : 'not the leader; standing by', {
+            identity: this.elector?.identity ?? '',
+          });
           // A new leader starts from a full pass, and reports every namespace afresh: what
           // it noticed while standing by was never reported as Events.
           if (leader) {

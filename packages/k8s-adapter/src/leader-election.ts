@@ -15,7 +15,7 @@
 // the fence stayed open to the end). A process paused past the deadline (SIGSTOP, a long GC)
 // finds the fence shut when it resumes.
 
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
@@ -37,8 +37,8 @@ export interface LeaderElector extends WriteFence {
 
 export interface LeaderElectionOptions {
   /**
-   * Unique per process; default the host name plus a random suffix, as controller-runtime's
-   * (hostname and pid repeat: two pods with hostNetwork on one node, both pid 1).
+   * Unique per process; default the host name, a random part (as controller-runtime's) and the
+   * pid (host name and pid alone repeat: two pods with hostNetwork on one node, both pid 1).
    */
   readonly identity?: string;
   /** How long a Lease stays valid without renewal; default 15 (client-go's default). */
@@ -69,7 +69,8 @@ export function createLeaderElector(
 ): LeaderElector {
   const name = leaseName(config);
   const namespace = config.targetNamespace;
-  const identity = options.identity ?? `${hostname()}_${randomUUID()}`;
+  const identity =
+    options.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}_${process.pid}`;
   const durationMs = (options.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS) * 1000;
   // client-go's proportions: renew deadline 2/3 of the lease, retry every 2/15 of it.
   const renewDeadlineMs = (durationMs * 2) / 3;
