@@ -23,7 +23,7 @@ const TARGET = 'argocd';
 const MANAGED_BY = 'bench-latency';
 const PREFIX = 'argocd-cluster-registrar/';
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const daemonMain = join(repo, 'packages/cli/dist/main.js');
+const daemonMain = join(repo, 'packages/cli/dist/bundle/argocd-cluster-registrar.mjs');
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   // The shipped daemon, with default timing: the built bundle on the image's Node release,
   // flags and environment (image-runtime.ts), as the container runs it.
   if (!existsSync(daemonMain))
-    throw new Error('packages/cli/dist/main.js is missing: run `pnpm build` first');
+    throw new Error(`${daemonMain} is missing: run \`pnpm build\` first`);
   const runtime = imageRuntime(repo);
   process.stderr.write(`runtime: ${runtime.describe}\n`);
   const { file, args } = runtime.command([

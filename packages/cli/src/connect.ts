@@ -41,6 +41,10 @@ export function refuseUnreachable(failures: readonly GatherFailure[], access: Ku
       throw new UsageError(
         `cannot talk to the API server ${server} (kubeconfig ${access.source}): ${diagnosis.detail}${hint}`,
       );
+    case 'no-credential':
+      throw new UsageError(
+        `cannot authenticate to the API server ${server} (kubeconfig ${access.source}): ${diagnosis.detail}${hint}`,
+      );
     case 'rejected':
       throw new UsageError(
         `the API server ${server} rejected the credentials of ${access.source} (${diagnosis.detail})${hint}`,

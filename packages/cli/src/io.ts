@@ -12,7 +12,11 @@ export interface Io {
   readonly stderrIsTty: boolean;
 }
 
+/** Set by the bundle (bundle.mjs), which has no package.json beside it. */
+declare const __REGISTRAR_VERSION__: string | undefined;
+
 export function version(): string {
+  if (typeof __REGISTRAR_VERSION__ === 'string') return __REGISTRAR_VERSION__;
   try {
     // src/io.ts and dist/io.js both sit one level below the package root.
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {

@@ -7,7 +7,6 @@
 // rules) without re-reading the world, and nothing is polled: a namespace waiting for its
 // kubeconfig is planned again when the Secret watch sees the kubeconfig appear.
 
-import { hostname } from 'node:os';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { createLeaderElector, createWatchGatherer } from '@argocd-cluster-registrar/k8s-adapter';
 import type {
@@ -159,13 +158,16 @@ export class Daemon {
     });
     if (this.options.leaderElect) {
       this.elector = createLeaderElector(access, config, {
-        identity: this.options.identity ?? `${hostname()}_${process.pid}`,
+        ...(this.options.identity !== undefined ? { identity: this.options.identity } : {}),
         ...(this.options.leaseDurationSeconds !== undefined
           ? { leaseDurationSeconds: this.options.leaseDurationSeconds }
           : {}),
         onChange: (leader) => {
           metrics.leader.set({}, leader ? 1 : 0);
-          this.log.info(leader ? 'became the leader' : 'not the leader; standing by', {});
+          // The identity is the Lease's holderIdentity: it tells which replica leads.
+          this.log.info(leader ? 'became the leader' : 'not the leader; standing by', {
+            identity: this.elector?.identity ?? '',
+          });
           // A new leader starts from a full pass, and reports every namespace afresh: what
           // it noticed while standing by was never reported as Events.
           if (leader) {

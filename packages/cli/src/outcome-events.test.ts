@@ -7,11 +7,11 @@ import { startFaultProxy } from '@argocd-cluster-registrar/testkit';
 import {
   createApplier,
   createGatherer,
-  kubeClusterFromText,
   loadKubeAccess,
 } from '@argocd-cluster-registrar/k8s-adapter';
-import type { Gatherer, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
+import type { Gatherer } from '@argocd-cluster-registrar/k8s-adapter';
 import { silentLogger } from './logging.js';
+import { accessThrough } from './test-support/proxied-access.js';
 import { RegistrarMetrics } from './metrics.js';
 import { OutcomeReporter } from './outcome-events.js';
 import { runPass } from './reconciler.js';
@@ -97,11 +97,7 @@ describe('OutcomeReporter', () => {
 
     const proxy = await startFaultProxy(world.host);
     try {
-      const proxied: KubeAccess = {
-        cluster: kubeClusterFromText(proxy.kubeConfig),
-        source: 'fault proxy',
-        requestTimeoutMs: 1000,
-      };
+      const proxied = accessThrough(proxy, { requestTimeoutMs: 1000 });
       proxy.hangAll(true);
       const events = await new OutcomeReporter(proxied, world.target, silentLogger).report(
         pass,

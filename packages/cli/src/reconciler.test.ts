@@ -10,11 +10,11 @@ import {
   createApplier,
   createDryRunWriter,
   createGatherer,
-  kubeClusterFromText,
   loadKubeAccess,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { Gatherer, GatherResult, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import { silentLogger } from './logging.js';
+import { accessThrough } from './test-support/proxied-access.js';
 import { RegistrarMetrics } from './metrics.js';
 import { passNeedsRetry, runPass } from './reconciler.js';
 import {
@@ -149,10 +149,7 @@ describe('runPass', () => {
       },
     });
     try {
-      const proxied: KubeAccess = {
-        cluster: kubeClusterFromText(proxy.kubeConfig),
-        source: 'fault proxy',
-      };
+      const proxied = accessThrough(proxy);
       const metrics = new RegistrarMetrics();
       const started = metrics.lastSuccessfulPass.get();
       const deps = {

@@ -2,6 +2,7 @@
 // retry policy. Nothing an error carries is copied verbatim (a response body or a library's
 // message may quote configuration or data): messages are rebuilt from the Status reason, the
 // object names it mentions, or a socket error code.
+import { CredentialError } from './credential-error.js';
 
 export type ApiFailureKind =
   | 'not-found'
@@ -23,6 +24,8 @@ export interface ApiFailure {
   /** Safe to log: never credentials, request bodies or response bodies beyond a Status message. */
   readonly message: string;
   readonly retryable: boolean;
+  /** From a 429 or 503's Retry-After (seconds): how long the server asked us to wait. */
+  readonly retryAfterSeconds?: number;
 }
 
 /** The subset of a `meta/v1` Status we read. */
@@ -83,7 +86,13 @@ function connectionProblemOf(code: string): ConnectionProblem {
 
 export function classifyApiError(err: unknown): ApiFailure {
   const status = httpStatusOf(err);
-  if (status !== undefined) return fromStatus(status, statusBodyOf(err));
+  if (status !== undefined) {
+    const failure = fromStatus(status, statusBodyOf(err));
+    const retryAfter = isRecord(err) ? err['retryAfterSeconds'] : undefined;
+    return typeof retryAfter === 'number' && (status === 429 || status === 503)
+      ? { ...failure, retryAfterSeconds: retryAfter }
+      : failure;
+  }
   const code = socketCodeOf(err);
   if (code !== undefined) {
     const connection = connectionProblemOf(code);
@@ -99,6 +108,9 @@ export function classifyApiError(err: unknown): ApiFailure {
       retryable: true,
     };
   }
+  // Our own message (credential-error.ts): it names the plugin or file, never what they printed.
+  if (err instanceof CredentialError)
+    return { kind: 'unauthorized', message: clip(err.message), retryable: true };
   // Anything else is a bug or an unexpected library error: keep only its class name, since
   // arbitrary messages may quote configuration. No HTTP answer came back either way.
   const name = err instanceof Error ? err.name : typeof err;
@@ -112,8 +124,8 @@ export function classifyApiError(err: unknown): ApiFailure {
 
 /** A pass that never talked to the API server, said once instead of as a list of reads. */
 export interface ConnectionDiagnosis {
-  /** unreachable: no HTTP answer; rejected: every answer was 401. */
-  readonly kind: 'unreachable' | 'no-conversation' | 'rejected';
+  /** unreachable: no HTTP answer; rejected: every answer was 401; no-credential: none to send. */
+  readonly kind: 'unreachable' | 'no-conversation' | 'rejected' | 'no-credential';
   /** What went wrong and what to check, without the server or kubeconfig (the caller has them). */
   readonly detail: string;
 }
@@ -128,6 +140,9 @@ export function diagnoseConnection(
 ): ConnectionDiagnosis | undefined {
   const first = failures[0];
   if (first === undefined) return undefined;
+  if (failures.every((f) => f.kind === 'unauthorized' && f.status === undefined)) {
+    return { kind: 'no-credential', detail: first.message };
+  }
   if (failures.every((f) => f.kind === 'unauthorized')) {
     return { kind: 'rejected', detail: '401 Unauthorized' };
   }

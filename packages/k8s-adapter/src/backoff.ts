@@ -20,3 +20,17 @@ export function createBackoff(initialMs: number, maxMs: number): Backoff {
     },
   };
 }
+
+/**
+ * The wait before retrying after `failure`: the back-off's, or longer when the server asked
+ * for it (Retry-After on 429/503), but never longer than `maxMs`, so a server asking for an
+ * hour cannot park a watch for an hour.
+ */
+export function retryDelayMs(
+  backoffMs: number,
+  failure: { readonly retryAfterSeconds?: number },
+  maxMs: number,
+): number {
+  const asked = (failure.retryAfterSeconds ?? 0) * 1000;
+  return Math.max(backoffMs, Math.min(asked, maxMs));
+}

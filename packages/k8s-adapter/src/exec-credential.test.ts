@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createExecPlugin, readCredential } from './exec-credential.js';
 import type { ExecPluginOptions } from './exec-credential.js';
 import { kubeClusterFromText } from './kube-config.js';
-import type { ExecConfig } from './kubeconfig-file.js';
+import type { ExecConfig } from './kubeconfig-files.js';
 
 const V1 = 'client.authentication.k8s.io/v1';
 const V1BETA1 = 'client.authentication.k8s.io/v1beta1';
@@ -60,7 +60,7 @@ const runsOf = (exec: ExecConfig): number => {
 
 async function failureOf(exec: ExecConfig, options: ExecPluginOptions = {}): Promise<string> {
   try {
-    await createExecPlugin(exec, options).get();
+    await createExecPlugin(exec, 'u', options).get();
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
@@ -71,7 +71,7 @@ describe('exec credential plugins', () => {
   it('runs the plugin once and keeps its credential until its expirationTimestamp', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const exec = config(V1, { EXPIRES: '2026-01-01T00:10:00Z' });
-    const credentials = createExecPlugin(exec, { now: () => now });
+    const credentials = createExecPlugin(exec, 'u', { now: () => now });
     const [a, b] = await Promise.all([credentials.get(), credentials.get()]);
     expect(a.token).toBe('tok-1');
     expect(b).toBe(a);
@@ -85,7 +85,7 @@ describe('exec credential plugins', () => {
 
   it('drops the credential the API server rejected (401), and only that one', async () => {
     const exec = config(V1BETA1);
-    const credentials = createExecPlugin(exec);
+    const credentials = createExecPlugin(exec, 'u');
     const first = await credentials.get();
     credentials.rejected({ token: 'some other' });
     expect(await credentials.get()).toBe(first);
@@ -118,7 +118,7 @@ describe('exec credential plugins', () => {
       contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
     });
     const cluster = kubeClusterFromText(text);
-    expect((await cluster.credentials.current()).authorization).toBe('Bearer tok-1');
+    expect((await cluster.credentials.current()).headers['Authorization']).toBe('Bearer tok-1');
     expect(JSON.parse(readFileSync(infoFile, 'utf8'))).toEqual({
       apiVersion: V1,
       kind: 'ExecCredential',
@@ -135,7 +135,7 @@ describe('exec credential plugins', () => {
 
   it('names the command when the plugin fails, never what it printed', async () => {
     const message = await failureOf(config(V1, { FAIL: '1' }));
-    expect(message).toBe(`exec plugin ${process.execPath} exited with code 3`);
+    expect(message).toBe(`exec plugin ${process.execPath} (user u) exited with status 3`);
     expect(message).not.toContain('s3cr3t');
     expect(
       await failureOf({
@@ -143,16 +143,18 @@ describe('exec credential plugins', () => {
         apiVersion: V1,
         installHint: 'install it',
       }),
-    ).toBe(`exec plugin ${join(dir, 'absent-plugin')} could not be started (ENOENT); install it`);
+    ).toBe(
+      `exec plugin ${join(dir, 'absent-plugin')} (user u) could not be started (ENOENT); install it`,
+    );
     expect(await failureOf(config(V1, { ANSWER_VERSION: V1BETA1 }))).toBe(
-      `exec plugin ${process.execPath} answered with apiVersion ${V1BETA1}, but the kubeconfig asks for ${V1}`,
+      `exec plugin ${process.execPath} (user u) answered with apiVersion ${V1BETA1}, but the kubeconfig asks for ${V1}`,
     );
   });
 
   it('kills a plugin that does not answer in time', async () => {
     const exec = config(V1, { HANG: '1' });
     expect(await failureOf(exec, { timeoutMs: 300 })).toBe(
-      `exec plugin ${process.execPath} did not answer within 0.3 s and was killed`,
+      `exec plugin ${process.execPath} (user u) did not answer within 0.3 s and was killed`,
     );
   });
 

@@ -1,11 +1,15 @@
 // Exec credential plugins (client.authentication.k8s.io v1 and v1beta1), as client-go runs
-// them: the plugin prints an ExecCredential on stdout; its token or client certificate is
+// them. Ours rather than client-node 1.4's ExecAuth, which runs the plugin again for every
+// request when the credential has no expirationTimestamp, waits for a hung plugin forever,
+// sets no KUBERNETES_EXEC_INFO, checks no apiVersion, never drops a credential on 401 and
+// reports a failure as the plugin's bare stderr. Here: the plugin prints an ExecCredential on stdout; its token or client certificate is
 // used until its expirationTimestamp (forever without one), and a 401 drops it, so the next
 // request runs the plugin again. The plugin's stderr is passed through (it is how plugins
 // say what is wrong); its stdout holds the credential and is never printed. A daemon has no
 // terminal: the plugin's stdin is closed, and a plugin that insists on one is refused.
 import { spawn } from 'node:child_process';
-import type { ExecConfig } from './kubeconfig-file.js';
+import { CredentialError } from './credential-error.js';
+import type { ExecConfig } from './kubeconfig-files.js';
 
 export const EXEC_API_VERSIONS: ReadonlySet<string> = new Set([
   'client.authentication.k8s.io/v1',
@@ -48,7 +52,7 @@ export interface ExecPluginOptions {
 }
 
 /** Checks the configuration once, at load time, so a bad one fails at start-up. */
-export function validateExecConfig(exec: ExecConfig, user: string): void {
+function validateExecConfig(exec: ExecConfig, user: string): void {
   if (exec.command === undefined || exec.command === '')
     throw new Error(`user ${user} in the kubeconfig has an exec plugin without a command`);
   if (exec.apiVersion === undefined || !EXEC_API_VERSIONS.has(exec.apiVersion)) {
@@ -65,7 +69,13 @@ export function validateExecConfig(exec: ExecConfig, user: string): void {
   }
 }
 
-export function createExecPlugin(exec: ExecConfig, options: ExecPluginOptions = {}): ExecPlugin {
+/** Validates `exec` (throwing at load time) and returns the plugin, run on first use. */
+export function createExecPlugin(
+  exec: ExecConfig,
+  user: string,
+  options: ExecPluginOptions = {},
+): ExecPlugin {
+  validateExecConfig(exec, user);
   const now = options.now ?? Date.now;
   let cached: ExecCredential | undefined;
   let running: Promise<ExecCredential> | undefined;
@@ -74,7 +84,7 @@ export function createExecPlugin(exec: ExecConfig, options: ExecPluginOptions = 
   return {
     get() {
       if (cached !== undefined && valid(cached)) return Promise.resolve(cached);
-      running ??= runPlugin(exec, options).then(
+      running ??= runPlugin(exec, user, options).then(
         (credential) => {
           running = undefined;
           cached = credential;
@@ -93,7 +103,11 @@ export function createExecPlugin(exec: ExecConfig, options: ExecPluginOptions = 
   };
 }
 
-function runPlugin(exec: ExecConfig, options: ExecPluginOptions): Promise<ExecCredential> {
+function runPlugin(
+  exec: ExecConfig,
+  user: string,
+  options: ExecPluginOptions,
+): Promise<ExecCredential> {
   const command = exec.command ?? '';
   const apiVersion = exec.apiVersion ?? '';
   const timeoutMs = options.timeoutMs ?? EXEC_TIMEOUT_MS;
@@ -109,7 +123,7 @@ function runPlugin(exec: ExecConfig, options: ExecPluginOptions): Promise<ExecCr
   });
   return new Promise<ExecCredential>((resolve, reject) => {
     const fail = (why: string): void => {
-      reject(new Error(`exec plugin ${command} ${why}`));
+      reject(new CredentialError(`exec plugin ${command} (user ${user}) ${why}`));
     };
     const child = spawn(command, [...(exec.args ?? [])], {
       env,
@@ -136,7 +150,7 @@ function runPlugin(exec: ExecConfig, options: ExecPluginOptions): Promise<ExecCr
       if (timedOut) {
         fail(`did not answer within ${timeoutMs / 1000} s and was killed`);
       } else if (code !== 0) {
-        fail(code === null ? `was killed (${signal ?? 'signal'})` : `exited with code ${code}`);
+        fail(code === null ? `was killed (${signal ?? 'signal'})` : `exited with status ${code}`);
       } else if (size > MAX_OUTPUT_BYTES) {
         fail('printed more than 1 MiB');
       } else {

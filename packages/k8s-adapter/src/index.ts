@@ -8,7 +8,6 @@ export type {
 } from './api-failure.js';
 export { loadKubeAccess } from './kube-access.js';
 export type { InClusterProbe, KubeAccess, KubeAccessOptions, KubeCluster } from './kube-access.js';
-export { kubeClusterFromText } from './kube-config.js';
 export { createGatherer } from './gather.js';
 export type { GatherFailure, GatherResult, Gatherer } from './gather.js';
 export { applyPlan } from './apply.js';

@@ -1,11 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { testHostPlane } from '@argocd-cluster-registrar/testkit';
+import { mintClientCertificate, testHostPlane } from '@argocd-cluster-registrar/testkit';
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 import { listNamespaces } from './kube-api.js';
 import { loadKubeAccess } from './kube-access.js';
+import { kubeRequest } from './kube-http.js';
 
 let plane: ControlPlane;
 let dir: string;
@@ -56,18 +57,43 @@ describe('loadKubeAccess', () => {
     expect(loadKubeAccess({ context: 'other' }).cluster.server).toBe('https://other.example');
   });
 
-  it('honours an explicit --kubeconfig or --context over the in-cluster service account', () => {
-    const pod = { serviceHost: '10.0.0.1', tokenPath: write('token', 'not-a-real-token') };
-    // Without either, the service account wins (the pod's normal case)...
-    expect(loadKubeAccess({}, pod).source).toBe('in-cluster');
-    // ...but asked for, a kubeconfig or context is used, never silently ignored.
-    expect(loadKubeAccess({ kubeconfig: plane.kubeconfigPath }, pod).source).toMatch(
-      /\(context .+\)$/,
+  it('uses a rotated client certificate file on the next request, without a restart', async () => {
+    const pki = join(dirname(plane.kubeconfigPath), 'pki');
+    const sign = (name: string, subject: string): void => {
+      const { certPem, keyPem } = mintClientCertificate(plane, subject);
+      writeFileSync(join(dir, `${name}.crt`), certPem);
+      writeFileSync(join(dir, `${name}.key`), keyPem);
+    };
+    sign('first', '/CN=acr-first-cert');
+    sign('second', '/CN=acr-second-cert');
+    copyFileSync(join(dir, 'first.crt'), join(dir, 'client.crt'));
+    copyFileSync(join(dir, 'first.key'), join(dir, 'client.key'));
+    const path = write(
+      'rotating.yaml',
+      [
+        'apiVersion: v1',
+        'current-context: r',
+        `clusters: [{name: r, cluster: {server: "${plane.server}", certificate-authority: ${join(pki, 'ca.crt')}}}]`,
+        'users: [{name: r, user: {client-certificate: client.crt, client-key: client.key}}]',
+        'contexts: [{name: r, context: {cluster: r, user: r}}]',
+      ].join('\n'),
     );
-    vi.stubEnv('KUBECONFIG', plane.kubeconfigPath);
-    const source = loadKubeAccess({}, { serviceHost: '', tokenPath: '/nonexistent' }).source;
-    const context = /\(context (.+)\)$/.exec(source)?.[1] ?? '';
-    expect(loadKubeAccess({ context }, pod).cluster.server).toBe(plane.server);
+    const access = loadKubeAccess({ kubeconfig: path });
+    const whoAmI = async (): Promise<string | undefined> => {
+      const review = await kubeRequest<{ status?: { userInfo?: { username?: string } } }>(access, {
+        method: 'POST',
+        path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      });
+      return review.status?.userInfo?.username;
+    };
+    expect(await whoAmI()).toBe('acr-first-cert');
+    // Replaced the way cert-manager or a kubelet does: a new file renamed over the old one.
+    copyFileSync(join(dir, 'second.key'), join(dir, 'client.key.new'));
+    copyFileSync(join(dir, 'second.crt'), join(dir, 'client.crt.new'));
+    renameSync(join(dir, 'client.key.new'), join(dir, 'client.key'));
+    renameSync(join(dir, 'client.crt.new'), join(dir, 'client.crt'));
+    expect(await whoAmI()).toBe('acr-second-cert');
   });
 
   it('refuses an unknown context by name', () => {

@@ -15,12 +15,19 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken, startFaultProxy, testHostPlane } from '@argocd-cluster-registrar/testkit';
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 import { classifyApiError } from './api-failure.js';
+import { retryDelayMs } from './backoff.js';
 import type { ApiFailure } from './api-failure.js';
 import { patchSecret } from './kube-api.js';
 import type { KubeAccess } from './kube-access.js';
 import { kubeClusterFromText } from './kube-config.js';
 import { HttpStatusError, kubeRequest } from './kube-http.js';
-import { ACCEPT_METADATA_LIST, rawGet, rawGetJson, readBody } from './raw-request.js';
+import {
+  ACCEPT_METADATA,
+  ACCEPT_METADATA_LIST,
+  rawGet,
+  rawGetJson,
+  readBody,
+} from './raw-request.js';
 
 let plane: ControlPlane;
 let tls: { cert: Buffer; key: Buffer };
@@ -273,7 +280,16 @@ describe('kubeRequest', () => {
           ),
         );
         expect((busy.error as HttpStatusError).retryAfterSeconds).toBe(1);
-        expect(busy.failure).toMatchObject({ kind: 'transient', status: 429, retryable: true });
+        expect(busy.failure).toMatchObject({
+          kind: 'transient',
+          status: 429,
+          retryable: true,
+          retryAfterSeconds: 1,
+        });
+        // A watch waits what the server asked, within its back-off cap.
+        expect(retryDelayMs(200, busy.failure, 30_000)).toBe(1000);
+        expect(retryDelayMs(200, { retryAfterSeconds: 3600 }, 30_000)).toBe(30_000);
+        expect(retryDelayMs(5000, busy.failure, 30_000)).toBe(5000);
       } finally {
         await proxy.close();
       }
@@ -304,6 +320,26 @@ describe('kubeRequest', () => {
     expect(bounded.failure.connection).toBe('timeout');
     const cut = await failureOf(kubeRequest(access, { method: 'GET', path: '/cut' }));
     expect(cut.failure).toMatchObject({ kind: 'transient', connection: 'reset' });
+  });
+
+  it('bounds an error answer whose body never ends, even for a watch (whose signal never fires)', async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': '100' });
+      res.write('{"kind": "Status",');
+    });
+    const access = accessTo(server.url, {});
+    const watch = new AbortController();
+    const stalled = await failureOf(
+      rawGet(access, {
+        path: '/api/v1/namespaces',
+        query: { watch: 'true' },
+        accept: ACCEPT_METADATA,
+        signal: watch.signal,
+        headersTimeoutMs: 300,
+      }),
+    );
+    expect(stalled.failure).toMatchObject({ kind: 'transient', connection: 'timeout' });
+    expect(watch.signal.aborted).toBe(false);
   });
 
   it('a refused connection is ECONNREFUSED', async () => {

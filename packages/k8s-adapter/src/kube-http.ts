@@ -3,14 +3,14 @@
 // checked right before its bytes leave, and a non-2xx answer turned into an HttpStatusError
 // that classifyApiError reads (status, Status body, Retry-After).
 //
-// Connections: one keep-alive agent per TLS identity (CA, server name, client certificate).
+// Credentials, CA and proxy come from client-node (kube-credentials.ts, kube-config.ts).
+// Connections: one keep-alive agent per TLS identity (CA, client certificate and key).
 // A new connection per request would pay a TCP and TLS handshake each time (measured with
 // the old client: a 1,000-namespace pass took ~16 s on 2 cores, mostly handshakes on both
 // ends). A client certificate from an exec plugin rotates, so old identities' agents go.
-import { createHash } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import type { Agent, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import type { KubeAccess } from './kube-access.js';
 import type { KubeCluster } from './kube-config.js';
@@ -64,7 +64,7 @@ export async function send(access: KubeAccess, req: KubeSend): Promise<IncomingM
   const headers: OutgoingHttpHeaders = {
     Accept: req.accept ?? ACCEPT_JSON,
     'User-Agent': 'argocd-cluster-registrar',
-    ...(credential.authorization !== undefined ? { Authorization: credential.authorization } : {}),
+    ...credential.headers,
     ...(body !== undefined
       ? { 'Content-Type': req.contentType ?? ACCEPT_JSON, 'Content-Length': body.length }
       : {}),
@@ -73,7 +73,7 @@ export async function send(access: KubeAccess, req: KubeSend): Promise<IncomingM
   // The last word before the bytes leave (the write fence).
   req.beforeSend?.();
   const https = url.protocol === 'https:';
-  const agent = https ? tlsAgent(cluster, credential) : plainAgent;
+  const agent = agentFor(cluster, credential);
   return new Promise<IncomingMessage>((resolve, reject) => {
     const options = {
       method: req.method,
@@ -100,20 +100,29 @@ export async function send(access: KubeAccess, req: KubeSend): Promise<IncomingM
       }
       if (status === 401) cluster.credentials.rejected(credential);
       const retryAfter = Number(res.headers['retry-after']);
-      readBody(res, 64 * 1024).then(
-        (text) => {
-          reject(
-            new HttpStatusError(
-              status,
-              text,
-              Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
-            ),
-          );
-        },
-        (err: unknown) => {
-          reject(err instanceof Error ? err : new Error(String(err)));
-        },
-      );
+      // The error body is bounded too: a watch's signal never fires on its own, and a 503
+      // whose body never ends would otherwise hold that informer until the next resync.
+      const bodyTimer = setTimeout(() => {
+        res.destroy(Object.assign(new Error('error body timed out'), { code: 'ETIMEDOUT' }));
+      }, req.headersTimeoutMs);
+      readBody(res, 64 * 1024)
+        .finally(() => {
+          clearTimeout(bodyTimer);
+        })
+        .then(
+          (text) => {
+            reject(
+              new HttpStatusError(
+                status,
+                text,
+                Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+              ),
+            );
+          },
+          (err: unknown) => {
+            reject(err instanceof Error ? err : new Error(String(err)));
+          },
+        );
     });
     outgoing.end(body);
   });
@@ -202,30 +211,17 @@ function aborted(signal: AbortSignal): Error {
 
 /** TLS identities per cluster; more than a few means credentials rotate, so old ones go. */
 const MAX_AGENTS = 4;
-const agents = new WeakMap<KubeCluster, Map<string, HttpsAgent>>();
-/** Idle keep-alive connections kept per agent (see tlsAgent). */
+const agents = new WeakMap<KubeCluster, Map<string, Agent>>();
+/** Idle keep-alive connections kept per agent (see agentFor). */
 const FREE_SOCKETS = 4;
-const plainAgent = new HttpAgent({ keepAlive: true, maxFreeSockets: FREE_SOCKETS });
-const fingerprints = new WeakMap<Buffer, string>();
 
-function fingerprint(pem: Buffer | undefined): string {
-  if (pem === undefined) return '';
-  let print = fingerprints.get(pem);
-  if (print === undefined) {
-    print = createHash('sha256').update(pem).digest('hex');
-    fingerprints.set(pem, print);
-  }
-  return print;
-}
-
-function tlsAgent(cluster: KubeCluster, credential: Credential): HttpsAgent {
+function agentFor(cluster: KubeCluster, credential: Credential): Agent {
   let byIdentity = agents.get(cluster);
   if (byIdentity === undefined) {
     byIdentity = new Map();
     agents.set(cluster, byIdentity);
   }
-  const key = `${fingerprint(credential.cert)}:${fingerprint(credential.key)}`;
-  let agent = byIdentity.get(key);
+  let agent = byIdentity.get(credential.identity);
   if (agent === undefined) {
     // Idle sockets each hold a TLS session (tens of KiB off the JS heap, and the first
     // request they carried): a burst of reads (16 in flight) reuses its sockets while it
@@ -236,20 +232,20 @@ function tlsAgent(cluster: KubeCluster, credential: Credential): HttpsAgent {
     // builds an OpenSSL context for every connection, parsing the CA, certificate and key
     // again for each handshake.
     const secureContext = createSecureContext({
-      ...(cluster.ca !== undefined ? { ca: cluster.ca } : {}),
+      ...(credential.ca !== undefined ? { ca: credential.ca } : {}),
       ...(credential.cert !== undefined ? { cert: credential.cert } : {}),
       ...(credential.key !== undefined ? { key: credential.key } : {}),
     });
-    agent = new HttpsAgent({
+    agent = cluster.newAgent({
       keepAlive: true,
       maxFreeSockets: FREE_SOCKETS,
       secureContext,
       rejectUnauthorized: !cluster.insecureSkipTlsVerify,
       ...(cluster.tlsServerName !== undefined ? { servername: cluster.tlsServerName } : {}),
     });
-    byIdentity.set(key, agent);
+    byIdentity.set(credential.identity, agent);
     if (byIdentity.size > MAX_AGENTS) {
-      const [oldestKey, oldest] = byIdentity.entries().next().value as [string, HttpsAgent];
+      const [oldestKey, oldest] = byIdentity.entries().next().value as [string, Agent];
       byIdentity.delete(oldestKey);
       oldest.destroy();
     }

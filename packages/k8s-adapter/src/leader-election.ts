@@ -1,6 +1,7 @@
 // Leader election on a coordination.k8s.io/v1 Lease, the client-go way: every write is
 // conditional on the Lease's resourceVersion, and expiry is judged by how long the record
-// has stayed unchanged on *our* clock, so clock skew between replicas does not matter.
+// has stayed unchanged on *our* monotonic clock, so neither clock skew between replicas nor a
+// step of a replica's wall clock matters.
 //
 // Fencing: leadership is *provably* held only until the lease duration has passed since the
 // last successful renewal was sent, on this process's monotonic clock. A standby can only
@@ -14,6 +15,8 @@
 // the fence stayed open to the end). A process paused past the deadline (SIGSTOP, a long GC)
 // finds the fence shut when it resumes.
 
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
@@ -24,6 +27,8 @@ import { LeadershipLost } from './write-fence.js';
 import type { WriteFence } from './write-fence.js';
 
 export interface LeaderElector extends WriteFence {
+  /** The holderIdentity this elector writes. */
+  readonly identity: string;
   isLeader(): boolean;
   start(): void;
   /** Stops renewing and releases the Lease, so a standby takes over at once. */
@@ -31,8 +36,11 @@ export interface LeaderElector extends WriteFence {
 }
 
 export interface LeaderElectionOptions {
-  /** Unique per replica, e.g. hostname + pid. */
-  readonly identity: string;
+  /**
+   * Unique per process; default the host name, a random part (as controller-runtime's) and the
+   * pid (host name and pid alone repeat: two pods with hostNetwork on one node, both pid 1).
+   */
+  readonly identity?: string;
   /** How long a Lease stays valid without renewal; default 15 (client-go's default). */
   readonly leaseDurationSeconds?: number;
   onChange(leader: boolean): void;
@@ -61,6 +69,8 @@ export function createLeaderElector(
 ): LeaderElector {
   const name = leaseName(config);
   const namespace = config.targetNamespace;
+  const identity =
+    options.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}_${process.pid}`;
   const durationMs = (options.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS) * 1000;
   // client-go's proportions: renew deadline 2/3 of the lease, retry every 2/15 of it.
   const renewDeadlineMs = (durationMs * 2) / 3;
@@ -68,8 +78,9 @@ export function createLeaderElector(
 
   let running = false;
   let leader = false;
-  let lastRenewAt = 0;
   const monotonic = options.monotonicNow ?? (() => performance.now());
+  /** Monotonic, as every time below but the Lease's own timestamps. */
+  let lastRenewAt = 0;
   /** Monotonic time the last successful renewal was sent; the fence is open for a renew deadline after it. */
   let renewSentAt = Number.NEGATIVE_INFINITY;
   // Each attempt (read + write) must end well before the renew deadline, or a hung request
@@ -89,9 +100,10 @@ export function createLeaderElector(
     options.onChange(value);
   };
 
-  const desired = (now: number, previous: KubeLease | undefined): KubeLease => {
+  /** `wall`: epoch milliseconds, only for the Lease's acquireTime and renewTime. */
+  const desired = (wall: number, previous: KubeLease | undefined): KubeLease => {
     const spec = previous?.spec ?? {};
-    const renewing = spec.holderIdentity === options.identity;
+    const renewing = spec.holderIdentity === identity;
     return {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
@@ -104,10 +116,10 @@ export function createLeaderElector(
           : {}),
       },
       spec: {
-        holderIdentity: options.identity,
+        holderIdentity: identity,
         leaseDurationSeconds: durationMs / 1000,
-        acquireTime: renewing && spec.acquireTime ? spec.acquireTime : microTime(now),
-        renewTime: microTime(now),
+        acquireTime: renewing && spec.acquireTime ? spec.acquireTime : microTime(wall),
+        renewTime: microTime(wall),
         leaseTransitions:
           (spec.leaseTransitions ?? 0) + (renewing || previous === undefined ? 0 : 1),
       },
@@ -137,8 +149,11 @@ export function createLeaderElector(
   };
 
   const tryAcquireOrRenew = async (): Promise<void> => {
-    const now = Date.now();
-    attemptDeadline = monotonic() + attemptBudgetMs;
+    // Expiry and the renew deadline are judged on the monotonic clock: a wall-clock step on a
+    // standby (NTP, a VM resumed) must not make it take over while the leader's fence is open.
+    const wall = Date.now();
+    const now = monotonic();
+    attemptDeadline = now + attemptBudgetMs;
     let current: KubeLease;
     try {
       current = await readLease(access, namespace, name, bounded());
@@ -150,7 +165,7 @@ export function createLeaderElector(
       try {
         const sentAt = monotonic();
         renewed(
-          await createLease(access, namespace, desired(now, undefined), bounded()),
+          await createLease(access, namespace, desired(wall, undefined), bounded()),
           now,
           sentAt,
         );
@@ -163,7 +178,7 @@ export function createLeaderElector(
     observe(current, now);
     const holder = current.spec?.holderIdentity ?? '';
     const heldForMs = (current.spec?.leaseDurationSeconds ?? durationMs / 1000) * 1000;
-    if (holder !== '' && holder !== options.identity && now < observedAt + heldForMs) {
+    if (holder !== '' && holder !== identity && now < observedAt + heldForMs) {
       setLeader(false);
       return;
     }
@@ -171,7 +186,7 @@ export function createLeaderElector(
       // Conditional on the resourceVersion just read: of two replicas racing, one gets 409.
       const sentAt = monotonic();
       renewed(
-        await replaceLease(access, namespace, name, desired(now, current), bounded()),
+        await replaceLease(access, namespace, name, desired(wall, current), bounded()),
         now,
         sentAt,
       );
@@ -188,9 +203,10 @@ export function createLeaderElector(
   };
 
   return {
+    identity,
     // Also false when renewals stalled for longer than the deadline, even if the loop has
     // not noticed yet (a blocked event loop must not let two leaders write).
-    isLeader: () => leader && Date.now() - lastRenewAt < renewDeadlineMs && fenceOpen(),
+    isLeader: () => leader && monotonic() - lastRenewAt < renewDeadlineMs && fenceOpen(),
     holds: fenceOpen,
     check() {
       if (!fenceOpen()) throw new LeadershipLost();
@@ -217,7 +233,7 @@ export function createLeaderElector(
       // Stop acting as leader before the Lease is released, so two never overlap.
       setLeader(false);
       const lease = lastLease;
-      if (lease?.spec?.holderIdentity !== options.identity) return;
+      if (lease?.spec?.holderIdentity !== identity) return;
       const now = Date.now();
       attemptDeadline = monotonic() + Math.min(attemptBudgetMs, RELEASE_BUDGET_MS);
       try {

@@ -1,6 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { Agent, createServer, request } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { KubeConfig } from '@kubernetes/client-node';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { ApiFailure } from './api-failure.js';
+import type { KubeAccess } from './kube-access.js';
+import { kubeClusterFromText } from './kube-config.js';
 import { startListWatch } from './list-watch.js';
 import type { ListWatch, WatchedObject } from './list-watch.js';
 import { startCutProxy } from './test-support/cut-proxy.js';
@@ -69,6 +77,80 @@ async function watchesOpened(started: ListWatch<Kept>, count: number): Promise<v
     },
     { timeout: 20_000 },
   );
+}
+
+function withoutHost(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const copy = { ...headers };
+  delete copy.host;
+  return copy;
+}
+
+/**
+ * A TLS-terminating proxy in front of the real API server that replaces the first watch
+ * event mentioning `needle` with a line that does not decode, once; everything else passes.
+ */
+async function startCorruptingProxy(needle: string): Promise<{
+  readonly access: KubeAccess;
+  corrupted(): number;
+  close(): Promise<void>;
+}> {
+  const pki = join(dirname(h.plane.kubeconfigPath), 'pki');
+  const admin = new KubeConfig();
+  admin.loadFromString(h.plane.kubeConfig);
+  const user = admin.getCurrentUser();
+  const agent = new Agent({
+    ca: h.plane.caPem,
+    cert: Buffer.from(user?.certData ?? '', 'base64'),
+    key: Buffer.from(user?.keyData ?? '', 'base64'),
+  });
+  let corrupted = 0;
+  const server = createServer(
+    { cert: readFileSync(join(pki, 'serving.crt')), key: readFileSync(join(pki, 'serving.key')) },
+    (req, res) => {
+      const forward = request(
+        new URL(req.url ?? '/', h.plane.server),
+        { method: req.method ?? 'GET', headers: withoutHost(req.headers), agent },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          if (!(req.url ?? '').includes('watch=true')) {
+            answer.pipe(res);
+            return;
+          }
+          let pending = '';
+          answer.on('data', (chunk: Buffer) => {
+            pending += chunk.toString('utf8');
+            const lines = pending.split('\n');
+            pending = lines.pop() ?? '';
+            for (const line of lines) {
+              const bad = corrupted === 0 && line.includes(needle);
+              if (bad) corrupted += 1;
+              res.write(bad ? '{"type":"ADDED","object":{"metadata":\n' : `${line}\n`);
+            }
+          });
+          answer.on('end', () => res.end(pending));
+          answer.on('error', () => res.destroy());
+        },
+      );
+      forward.on('error', () => res.destroy());
+      req.pipe(forward);
+    },
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    access: {
+      cluster: kubeClusterFromText(h.plane.kubeConfig.replace(h.plane.server, url)),
+      source: 'corrupting proxy',
+    },
+    corrupted: () => corrupted,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
 }
 
 describe('startListWatch', () => {
@@ -300,5 +382,36 @@ describe('startListWatch', () => {
     expect(stats.lists).toBe(2);
     // Failed reconnects while held are reported; nothing else is.
     expect(errors.every((failure) => failure.kind === 'transient')).toBe(true);
+  });
+
+  it('ends a watch on a line that does not decode, and resumes before it: the event is not lost', async () => {
+    const namespace = uniqueName('lw');
+    await createNamespace(h.core, namespace);
+    const corrupting = await startCorruptingProxy('k3k-victim-kubeconfig');
+    try {
+      const { started, errors } = secretsIn(namespace, corrupting.access);
+      watch = started;
+      await vi.waitFor(
+        () => {
+          expect(started.synced()).toBe(true);
+        },
+        { timeout: 20_000 },
+      );
+      await secret(namespace, 'k3k-victim-kubeconfig');
+      await secret(namespace, 'k3k-after-kubeconfig');
+      await vi.waitFor(
+        () => {
+          expect([...started.store.keys()].sort()).toEqual([
+            `${namespace}/k3k-after-kubeconfig`,
+            `${namespace}/k3k-victim-kubeconfig`,
+          ]);
+        },
+        { timeout: 20_000 },
+      );
+      expect(corrupting.corrupted()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await corrupting.close();
+    }
   });
 });

@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { createInterface } from 'node:readline';
 import { classifyApiError, classifyStatusObject } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
-import { createBackoff } from './backoff.js';
+import { createBackoff, retryDelayMs } from './backoff.js';
 import type { KubeAccess } from './kube-access.js';
 import { createReflectorStore } from './list-watch-store.js';
 import {
@@ -40,6 +40,8 @@ export {
 } from './list-watch-types.js';
 
 const PAGE_SIZE = 500;
+/** A watch line longer than this is not an event we can use (etcd keeps objects under ~1.5 MiB). */
+const MAX_WATCH_LINE_BYTES = 8 * 2 ** 20;
 /** A stream that ends sooner than this without a line counts as a failure for back-off. */
 const SHORT_SESSION_MS = 1000;
 
@@ -92,7 +94,7 @@ export function startListWatch<T extends Versioned>(
     lastFailure = failure;
     if (stopped) return;
     handlers.onError(failure);
-    schedule(backoff.next());
+    schedule(retryDelayMs(backoff.next(), failure, timing.backoffMaxMs));
   };
 
   /** Lists everything; the store becomes the list, with the differences reported. */
@@ -199,6 +201,8 @@ export function startListWatch<T extends Versioned>(
     schedule(0);
   };
 
+  /** Watches in a row that ended on a line that would not decode (see stream). */
+  let brokenInRow = 0;
   const stream = (res: IncomingMessage, controller: AbortController): Promise<void> =>
     new Promise<void>((resolve) => {
       const startedAt = Date.now();
@@ -216,6 +220,21 @@ export function startListWatch<T extends Versioned>(
       };
       armSilence();
 
+      // A line that does not decode ends the watch: skipping it and applying the next event
+      // would move our resourceVersion past an event we never saw. The next watch resumes
+      // from the last good version, so the event comes again.
+      let broken: string | undefined;
+      const breakOff = (why: string): void => {
+        broken ??= why;
+        controller.abort();
+      };
+      let partialBytes = 0;
+      res.on('data', (chunk: Buffer) => {
+        const newline = chunk.lastIndexOf(10);
+        partialBytes = newline < 0 ? partialBytes + chunk.length : chunk.length - newline - 1;
+        if (partialBytes > MAX_WATCH_LINE_BYTES)
+          breakOff(`a watch event longer than ${MAX_WATCH_LINE_BYTES / 2 ** 20} MiB`);
+      });
       const lines = createInterface({ input: res, crlfDelay: Infinity });
       lines.on('line', (text) => {
         if (stopped || controller.signal.aborted) return;
@@ -224,7 +243,8 @@ export function startListWatch<T extends Versioned>(
         try {
           line = JSON.parse(text) as WatchLine;
         } catch {
-          return; // a truncated line: the stream is about to end; we resume from before it
+          breakOff('a watch event that does not decode');
+          return;
         }
         const object = line.object ?? {};
         const version = object.metadata?.resourceVersion;
@@ -253,6 +273,7 @@ export function startListWatch<T extends Versioned>(
             return;
         }
         if (version) resourceVersion = version;
+        brokenInRow = 0;
         backoff.reset();
       });
 
@@ -267,6 +288,18 @@ export function startListWatch<T extends Versioned>(
         if (stopped) return;
         if (expired) {
           expire();
+          return;
+        }
+        if (broken !== undefined) {
+          // Once is usually a stream cut mid-line; again with no good event between is news.
+          brokenInRow += 1;
+          if (brokenInRow > 1)
+            fail({
+              kind: 'transient',
+              message: `${broken}; the watch resumes from resourceVersion ${resourceVersion ?? '(a new list)'}`,
+              retryable: true,
+            });
+          else schedule(backoff.next());
           return;
         }
         // Aborted by resync() or for silence, or ended by the server or a cut: resume from

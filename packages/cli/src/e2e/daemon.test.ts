@@ -43,6 +43,12 @@ function logged(running: RunningDaemon, msg: string, namespace: string): boolean
   return running.logs.some((line) => line['msg'] === msg && line['namespace'] === namespace);
 }
 
+/** The Lease identity a daemon logged when it became the leader. */
+function leaderIdentity(d: RunningDaemon): string | undefined {
+  const line = d.logs.find((l) => l['msg'] === 'became the leader');
+  return typeof line?.['identity'] === 'string' ? line['identity'] : undefined;
+}
+
 describe('daemon', () => {
   it('registers a kubeconfig that appears after the label within seconds', async () => {
     const { daemon: running } = await startReady();
@@ -164,7 +170,11 @@ describe('daemon', () => {
         return undefined;
       }
     }, 'the Lease to be held');
-    expect(held.spec?.holderIdentity).toContain(String(running.process.pid));
+    const identity = await eventually(
+      () => Promise.resolve(leaderIdentity(running)),
+      'the leader to log its identity',
+    );
+    expect(held.spec?.holderIdentity).toBe(identity);
 
     const ns = await createSourceNamespace(world, { cluster: 'led' });
     await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
@@ -191,10 +201,10 @@ describe('daemon', () => {
       }
     };
     const first = await startReady(['--leader-elect']);
-    await eventually(
-      async () => ((await holder()).endsWith(`_${first.daemon.process.pid}`) ? true : undefined),
-      'the first daemon to lead',
-    );
+    await eventually(async () => {
+      const identity = leaderIdentity(first.daemon);
+      return identity !== undefined && (await holder()) === identity ? true : undefined;
+    }, 'the first daemon to lead');
     // The standby is ready without holding the Lease.
     const second = await startReady(['--leader-elect']);
 
@@ -213,10 +223,10 @@ describe('daemon', () => {
     // The leader releases the Lease on SIGTERM, so the standby takes over without waiting
     // for it to expire, and writes from then on.
     expect(await first.daemon.stop('SIGTERM')).toBe(0);
-    await eventually(
-      async () => ((await holder()).endsWith(`_${second.daemon.process.pid}`) ? true : undefined),
-      'the standby to take over',
-    );
+    await eventually(async () => {
+      const identity = leaderIdentity(second.daemon);
+      return identity !== undefined && (await holder()) === identity ? true : undefined;
+    }, 'the standby to take over');
     const next = await createSourceNamespace(world, { cluster: 'second' });
     await putK3kKubeconfig(
       world,

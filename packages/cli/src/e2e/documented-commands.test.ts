@@ -54,7 +54,7 @@ beforeAll(async () => {
   toolsBin = built.stdout.trim().split('\n').at(-1) ?? '';
   expect(existsSync(join(toolsBin, 'kubectl')), built.stderr).toBe(true);
   expect(
-    existsSync(join(REPO, 'packages/cli/dist/main.js')),
+    existsSync(join(REPO, 'packages/cli/dist/bundle/argocd-cluster-registrar.mjs')),
     'run `pnpm -s build` (scripts/setup does) before the e2e tests',
   ).toBe(true);
 });

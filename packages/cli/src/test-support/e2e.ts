@@ -5,12 +5,9 @@
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -21,6 +18,7 @@ import {
   coreApi,
   finalizeNamespace,
   kubeconfigText,
+  mintClientCertificate,
   statusOf,
   testChildPlane,
   testHostPlane,
@@ -429,63 +427,11 @@ export function mintChildClientCertificate(
   child: ControlPlane,
   commonName: string,
 ): { certData: string; keyData: string } {
-  const pki = join(dirname(child.kubeconfigPath), 'pki');
-  const work = mkdtempSync(join(tmpdir(), 'acr-rotate-'));
-  try {
-    const key = join(work, 'client.key');
-    const csr = join(work, 'client.csr');
-    const crt = join(work, 'client.crt');
-    const ext = join(work, 'client.ext');
-    const quiet = { stdio: 'ignore' as const };
-    execFileSync(
-      'openssl',
-      ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', key],
-      quiet,
-    );
-    execFileSync(
-      'openssl',
-      ['req', '-new', '-key', key, '-subj', `/O=system:masters/CN=${commonName}`, '-out', csr],
-      quiet,
-    );
-    execFileSync(
-      'bash',
-      [
-        '-c',
-        `printf '%s\\n' 'basicConstraints=critical,CA:FALSE' 'keyUsage=critical,digitalSignature,keyEncipherment' 'extendedKeyUsage=clientAuth' > "${ext}"`,
-      ],
-      quiet,
-    );
-    execFileSync(
-      'openssl',
-      [
-        'x509',
-        '-req',
-        '-in',
-        csr,
-        '-CA',
-        join(pki, 'ca.crt'),
-        '-CAkey',
-        join(pki, 'ca.key'),
-        '-CAcreateserial',
-        '-CAserial',
-        join(work, 'ca.srl'),
-        '-sha256',
-        '-days',
-        '30',
-        '-extfile',
-        ext,
-        '-out',
-        crt,
-      ],
-      quiet,
-    );
-    return {
-      certData: readFileSync(crt).toString('base64'),
-      keyData: readFileSync(key).toString('base64'),
-    };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const { certPem, keyPem } = mintClientCertificate(child, `/O=system:masters/CN=${commonName}`);
+  return {
+    certData: Buffer.from(certPem).toString('base64'),
+    keyData: Buffer.from(keyPem).toString('base64'),
+  };
 }
 
 /** Polls `check` until it returns a value (not undefined) or the deadline passes. */
