@@ -16,6 +16,8 @@ export function printPlan(
   results: readonly ActionResult[] | undefined,
   /** A dry run's results: what the API server said of each write it validated. */
   previewed: readonly ActionResult[] = [],
+  /** Further top-level fields of the JSON document (a run's rounds). */
+  extra: Readonly<Record<string, unknown>> = {},
 ): void {
   if (options.output === 'json') {
     const document = planToJson(planned);
@@ -40,7 +42,7 @@ export function printPlan(
             };
           }));
     io.stdout(
-      `${JSON.stringify(outcomes !== undefined ? { ...document, results: outcomes } : document, null, 2)}\n`,
+      `${JSON.stringify({ ...document, ...(outcomes !== undefined ? { results: outcomes } : {}), ...extra }, null, 2)}\n`,
     );
     return;
   }
