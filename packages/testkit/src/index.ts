@@ -1,8 +1,10 @@
 export {
   CONTROL_PLANE_SCRIPT,
   attachControlPlane,
+  compactEtcd,
   finalizeNamespace,
   mintToken,
+  restartApiServer,
   runControlPlaneScript,
   startControlPlane,
 } from './control-plane.js';
@@ -44,3 +46,5 @@ export {
   requestsBetween,
 } from './api-server-requests.js';
 export type { RequestCounts } from './api-server-requests.js';
+export { previousRelease } from './previous-release.js';
+export type { PreviousRelease } from './previous-release.js';
