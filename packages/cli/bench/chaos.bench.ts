@@ -2,8 +2,9 @@
 // (about 20 % faults of every kind) in front of a real host plane, 200 source namespaces and
 // a churn loop, SIGKILLs at random moments (about one per 24 s, 50 in the default 20
 // minutes) and one leader frozen past its lease mid-run. Every forwarded Secret write or
-// Event is judged at that moment: wrongful deletions/demotions (test-support/chaos.ts) and
-// writes by a replica that did not hold the Lease right then (standby or deposed leader).
+// Event is judged: wrongful deletions/demotions at that moment (test-support/chaos.ts), and
+// afterwards, against every version of the Lease a watch saw, writes received while the
+// Lease was valid for another holder than their sender (standby or deposed leader).
 // Then faults and churn stop and the time to converge is measured.
 //
 //   pnpm bench chaos                       20 minutes
@@ -29,6 +30,8 @@ import {
   startProxiedDaemon,
 } from '../src/test-support/chaos.js';
 import type { WriteAudit } from '../src/test-support/chaos.js';
+import { watchLease } from '../src/test-support/lease-history.js';
+import type { LeaseHistory } from '../src/test-support/lease-history.js';
 import { PREFIX } from '../src/test-support/e2e.js';
 import type { RunningDaemon, World } from '../src/test-support/e2e.js';
 
@@ -47,13 +50,35 @@ interface Replica {
   daemon: RunningDaemon;
   /** Every process this replica ran, with when it ran: a write is judged by who sent it. */
   readonly processes: { pid: number; from: number; to: number }[];
-  /** Writes that reached the API server while someone other than their sender held the Lease. */
+  /** Every Secret write and Event it forwarded: when the proxy had it, and which process sent it. */
+  readonly sent: { at: number; sender: number | undefined; what: string }[];
+  /** Writes received while the Lease was valid for another holder than their sender. */
   unfenced: string[];
   /** Of those, sent by the process that was frozen, after it resumed. */
   deposed: string[];
   frozenPid: number | undefined;
   resumedAt: number;
   kills: number;
+}
+
+/**
+ * A write counts against its replica only if, when the proxy had it, the Lease was valid for
+ * another holder than the process that sent it (lease-history.ts).
+ */
+function judgeLeadership(replicas: readonly Replica[], history: LeaseHistory): void {
+  for (const replica of replicas) {
+    for (const write of replica.sent) {
+      const sender = write.sender;
+      const other = history.otherValidHolder(
+        write.at,
+        (holder) => sender !== undefined && holder.endsWith(`_${String(sender)}`),
+      );
+      if (other === undefined) continue;
+      replica.unfenced.push(`${write.what} (sent by ${String(sender)}, Lease valid for ${other})`);
+      if (sender === replica.frozenPid && write.at >= replica.resumedAt)
+        replica.deposed.push(write.what);
+    }
+  }
 }
 
 async function main(): Promise<void> {
@@ -92,6 +117,7 @@ async function main(): Promise<void> {
     }
   };
 
+  const history = watchLease(host.kubeConfig, target, lease);
   const launch = (kubeconfig: string): RunningDaemon =>
     startProxiedDaemon(chaos, kubeconfig, [`--interval=${INTERVAL_S}s`, '--leader-elect']);
   /** The replica's process is gone (killed or crashed): the next one takes its place. */
@@ -116,18 +142,15 @@ async function main(): Promise<void> {
       if (write.path.includes('/leases') || self === undefined) return;
       // The sender is the process that ran when the proxy had the whole request: one killed
       // since may have sent it, as its leader, just before it died (a real network delivers
-      // such a request too). What counts is whether anyone else holds the Lease as it lands.
+      // such a request too). It is judged at the end against the Lease's whole history.
       const sender = self.processes.find(
         (p) => p.from <= write.receivedAt && write.receivedAt <= p.to,
       )?.pid;
-      const now = await holder();
-      if (sender === undefined || !now.endsWith(`_${String(sender)}`)) {
-        self.unfenced.push(
-          `${write.method} ${write.path} (sent by ${String(sender)}, holder ${now || 'none'})`,
-        );
-        if (sender === self.frozenPid && write.receivedAt >= self.resumedAt)
-          self.deposed.push(`${write.method} ${write.path}`);
-      }
+      self.sent.push({
+        at: write.receivedAt,
+        sender,
+        what: `${write.method} ${write.path}`,
+      });
     };
     const proxy = await startFaultProxy(host, {
       seed: 1000 + index,
@@ -143,6 +166,7 @@ async function main(): Promise<void> {
       kubeconfig,
       daemon,
       processes: [{ pid: daemon.process.pid ?? -1, from: Date.now(), to: Infinity }],
+      sent: [],
       unfenced: [],
       deposed: [],
       frozenPid: undefined,
@@ -192,6 +216,7 @@ async function main(): Promise<void> {
 
   await churn.stop();
   for (const replica of replicas) replica.proxy.setFaults({ rate: 0 });
+  judgeLeadership(replicas, history);
   const quietAt = Date.now();
   let convergedMs: number | undefined;
   let last: string[] = [];
@@ -234,8 +259,10 @@ async function main(): Promise<void> {
     await replica.daemon.stop('SIGKILL');
     await replica.proxy.close();
   }
+  history.stop();
   await host.stop();
   const ok =
+    figures.writesWithoutTheLease === 0 &&
     figures.wrongfulDeletionsOrDemotions.length === 0 &&
     figures.foreignWrites === 0 &&
     figures.deposedLeaderWritesAfterResume === 0 &&

@@ -16,6 +16,8 @@ export function printPlan(
   results: readonly ActionResult[] | undefined,
   /** A dry run's results: what the API server said of each write it validated. */
   previewed: readonly ActionResult[] = [],
+  /** Further top-level fields of the JSON document (a run's rounds). */
+  extra: Readonly<Record<string, unknown>> = {},
 ): void {
   if (options.output === 'json') {
     const document = planToJson(planned);
@@ -40,7 +42,7 @@ export function printPlan(
             };
           }));
     // Always present, empty when nothing was written or validated: one shape for every run.
-    io.stdout(`${JSON.stringify({ ...document, results: outcomes ?? [] }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ ...document, results: outcomes ?? [], ...extra }, null, 2)}\n`);
     return;
   }
   // After an apply the headers say what was done ("was created"), not what will be.

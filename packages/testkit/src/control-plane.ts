@@ -171,3 +171,20 @@ export async function mintToken(
 export async function finalizeNamespace(plane: PlaneRef, namespace: string): Promise<void> {
   await runControlPlaneScript(['finalize', plane.name, namespace]);
 }
+
+/**
+ * Stops the plane's kube-apiserver (SIGTERM, as a rolling restart does: every open watch and
+ * request is cut) and starts it again on the same etcd and port; resolves once it is ready.
+ */
+export async function restartApiServer(plane: PlaneRef): Promise<void> {
+  await runControlPlaneScript(['restart-apiserver', plane.name]);
+}
+
+/**
+ * Compacts the plane's etcd to its current revision (physically), so a watch or list from
+ * an older resourceVersion meets 410 Gone. Returns the revision compacted at.
+ */
+export async function compactEtcd(plane: PlaneRef): Promise<number> {
+  const { stdout } = await runControlPlaneScript(['compact-etcd', plane.name]);
+  return Number(stdout.trim());
+}

@@ -293,6 +293,11 @@ export async function startFaultProxy(
       (answer) => {
         // Destroyed with its client (a cut watch, say): nothing to report.
         answer.on('error', () => undefined);
+        // The server went away mid-answer (it restarted): its client's connection breaks too,
+        // as it would without a proxy, instead of staying open and silent.
+        answer.on('close', () => {
+          if (!answer.complete) req.socket.destroy();
+        });
         const status = answer.statusCode ?? 502;
         if (fault === 'reset') {
           answer.resume();

@@ -1,8 +1,10 @@
 export {
   CONTROL_PLANE_SCRIPT,
   attachControlPlane,
+  compactEtcd,
   finalizeNamespace,
   mintToken,
+  restartApiServer,
   runControlPlaneScript,
   startControlPlane,
 } from './control-plane.js';
@@ -59,3 +61,5 @@ export {
   TEST_INFRASTRUCTURE_GROUP,
   TEST_MACHINE_TEMPLATE_KIND,
 } from './capi-infrastructure.js';
+export { previousRelease } from './previous-release.js';
+export type { PreviousRelease } from './previous-release.js';

@@ -17,7 +17,7 @@ import type { Logger } from '../logging.js';
 import { RegistrarMetrics } from '../metrics.js';
 import { OutcomeReporter } from '../outcome-events.js';
 import { anyRejected, printPlan } from '../print-plan.js';
-import { runPass } from '../reconciler.js';
+import { followUps, roundsDocument, roundsText, runRounds } from '../rounds.js';
 
 export async function runOnce(
   io: Io,
@@ -32,7 +32,9 @@ export async function runOnce(
   const writer: PlanWriter = options.dryRun
     ? createDryRunWriter({ validateWith: access, labelPrefix: config.labelPrefix })
     : createApplier(access, config.labelPrefix);
-  const report = await runPass(
+  // One run, as many rounds as it takes to end converged (rounds.ts); a dry run writes
+  // nothing, so it has one round, and names the actions a real run would follow up.
+  const { rounds, converged } = await runRounds(
     {
       config,
       writer,
@@ -43,27 +45,41 @@ export async function runOnce(
     },
     { scope: { full: true }, apply: true },
   );
+  const firstRound = rounds[0];
+  const report = rounds[rounds.length - 1];
+  if (firstRound === undefined || report === undefined)
+    throw new Error('a run has at least one round');
   refuseUnreachable(report.gatherFailures, access);
-  if (report.applied) {
+  const reporter = new OutcomeReporter(access, config.targetNamespace, logger);
+  for (const round of rounds) {
     // Logs each namespace's outcome and records its Events as a daemon's first pass would
     // (Registered for each write, Refused and why, Stale), so the command the docs give
     // (`kubectl events -n <namespace>`) shows why a namespace was refused. A dry run records
-    // nothing. A one-shot run has no memory, so each run records current refusals again.
-    await new OutcomeReporter(access, config.targetNamespace, logger).report(report, true);
+    // nothing. A one-shot run has no memory, so each run records current refusals again;
+    // one reporter for all rounds records each once.
+    if (round.applied) await reporter.report(round, true);
   }
 
   if (options.saveSnapshot !== undefined) {
+    // What the first round planned from, so `replay` shows the plan this run started with.
     // The snapshot holds the kubeconfig Secrets as gathered: owner-only, like a kubeconfig.
-    writeFileSync(options.saveSnapshot, snapshotToJson(report.snapshot), { mode: 0o600 });
+    writeFileSync(options.saveSnapshot, snapshotToJson(firstRound.snapshot), { mode: 0o600 });
     logger.info('snapshot saved; it contains credentials', { file: options.saveSnapshot });
   }
+  // Every round's actions and results as one plan; the outcomes and warnings are where the
+  // run ended.
+  const results = rounds.flatMap((round) => round.results);
+  const actions = rounds.flatMap((round) => round.plan.actions);
+  const pending = options.dryRun ? followUps(firstRound.plan, firstRound.snapshot, config) : [];
   printPlan(
     io,
     options,
-    report.plan,
-    report.applied ? report.results : undefined,
-    report.previewed,
+    { ...report.plan, actions },
+    report.applied ? results : undefined,
+    firstRound.previewed,
+    roundsDocument(rounds, converged, pending),
   );
+  if (options.output !== 'json') io.stdout(roundsText(rounds, converged, pending));
 
   if (report.gatherFailures.length > 0) {
     const first = report.gatherFailures[0];
@@ -74,8 +90,8 @@ export async function runOnce(
     );
     return EXIT_ERROR;
   }
-  if (report.applied && report.results.some((r) => r.status !== 'applied')) return EXIT_ERROR;
-  if (anyRejected(report.previewed)) return EXIT_REJECTED;
-  if (options.detailedExitcode && report.plan.actions.length > 0) return EXIT_CHANGES;
+  if (report.applied && results.some((r) => r.status !== 'applied')) return EXIT_ERROR;
+  if (anyRejected(firstRound.previewed)) return EXIT_REJECTED;
+  if (options.detailedExitcode && actions.length > 0) return EXIT_CHANGES;
   return EXIT_OK;
 }

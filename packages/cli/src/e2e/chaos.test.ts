@@ -32,6 +32,7 @@ import {
   registration,
 } from '../test-support/e2e.js';
 import type { RunningDaemon } from '../test-support/e2e.js';
+import { watchLease, writesAgainstTheLease } from '../test-support/lease-history.js';
 
 const INTERVAL_MS = 5000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -160,6 +161,7 @@ describe('chaos', () => {
     const second = daemon(b.kubeconfig, ['--leader-elect']);
     const leases = adminKubeConfig(chaos.world.host).makeApiClient(CoordinationV1Api);
     const name = leaseName({ labelPrefix: PREFIX, managedBy: chaos.world.managedBy });
+    const history = watchLease(chaos.world.host.kubeConfig, chaos.world.target, name);
     const holder = async () => {
       try {
         const lease = await leases.readNamespacedLease({ name, namespace: chaos.world.target });
@@ -200,6 +202,11 @@ describe('chaos', () => {
     await expectConverged();
 
     expect(leaderAudit.writes.filter((w) => w.at >= resumedAt)).toEqual([]);
+    // Judged against the Lease itself: nobody wrote while it was valid for the other.
+    history.stop();
+    expect(writesAgainstTheLease(history, leaderAudit.writes, leader.process.pid)).toEqual([]);
+    expect(writesAgainstTheLease(history, standbyAudit.writes, standby.process.pid)).toEqual([]);
+    expect(history.versions.length).toBeGreaterThan(2);
     expect(standbyAudit.writes.length).toBeGreaterThan(0);
     expect(leaderAudit.wrongful).toEqual([]);
     expect(standbyAudit.wrongful).toEqual([]);

@@ -97,6 +97,26 @@ describe('lifecycle', () => {
     expect(newUid).not.toBe(oldUid);
   });
 
+  it('one --once completes a rename: exactly one active registration for that server', async () => {
+    const server = 'https://renamed-once.example:6443';
+    const name = await registered('old-name', { server });
+    await relabel(name, (labels) => {
+      labels[`${PREFIX}cluster`] = 'new-name';
+    });
+
+    // A CronJob's single run after the label change.
+    await applyOnce(world);
+    const active = [...(await targetSecrets(world)).values()].filter(
+      (secret) =>
+        secret.metadata?.labels?.['argocd.argoproj.io/secret-type'] === 'cluster' &&
+        decoded(secret, 'server') === server,
+    );
+    expect(active.map((secret) => secret.metadata?.name)).toEqual(['cluster-new-name']);
+    expect((await registration(world, 'old-name'))?.metadata?.labels).toMatchObject({
+      [`${PREFIX}superseded-by`]: 'new-name',
+    });
+  });
+
   it('demotes the old registration on rename and restores it on revert', async () => {
     const name = await registered('before');
     const original = await registration(world, 'before');
@@ -104,15 +124,15 @@ describe('lifecycle', () => {
     await relabel(name, (labels) => {
       labels[`${PREFIX}cluster`] = 'after';
     });
-    // First the new name; the old one is demoted by the pass that observes the new one, so
-    // ArgoCD never loses the cluster if the create fails.
+    // First the new name; the old one is demoted by the round that observes the new one, so
+    // ArgoCD never loses the cluster if the create fails. One run holds both rounds.
     const { plan } = await planJson(world);
-    expect(plan.actions.map((a) => `${a.kind}:${a.cluster}`)).toEqual(['create:after']);
-    expect(
-      (await registration(world, 'before'))?.metadata?.labels?.['argocd.argoproj.io/secret-type'],
-    ).toBe('cluster');
-    const { plan: next } = await planJson(world);
-    expect(next.actions.map((a) => `${a.kind}:${a.cluster}`)).toEqual(['demote:before']);
+    expect(plan.actions.map((a) => `${a.kind}:${a.cluster}`)).toEqual([
+      'create:after',
+      'demote:before',
+    ]);
+    expect(plan.rounds?.map((r) => `${r.actions}/${r.applied}`)).toEqual(['1/1', '1/1', '0/0']);
+    expect(plan.converged).toBe(true);
     const demoted = await registration(world, 'before');
     expect(demoted?.metadata?.labels).not.toHaveProperty('argocd.argoproj.io/secret-type');
     expect(demoted?.metadata?.labels).toMatchObject({
@@ -128,13 +148,16 @@ describe('lifecycle', () => {
     await relabel(name, (labels) => {
       labels[`${PREFIX}cluster`] = 'before';
     });
-    await applyOnce(world);
+    const { plan: reverted } = await planJson(world);
+    expect(reverted.actions.map((a) => `${a.kind}:${a.cluster}`)).toEqual([
+      'update:before',
+      'demote:after',
+    ]);
     const restored = await registration(world, 'before');
     expect(restored?.metadata?.labels?.['argocd.argoproj.io/secret-type']).toBe('cluster');
     expect(restored?.metadata?.labels).not.toHaveProperty(`${PREFIX}orphaned-secret-type`);
     expect(restored?.metadata?.uid).toBe(original?.metadata?.uid);
     expect(restored?.data).toEqual(original?.data);
-    await applyOnce(world);
     expect((await registration(world, 'after'))?.metadata?.labels).toMatchObject({
       [`${PREFIX}orphaned-secret-type`]: 'cluster',
       [`${PREFIX}superseded-by`]: 'before',
@@ -242,12 +265,20 @@ describe('lifecycle', () => {
       'delete:gone',
       'update:changed',
     ]);
+    // The demotion of the renamed registration is a second round's decision: named, not
+    // guessed at.
+    expect(plan.secondRound?.map((f) => `${f.kind}:${f.cluster}`)).toEqual(['create:renamed-new']);
+    expect(plan.secondRound?.[0]?.next).toContain('demotes cluster-renamed ');
+    expect(plan.rounds).toHaveLength(1);
     expect(await snapshot()).toEqual(before);
 
     const text = await runCli([...world.baseArgs, '--once', '--dry-run', '--log-format=json']);
     expect(text.code).toBe(0);
     for (const cluster of ['fresh', 'renamed-new', 'gone', 'renamed', 'changed'])
       expect(text.stdout).toContain(cluster);
+    expect(text.stdout).toContain(
+      'A real run would need a second round for:\n  create renamed-new: once cluster-renamed-new is observed, a second round demotes cluster-renamed ',
+    );
     expect(await snapshot()).toEqual(before);
   });
 });

@@ -210,8 +210,11 @@ export interface WriteAudit {
   readonly wrongful: string[];
   /** Writes aimed at a foreign Secret. */
   readonly foreignWrites: string[];
-  /** Secret and Event writes forwarded (Lease writes excluded), with when. */
-  readonly writes: { at: number; method: string; path: string }[];
+  /**
+   * Secret and Event writes forwarded (Lease writes excluded): when the proxy judged them
+   * (`at`, after any injected latency) and when it had the whole request (`receivedAt`).
+   */
+  readonly writes: { at: number; receivedAt: number; method: string; path: string }[];
   readonly beforeWrite: (write: ForwardedWrite) => Promise<void>;
 }
 
@@ -228,7 +231,12 @@ export function auditWrites(chaos: ChaosWorld): WriteAudit {
     writes: [],
     beforeWrite: async (write) => {
       if (write.path.includes('/leases')) return;
-      audit.writes.push({ at: Date.now(), method: write.method, path: write.path });
+      audit.writes.push({
+        at: Date.now(),
+        receivedAt: write.receivedAt,
+        method: write.method,
+        path: write.path,
+      });
       const match = new RegExp(`^/api/v1/namespaces/${world.target}/secrets/([^/?]+)`).exec(
         write.path,
       );

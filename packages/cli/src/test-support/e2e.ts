@@ -331,6 +331,20 @@ export interface JsonPlan {
     readonly namespace?: string;
     readonly message: string;
   }[];
+  /** One entry per round of the run (rounds.ts). */
+  readonly rounds?: readonly {
+    readonly round: number;
+    readonly actions: number;
+    readonly applied: number;
+    readonly failed: number;
+  }[];
+  readonly converged?: boolean;
+  /** Dry run: the actions a real run would follow with a second round. */
+  readonly secondRound?: readonly {
+    readonly kind: string;
+    readonly cluster: string;
+    readonly next: string;
+  }[];
   readonly results?: readonly {
     readonly kind: string;
     readonly cluster: string;
@@ -464,8 +478,11 @@ export interface RunningDaemon {
 export function startDaemon(
   args: readonly string[],
   env: Record<string, string> = {},
+  /** Another build's compiled main.js (a previous release); default: these sources. */
+  main?: string,
 ): RunningDaemon {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--log-format=json', ...args], {
+  const entry = main === undefined ? ['--import', 'tsx', MAIN] : [main];
+  const child = spawn(process.execPath, [...entry, '--log-format=json', ...args], {
     cwd: REPO,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
