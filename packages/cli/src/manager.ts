@@ -114,7 +114,7 @@ export class Daemon {
     return new OutcomeReporter(this.writerAccess(), config.targetNamespace, logger);
   }
 
-  // --- fencing (issue 8, item 3) ---
+  // --- fencing ---
   /**
    * The access every write of a pass goes through: with leader election, each Secret write
    * and Event is checked against the elector's fence right before it is sent.
@@ -187,7 +187,7 @@ export class Daemon {
 
   /**
    * Stops the watch, gives the current pass a few seconds to finish, releases the lease.
-   * Bounded (issue 8, item 4): SIGTERM must end the process within 10 s in every state. A
+   * Bounded: SIGTERM must end the process within 10 s in every state. A
    * pass still running is left behind: the elector's stop shuts the write fence first, so
    * nothing more of it is sent once the Lease is released.
    */
