@@ -6,7 +6,7 @@ import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { testHostPlane, uniqueName } from '@argocd-cluster-registrar/testkit';
+import { coreApi, testHostPlane, uniqueName } from '@argocd-cluster-registrar/testkit';
 import { repoRoot, run } from './chart-support.js';
 
 interface Instruction {
@@ -349,6 +349,9 @@ describe('production bundle (the Dockerfile build stage, replayed here)', () => 
 
   test("on the image's Node and flags, connects to the real API server and plans a pass", async () => {
     const plane = await testHostPlane();
+    // A target namespace that does not exist is a start-up error: give the pass one.
+    const target = uniqueName('image-target');
+    await coreApi(plane).createNamespace({ body: { metadata: { name: target } } });
     const argv = [
       '-y',
       `node@${imageNode}`,
@@ -360,6 +363,8 @@ describe('production bundle (the Dockerfile build stage, replayed here)', () => 
       plane.kubeconfigPath,
       '--managed-by',
       uniqueName('image'),
+      '--target-namespace',
+      target,
     ];
     const result = await run('npx', argv, { cwd: root, timeoutMs: 300_000 });
     expect(result.code, result.stderr).toBe(0);
