@@ -11,7 +11,13 @@
 // its own writes come back through its watches and trigger the next pass.
 
 import { labelKeys } from '@argocd-cluster-registrar/core';
-import type { Action, Config, Plan, Snapshot } from '@argocd-cluster-registrar/core';
+import type {
+  Action,
+  Config,
+  NamespaceOutcome,
+  Plan,
+  Snapshot,
+} from '@argocd-cluster-registrar/core';
 import type { Logger } from './logging.js';
 import { runPass } from './reconciler.js';
 import type { PassOptions, PassReport, ReconcilerDeps } from './reconciler.js';
@@ -146,6 +152,22 @@ export function roundsText(
       lines.push(`  ${item.action.kind} ${item.action.cluster}: ${item.next}`);
   }
   return lines.length === 0 ? '' : `\n${lines.join('\n')}\n`;
+}
+
+/**
+ * Each source's outcome for the whole run: what its last round that did more than confirm
+ * said. A source registered in round 1 is `unchanged` in the confirming round, and the run
+ * must still report that it was registered.
+ */
+export function runOutcomes(rounds: readonly PassReport[]): readonly NamespaceOutcome[] {
+  const last = rounds[rounds.length - 1];
+  if (last === undefined) return [];
+  const told = new Map<string, NamespaceOutcome>();
+  for (const round of rounds)
+    for (const outcome of round.plan.outcomes)
+      if (outcome.state !== 'unchanged' || !told.has(outcome.namespace))
+        told.set(outcome.namespace, outcome);
+  return last.plan.outcomes.map((outcome) => told.get(outcome.namespace) ?? outcome);
 }
 
 /** The same in the JSON document (added fields: formatVersion stays "1"). */

@@ -17,7 +17,7 @@ import type { Logger } from '../logging.js';
 import { RegistrarMetrics } from '../metrics.js';
 import { OutcomeReporter } from '../outcome-events.js';
 import { anyRejected, printPlan } from '../print-plan.js';
-import { followUps, roundsDocument, roundsText, runRounds } from '../rounds.js';
+import { followUps, roundsDocument, roundsText, runOutcomes, runRounds } from '../rounds.js';
 
 export async function runOnce(
   io: Io,
@@ -66,15 +66,15 @@ export async function runOnce(
     writeFileSync(options.saveSnapshot, snapshotToJson(firstRound.snapshot), { mode: 0o600 });
     logger.info('snapshot saved; it contains credentials', { file: options.saveSnapshot });
   }
-  // Every round's actions and results as one plan; the outcomes and warnings are where the
-  // run ended.
+  // Every round's actions and results as one plan; the warnings are where the run ended, each
+  // source's outcome what the run did to it.
   const results = rounds.flatMap((round) => round.results);
   const actions = rounds.flatMap((round) => round.plan.actions);
   const pending = options.dryRun ? followUps(firstRound.plan, firstRound.snapshot, config) : [];
   printPlan(
     io,
     options,
-    { ...report.plan, actions },
+    { ...report.plan, actions, outcomes: runOutcomes(rounds) },
     report.applied ? results : undefined,
     firstRound.previewed,
     roundsDocument(rounds, converged, pending),
