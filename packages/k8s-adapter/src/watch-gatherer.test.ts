@@ -150,8 +150,7 @@ describe('createWatchGatherer', () => {
       body: opaque('also-unrelated', {}, { y: 'z' }),
     });
     // Then the CA of a's kubeconfig rotates.
-    changes.length = 0;
-    await h.core.replaceNamespacedSecret({
+    const replaced = await h.core.replaceNamespacedSecret({
       namespace: a,
       name: 'k3k-a-kubeconfig',
       body: opaque(
@@ -160,17 +159,31 @@ describe('createWatchGatherer', () => {
         { 'kubeconfig.yaml': kubeconfig('https://a.example.test:6443', h.plane.caPem) },
       ),
     });
+    // The unrelated Secrets' events name namespace a too (its near misses may have changed),
+    // so wait for the rotation itself: refresh until the candidate's new version is read.
+    // A refresh that finds nothing new costs no request, so the sum counts the one read.
+    let requests = 0;
+    let rotated = await watched.refresh([a]);
+    requests += rotated.requests;
     await vi.waitFor(
-      () => {
-        expect(changes.flatMap((c) => c.namespaces)).toContain(a);
+      async () => {
+        const seen = rotated.snapshot.candidateSecrets.find(
+          (secret) => secret.namespace === a && secret.name === 'k3k-a-kubeconfig',
+        );
+        if (seen?.resourceVersion !== replaced.metadata?.resourceVersion) {
+          rotated = await watched.refresh([a]);
+          requests += rotated.requests;
+        }
+        expect(
+          rotated.snapshot.candidateSecrets.find(
+            (secret) => secret.namespace === a && secret.name === 'k3k-a-kubeconfig',
+          )?.resourceVersion,
+        ).toBe(replaced.metadata?.resourceVersion);
       },
-      {
-        timeout: 10_000,
-      },
+      { timeout: 10_000 },
     );
-
-    const rotated = await watched.refresh([a]);
-    expect(rotated.requests).toBe(1);
+    expect(changes.flatMap((c) => c.namespaces)).toContain(a);
+    expect(requests).toBe(1);
     expect(watched.stats().secretReads).toBe(3);
     const outcome = plan(rotated.snapshot, config, NOW, { translate: watched.translate });
     const create = outcome.actions.find(

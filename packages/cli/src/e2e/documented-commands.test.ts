@@ -174,7 +174,7 @@ describe('the commands docs/*.md give', () => {
   it('scripts/control-plane: every subcommand they use exists, and none stops every plane', async () => {
     const script = readFileSync(join(REPO, 'scripts/control-plane'), 'utf8');
     const known = new Set(
-      [...script.matchAll(/^#\s+scripts\/control-plane (\w+)/gm)].map((m) => m[1]),
+      [...script.matchAll(/^#\s+scripts\/control-plane ([\w-]+)/gm)].map((m) => m[1]),
     );
     const commands = commandsOf('scripts/control-plane').filter(({ line }) => line !== '');
     expect(commands.length).toBeGreaterThan(0);
