@@ -3,8 +3,9 @@
 // service account, then ~/.kube/config. One difference, on purpose: a --context is never
 // silently dropped for the service account (controller-runtime ignores it in-cluster).
 // Files are read by client-node (kubeconfig-files.ts), credentials applied by it per request
-// (kube-credentials.ts); checks kubectl makes and client-node does not are made here, at
-// load time. Messages name files, contexts, clusters and users, never what is inside them.
+// (kube-credentials.ts); checks kubectl makes and client-node does not are made at load time
+// (kubeconfig-checks.ts). Messages name files, contexts, clusters and users, never what is
+// inside them.
 import { existsSync, readFileSync } from 'node:fs';
 import type { Agent } from 'node:http';
 import { Agent as HttpAgent } from 'node:http';
@@ -18,9 +19,9 @@ import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Cluster, User } from '@kubernetes/client-node';
 import { credentialsFor } from './kube-credentials.js';
 import type { CredentialOptions, Credentials } from './kube-credentials.js';
-import { codeOf } from './kube-credentials.js';
 import { mergeFirstWins, parseKubeconfig, readKubeconfigFile } from './kubeconfig-files.js';
-import type { Kubeconfig, UserExtras } from './kubeconfig-files.js';
+import { checkCluster, checkUser, serverUrl } from './kubeconfig-checks.js';
+import type { Kubeconfig } from './kubeconfig-files.js';
 import { proxyFromEnvironment } from './proxy-env.js';
 
 /** Everything a request needs to reach the API server and be recognised by it. */
@@ -120,8 +121,6 @@ function chooseContext(config: Kubeconfig, asked: string | undefined, where: str
   return context;
 }
 
-/** Users client-node's authenticators know; any other would silently send no credential. */
-const AUTH_PROVIDERS = new Set(['oidc', 'azure', 'gcp']);
 /** A context without a (known) user is anonymous, as with kubectl; client-node applies even the CA only for a user. */
 const ANONYMOUS: User = { name: '' };
 
@@ -204,69 +203,6 @@ function remoteNames(proxy: string): string {
  */
 interface CreatesAgents {
   createAgent(cluster: Cluster, options: AgentOptions): Agent;
-}
-
-/** What kubectl refuses before the first request, and client-node would only fail on (or ignore). */
-function checkCluster(entry: Cluster, where: string): void {
-  if (entry.skipTLSVerify && (entry.caData || entry.caFile)) {
-    throw new Error(
-      `cluster ${entry.name} in ${where} sets insecure-skip-tls-verify together with a certificate authority; ` +
-        'kubectl refuses this too: remove one of them',
-    );
-  }
-  if (entry.caFile) readable(entry.caFile, 'certificate authority');
-}
-
-function checkUser(user: User, extras: UserExtras, userName: string): void {
-  const authProvider = user.authProvider as { readonly name?: unknown } | undefined;
-  const provider = authProvider?.name;
-  if (authProvider && !(typeof provider === 'string' && AUTH_PROVIDERS.has(provider))) {
-    throw new Error(
-      `user ${userName} in the kubeconfig uses the ${typeof provider === 'string' ? provider : 'unnamed'} auth-provider, which is not supported ` +
-        `(supported: ${[...AUTH_PROVIDERS].join(', ')}); use an exec credential plugin instead (e.g. kubelogin)`,
-    );
-  }
-  const hasCert = Boolean(user.certData || user.certFile);
-  const hasKey = Boolean(user.keyData || user.keyFile);
-  if (hasCert !== hasKey) {
-    throw new Error(
-      `user ${userName} in the kubeconfig has a client ${hasCert ? 'certificate' : 'key'} without its ${hasCert ? 'key' : 'certificate'}`,
-    );
-  }
-  if (user.certFile) readable(user.certFile, 'client certificate');
-  if (user.keyFile) readable(user.keyFile, 'client key');
-  if (user.username && (user.token || extras.tokenFile !== undefined)) {
-    throw new Error(
-      `user ${userName} in the kubeconfig sets both a username/password and a bearer token; kubectl refuses this too: keep one`,
-    );
-  }
-  const narrowing =
-    extras.impersonateGroups !== undefined ||
-    extras.impersonateUid !== undefined ||
-    extras.impersonateExtra !== undefined;
-  if (narrowing && !user.impersonateUser) {
-    throw new Error(
-      `user ${userName} in the kubeconfig sets as-groups, as-uid or as-user-extra without as; set as: to the user to act as`,
-    );
-  }
-}
-
-/** client-go's rule for a server without a scheme: https when TLS is configured, else http. */
-function serverUrl(entry: Cluster, user: User): string {
-  const server = entry.server.replace(/\/+$/, '');
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(server)) return server;
-  const tls = Boolean(
-    entry.caData || entry.caFile || user.certData || user.certFile || entry.skipTLSVerify,
-  );
-  return `${tls ? 'https' : 'http'}://${server}`;
-}
-
-function readable(path: string, what: string): void {
-  try {
-    readFileSync(path);
-  } catch (err) {
-    throw new Error(`cannot read ${what} file ${path} (${codeOf(err)})`, { cause: undefined });
-  }
 }
 
 function withoutUserInfo(proxy: string): string {
