@@ -6,7 +6,6 @@
 import type { KubeconfigSelection } from '../providers.js';
 import type { RegistrationResult } from '../registration.js';
 import type {
-  ArgoClusterConfig,
   CandidateRef,
   CertificateFacts,
   DeleteReason,
@@ -125,7 +124,6 @@ export interface Claim {
   readonly server: string;
   /** Absent for a restore without a usable kubeconfig (metadata only). */
   readonly translation: Translation | undefined;
-  readonly clusterConfig: ArgoClusterConfig | undefined;
   /** Where the desired registration (and its comparison) is remembered across passes. */
   readonly memo: BuildMemo | undefined;
   won: boolean;

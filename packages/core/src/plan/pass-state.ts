@@ -5,16 +5,7 @@
 import { labelKeys, type LabelKeys } from '../label-keys.js';
 import type { Translator } from '../providers.js';
 import { formatTimestamp } from '../registration.js';
-import { diffSecret } from '../render-diff.js';
-import type {
-  Action,
-  Config,
-  FieldChange,
-  ObservedSecret,
-  Snapshot,
-  Timestamp,
-  Warning,
-} from '../types.js';
+import type { Action, Config, ObservedSecret, Snapshot, Timestamp, Warning } from '../types.js';
 import type { PlanMemo } from './memo.js';
 import type { Claim, Deferral, Registration, Subject } from './model.js';
 import { ServerLedger } from './server-ledger.js';
@@ -29,8 +20,6 @@ export interface PassState {
   readonly stamp: Timestamp;
   readonly translate: Translator;
   readonly memo: PlanMemo;
-  /** Whether writes carry their field changes (PlanOptions.describeChanges). */
-  readonly describeChanges: boolean;
   /** The memo's pass number. */
   readonly pass: number;
   readonly warnings: Warning[];
@@ -70,7 +59,6 @@ export function createPassState(
   now: number,
   translate: Translator,
   memo: PlanMemo,
-  options: { readonly describeChanges: boolean },
 ): PassState {
   return {
     snapshot,
@@ -80,7 +68,6 @@ export function createPassState(
     stamp: formatTimestamp(now),
     translate,
     memo,
-    describeChanges: options.describeChanges,
     pass: memo.pass,
     warnings: [],
     actions: [],
@@ -133,12 +120,4 @@ export function retirePass(state: PassState, claims: readonly Claim[]): void {
   state.withheld.clear();
   state.snapshot = NO_SNAPSHOT;
   state.memo.retired = state;
-}
-
-/** The field changes of a write, when the pass describes them (PlanOptions.describeChanges). */
-export function changesOf(
-  state: PassState,
-  ...args: Parameters<typeof diffSecret>
-): readonly FieldChange[] {
-  return state.describeChanges ? diffSecret(...args) : [];
 }

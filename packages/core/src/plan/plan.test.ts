@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeBase64Text } from '../base64.js';
 import { plan } from './index.js';
+import { describeChanges } from '../render-diff.js';
 import {
   clusterSecretOf,
   configOf,
@@ -268,7 +269,7 @@ describe('no-op', () => {
     expect(update.secret.labels).not.toHaveProperty([`${KEYS.prefix}team`]);
     expect(update.secret.labels['backup.example.com/tier']).toBe('gold');
     expect(dataOf(update.secret, 'shard')).toBe('2');
-    expect(update.changes).toEqual([
+    expect(describeChanges(update)).toEqual([
       { field: `labels.${KEYS.prefix}team`, before: 'payments', sensitive: false },
     ]);
   });
@@ -492,13 +493,13 @@ describe('credential churn', () => {
 
   it('shows certificates in the preview only as fingerprints, and keys with no hash at all', () => {
     const update = only(plan(reminted(), testConfig(), NOW + HOUR), 'update');
-    const fields = update.changes.map((change) => change.field);
+    const fields = describeChanges(update).map((change) => change.field);
     expect(fields).toEqual([
       'config.tlsClientConfig.certData',
       'config.tlsClientConfig.keyData',
       `annotations.${KEYS.credentialsUpdatedAt}`,
     ]);
-    const [cert, key] = update.changes;
+    const [cert, key] = describeChanges(update);
     expect(cert?.sensitive).toBe(true);
     expect(cert?.before).toMatch(/^sha256:[0-9a-f]{12}$/);
     expect(cert?.after).toMatch(/^sha256:[0-9a-f]{12}$/);
@@ -510,7 +511,7 @@ describe('credential churn', () => {
       after: '(sensitive value)',
       sensitive: true,
     });
-    expect(JSON.stringify(update.changes)).not.toContain(
+    expect(JSON.stringify(describeChanges(update))).not.toContain(
       encodeBase64Text(PEM.client2.cert).slice(0, 40),
     );
   });
@@ -561,7 +562,7 @@ describe('credential churn', () => {
     const update = only(plan(snapshot, testConfig(), NOW + 1000), 'update');
     expect(update.reason.code).toBe('ca-changed');
     expect(
-      update.changes.find((change) => change.field === 'config.tlsClientConfig.caData'),
+      describeChanges(update).find((change) => change.field === 'config.tlsClientConfig.caData'),
     ).toMatchObject({ sensitive: true });
   });
 
@@ -571,7 +572,7 @@ describe('credential churn', () => {
       .build();
     const update = only(plan(snapshot, testConfig(), NOW + 1000), 'update');
     expect(update.reason.code).toBe('server-changed');
-    expect(update.changes[0]).toEqual({
+    expect(describeChanges(update)[0]).toEqual({
       field: 'data.server',
       before: serverOf('team-a'),
       after: 'https://moved.example.com',
