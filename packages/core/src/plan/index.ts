@@ -31,7 +31,7 @@ import { PlanMemo } from './memo.js';
 import { readNamespaces } from './names.js';
 import { outcome } from './outcomes.js';
 import { readClusterSecrets } from './ownership.js';
-import { createPassState, retirePass } from './pass-state.js';
+import { createPassState } from './pass-state.js';
 
 export interface PlanOptions {
   /** Kubeconfig translator; inject a caching one so a steady-state pass re-parses nothing. */
@@ -71,7 +71,6 @@ export function plan(
     outcomes: state.subjects.map((subject) => outcome(state, subject)),
     warnings: state.warnings.sort(compareWarnings),
   };
-  retirePass(state, claims);
   memo.sweep();
   return result;
 }

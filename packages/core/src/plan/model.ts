@@ -11,6 +11,7 @@ import type {
   DeleteReason,
   DesiredSecret,
   NamespaceOutcome,
+  NearMissSecret,
   ObservedSecret,
   ProviderName,
   Refusal,
@@ -159,6 +160,9 @@ export interface Deferral {
   readonly message: string;
   readonly notAfter: string | undefined;
 }
+
+/** A Secret that almost matched: a candidate-named one without the key, or a recorded near miss. */
+export type NearMiss = ObservedSecret | NearMissSecret;
 
 // -----------------------------------------------------------------------------------------
 // Memo entries (see memo.ts)
