@@ -292,8 +292,7 @@ export class Daemon {
           metrics,
           now: this.now,
         },
-        // The daemon applies plans and never prints them: no field-change descriptions.
-        { scope, apply: writer, describeChanges: false },
+        { scope, apply: writer },
       );
     } catch (err) {
       // A broken invariant or library error: keep the process, retry with back-off.

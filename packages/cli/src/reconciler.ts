@@ -37,8 +37,6 @@ export interface PassOptions {
   readonly scope: PassScope;
   /** Hand the plan to the writer (false: plan only, for standbys). */
   readonly apply: boolean;
-  /** Plan each write's field changes (for printing); the daemon never prints them. Default true. */
-  readonly describeChanges?: boolean;
 }
 
 export interface ReconcilerDeps {
@@ -70,7 +68,6 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
   const plan = makePlan(gathered.snapshot, deps.config, deps.now(), {
     translate: deps.gatherer.translate,
     memo: planMemoFor(deps.gatherer),
-    describeChanges: options.describeChanges ?? true,
   });
 
   let written: readonly ActionResult[] = [];

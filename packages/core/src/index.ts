@@ -57,7 +57,7 @@ export { sha256Hex, fingerprint } from './sha256.js';
 
 // Planning
 export { plan, createPlanMemo, type PlanOptions, type PlanMemo } from './plan/index.js';
-export { diffSecret } from './render-diff.js';
+export { describeChanges, type ChangeDescriber } from './render-diff.js';
 export {
   labelKeys,
   ARGOCD_SECRET_TYPE_LABEL,

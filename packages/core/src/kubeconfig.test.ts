@@ -2,11 +2,18 @@ import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { Provider, RefusalCode, TranslationResult } from './types.js';
+import type { RefusalCode, TranslationResult } from './types.js';
 import { translateKubeconfig } from './kubeconfig.js';
 import type { TranslateContext } from './kubeconfig.js';
 import { PROVIDER_PRESETS } from './providers.js';
 import { argoConfigProblems } from './test-fixtures/argo-config-check.js';
+import {
+  kubeconfigClusterFieldsArb,
+  kubeconfigObjectArb,
+  kubeconfigUserFieldsArb,
+  translateContextArb,
+  usableKubeconfigObjectArb,
+} from './test-support/arbitraries.js';
 import {
   CA_CERT_PEM,
   CA_ISSUER,
@@ -790,126 +797,6 @@ describe('unreadable text', () => {
 // ---------------------------------------------------------------------------------------
 // Properties
 
-const providers: readonly Provider[] = Object.values(PROVIDER_PRESETS);
-
-const junk = fc.oneof(
-  fc.constantFrom<unknown>(
-    'not base64',
-    CA_CERT_PEM,
-    '',
-    null,
-    true,
-    0,
-    'yes',
-    { command: 'x' },
-    [],
-  ),
-  fc.string({ maxLength: 12 }),
-);
-/** Mostly valid values, so that translations succeed often enough to test the output. */
-const field = (...valid: unknown[]): fc.Arbitrary<unknown> =>
-  fc.oneof({ arbitrary: fc.constantFrom(...valid), weight: 6 }, { arbitrary: junk, weight: 1 });
-/** A field that is absent with the given odds (out of 10). */
-const optional = (absent: number, value: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
-  fc.oneof(
-    { arbitrary: fc.constant(undefined), weight: absent },
-    { arbitrary: value, weight: 10 - absent },
-  );
-const fields = (shape: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Fields> =>
-  fc.record(shape).map(dropUndefined);
-const clusterFields = fields({
-  server: optional(
-    1,
-    field(
-      'https://api.child:6443',
-      'https://api.child/',
-      'http://10.0.0.1',
-      'https://127.0.0.1:6443',
-      'https://localhost',
-      'https://kubernetes.default.svc',
-      'ftp://x',
-    ),
-  ),
-  'certificate-authority-data': optional(
-    3,
-    field(CA, b64(`${CA_CERT_PEM}${OTHER_CA_CERT_PEM}`), KEY),
-  ),
-  'certificate-authority': optional(9, field('/etc/ca.crt')),
-  'insecure-skip-tls-verify': optional(5, field(true, false)),
-  'tls-server-name': optional(5, field('api.child')),
-  'proxy-url': optional(7, field('http://proxy:3128', 'socks5://p', 'http://u:p@proxy')),
-});
-const userFields = fields({
-  'client-certificate-data': optional(4, field(CERT, b64(OTHER_CA_CERT_PEM))),
-  'client-key-data': optional(4, field(KEY, b64(RSA_TRADITIONAL_KEY_PEM), b64(CA_KEY_PEM), CERT)),
-  token: optional(5, field('tok', 'eyJhbGciOi.x.y')),
-  username: optional(6, field('admin')),
-  password: optional(6, field('pw')),
-  exec: optional(9, field(null, { command: 'aws' })),
-  'auth-provider': optional(9, field(null, { name: 'gcp' })),
-  tokenFile: optional(9, field('', '/var/run/token')),
-  as: optional(9, field('', 'someone')),
-});
-const names = fc.constantFrom('a', 'b', 'c');
-const kubeconfigObject = fc.record(
-  {
-    clusters: fc.uniqueArray(fc.record({ name: names, cluster: clusterFields }), {
-      selector: (entry) => entry.name,
-      minLength: 1,
-      maxLength: 2,
-    }),
-    users: fc.uniqueArray(fc.record({ name: names, user: userFields }), {
-      selector: (entry) => entry.name,
-      minLength: 1,
-      maxLength: 2,
-    }),
-    contexts: fc.array(
-      fc.record({ name: names, context: fc.record({ cluster: names, user: names }) }),
-      { maxLength: 3 },
-    ),
-    'current-context': names,
-  },
-  { requiredKeys: ['clusters', 'users'] },
-);
-/**
- * Kubeconfigs that usually translate (one cluster, one user, one credential form), so the
- * ArgoCD-validity property spends most of its runs on emitted configs, not on refusals.
- */
-const usableKubeconfigObject = fc
-  .record({
-    server: fc.constantFrom('https://api.child:6443', 'https://api.child/', 'http://10.0.0.1'),
-    ca: fc.option(fc.constantFrom(CA), { nil: undefined }),
-    insecure: fc.option(fc.boolean(), { nil: undefined }),
-    serverName: fc.option(fc.constant('api.child'), { nil: undefined }),
-    credential: fc.constantFrom<Fields>(
-      { 'client-certificate-data': CERT, 'client-key-data': KEY },
-      { token: 'eyJhbGciOi.x.y' },
-      { username: 'admin', password: 'pw' },
-    ),
-  })
-  .map(({ server, ca, insecure, serverName, credential }) => ({
-    clusters: [
-      {
-        name: 'a',
-        cluster: dropUndefined({
-          server,
-          'certificate-authority-data': ca,
-          'insecure-skip-tls-verify': insecure,
-          'tls-server-name': serverName,
-        }),
-      },
-    ],
-    users: [{ name: 'a', user: credential }],
-    contexts: [{ name: 'a', context: { cluster: 'a', user: 'a' } }],
-    'current-context': 'a',
-  }));
-const translateContext = fc.record({
-  namespace: fc.constantFrom('ns', 'team-a'),
-  secret: fc.constantFrom('vc-x', 'k3k-a-kubeconfig', 'vc-', 'vc-Bad.Name'),
-  provider: fc.constantFrom(...providers),
-  key: fc.constantFrom('config', 'kubeconfig.yaml'),
-});
-
 describe('properties', () => {
   it('arbitrary text as a kubeconfig never throws', () => {
     fc.assert(
@@ -921,7 +808,7 @@ describe('properties', () => {
             maxLength: 80,
           }),
         ),
-        translateContext,
+        translateContextArb,
         (text, context) => {
           const result = translateKubeconfig(text, context);
           expect(typeof result.ok).toBe('boolean');
@@ -943,8 +830,8 @@ describe('properties', () => {
     let translations = 0;
     fc.assert(
       fc.property(
-        fc.oneof(kubeconfigObject, usableKubeconfigObject),
-        translateContext,
+        fc.oneof(kubeconfigObjectArb, usableKubeconfigObjectArb),
+        translateContextArb,
         fc.boolean(),
         (object, context, overridden) => {
           const result = translateKubeconfig(stringify(object), {
@@ -980,7 +867,7 @@ describe('properties', () => {
 
   it('mutations of a valid kubeconfig give a valid config or a refusal', () => {
     fc.assert(
-      fc.property(clusterFields, userFields, (cluster, user) => {
+      fc.property(kubeconfigClusterFieldsArb, kubeconfigUserFieldsArb, (cluster, user) => {
         const result = translateKubeconfig(kubeconfig({ cluster, user }), K3K);
         if (result.ok)
           expect(argoConfigProblems(result.translation.server, result.translation.config)).toEqual(

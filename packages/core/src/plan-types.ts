@@ -1,8 +1,9 @@
 // What the planner decides: a Plan of actions (create, update, demote, delete, each with
 // its typed reason and the exact object it was planned against), one outcome per namespace,
-// and the warnings.
+// and the warnings. Like a Terraform plan, a write carries its before (the Secret as read) and
+// after (the Secret to write); the renderers compute the field-level diff from the two.
 
-import type { Labels, Timestamp } from './snapshot-types.js';
+import type { Labels, ObservedSecret, Timestamp } from './snapshot-types.js';
 import type { CandidateRef, CredentialKind, Refusal, Warning } from './translation-types.js';
 
 /** The registration Secret we want to exist. `data` values are base64. */
@@ -23,7 +24,7 @@ export interface ObservedRef {
   readonly resourceVersion: string;
 }
 
-/** One changed field of a registration, for the preview. Sensitive values are fingerprints. */
+/** One changed field of a registration, as the renderers show it. Sensitive values are fingerprints. */
 export interface FieldChange {
   readonly field: string;
   readonly before?: string;
@@ -71,23 +72,24 @@ export type Action =
       readonly kind: 'create';
       readonly cluster: string;
       readonly secret: DesiredSecret;
-      readonly changes: readonly FieldChange[];
       readonly reason: CreateReason;
     }
   | {
       readonly kind: 'update';
       readonly cluster: string;
       readonly target: ObservedRef;
+      /** The Secret as read, that `target` names: what the write changes. */
+      readonly before: ObservedSecret;
       readonly secret: DesiredSecret;
-      readonly changes: readonly FieldChange[];
       readonly reason: UpdateReason;
     }
   | {
       readonly kind: 'demote';
       readonly cluster: string;
       readonly target: ObservedRef;
+      /** The Secret as read, that `target` names: what the write changes. */
+      readonly before: ObservedSecret;
       readonly secret: DesiredSecret;
-      readonly changes: readonly FieldChange[];
       readonly reason: DemoteReason;
     }
   | {

@@ -1,6 +1,7 @@
-// Field-level diff for the preview: what an action changes; certificates shown as
-// fingerprints, other credentials concealed (sensitive-display.ts). The planner attaches it to every create, update and demote; the renderers
-// show it.
+// Field-level diff for the preview: what an action changes, computed by the renderers from
+// the action's before and after (the planner only decides; a daemon that never prints a plan
+// never pays for a diff); certificates shown as fingerprints, other credentials concealed
+// (sensitive-display.ts).
 
 import { decodeBase64Text } from './base64.js';
 import {
@@ -14,7 +15,8 @@ import { compareStrings } from './compare-strings.js';
 import { REGISTRATION_DATA_KEYS } from './registration.js';
 import { fingerprint } from './sha256.js';
 import { isPublicExecEnv, sensitiveDisplay } from './sensitive-display.js';
-import type { DesiredSecret, FieldChange, Labels, ObservedSecret } from './types.js';
+import type { Action, DesiredSecret, FieldChange, Labels, ObservedSecret } from './types.js';
+import { unreachable } from './unreachable.js';
 
 const CONFIG_FIELDS: readonly {
   readonly path: readonly string[];
@@ -54,15 +56,28 @@ const KNOWN_CONFIG_KEYS: ReadonlySet<string> = new Set([
   ...CONFIG_FIELDS.map(({ path }) => path[path.length - 1] ?? ''),
 ]);
 
-/**
- * What changes between `before` (absent for a create) and `after`; credentials never in clear.
- * `afterConfig` is `after`'s `data.config` as parsed, when the caller has it without decoding
- * (clusterConfigObject of what it encoded).
- */
+/** Gives each action's field changes to a renderer: {@link describeChanges}, or a test's own. */
+export type ChangeDescriber = (action: Action) => readonly FieldChange[];
+
+/** What a write changes; nothing for a deletion (the whole registration goes). */
+export function describeChanges(action: Action): readonly FieldChange[] {
+  switch (action.kind) {
+    case 'create':
+      return diffSecret(undefined, action.secret);
+    case 'update':
+    case 'demote':
+      return diffSecret(action.before, action.secret);
+    case 'delete':
+      return [];
+    default:
+      return unreachable(action);
+  }
+}
+
+/** What changes between `before` (absent for a create) and `after`; credentials never in clear. */
 export function diffSecret(
   before: ObservedSecret | undefined,
   after: DesiredSecret,
-  afterConfig?: JsonObject,
 ): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const { key, field } of DATA_FIELDS) {
@@ -73,7 +88,7 @@ export function diffSecret(
   }
   if (before?.data['config'] !== after.data['config']) {
     const from = before === undefined ? {} : readConfig(before.data['config']);
-    const to = afterConfig ?? readConfig(after.data['config']);
+    const to = readConfig(after.data['config']);
     if (from === undefined || to === undefined) {
       push(changes, 'data.config', before?.data['config'], after.data['config'], true);
     } else {

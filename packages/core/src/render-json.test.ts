@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Action, ArgoClusterConfig, DesiredSecret, Plan } from './types.js';
+import type { Action, ArgoClusterConfig, DesiredSecret, FieldChange, Plan } from './types.js';
 import { encodeBase64, encodeBase64Text } from './base64.js';
 import { fingerprint } from './sha256.js';
-import { PLAN_FORMAT_VERSION, planToJson, summarisePlan } from './render-json.js';
-import { renderPlanText } from './render-text.js';
+import { PLAN_FORMAT_VERSION, planToJson, planToJsonWith, summarisePlan } from './render-json.js';
+import { renderPlanTextWith } from './render-text.js';
 
 const ref = (name: string) => ({
   namespace: 'argocd',
@@ -55,11 +55,14 @@ describe('planToJson', () => {
         clusterResources: 'true',
       }),
       reason: { code: 'new-registration', namespace: 'k3k-alpha' },
-      changes: [
-        { field: 'server', after: 'https://alpha.example:6443', sensitive: false },
-        { field: 'certData', after: 'sha256:111111111111', sensitive: true },
-      ],
     };
+    // Hand-written changes: the document's layout, whatever render-diff.ts computes.
+    const createChanges: readonly FieldChange[] = [
+      { field: 'server', after: 'https://alpha.example:6443', sensitive: false },
+      { field: 'certData', after: 'sha256:111111111111', sensitive: true },
+    ];
+    const stated = (action: Action): readonly FieldChange[] =>
+      action === create ? createChanges : [];
     const remove: Action = {
       kind: 'delete',
       cluster: 'gone',
@@ -72,7 +75,7 @@ describe('planToJson', () => {
       warnings: [{ code: 'prune-disabled', namespace: 'k3k-gone', message: 'pruning is disabled' }],
     };
 
-    const document = planToJson(plan);
+    const document = planToJsonWith(plan, stated);
     expect(document).toEqual({
       formatVersion: '1',
       actions: [
@@ -141,7 +144,7 @@ describe('planToJson', () => {
     });
     expect(PLAN_FORMAT_VERSION).toBe('1');
     // Stable bytes: label keys sorted, data keys sorted.
-    expect(JSON.stringify(document)).toBe(JSON.stringify(planToJson(plan)));
+    expect(JSON.stringify(document)).toBe(JSON.stringify(planToJsonWith(plan, stated)));
     expect(Object.keys(document.actions[0] ?? {})).toEqual([
       'kind',
       'cluster',
@@ -165,7 +168,6 @@ describe('planToJson', () => {
       cluster: 'beta',
       secret,
       reason: { code: 'new-registration', namespace: 'n' },
-      changes: [],
     };
     const [shown] = planToJson({ actions: [action], outcomes: [], warnings: [] }).actions;
     expect(shown?.kind === 'create' ? shown.secret.data : undefined).toEqual({
@@ -247,7 +249,8 @@ describe('secrecy', () => {
             },
           };
           const secret = registration('alpha', config, { token: secrets.other });
-          const changes = [
+          // Changes that reached the renderers in clear: they must still conceal them.
+          const changes: readonly FieldChange[] = [
             {
               field: 'certData',
               before: secrets.certData,
@@ -263,7 +266,6 @@ describe('secrecy', () => {
                   kind,
                   cluster: 'alpha',
                   secret,
-                  changes,
                   reason: { code: 'new-registration', namespace: reasonNamespace },
                 }
               : kind === 'update'
@@ -271,16 +273,16 @@ describe('secrecy', () => {
                     kind,
                     cluster: 'alpha',
                     target: ref('cluster-alpha'),
+                    before: { ...secret, ...ref('cluster-alpha') },
                     secret,
-                    changes,
                     reason: { code: 'credentials-changed', namespace: reasonNamespace },
                   }
                 : {
                     kind,
                     cluster: 'alpha',
                     target: ref('cluster-alpha'),
+                    before: { ...secret, ...ref('cluster-alpha') },
                     secret,
-                    changes,
                     reason: {
                       code: 'renamed',
                       namespace: reasonNamespace,
@@ -289,10 +291,14 @@ describe('secrecy', () => {
                   };
           const plan: Plan = { actions: [action], outcomes: [], warnings: [] };
           const outputs = [
-            renderPlanText(plan),
-            renderPlanText(plan, { color: true }),
-            JSON.stringify(planToJson(plan)),
-            JSON.stringify(planToJson(plan), null, 2),
+            renderPlanTextWith(plan, () => changes),
+            renderPlanTextWith(plan, () => changes, { color: true }),
+            JSON.stringify(planToJsonWith(plan, () => changes)),
+            JSON.stringify(
+              planToJsonWith(plan, () => changes),
+              null,
+              2,
+            ),
           ];
           const encodedConfig = secret.data['config'] ?? '';
           for (const output of outputs) {
@@ -322,7 +328,6 @@ describe('secrecy', () => {
               kind: 'create',
               cluster: 'x',
               secret,
-              changes: [],
               reason: { code: 'new-registration', namespace: 'n' },
             },
           ],

@@ -22,6 +22,7 @@ import type {
 import { decodeBase64Text } from './base64.js';
 import { CONCEALED, isPublicExecEnv, sensitiveDisplay } from './sensitive-display.js';
 import { unreachable } from './unreachable.js';
+import { describeChanges, type ChangeDescriber } from './render-diff.js';
 
 /**
  * Bumped when a field changes meaning or disappears; a new field that readers may ignore (the
@@ -104,11 +105,20 @@ export interface PlanDocument {
   readonly summary: PlanSummary;
 }
 
-/** The plan as a JSON-ready document. `JSON.stringify(planToJson(plan))` is safe to print. */
+/**
+ * The plan as a JSON-ready document, each write's `changes` computed from its before and
+ * after (render-diff.ts). `JSON.stringify(planToJson(plan))` is safe to print: the before is
+ * shown only through those changes.
+ */
 export function planToJson(plan: Plan): PlanDocument {
+  return planToJsonWith(plan, describeChanges);
+}
+
+/** {@link planToJson} with each action's changes given: the document's layout alone. */
+export function planToJsonWith(plan: Plan, describe: ChangeDescriber): PlanDocument {
   return {
     formatVersion: PLAN_FORMAT_VERSION,
-    actions: plan.actions.map(documentAction),
+    actions: plan.actions.map((action) => documentAction(action, describe(action))),
     outcomes: plan.outcomes,
     warnings: plan.warnings,
     summary: summarisePlan(plan),
@@ -180,8 +190,8 @@ const CLEAR_DATA_KEYS: ReadonlySet<string> = new Set([
 /** ClusterConfig fields shown in clear: they configure the connection, they do not grant it. */
 const CLEAR_CONFIG_FIELDS: ReadonlySet<string> = new Set(['insecure', 'serverName', 'proxyUrl']);
 
-function documentAction(action: Action): PlanDocumentAction {
-  const changes = action.kind === 'delete' ? [] : action.changes.map(redactChange);
+function documentAction(action: Action, fieldChanges: readonly FieldChange[]): PlanDocumentAction {
+  const changes = fieldChanges.map(redactChange);
   switch (action.kind) {
     case 'create':
       return {

@@ -1,13 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import type { Action, DesiredSecret, NamespaceOutcome, Plan } from './types.js';
+import type { Action, DesiredSecret, FieldChange, NamespaceOutcome, Plan } from './types.js';
 import { encodeBase64Text } from './base64.js';
-import { renderPlanText, summaryLine } from './render-text.js';
+import { renderPlanText, renderPlanTextWith, summaryLine } from './render-text.js';
+import type { RenderTextOptions } from './render-text.js';
+import { describeChanges } from './render-diff.js';
 import { planToJson } from './render-json.js';
 import { sha256Hex } from './sha256.js';
 import { plan } from './plan/index.js';
 import { DAY, NOW, scenario, serverOf, settle, testConfig } from './test-support/fixtures.js';
 
 // Hand-written plans: the renderer only consumes the Plan type, so its tests need no planner.
+// Their actions' changes are hand-written too (the layout's tests state what they show);
+// render-diff.ts computes the real ones, as the tests on planned plans below show.
+
+const STATED = new Map<Action, readonly FieldChange[]>();
+
+function described(action: Action, changes: readonly FieldChange[]): Action {
+  STATED.set(action, changes);
+  return action;
+}
+
+/** The text of a hand-written plan: its stated changes, or what render-diff.ts computes. */
+const render = (plan: Plan, options?: RenderTextOptions): string =>
+  renderPlanTextWith(plan, (action) => STATED.get(action) ?? describeChanges(action), options);
 
 const P = 'argocd-cluster-registrar/';
 
@@ -34,12 +49,14 @@ const ref = (name: string) => ({
   resourceVersion: '7',
 });
 
-const create: Action = {
-  kind: 'create',
-  cluster: 'alpha',
-  secret: secret('alpha'),
-  reason: { code: 'new-registration', namespace: 'k3k-alpha' },
-  changes: [
+const create = described(
+  {
+    kind: 'create',
+    cluster: 'alpha',
+    secret: secret('alpha'),
+    reason: { code: 'new-registration', namespace: 'k3k-alpha' },
+  },
+  [
     { field: 'name', after: 'alpha', sensitive: false },
     { field: 'server', after: 'https://alpha.example:6443', sensitive: false },
     { field: `labels.${P}team`, after: 'platform', sensitive: false },
@@ -47,15 +64,18 @@ const create: Action = {
     { field: 'certData', after: 'sha256:111111111111', sensitive: true },
     { field: 'keyData', after: '(sensitive value)', sensitive: true },
   ],
-};
+);
 
-const update: Action = {
-  kind: 'update',
-  cluster: 'beta',
-  target: ref('cluster-beta'),
-  secret: secret('beta'),
-  reason: { code: 'credentials-changed', namespace: 'k3k-beta' },
-  changes: [
+const update = described(
+  {
+    kind: 'update',
+    cluster: 'beta',
+    target: ref('cluster-beta'),
+    before: { ...secret('beta'), ...ref('cluster-beta') },
+    secret: secret('beta'),
+    reason: { code: 'credentials-changed', namespace: 'k3k-beta' },
+  },
+  [
     {
       field: 'certData',
       before: 'sha256:ab12ab12ab12',
@@ -71,20 +91,23 @@ const update: Action = {
     { field: `labels.${P}team`, before: 'a', after: 'b', sensitive: false },
     { field: `annotations.${P}owner`, before: 'ops@example.com', sensitive: false },
   ],
-};
+);
 
-const demote: Action = {
-  kind: 'demote',
-  cluster: 'old',
-  target: ref('cluster-old'),
-  secret: secret('old'),
-  reason: { code: 'renamed', namespace: 'k3k-gamma', supersededBy: 'cluster-gamma' },
-  changes: [
+const demote = described(
+  {
+    kind: 'demote',
+    cluster: 'old',
+    target: ref('cluster-old'),
+    before: { ...secret('old'), ...ref('cluster-old') },
+    secret: secret('old'),
+    reason: { code: 'renamed', namespace: 'k3k-gamma', supersededBy: 'cluster-gamma' },
+  },
+  [
     { field: 'labels.argocd.argoproj.io/secret-type', before: 'cluster', sensitive: false },
     { field: `labels.${P}orphaned-secret-type`, after: 'cluster', sensitive: false },
     { field: `labels.${P}superseded-by`, after: 'cluster-gamma', sensitive: false },
   ],
-};
+);
 
 const remove: Action = {
   kind: 'delete',
@@ -171,7 +194,7 @@ const ESC = String.fromCharCode(27);
 
 describe('renderPlanText', () => {
   it('renders every kind of action, the namespaces needing attention, warnings and the summary', () => {
-    expect(renderPlanText(fullPlan)).toBe(
+    expect(render(fullPlan)).toBe(
       `Symbols: + create, ~ update, » demote (kept aside for a revert), - delete
 
 + argocd/cluster-alpha will be created (cluster "alpha")
@@ -220,17 +243,17 @@ Plan: 1 to create, 1 to update, 1 to demote, 1 to delete.
       outcomes: [outcome('a', 'unchanged'), outcome('b', 'unchanged'), outcome('c', 'skipped')],
       warnings: [],
     };
-    expect(renderPlanText(plan)).toBe('No changes. 2 registrations up to date.\n');
-    expect(
-      renderPlanText({ actions: [], outcomes: [outcome('a', 'unchanged')], warnings: [] }),
-    ).toBe('No changes. 1 registration up to date.\n');
-    expect(renderPlanText({ actions: [], outcomes: [], warnings: [] })).toBe(
+    expect(render(plan)).toBe('No changes. 2 registrations up to date.\n');
+    expect(render({ actions: [], outcomes: [outcome('a', 'unchanged')], warnings: [] })).toBe(
+      'No changes. 1 registration up to date.\n',
+    );
+    expect(render({ actions: [], outcomes: [], warnings: [] })).toBe(
       'No changes. 0 registrations up to date.\n',
     );
   });
 
   it('after an apply, says what was done and what failed instead of what will be', () => {
-    const text = renderPlanText(
+    const text = render(
       { actions: [create, remove], outcomes: [], warnings: [] },
       { results: (action) => (action === create ? 'applied' : 'failed') },
     );
@@ -245,19 +268,19 @@ Plan: 1 to create, 1 to update, 1 to demote, 1 to delete.
     );
     expect(text).not.toContain('Plan: ');
     expect(
-      renderPlanText(
+      render(
         { actions: [create, remove], outcomes: [], warnings: [] },
         { results: () => 'applied' },
       ),
     ).toMatch(/\nApply complete! Registrations: 1 created, 0 updated, 0 demoted, 1 deleted\.\n$/);
     // Without results (a preview) the future tense stays.
-    expect(renderPlanText({ actions: [create], outcomes: [], warnings: [] })).toContain(
+    expect(render({ actions: [create], outcomes: [], warnings: [] })).toContain(
       '+ argocd/cluster-alpha will be created (cluster "alpha")\n',
     );
   });
 
   it('in a dry run, shows what the API server would reject beside the action and before the summary', () => {
-    const text = renderPlanText(
+    const text = render(
       { actions: [create, remove], outcomes: [], warnings: [] },
       {
         dryRun: true,
@@ -284,7 +307,7 @@ Plan: 1 to create, 1 to update, 1 to demote, 1 to delete.
       code: 'kubeconfig-not-yaml' as const,
       message: 'namespace k3k-rot, Secret k3k-rot-kubeconfig key kubeconfig.yaml: it is broken',
     };
-    const text = renderPlanText({
+    const text = render({
       actions: [],
       outcomes: [
         outcome('k3k-rot', 'stale', {
@@ -313,9 +336,7 @@ Plan: 1 to create, 1 to update, 1 to demote, 1 to delete.
   });
 
   it('announces a dry run', () => {
-    expect(
-      renderPlanText({ actions: [remove], outcomes: [], warnings: [] }, { dryRun: true }),
-    ).toBe(
+    expect(render({ actions: [remove], outcomes: [], warnings: [] }, { dryRun: true })).toBe(
       `Dry run: this is what would change; nothing will be written.
 
 Symbols: + create, ~ update, » demote (kept aside for a revert), - delete
@@ -330,15 +351,12 @@ Plan: 0 to create, 0 to update, 0 to demote, 1 to delete.
 
   it('words every reason', () => {
     const lines = (action: Action): string =>
-      renderPlanText({ actions: [action], outcomes: [], warnings: [] }).split('\n')[3] ?? '';
+      render({ actions: [action], outcomes: [], warnings: [] }).split('\n')[3] ?? '';
     expect(lines({ ...create, reason: { code: 'restored', namespace: 'n' } })).toBe(
       '    reason: the registration of namespace n is missing and is restored',
     );
-    const updateWith = (reason: Extract<Action, { kind: 'update' }>['reason']): Action => ({
-      ...update,
-      reason,
-      changes: [],
-    });
+    const updateWith = (reason: Extract<Action, { kind: 'update' }>['reason']): Action =>
+      described({ ...(update as Extract<Action, { kind: 'update' }>), reason }, []);
     expect(lines(updateWith({ code: 'server-changed', namespace: 'n' }))).toBe(
       '    reason: the server address of namespace n changed',
     );
@@ -403,7 +421,7 @@ Plan: 0 to create, 0 to update, 0 to demote, 1 to delete.
         },
       ],
     };
-    expect(renderPlanText(plan)).toBe(
+    expect(render(plan)).toBe(
       `Namespaces needing attention:
   refused  n (cluster "n"): namespace n, Secret k3k-n-kubeconfig key kubeconfig.yaml: uses a file [file-reference]
 
@@ -413,13 +431,10 @@ No changes. 0 registrations up to date.
   });
 
   it('conceals a token that reached it in clear, with no hash of it, rather than print it', () => {
-    const leaky: Action = {
-      ...update,
-      changes: [
-        { field: 'bearerToken', before: 'hunter2', after: 'sha256:cd34cd34cd34', sensitive: true },
-      ],
-    };
-    const text = renderPlanText({ actions: [leaky], outcomes: [], warnings: [] });
+    const leaky = described({ ...update }, [
+      { field: 'bearerToken', before: 'hunter2', after: 'sha256:cd34cd34cd34', sensitive: true },
+    ]);
+    const text = render({ actions: [leaky], outcomes: [], warnings: [] });
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain(sha256Hex('hunter2').slice(0, 8));
     expect(text).not.toContain('sha256:');
@@ -468,23 +483,20 @@ No changes. 0 registrations up to date.
   });
 
   it('quotes values, so control characters in a label cannot reach the terminal', () => {
-    const action: Action = {
-      ...update,
-      changes: [{ field: 'labels.x', after: 'a\u001b[2Jb', sensitive: false }],
-    };
-    expect(renderPlanText({ actions: [action], outcomes: [], warnings: [] })).toContain(
+    const action = described({ ...update }, [
+      { field: 'labels.x', after: 'a\u001b[2Jb', sensitive: false },
+    ]);
+    expect(render({ actions: [action], outcomes: [], warnings: [] })).toContain(
       '+ labels.x: "a\\u001b[2Jb"',
     );
   });
 
   it('colours symbols and headings only when asked', () => {
-    const coloured = renderPlanText(fullPlan, { color: true });
+    const coloured = render(fullPlan, { color: true });
     expect(coloured).toContain('\u001b[32m+\u001b[0m \u001b[1margocd/cluster-alpha\u001b[0m');
     expect(coloured).toContain('\u001b[31m-\u001b[0m \u001b[1margocd/cluster-gone\u001b[0m');
-    expect(coloured.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '')).toBe(
-      renderPlanText(fullPlan),
-    );
-    expect(renderPlanText(fullPlan)).not.toContain('\u001b');
+    expect(coloured.replace(new RegExp(`${ESC}\\[[0-9;]*m`, 'g'), '')).toBe(render(fullPlan));
+    expect(render(fullPlan)).not.toContain('\u001b');
   });
 });
 
@@ -513,7 +525,7 @@ describe('withheld verdicts', () => {
         },
       ],
     };
-    expect(renderPlanText(plan)).toBe(
+    expect(render(plan)).toBe(
       `Namespaces needing attention:
   unchanged  k3k-b (cluster "beta"): the Secrets of namespace k3k-b could not be listed (forbidden); cluster-beta is kept as it is until they can be read [input-incomplete]
 

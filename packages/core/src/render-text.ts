@@ -1,6 +1,7 @@
 // The human preview of a plan, in the manner of `terraform plan`: one block per action with
 // its symbol, its reason and a field-level diff; then the namespaces that need attention,
-// the warnings and a summary line. Diffs are computed by the planner; this only renders.
+// the warnings and a summary line. The diffs are computed here, from each action's before and
+// after (render-diff.ts), as Terraform computes them when it renders a plan.
 // Credentials appear only as `(sensitive value)`: certificates with their fingerprint, so a
 // rotation is visible; passwords, tokens and keys with no hash at all, only that they changed.
 
@@ -10,6 +11,7 @@ import { CONCEALED } from './sensitive-display.js';
 import { actionTarget } from './action-target.js';
 import { unreachable } from './unreachable.js';
 import { describeSource } from './sources.js';
+import { describeChanges, type ChangeDescriber } from './render-diff.js';
 
 export interface RenderTextOptions {
   /** ANSI colours (default off: logs and tests get plain text). */
@@ -54,6 +56,15 @@ export const LEGEND = 'Symbols: + create, ~ update, » demote (kept aside for a 
 const ATTENTION_STATES = ['waiting', 'refused', 'stale'] as const;
 
 export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): string {
+  return renderPlanTextWith(plan, describeChanges, options);
+}
+
+/** {@link renderPlanText} with each action's changes given: the layout alone. */
+export function renderPlanTextWith(
+  plan: Plan,
+  describe: ChangeDescriber,
+  options: RenderTextOptions = {},
+): string {
   const paint = painter(options.color === true);
   const lines: string[] = [];
 
@@ -67,7 +78,7 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
       const note = options.verdicts?.(action);
       const result = note !== undefined && 'rejected' in note ? note : options.results?.(action);
       const unvalidated = note !== undefined && 'notValidated' in note ? note : undefined;
-      lines.push(...renderAction(action, paint, result, unvalidated), '');
+      lines.push(...renderAction(action, describe(action), paint, result, unvalidated), '');
     }
   }
 
@@ -236,6 +247,7 @@ function painter(color: boolean): Painter {
 
 function renderAction(
   action: Action,
+  fieldChanges: readonly FieldChange[],
   paint: Painter,
   result: 'applied' | 'failed' | { readonly rejected: string } | undefined,
   unvalidated?: { readonly notValidated: string },
@@ -259,11 +271,9 @@ function renderAction(
       `    ${paint.dim('note:')} the API server could not validate this write: ${unvalidated.notValidated}`,
     );
   }
-  if (action.kind !== 'delete') {
-    const changes = action.changes.map(redactChange);
-    const width = Math.max(0, ...changes.map((change) => change.field.length));
-    for (const change of changes) lines.push(`    ${renderChange(change, width, paint)}`);
-  }
+  const changes = fieldChanges.map(redactChange);
+  const width = Math.max(0, ...changes.map((change) => change.field.length));
+  for (const change of changes) lines.push(`    ${renderChange(change, width, paint)}`);
   return lines;
 }
 

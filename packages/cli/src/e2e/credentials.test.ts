@@ -2,26 +2,21 @@
 // registration Secret the CLI wrote and authenticate against the child plane's API server
 // with plain Node https, as ArgoCD would with its ClusterConfig.
 
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { coreApi, mintToken, rbacApi, uniqueName } from '@argocd-cluster-registrar/testkit';
 import {
   applyOnce,
   clusterConfig,
   createSourceNamespace,
-  createWorld,
+  useWorld,
   decoded,
   kubeconfigYaml,
   putK3kKubeconfig,
   registration,
   whoAmI,
 } from '../test-support/e2e.js';
-import type { World } from '../test-support/e2e.js';
 
-let world: World;
-
-beforeEach(async () => {
-  world = await createWorld();
-});
+const { world } = useWorld();
 
 describe('registered credentials authenticate against the child API server', () => {
   it('client certificate variant', async () => {

@@ -2,13 +2,13 @@
 // the API, its probes, its metrics and its JSON logs. Full passes are set far apart (10m)
 // so what happens within a test can only come from the watches (nothing is polled).
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { adminKubeConfig } from '@argocd-cluster-registrar/testkit';
 import {
   clusterConfig,
   createSourceNamespace,
-  createWorld,
+  useWorld,
   deleteNamespace,
   eventually,
   httpGet,
@@ -17,19 +17,9 @@ import {
   registration,
   startReadyDaemon,
 } from '../test-support/e2e.js';
-import type { RunningDaemon, World } from '../test-support/e2e.js';
+import type { RunningDaemon } from '../test-support/e2e.js';
 
-let world: World;
-let daemons: RunningDaemon[] = [];
-
-beforeEach(async () => {
-  world = await createWorld();
-});
-
-afterEach(async () => {
-  await Promise.all(daemons.map((d) => d.stop('SIGKILL')));
-  daemons = [];
-});
+const { world, daemons } = useWorld();
 
 async function startReady(
   extra: readonly string[] = [],

@@ -8,15 +8,14 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   REPO,
   createSourceNamespace,
-  createWorld,
+  useWorld,
   kubeconfigYaml,
   putK3kKubeconfig,
 } from '../test-support/e2e.js';
-import type { World } from '../test-support/e2e.js';
 import { parseFlags } from '../flags.js';
 
 interface Shell {
@@ -59,11 +58,7 @@ beforeAll(async () => {
   ).toBe(true);
 });
 
-let world: World;
-
-beforeEach(async () => {
-  world = await createWorld();
-});
+const { world } = useWorld();
 
 describe('the README set-up makes the command available', () => {
   it('argocd-cluster-registrar --help exits 0 from the clone root', async () => {

@@ -4,12 +4,12 @@
 // else; it is deleted only once the namespace is finalized and gone. Without the flag it is
 // kept as it is until then.
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { finalizeNamespace } from '@argocd-cluster-registrar/testkit';
 import {
   PREFIX,
   createSourceNamespace,
-  createWorld,
+  useWorld,
   eventually,
   httpGet,
   kubeconfigYaml,
@@ -21,19 +21,8 @@ import {
   childServer,
   decoded,
 } from '../test-support/e2e.js';
-import type { RunningDaemon, World } from '../test-support/e2e.js';
 
-let world: World;
-let daemons: RunningDaemon[] = [];
-
-beforeEach(async () => {
-  world = await createWorld();
-});
-
-afterEach(async () => {
-  await Promise.all(daemons.map((d) => d.stop('SIGKILL')));
-  daemons = [];
-});
+const { world, daemons } = useWorld();
 
 async function startReady(extra: readonly string[]): Promise<{ metricsPort: number }> {
   const { daemon: running } = await startReadyDaemon(world, ['--interval=10m', ...extra]);

@@ -3,25 +3,20 @@
 // registration Secret; a credential rotation and namespace label changes then rewrite it,
 // and all four are still there (a full replace would strip every one of them).
 
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import {
   PREFIX,
   applyOnce,
   clusterConfig,
   createSourceNamespace,
-  createWorld,
+  useWorld,
   kubeconfigYaml,
   putK3kKubeconfig,
   registration,
 } from '../test-support/e2e.js';
-import type { World } from '../test-support/e2e.js';
 
-let world: World;
-
-beforeEach(async () => {
-  world = await createWorld();
-});
+const { world } = useWorld();
 
 const FINALIZER = 'example.com/keep-until-backed-up';
 const FOREIGN_LABEL = ['team.example.com/owner', 'blue'] as const;

@@ -1,13 +1,13 @@
 // End to end: what happens to registrations as their source namespaces and kubeconfigs
 // change — deletion, recreation, rename, the prune veto, rotation, breakage and dry-run.
 
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   PREFIX,
   applyOnce,
   clusterConfig,
   createSourceNamespace,
-  createWorld,
+  useWorld,
   decoded,
   deleteNamespace,
   kubeconfigYaml,
@@ -20,13 +20,8 @@ import {
   targetSecrets,
   whoAmI,
 } from '../test-support/e2e.js';
-import type { World } from '../test-support/e2e.js';
 
-let world: World;
-
-beforeEach(async () => {
-  world = await createWorld();
-});
+const { world } = useWorld();
 
 async function registered(cluster: string, options: { server?: string } = {}): Promise<string> {
   const ns = await createSourceNamespace(world, { cluster });

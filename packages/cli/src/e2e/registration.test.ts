@@ -1,7 +1,7 @@
 // End to end against the real host plane: the CLI (`--once`, child process) registers
 // provisioner-style namespaces whose kubeconfig Secrets hold the child plane's credentials.
 
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CHILD_HOST,
   PREFIX,
@@ -10,7 +10,7 @@ import {
   childCredentials,
   clusterConfig,
   createSourceNamespace,
-  createWorld,
+  useWorld,
   decoded,
   kubeconfigYaml,
   outcomeOf,
@@ -21,13 +21,8 @@ import {
   targetSecrets,
   whoAmI,
 } from '../test-support/e2e.js';
-import type { World } from '../test-support/e2e.js';
 
-let world: World;
-
-beforeEach(async () => {
-  world = await createWorld();
-});
+const { world } = useWorld();
 
 describe('registration', () => {
   it('registers a k3k-style namespace with the child credentials and records an event', async () => {

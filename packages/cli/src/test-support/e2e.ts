@@ -9,7 +9,7 @@ import { request } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { CoreV1Api, V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { ArgoClusterConfig } from '@argocd-cluster-registrar/core';
@@ -95,6 +95,23 @@ export async function createWorld(planes: { readonly host?: ControlPlane } = {})
   };
   worlds.push(world);
   return world;
+}
+
+/**
+ * The set-up of an e2e file whose tests each get a world of their own: a fresh world before
+ * each test, and every daemon a test adds to `daemons` killed after it. `world` is one object
+ * throughout, holding the current test's world (so a file can take it once, at the top).
+ */
+export function useWorld(): { readonly world: World; readonly daemons: RunningDaemon[] } {
+  const world = {} as World;
+  const daemons: RunningDaemon[] = [];
+  beforeEach(async () => {
+    Object.assign(world, await createWorld());
+  });
+  afterEach(async () => {
+    await Promise.all(daemons.splice(0).map((daemon) => daemon.stop('SIGKILL')));
+  });
+  return { world, daemons };
 }
 
 /** Facts of the child plane's admin kubeconfig. */

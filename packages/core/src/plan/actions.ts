@@ -4,7 +4,6 @@
 // (rename.ts) or a deletion on proof (source-proof.ts). Everything sorted once at the end.
 
 import { actionTarget } from '../action-target.js';
-import { clusterConfigObject } from '../cluster-config-json.js';
 import { compareStrings } from '../compare-strings.js';
 import { stampCredentials } from '../registration.js';
 import type { Action, DesiredSecret, UpdateReason, Warning } from '../types.js';
@@ -13,7 +12,7 @@ import { deferral } from './credential-churn.js';
 import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';
 import { drainage } from './drain.js';
 import type { Claim, Registration } from './model.js';
-import { changesOf, type PassState } from './pass-state.js';
+import type { PassState } from './pass-state.js';
 import { demotion } from './rename.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { deletion } from './source-proof.js';
@@ -36,12 +35,6 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
         kind: 'create',
         cluster: claim.cluster,
         secret,
-        changes: changesOf(
-          state,
-          undefined,
-          secret,
-          claim.clusterConfig === undefined ? undefined : clusterConfigObject(claim.clusterConfig),
-        ),
         reason: { code: 'new-registration', namespace: claim.subject.namespace.name },
       });
       continue;
@@ -105,8 +98,8 @@ function pushUpdate(
     kind: 'update',
     cluster: claim.cluster,
     target: observedRef(target.secret),
+    before: target.secret,
     secret,
-    changes: changesOf(state, target.secret, secret),
     reason,
   });
 }

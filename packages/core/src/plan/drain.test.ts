@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { plan } from './index.js';
+import { describeChanges } from '../render-diff.js';
 import { renderPlanText } from '../render-text.js';
 import { applyPlanToSnapshot } from '../test-support/apply-plan.js';
 import {
@@ -78,7 +79,7 @@ describe('drain on terminate', () => {
     });
     expect(update.secret.annotations).toEqual(existing.annotations);
     expect(update.secret.data).toEqual(existing.data);
-    expect(update.changes.map((change) => change.field)).toEqual([
+    expect(describeChanges(update).map((change) => change.field)).toEqual([
       `labels.${ENV}`,
       `labels.${TEAM}`,
     ]);

@@ -11,7 +11,7 @@
 import { hasPrefix, type LabelKeys } from '../label-keys.js';
 import type { Action, DesiredSecret, Labels, NamespaceOutcome, ObservedSecret } from '../types.js';
 import type { Registration, Subject } from './model.js';
-import { changesOf, warn, type PassState } from './pass-state.js';
+import { warn, type PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { describeSource } from '../sources.js';
 
@@ -73,8 +73,8 @@ export function drainage(state: PassState, registration: Registration): Action |
     kind: 'update',
     cluster: registration.cluster,
     target: observedRef(registration.secret),
+    before: registration.secret,
     secret,
-    changes: changesOf(state, registration.secret, secret),
     reason: { code: 'drained', namespace: subject.namespace.name, labels: removed },
   };
 }

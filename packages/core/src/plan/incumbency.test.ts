@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { plan } from './index.js';
-import { KEYS, NOW, outcomeOf, scenario, settle, testConfig } from '../test-support/fixtures.js';
+import {
+  KEYS,
+  NOW,
+  outcomeOf,
+  registeredAlpha,
+  scenario,
+  settle,
+  testConfig,
+} from '../test-support/fixtures.js';
+import { only } from '../test-support/plan-assertions.js';
 
 describe('the message to the claimant that lost a contested name', () => {
   it('names the holder, says it still claims the name, and suggests renaming this namespace', () => {
@@ -39,5 +48,56 @@ describe('the message to the claimant that lost a contested name', () => {
       .build();
     const message = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-b').reason?.message;
     expect(message).toContain('namespace team-a, which no longer claims a valid cluster name');
+  });
+});
+
+describe('contested names', () => {
+  it('gives a contested name to the oldest claimant and refuses the other', () => {
+    const snapshot = scenario()
+      .child('young', { cluster: 'alpha', created: '2026-06-01T00:00:00Z' })
+      .child('old', { cluster: 'alpha', created: '2026-01-01T00:00:00Z' })
+      .build();
+    const result = plan(snapshot, testConfig(), NOW);
+    expect(only(result, 'create').reason.namespace).toBe('old');
+    expect(outcomeOf(result, 'young')).toMatchObject({
+      state: 'refused',
+      reason: { code: 'name-claimed' },
+    });
+    expect(outcomeOf(result, 'young').reason?.message).toContain('namespace old');
+  });
+
+  it('breaks an age tie by namespace name', () => {
+    const snapshot = scenario()
+      .child('b-team', { cluster: 'alpha' })
+      .child('a-team', { cluster: 'alpha' })
+      .build();
+    expect(only(plan(snapshot, testConfig(), NOW), 'create').reason.namespace).toBe('a-team');
+  });
+
+  it('does not let an older claimant that cannot register block a younger healthy one', () => {
+    const snapshot = scenario()
+      .namespace('old', { cluster: 'alpha', created: '2026-01-01T00:00:00Z' })
+      .kubeconfig('old', { credentials: { exec: 'aws' } })
+      .child('young', { cluster: 'alpha', created: '2026-06-01T00:00:00Z' })
+      .build();
+    const result = plan(snapshot, testConfig(), NOW);
+    expect(only(result, 'create').reason.namespace).toBe('young');
+    expect(outcomeOf(result, 'old')).toMatchObject({
+      state: 'refused',
+      reason: { code: 'name-claimed' },
+    });
+  });
+
+  it('keeps the name with the namespace that holds the registration, even against an older one', () => {
+    const snapshot = scenario(registeredAlpha())
+      .child('older', { cluster: 'alpha', created: '2020-01-01T00:00:00Z' })
+      .build();
+    const result = plan(snapshot, testConfig(), NOW);
+    expect(result.actions).toEqual([]);
+    expect(outcomeOf(result, 'team-a').state).toBe('unchanged');
+    expect(outcomeOf(result, 'older')).toMatchObject({
+      state: 'refused',
+      reason: { code: 'name-claimed' },
+    });
   });
 });

@@ -31,7 +31,7 @@ import { PlanMemo } from './memo.js';
 import { readNamespaces } from './names.js';
 import { outcome } from './outcomes.js';
 import { readClusterSecrets } from './ownership.js';
-import { createPassState, retirePass } from './pass-state.js';
+import { createPassState } from './pass-state.js';
 
 export interface PlanOptions {
   /** Kubeconfig translator; inject a caching one so a steady-state pass re-parses nothing. */
@@ -42,13 +42,6 @@ export interface PlanOptions {
    * same, byte for byte, with or without it.
    */
   readonly memo?: PlanMemo;
-  /**
-   * Describe each write's field changes (`changes` on creates, updates and demotions), as
-   * previews and `status` show them; default true. A daemon that only applies the plan passes
-   * false: at 10,000 creates the descriptions are most of a first pass's CPU (two certificate
-   * fingerprints each) and tens of MiB it never reads. The actions are otherwise the same.
-   */
-  readonly describeChanges?: boolean;
 }
 
 export { createPlanMemo, PlanMemo } from './memo.js';
@@ -64,9 +57,7 @@ export function plan(
   // by construction what a cold one computes.
   const memo = options.memo ?? new PlanMemo();
   memo.begin(JSON.stringify(config), translate);
-  const state = createPassState(snapshot, config, now, translate, memo, {
-    describeChanges: options.describeChanges ?? true,
-  });
+  const state = createPassState(snapshot, config, now, translate, memo);
   readNamespaces(state);
   readUnreadNamespaces(state);
   readClusterSecrets(state);
@@ -80,7 +71,6 @@ export function plan(
     outcomes: state.subjects.map((subject) => outcome(state, subject)),
     warnings: state.warnings.sort(compareWarnings),
   };
-  retirePass(state, claims);
   memo.sweep();
   return result;
 }

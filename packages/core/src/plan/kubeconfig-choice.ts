@@ -7,8 +7,8 @@
 import { describeNearMisses, type SecretKeys } from '../near-misses.js';
 import { selectKubeconfig } from '../providers.js';
 import { clusterOfSecretName, clusterSecretName } from '../sources.js';
-import type { NearMissSecret, ObservedSecret, Snapshot } from '../types.js';
-import type { Selection, Subject } from './model.js';
+import type { ObservedSecret } from '../types.js';
+import type { NearMiss, Selection, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 
 export function selectKubeconfigs(state: PassState): void {
@@ -144,23 +144,20 @@ function select(
 // ---------------------------------------------------------------------------------------
 // Near misses, for the message of a namespace without a usable kubeconfig: the candidate-named
 // Secrets that lack the key (in the snapshot's candidates) and the near misses the gatherer
-// recorded. Indexed once per snapshot, and only when some namespace needs it.
+// recorded. Indexed once per pass, and only when some namespace needs it.
 
-type Almost = ObservedSecret | NearMissSecret;
-const nearMissIndex = new WeakMap<Snapshot, ReadonlyMap<string, readonly Almost[]>>();
-
-function nearMissesByNamespace(snapshot: Snapshot): ReadonlyMap<string, readonly Almost[]> {
-  const cached = nearMissIndex.get(snapshot);
-  if (cached !== undefined) return cached;
-  const index = new Map<string, Almost[]>();
-  const add = (secret: Almost): void => {
+/** The near-miss index of the pass's snapshot, built on first need and kept in the pass state. */
+function nearMissesByNamespace(state: PassState): ReadonlyMap<string, readonly NearMiss[]> {
+  if (state.nearMisses !== undefined) return state.nearMisses;
+  const index = new Map<string, NearMiss[]>();
+  const add = (secret: NearMiss): void => {
     const list = index.get(secret.namespace);
     if (list === undefined) index.set(secret.namespace, [secret]);
     else list.push(secret);
   };
-  for (const secret of snapshot.candidateSecrets) add(secret);
-  for (const near of snapshot.nearMisses ?? []) add(near);
-  nearMissIndex.set(snapshot, index);
+  for (const secret of state.snapshot.candidateSecrets) add(secret);
+  for (const near of state.snapshot.nearMisses ?? []) add(near);
+  state.nearMisses = index;
   return index;
 }
 
@@ -168,7 +165,7 @@ function nearMissesByNamespace(snapshot: Snapshot): ReadonlyMap<string, readonly
 function nearMissHint(state: PassState, subject: Subject): string | undefined {
   // A Cluster's own Secret name is exact: the other Secrets of its namespace are not hints.
   if (subject.namespace.capi !== undefined) return undefined;
-  const secrets = nearMissesByNamespace(state.snapshot).get(subject.namespace.name);
+  const secrets = nearMissesByNamespace(state).get(subject.namespace.name);
   if (secrets === undefined) return undefined;
   // Key names only: a candidate Secret's values are never looked at here.
   const named: SecretKeys[] = secrets.map((secret) =>

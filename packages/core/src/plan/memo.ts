@@ -29,8 +29,6 @@ export class PlanMemo {
   seenNamespaces = 0;
   /** @internal */
   seenSecrets = 0;
-  /** @internal The last pass's state, emptied (see retirePass in pass-state.ts). */
-  retired: object | undefined = undefined;
 
   /** @internal Starts a pass; returns its number. */
   begin(configKey: string, translate: Translator): number {
@@ -41,7 +39,6 @@ export class PlanMemo {
       this.translate = translate;
     }
     this.pass += 1;
-    this.retired = undefined;
     this.seenNamespaces = 0;
     this.seenSecrets = 0;
     return this.pass;

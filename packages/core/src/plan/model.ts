@@ -6,12 +6,12 @@
 import type { KubeconfigSelection } from '../providers.js';
 import type { RegistrationResult } from '../registration.js';
 import type {
-  ArgoClusterConfig,
   CandidateRef,
   CertificateFacts,
   DeleteReason,
   DesiredSecret,
   NamespaceOutcome,
+  NearMissSecret,
   ObservedSecret,
   ProviderName,
   Refusal,
@@ -125,7 +125,6 @@ export interface Claim {
   readonly server: string;
   /** Absent for a restore without a usable kubeconfig (metadata only). */
   readonly translation: Translation | undefined;
-  readonly clusterConfig: ArgoClusterConfig | undefined;
   /** Where the desired registration (and its comparison) is remembered across passes. */
   readonly memo: BuildMemo | undefined;
   won: boolean;
@@ -161,6 +160,9 @@ export interface Deferral {
   readonly message: string;
   readonly notAfter: string | undefined;
 }
+
+/** A Secret that almost matched: a candidate-named one without the key, or a recorded near miss. */
+export type NearMiss = ObservedSecret | NearMissSecret;
 
 // -----------------------------------------------------------------------------------------
 // Memo entries (see memo.ts)

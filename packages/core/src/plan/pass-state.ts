@@ -5,23 +5,13 @@
 import { labelKeys, type LabelKeys } from '../label-keys.js';
 import type { Translator } from '../providers.js';
 import { formatTimestamp } from '../registration.js';
-import { diffSecret } from '../render-diff.js';
-import type {
-  Action,
-  Config,
-  FieldChange,
-  ObservedSecret,
-  Snapshot,
-  Timestamp,
-  Warning,
-} from '../types.js';
+import type { Action, Config, ObservedSecret, Snapshot, Timestamp, Warning } from '../types.js';
 import type { PlanMemo } from './memo.js';
-import type { Claim, Deferral, Registration, Subject } from './model.js';
+import type { Deferral, NearMiss, Registration, Subject } from './model.js';
 import { ServerLedger } from './server-ledger.js';
 
 export interface PassState {
-  /** Replaced by an empty snapshot when the pass retires. */
-  snapshot: Snapshot;
+  readonly snapshot: Snapshot;
   readonly config: Config;
   readonly keys: LabelKeys;
   readonly now: number;
@@ -29,8 +19,6 @@ export interface PassState {
   readonly stamp: Timestamp;
   readonly translate: Translator;
   readonly memo: PlanMemo;
-  /** Whether writes carry their field changes (PlanOptions.describeChanges). */
-  readonly describeChanges: boolean;
   /** The memo's pass number. */
   readonly pass: number;
   readonly warnings: Warning[];
@@ -53,16 +41,9 @@ export interface PassState {
   readonly written: Set<Subject>;
   /** Namespaces whose write incomplete input withholds, and why (input-completeness.ts). */
   readonly withheld: Map<Subject, string>;
-  /** See {@link retirePass}. */
-  readonly exemplars: object[];
+  /** Near misses by namespace, for waiting and stale messages (built on first need). */
+  nearMisses: ReadonlyMap<string, readonly NearMiss[]> | undefined;
 }
-
-const NO_SNAPSHOT: Snapshot = {
-  namespaces: [],
-  candidateSecrets: [],
-  clusterSecrets: [],
-  sourceLookups: {},
-};
 
 export function createPassState(
   snapshot: Snapshot,
@@ -70,7 +51,6 @@ export function createPassState(
   now: number,
   translate: Translator,
   memo: PlanMemo,
-  options: { readonly describeChanges: boolean },
 ): PassState {
   return {
     snapshot,
@@ -80,7 +60,6 @@ export function createPassState(
     stamp: formatTimestamp(now),
     translate,
     memo,
-    describeChanges: options.describeChanges,
     pass: memo.pass,
     warnings: [],
     actions: [],
@@ -93,7 +72,7 @@ export function createPassState(
     deferred: new Map(),
     written: new Set(),
     withheld: new Map(),
-    exemplars: [],
+    nearMisses: undefined,
   };
 }
 
@@ -110,35 +89,4 @@ export function warn(
     ...(secret === undefined ? {} : { secret }),
     message,
   });
-}
-
-/**
- * V8 forgets the hidden classes no live object uses any more at a full GC, and throws away
- * the optimised code built on them, so a pass after an idle spell would start cold (2–3×
- * slower at 10,000 namespaces). The memo keeps this state until the next pass begins,
- * holding one object of each kind the pass built and nothing else of it.
- */
-export function retirePass(state: PassState, claims: readonly Claim[]): void {
-  state.subjects.length = Math.min(state.subjects.length, 1);
-  state.registrations.length = Math.min(state.registrations.length, 1);
-  const holder = state.servers.exemplar();
-  if (holder !== undefined) state.exemplars.push(holder);
-  if (claims[0] !== undefined) state.exemplars.push(claims[0]);
-  state.servers.clear();
-  state.clustersByNamespace.clear();
-  state.foreignNames.clear();
-  state.nameWinners.clear();
-  state.deferred.clear();
-  state.written.clear();
-  state.withheld.clear();
-  state.snapshot = NO_SNAPSHOT;
-  state.memo.retired = state;
-}
-
-/** The field changes of a write, when the pass describes them (PlanOptions.describeChanges). */
-export function changesOf(
-  state: PassState,
-  ...args: Parameters<typeof diffSecret>
-): readonly FieldChange[] {
-  return state.describeChanges ? diffSecret(...args) : [];
 }

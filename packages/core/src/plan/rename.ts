@@ -10,7 +10,7 @@
 import { demotedSecret, restoredSecret } from '../registration.js';
 import type { Action, DesiredSecret, Refusal } from '../types.js';
 import type { Registration } from './model.js';
-import { changesOf, type PassState } from './pass-state.js';
+import type { PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { vetoed } from './source-proof.js';
 import { describeSource } from '../sources.js';
@@ -82,8 +82,8 @@ export function demotion(state: PassState, registration: Registration): Action |
     kind: 'demote',
     cluster: registration.cluster,
     target: observedRef(registration.secret),
+    before: registration.secret,
     secret,
-    changes: changesOf(state, registration.secret, secret),
     reason: { code: 'renamed', namespace: subject.namespace.name, supersededBy },
   };
 }

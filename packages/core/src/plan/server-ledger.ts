@@ -60,17 +60,6 @@ export class ServerLedger {
     }
     return blocker;
   }
-
-  /** One holder, kept past the pass (see retirePass). */
-  exemplar(): Holder | undefined {
-    for (const holder of this.bySecret.values()) return holder;
-    return undefined;
-  }
-
-  clear(): void {
-    this.byServer.clear();
-    this.bySecret.clear();
-  }
 }
 
 /** A foreign ArgoCD cluster Secret holds its server: we never register a second one. */

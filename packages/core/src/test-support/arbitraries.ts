@@ -7,7 +7,16 @@
 // foreign Secrets appear; the present world is planned against that.
 
 import fc from 'fast-check';
+import { encodeBase64Text } from '../base64.js';
 import { PROVIDER_PRESETS } from '../providers.js';
+import {
+  CA_CERT_PEM,
+  CA_KEY_PEM,
+  CLIENT_CERT_PEM,
+  CLIENT_KEY_PEM,
+  OTHER_CA_CERT_PEM,
+  RSA_TRADITIONAL_KEY_PEM,
+} from '../test-fixtures/certificates.js';
 import type { Config, ObservedSecret, Snapshot, SourceLookup } from '../types.js';
 import {
   DAY,
@@ -544,3 +553,154 @@ export function withUnreadParts(snapshot: Snapshot, spec: UnreadSpec): Snapshot 
     ...(spec.clusterSecrets === 'read' ? {} : { clusterSecretsUnread: UNREAD_REASON }),
   };
 }
+
+// ---------------------------------------------------------------------------------------
+// Kubeconfig documents for translateKubeconfig's properties (kubeconfig.test.ts): mostly
+// valid fields with some junk, so that translations succeed often enough to test the output.
+
+type KubeconfigFields = Record<string, unknown>;
+const KUBECONFIG_CA = encodeBase64Text(CA_CERT_PEM);
+const KUBECONFIG_CERT = encodeBase64Text(CLIENT_CERT_PEM);
+const KUBECONFIG_KEY = encodeBase64Text(CLIENT_KEY_PEM);
+const dropUndefinedFields = (fields: KubeconfigFields): KubeconfigFields =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+
+const junk = fc.oneof(
+  fc.constantFrom<unknown>(
+    'not base64',
+    CA_CERT_PEM,
+    '',
+    null,
+    true,
+    0,
+    'yes',
+    { command: 'x' },
+    [],
+  ),
+  fc.string({ maxLength: 12 }),
+);
+/** Mostly valid values, so that translations succeed often enough to test the output. */
+const kubeconfigField = (...valid: unknown[]): fc.Arbitrary<unknown> =>
+  fc.oneof({ arbitrary: fc.constantFrom(...valid), weight: 6 }, { arbitrary: junk, weight: 1 });
+/** A field that is absent with the given odds (out of 10). */
+const absentOrNot = (absent: number, value: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
+  fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: absent },
+    { arbitrary: value, weight: 10 - absent },
+  );
+const kubeconfigFields = (
+  shape: Record<string, fc.Arbitrary<unknown>>,
+): fc.Arbitrary<KubeconfigFields> => fc.record(shape).map(dropUndefinedFields);
+export const kubeconfigClusterFieldsArb = kubeconfigFields({
+  server: absentOrNot(
+    1,
+    kubeconfigField(
+      'https://api.child:6443',
+      'https://api.child/',
+      'http://10.0.0.1',
+      'https://127.0.0.1:6443',
+      'https://localhost',
+      'https://kubernetes.default.svc',
+      'ftp://x',
+    ),
+  ),
+  'certificate-authority-data': absentOrNot(
+    3,
+    kubeconfigField(
+      KUBECONFIG_CA,
+      encodeBase64Text(`${CA_CERT_PEM}${OTHER_CA_CERT_PEM}`),
+      KUBECONFIG_KEY,
+    ),
+  ),
+  'certificate-authority': absentOrNot(9, kubeconfigField('/etc/ca.crt')),
+  'insecure-skip-tls-verify': absentOrNot(5, kubeconfigField(true, false)),
+  'tls-server-name': absentOrNot(5, kubeconfigField('api.child')),
+  'proxy-url': absentOrNot(
+    7,
+    kubeconfigField('http://proxy:3128', 'socks5://p', 'http://u:p@proxy'),
+  ),
+});
+export const kubeconfigUserFieldsArb = kubeconfigFields({
+  'client-certificate-data': absentOrNot(
+    4,
+    kubeconfigField(KUBECONFIG_CERT, encodeBase64Text(OTHER_CA_CERT_PEM)),
+  ),
+  'client-key-data': absentOrNot(
+    4,
+    kubeconfigField(
+      KUBECONFIG_KEY,
+      encodeBase64Text(RSA_TRADITIONAL_KEY_PEM),
+      encodeBase64Text(CA_KEY_PEM),
+      KUBECONFIG_CERT,
+    ),
+  ),
+  token: absentOrNot(5, kubeconfigField('tok', 'eyJhbGciOi.x.y')),
+  username: absentOrNot(6, kubeconfigField('admin')),
+  password: absentOrNot(6, kubeconfigField('pw')),
+  exec: absentOrNot(9, kubeconfigField(null, { command: 'aws' })),
+  'auth-provider': absentOrNot(9, kubeconfigField(null, { name: 'gcp' })),
+  tokenFile: absentOrNot(9, kubeconfigField('', '/var/run/token')),
+  as: absentOrNot(9, kubeconfigField('', 'someone')),
+});
+const entryNames = fc.constantFrom('a', 'b', 'c');
+export const kubeconfigObjectArb = fc.record(
+  {
+    clusters: fc.uniqueArray(fc.record({ name: entryNames, cluster: kubeconfigClusterFieldsArb }), {
+      selector: (entry) => entry.name,
+      minLength: 1,
+      maxLength: 2,
+    }),
+    users: fc.uniqueArray(fc.record({ name: entryNames, user: kubeconfigUserFieldsArb }), {
+      selector: (entry) => entry.name,
+      minLength: 1,
+      maxLength: 2,
+    }),
+    contexts: fc.array(
+      fc.record({
+        name: entryNames,
+        context: fc.record({ cluster: entryNames, user: entryNames }),
+      }),
+      { maxLength: 3 },
+    ),
+    'current-context': entryNames,
+  },
+  { requiredKeys: ['clusters', 'users'] },
+);
+/**
+ * Kubeconfigs that usually translate (one cluster, one user, one credential form), so the
+ * ArgoCD-validity property spends most of its runs on emitted configs, not on refusals.
+ */
+export const usableKubeconfigObjectArb = fc
+  .record({
+    server: fc.constantFrom('https://api.child:6443', 'https://api.child/', 'http://10.0.0.1'),
+    ca: fc.option(fc.constantFrom(KUBECONFIG_CA), { nil: undefined }),
+    insecure: fc.option(fc.boolean(), { nil: undefined }),
+    serverName: fc.option(fc.constant('api.child'), { nil: undefined }),
+    credential: fc.constantFrom<KubeconfigFields>(
+      { 'client-certificate-data': KUBECONFIG_CERT, 'client-key-data': KUBECONFIG_KEY },
+      { token: 'eyJhbGciOi.x.y' },
+      { username: 'admin', password: 'pw' },
+    ),
+  })
+  .map(({ server, ca, insecure, serverName, credential }) => ({
+    clusters: [
+      {
+        name: 'a',
+        cluster: dropUndefinedFields({
+          server,
+          'certificate-authority-data': ca,
+          'insecure-skip-tls-verify': insecure,
+          'tls-server-name': serverName,
+        }),
+      },
+    ],
+    users: [{ name: 'a', user: credential }],
+    contexts: [{ name: 'a', context: { cluster: 'a', user: 'a' } }],
+    'current-context': 'a',
+  }));
+export const translateContextArb = fc.record({
+  namespace: fc.constantFrom('ns', 'team-a'),
+  secret: fc.constantFrom('vc-x', 'k3k-a-kubeconfig', 'vc-', 'vc-Bad.Name'),
+  provider: fc.constantFrom(...Object.values(PROVIDER_PRESETS)),
+  key: fc.constantFrom('config', 'kubeconfig.yaml'),
+});

@@ -493,3 +493,8 @@ export function clusterSecretOf(snapshot: Snapshot, name: string): ObservedSecre
   if (secret === undefined) throw new Error(`no Secret ${name}`);
   return secret;
 }
+
+/** team-a registered as alpha, the way a running registrar left it. */
+export function registeredAlpha(): Snapshot {
+  return settle(scenario().child('team-a', { cluster: 'alpha' }).build());
+}

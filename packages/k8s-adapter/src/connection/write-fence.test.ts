@@ -43,7 +43,6 @@ function createOf(namespace: string, name: string): Action {
     kind: 'create',
     cluster: name,
     secret,
-    changes: [],
     reason: { code: 'new-registration', namespace: 'src' },
   };
 }

@@ -49,15 +49,15 @@ const create = (secret: DesiredSecret): Action => ({
   kind: 'create',
   cluster: secret.name,
   secret,
-  changes: [],
   reason: { code: 'new-registration', namespace: 'src' },
 });
 const update = (target: ObservedRef, secret: DesiredSecret): Action => ({
   kind: 'update',
   cluster: secret.name,
   target,
+  // Only the renderers read the before; the writer goes by target alone.
+  before: { ...secret, ...target },
   secret,
-  changes: [],
   reason: { code: 'server-changed', namespace: 'src' },
 });
 const remove = (target: ObservedRef): Action => ({

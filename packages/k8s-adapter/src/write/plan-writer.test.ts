@@ -30,7 +30,6 @@ function planCreating(name: string, namespace = target): Plan {
       annotations: {},
       data: { name: Buffer.from(name).toString('base64') },
     },
-    changes: [],
     reason: { code: 'new-registration', namespace: 'src' },
   };
   return { actions: [action], outcomes: [], warnings: [] };

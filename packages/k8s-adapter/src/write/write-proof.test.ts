@@ -83,6 +83,7 @@ function demoteOf(secret: V1Secret, cluster: string, source: string): Action {
     kind: 'demote',
     cluster,
     target: refOf(secret),
+    before: observed,
     secret: {
       namespace: target,
       name: observed.name,
@@ -91,7 +92,6 @@ function demoteOf(secret: V1Secret, cluster: string, source: string): Action {
       annotations: {},
       data: observed.data,
     },
-    changes: [],
     reason: { code: 'renamed', namespace: source, supersededBy: 'renamed' },
   };
 }
