@@ -13,10 +13,10 @@ import type {
   SourceCluster,
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
-import { CLUSTER_API_ABSENT } from '../capi-clusters.js';
+import { CLUSTER_API_ABSENT } from './capi-clusters.js';
 import { mapBounded } from '../concurrency.js';
-import type { KubeAccess } from '../kube-access.js';
-import { NearMissRecord } from '../near-misses.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { NearMissRecord } from './near-misses.js';
 import { byNamespaceThenName } from '../observed-objects.js';
 import { Pass } from './gather-failure.js';
 import { READ_CONCURRENCY, SourceLookups } from './source-lookups.js';

@@ -3,9 +3,9 @@
 // with the read it is about. Decisions (what was unread, which lookups wait) are taken from
 // `read`; `scope` is the same read in words, for logs and messages only.
 import { CAPI_GROUP } from '@argocd-cluster-registrar/core';
-import { classifyApiError } from '../api-failure.js';
-import type { ApiFailure } from '../api-failure.js';
-import type { WatchName } from '../world-cache.js';
+import { classifyApiError } from '../connection/api-failure.js';
+import type { ApiFailure } from '../connection/api-failure.js';
+import type { WatchName } from './world-cache.js';
 
 /** A kind of object a gather reads. */
 export type ReadKind = 'Namespace' | 'Secret' | 'Cluster';

@@ -14,20 +14,20 @@ import type {
   SourceCluster,
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
-import { discoverClusterApi, listClusters, toSourceCluster } from '../capi-clusters.js';
-import type { ClusterApi } from '../capi-clusters.js';
+import { discoverClusterApi, listClusters, toSourceCluster } from './capi-clusters.js';
+import type { ClusterApi } from './capi-clusters.js';
 import { mapBounded } from '../concurrency.js';
-import type { KubeAccess } from '../kube-access.js';
-import { listNamespaces, listSecrets } from '../kube-api.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { listNamespaces, listSecrets } from '../connection/kube-api.js';
 import type { KubeNamespace, KubeSecret } from '../kube-objects.js';
-import type { WatchedObject } from '../list-watch-types.js';
+import type { WatchedObject } from '../watch/list-watch-types.js';
 import {
   byName,
   byNamespaceThenName,
   toObservedSecret,
   toSourceNamespace,
 } from '../observed-objects.js';
-import { managedNamespaceSelector } from '../selectors.js';
+import { managedNamespaceSelector } from './selectors.js';
 import { SnapshotAssembler } from './assembler.js';
 import type { Pass } from './gather-failure.js';
 import { READ_CONCURRENCY } from './source-lookups.js';

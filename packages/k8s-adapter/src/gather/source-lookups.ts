@@ -4,11 +4,11 @@
 // is `notFound` only on a 404, and `unknown` whenever it could not be asked.
 import { labelKeys } from '@argocd-cluster-registrar/core';
 import type { Config, ObservedSecret, SourceLookup } from '@argocd-cluster-registrar/core';
-import { lookUpCluster, recordedSourceKey } from '../capi-clusters.js';
-import type { ClusterApi } from '../capi-clusters.js';
+import { lookUpCluster, recordedSourceKey } from './capi-clusters.js';
+import type { ClusterApi } from './capi-clusters.js';
 import { mapBounded } from '../concurrency.js';
-import type { KubeAccess } from '../kube-access.js';
-import { readNamespace } from '../kube-api.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { readNamespace } from '../connection/kube-api.js';
 import { presentLookup, toSourceNamespace } from '../observed-objects.js';
 import type { Pass } from './gather-failure.js';
 import type { Unread } from './unread.js';

@@ -11,15 +11,15 @@ import type {
   SourceCluster,
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
-import type { ApiFailure } from '../api-failure.js';
-import type { ClusterApi } from '../capi-clusters.js';
-import type { KubeAccess } from '../kube-access.js';
-import { listSecrets, readSecret } from '../kube-api.js';
+import type { ApiFailure } from '../connection/api-failure.js';
+import type { ClusterApi } from './capi-clusters.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { listSecrets, readSecret } from '../connection/kube-api.js';
 import type { KubeSecret } from '../kube-objects.js';
-import type { ListWatchStats, ListWatchTiming } from '../list-watch.js';
+import type { ListWatchStats, ListWatchTiming } from '../watch/list-watch.js';
 import { byName, byNamespaceThenName, toObservedSecret } from '../observed-objects.js';
-import { startWorldCache } from '../world-cache.js';
-import type { WatchName, WorldCache, WorldChange } from '../world-cache.js';
+import { startWorldCache } from './world-cache.js';
+import type { WatchName, WorldCache, WorldChange } from './world-cache.js';
 import { SnapshotAssembler } from './assembler.js';
 import type { Pass } from './gather-failure.js';
 import { createTranslationCache } from './translation-cache.js';

@@ -11,12 +11,12 @@ import type {
   Snapshot,
   Translator,
 } from '@argocd-cluster-registrar/core';
-import type { ClusterApi } from '../capi-clusters.js';
+import type { ClusterApi } from './capi-clusters.js';
 import type { KubeSecret } from '../kube-objects.js';
-import type { CandidateMeta } from '../world-cache.js';
+import type { CandidateMeta } from './world-cache.js';
 import type { GatherFailure, Pass } from './gather-failure.js';
 
-export type { CandidateMeta } from '../world-cache.js';
+export type { CandidateMeta } from './world-cache.js';
 
 export interface WorldSource {
   /** Brings the source up to date for one pass; a read that failed is recorded in `pass`. */

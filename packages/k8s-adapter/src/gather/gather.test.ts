@@ -2,9 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { finalizeNamespace, kubeconfigText, uniqueName } from '@argocd-cluster-registrar/testkit';
 import { plan } from '@argocd-cluster-registrar/core';
 import type { Config, ObservedSecret } from '@argocd-cluster-registrar/core';
-import { createGatherer } from './gather/listed-world.js';
-import { createApplier } from './plan-writer.js';
-import { createTranslationCache } from './gather/translation-cache.js';
+import { createGatherer } from './listed-world.js';
+import { createApplier } from '../write/plan-writer.js';
+import { createTranslationCache } from './translation-cache.js';
 import {
   MANAGED_BY_KEY,
   PREFIX,
@@ -13,8 +13,8 @@ import {
   opaque,
   restrictedAccess,
   testConfig,
-} from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+} from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 const ARGO = 'argocd.argoproj.io/secret-type';
 

@@ -3,7 +3,7 @@
 import type { KubeAccess } from './kube-access.js';
 import { MERGE_PATCH, kubeRequest } from './kube-http.js';
 import type { Query } from './kube-http.js';
-import type { KubeEvent, KubeLease, KubeList, KubeNamespace, KubeSecret } from './kube-objects.js';
+import type { KubeEvent, KubeLease, KubeList, KubeNamespace, KubeSecret } from '../kube-objects.js';
 import type { RequestGuard } from './request-guard.js';
 
 export interface ListPage {

@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFaultProxy, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { FaultProxy } from '@argocd-cluster-registrar/testkit';
 import type { Action, DesiredSecret, Plan } from '@argocd-cluster-registrar/core';
-import { applyPlan } from './apply.js';
-import { recordNamespaceEvent } from './events.js';
+import { applyPlan } from '../write/apply.js';
+import { recordNamespaceEvent } from '../write/events.js';
 import type { KubeAccess } from './kube-access.js';
-import { createLeaderElector } from './leader-election.js';
-import { accessFromText, createNamespace, host, testConfig } from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+import { createLeaderElector } from '../lease/leader-election.js';
+import { accessFromText, createNamespace, host, testConfig } from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 let h: Host;
 let proxy: FaultProxy;

@@ -7,10 +7,10 @@
 
 import { labelKeys } from '@argocd-cluster-registrar/core';
 import type { Action, ObservedSecret } from '@argocd-cluster-registrar/core';
-import { classifyApiError } from './api-failure.js';
-import type { KubeAccess } from './kube-access.js';
-import { readNamespace } from './kube-api.js';
-import { requestBound } from './request-guard.js';
+import { classifyApiError } from '../connection/api-failure.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { readNamespace } from '../connection/kube-api.js';
+import { requestBound } from '../connection/request-guard.js';
 
 export type ProofCheck = { readonly holds: true } | { readonly holds: false; readonly why: string };
 

@@ -18,13 +18,13 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '@argocd-cluster-registrar/core';
-import { classifyApiError } from './api-failure.js';
-import type { KubeAccess } from './kube-access.js';
-import { createLease, readLease, replaceLease } from './kube-api.js';
-import { microTime } from './kube-objects.js';
-import type { KubeLease } from './kube-objects.js';
-import { LeadershipLost } from './write-fence.js';
-import type { WriteFence } from './write-fence.js';
+import { classifyApiError } from '../connection/api-failure.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { createLease, readLease, replaceLease } from '../connection/kube-api.js';
+import { microTime } from '../kube-objects.js';
+import type { KubeLease } from '../kube-objects.js';
+import { LeadershipLost } from '../connection/write-fence.js';
+import type { WriteFence } from '../connection/write-fence.js';
 
 export interface LeaderElector extends WriteFence {
   /** The holderIdentity this elector writes. */

@@ -5,8 +5,8 @@ import type { Config } from '@argocd-cluster-registrar/core';
 import { adminKubeConfig } from '@argocd-cluster-registrar/testkit';
 import { createLeaderElector, leaseName } from './leader-election.js';
 import type { LeaderElector } from './leader-election.js';
-import { createNamespace, host, testConfig } from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+import { createNamespace, host, testConfig } from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 let h: Host;
 beforeAll(async () => {

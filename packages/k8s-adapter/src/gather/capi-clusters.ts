@@ -15,15 +15,15 @@ import type {
   SourceCluster,
   SourceLookup,
 } from '@argocd-cluster-registrar/core';
-import { classifyApiError } from './api-failure.js';
-import type { ApiFailure } from './api-failure.js';
-import type { KubeAccess } from './kube-access.js';
-import { kubeRequest } from './kube-http.js';
-import type { KubeList } from './kube-objects.js';
-import type { ListPage } from './kube-api.js';
-import type { WatchedObject } from './list-watch-types.js';
-import { presentLookup, toSourceNamespace } from './observed-objects.js';
-import { ACCEPT_METADATA, ACCEPT_METADATA_LIST } from './raw-request.js';
+import { classifyApiError } from '../connection/api-failure.js';
+import type { ApiFailure } from '../connection/api-failure.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { kubeRequest } from '../connection/kube-http.js';
+import type { KubeList } from '../kube-objects.js';
+import type { ListPage } from '../connection/kube-api.js';
+import type { WatchedObject } from '../watch/list-watch-types.js';
+import { presentLookup, toSourceNamespace } from '../observed-objects.js';
+import { ACCEPT_METADATA, ACCEPT_METADATA_LIST } from '../watch/raw-request.js';
 
 /** What discovery says of the Cluster API group. */
 export type ClusterApi =

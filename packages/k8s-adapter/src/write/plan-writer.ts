@@ -5,7 +5,7 @@
 import type { ObservedSecret, Plan } from '@argocd-cluster-registrar/core';
 import { applyPlan } from './apply.js';
 import type { ActionResult } from './apply.js';
-import type { KubeAccess } from './kube-access.js';
+import type { KubeAccess } from '../connection/kube-access.js';
 
 export interface PlanWriter {
   /** False for a dry run: its results say what would happen, nothing was written. */

@@ -7,9 +7,9 @@ import type { ApiFailure } from './api-failure.js';
 import { createSecret, listNamespaces, listSecrets, readSecret } from './kube-api.js';
 import { kubeClusterFromText } from './kube-config.js';
 import { kubeRequest } from './kube-http.js';
-import type { KubeSecret } from './kube-objects.js';
-import { accessFromText, createNamespace, host, opaque } from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+import type { KubeSecret } from '../kube-objects.js';
+import { accessFromText, createNamespace, host, opaque } from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 const SECRET_VALUE = 'c2VjcmV0LXRoYXQtbXVzdC1ub3QtbGVhaw';
 

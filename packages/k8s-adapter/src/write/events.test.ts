@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
 import { recordNamespaceEvent } from './events.js';
-import { createNamespace, host, restrictedAccess } from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+import { createNamespace, host, restrictedAccess } from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 let h: Host;
 beforeAll(async () => {

@@ -6,16 +6,16 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
-import type { ApiFailure } from './api-failure.js';
-import type { KubeAccess } from './kube-access.js';
-import { kubeClusterFromText } from './kube-config.js';
+import type { ApiFailure } from '../connection/api-failure.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { kubeClusterFromText } from '../connection/kube-config.js';
 import { startListWatch } from './list-watch.js';
 import type { ListWatch, WatchedObject } from './list-watch.js';
-import { startCutProxy } from './test-support/cut-proxy.js';
-import { compactEtcd } from './test-support/etcd-compaction.js';
-import type { CutProxy } from './test-support/cut-proxy.js';
-import { createNamespace, host, opaque } from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+import { startCutProxy } from '../test-support/cut-proxy.js';
+import { compactEtcd } from '../test-support/etcd-compaction.js';
+import type { CutProxy } from '../test-support/cut-proxy.js';
+import { createNamespace, host, opaque } from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 interface Kept {
   readonly name: string;
@@ -87,9 +87,14 @@ function withoutHost(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 
 /**
  * A TLS-terminating proxy in front of the real API server that replaces the first watch
- * event mentioning `needle` with a line that does not decode, once; everything else passes.
+ * event mentioning `needle`, once; everything else passes. `undecodable` puts a line that
+ * does not decode in its place; `endless` starts a line of 9 MiB that never ends, and the
+ * stream then stays open and silent, as a server gone wrong could hold it.
  */
-async function startCorruptingProxy(needle: string): Promise<{
+async function startCorruptingProxy(
+  needle: string,
+  mode: 'undecodable' | 'endless' = 'undecodable',
+): Promise<{
   readonly access: KubeAccess;
   corrupted(): number;
   close(): Promise<void>;
@@ -117,14 +122,27 @@ async function startCorruptingProxy(needle: string): Promise<{
             return;
           }
           let pending = '';
+          let stalled = false;
           answer.on('data', (chunk: Buffer) => {
+            if (stalled) return;
             pending += chunk.toString('utf8');
             const lines = pending.split('\n');
             pending = lines.pop() ?? '';
             for (const line of lines) {
               const bad = corrupted === 0 && line.includes(needle);
-              if (bad) corrupted += 1;
-              res.write(bad ? '{"type":"ADDED","object":{"metadata":\n' : `${line}\n`);
+              if (!bad) {
+                res.write(`${line}\n`);
+                continue;
+              }
+              corrupted += 1;
+              if (mode === 'undecodable') {
+                res.write('{"type":"ADDED","object":{"metadata":\n');
+                continue;
+              }
+              const piece = `{"type":"ADDED","object":{"metadata":{"name":"${'x'.repeat(2 ** 16)}`;
+              for (let sent = 0; sent < 9 * 2 ** 20; sent += piece.length) res.write(piece);
+              stalled = true;
+              return;
             }
           });
           answer.on('end', () => res.end(pending));
@@ -409,6 +427,36 @@ describe('startListWatch', () => {
         { timeout: 20_000 },
       );
       expect(corrupting.corrupted()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await corrupting.close();
+    }
+  });
+
+  it('ends a watch whose line grows past 8 MiB without ending, and resumes before it: the event is not lost', async () => {
+    const namespace = uniqueName('lw');
+    await createNamespace(h.core, namespace);
+    const corrupting = await startCorruptingProxy('k3k-victim-kubeconfig', 'endless');
+    try {
+      const { started, errors } = secretsIn(namespace, corrupting.access);
+      watch = started;
+      await vi.waitFor(
+        () => {
+          expect(started.synced()).toBe(true);
+        },
+        { timeout: 20_000 },
+      );
+      await secret(namespace, 'k3k-victim-kubeconfig');
+      // Without a cap the line would be buffered until the stream is abandoned for silence
+      // (minutes), and the event after it would wait as long.
+      await vi.waitFor(
+        () => {
+          expect([...started.store.keys()]).toEqual([`${namespace}/k3k-victim-kubeconfig`]);
+        },
+        { timeout: 20_000 },
+      );
+      expect(corrupting.corrupted()).toBe(1);
+      expect(started.stats().silences).toBe(0);
       expect(errors).toEqual([]);
     } finally {
       await corrupting.close();

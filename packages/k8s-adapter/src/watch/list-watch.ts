@@ -7,10 +7,10 @@
 // kept, and an object it rejects is never stored.
 import type { IncomingMessage } from 'node:http';
 import { createInterface } from 'node:readline';
-import { classifyApiError, classifyStatusObject } from './api-failure.js';
-import type { ApiFailure } from './api-failure.js';
-import { createBackoff, retryDelayMs } from './backoff.js';
-import type { KubeAccess } from './kube-access.js';
+import { classifyApiError, classifyStatusObject } from '../connection/api-failure.js';
+import type { ApiFailure } from '../connection/api-failure.js';
+import { createBackoff, retryDelayMs } from '../connection/backoff.js';
+import type { KubeAccess } from '../connection/kube-access.js';
 import { createReflectorStore } from './list-watch-store.js';
 import {
   DEFAULT_LIST_WATCH_TIMING,

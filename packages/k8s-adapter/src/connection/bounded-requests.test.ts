@@ -6,18 +6,18 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFaultProxy, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { FaultProxy } from '@argocd-cluster-registrar/testkit';
-import { createGatherer } from './gather/listed-world.js';
+import { createGatherer } from '../gather/listed-world.js';
 import type { KubeAccess } from './kube-access.js';
-import { createLeaderElector } from './leader-election.js';
-import { createWatchGatherer } from './gather/watched-world.js';
+import { createLeaderElector } from '../lease/leader-election.js';
+import { createWatchGatherer } from '../gather/watched-world.js';
 import {
   MANAGED_BY_KEY,
   accessFromText,
   createNamespace,
   host,
   testConfig,
-} from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+} from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 let h: Host;
 let proxy: FaultProxy;

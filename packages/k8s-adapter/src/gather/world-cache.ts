@@ -26,17 +26,17 @@ import type {
 } from '@argocd-cluster-registrar/core';
 import { clustersPath, discoverClusterApi, toSourceCluster } from './capi-clusters.js';
 import type { ClusterApi } from './capi-clusters.js';
-import type { ApiFailure } from './api-failure.js';
-import type { KubeAccess } from './kube-access.js';
-import { startListWatch } from './list-watch.js';
+import type { ApiFailure } from '../connection/api-failure.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { startListWatch } from '../watch/list-watch.js';
 import type {
   ListWatch,
   ListWatchStats,
   ListWatchTiming,
   Versioned,
   WatchedObject,
-} from './list-watch.js';
-import { toObservedSecret, toSourceNamespace } from './observed-objects.js';
+} from '../watch/list-watch.js';
+import { toObservedSecret, toSourceNamespace } from '../observed-objects.js';
 import { managedNamespaceSelector } from './selectors.js';
 
 /** A Secret whose name matches a provider's glob, as its metadata tells. */

@@ -11,8 +11,8 @@ import {
   opaque,
   restrictedAccess,
   observedFrom,
-} from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+} from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 let h: Host;
 let target: string;

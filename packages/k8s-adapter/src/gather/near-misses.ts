@@ -2,7 +2,7 @@
 // namespace whose Secrets hold no kubeconfig candidate, the Secrets that almost are one.
 // Only names and key names are kept, never a value, and only a few per namespace.
 
-import type { KubeSecret } from './kube-objects.js';
+import type { KubeSecret } from '../kube-objects.js';
 import {
   isCandidate,
   isNearMiss,

@@ -1,7 +1,7 @@
 // The list-watch vocabulary: what a watched object looks like, the timing bounds, the
 // handlers a caller supplies, and the handle and counters it gets back.
-import type { ApiFailure } from './api-failure.js';
-import type { ObjectMeta } from './kube-objects.js';
+import type { ApiFailure } from '../connection/api-failure.js';
+import type { ObjectMeta } from '../kube-objects.js';
 
 /** The part of an object (full or PartialObjectMetadata) the store looks at. */
 export interface WatchedObject {

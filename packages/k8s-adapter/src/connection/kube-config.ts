@@ -149,7 +149,9 @@ function clusterOf(
   const proxy = entry.proxyUrl || proxyFromEnvironment(new URL(server));
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ ...entry, server, ...(proxy !== undefined ? { proxyUrl: proxy } : {}) }],
+    clusters: [
+      { ...entry, server, ...(proxy !== undefined ? { proxyUrl: remoteNames(proxy) } : {}) },
+    ],
     users: [user],
     contexts: [{ name: contextName, cluster: entry.name, user: user.name }],
     currentContext: contextName,
@@ -185,6 +187,15 @@ function clusterOf(
         : new HttpAgent(agentOptions);
     },
   };
+}
+
+/**
+ * Through a SOCKS5 proxy, kubectl (Go's SOCKS5 dialer) sends the server's host name to the
+ * proxy, which resolves it; socks-proxy-agent does that only for `socks5h:` and resolves
+ * `socks5:` names itself, so a name only the proxy can resolve would fail.
+ */
+function remoteNames(proxy: string): string {
+  return proxy.replace(/^socks5:/i, 'socks5h:');
 }
 
 /**

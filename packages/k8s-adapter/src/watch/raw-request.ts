@@ -2,11 +2,11 @@
 // asked for by Accept header alone, and a watch's body is a stream the caller reads (and
 // bounds) itself. Same connections, TLS and credentials as every other request (kube-http.ts).
 import type { IncomingMessage } from 'node:http';
-import type { KubeAccess } from './kube-access.js';
-import { readBody, send } from './kube-http.js';
-import type { Query } from './kube-http.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { readBody, send } from '../connection/kube-http.js';
+import type { Query } from '../connection/kube-http.js';
 
-export { ACCEPT_JSON, HttpStatusError, readBody } from './kube-http.js';
+export { ACCEPT_JSON, HttpStatusError, readBody } from '../connection/kube-http.js';
 
 export const ACCEPT_METADATA_LIST =
   'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/json';

@@ -15,11 +15,11 @@ import {
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 import { PROVIDER_PRESETS, plan } from '@argocd-cluster-registrar/core';
 import { CLUSTER_API_ABSENT } from './capi-clusters.js';
-import { createGatherer } from './gather/listed-world.js';
-import { createWatchGatherer } from './gather/watched-world.js';
+import { createGatherer } from './listed-world.js';
+import { createWatchGatherer } from './watched-world.js';
 import type { WorldChange } from './world-cache.js';
-import { loadKubeAccess } from './kube-access.js';
-import type { KubeAccess } from './kube-access.js';
+import { loadKubeAccess } from '../connection/kube-access.js';
+import type { KubeAccess } from '../connection/kube-access.js';
 import {
   MANAGED_BY_KEY,
   PREFIX,
@@ -27,7 +27,7 @@ import {
   host,
   opaque,
   testConfig,
-} from './test-support/host.js';
+} from '../test-support/host.js';
 
 let plane: ControlPlane | undefined;
 let access: KubeAccess;

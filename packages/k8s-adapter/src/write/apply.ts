@@ -5,18 +5,18 @@
 
 import { assertNever } from '@argocd-cluster-registrar/core';
 import type { Action, ObservedSecret, Plan } from '@argocd-cluster-registrar/core';
-import { classifyApiError } from './api-failure.js';
-import type { ApiFailure } from './api-failure.js';
-import { mapBounded } from './concurrency.js';
-import type { KubeAccess } from './kube-access.js';
-import { createSecret, deleteSecret, patchSecret } from './kube-api.js';
-import { toSecretBody } from './observed-objects.js';
-import { requestBound } from './request-guard.js';
-import type { RequestGuard } from './request-guard.js';
+import { classifyApiError } from '../connection/api-failure.js';
+import type { ApiFailure } from '../connection/api-failure.js';
+import { mapBounded } from '../concurrency.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { createSecret, deleteSecret, patchSecret } from '../connection/kube-api.js';
+import { toSecretBody } from '../observed-objects.js';
+import { requestBound } from '../connection/request-guard.js';
+import type { RequestGuard } from '../connection/request-guard.js';
 import { registrationPatch } from './secret-patch.js';
-import { OPEN_FENCE, isLeadershipLost } from './write-fence.js';
+import { OPEN_FENCE, isLeadershipLost } from '../connection/write-fence.js';
 import { recheckProof } from './write-proof.js';
-import type { WriteFence } from './write-fence.js';
+import type { WriteFence } from '../connection/write-fence.js';
 
 export type ActionStatus =
   | 'applied'

@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { Action, Plan } from '@argocd-cluster-registrar/core';
 import { createApplier, createDryRunWriter, dryRunVerdict } from './plan-writer.js';
-import { createNamespace, host, restrictedAccess } from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+import { createNamespace, host, restrictedAccess } from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 const PREFIX = 'argocd-cluster-registrar/';
 

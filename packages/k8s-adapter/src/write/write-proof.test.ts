@@ -8,8 +8,8 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { finalizeNamespace, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { Action, ObservedRef } from '@argocd-cluster-registrar/core';
 import { applyPlan } from './apply.js';
-import { PREFIX, createNamespace, host, observedFrom } from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+import { PREFIX, createNamespace, host, observedFrom } from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 let h: Host;
 let target: string;

@@ -3,10 +3,10 @@
 // plan every registration, fail every write with a 404, and (in `status`) show rows as if
 // all were well; one GET says it first, by name. And which managed-by values namespaces
 // carry, for a `status` that found nothing under its own.
-import { classifyApiError } from './api-failure.js';
-import type { KubeAccess } from './kube-access.js';
-import { listNamespaces, readNamespace } from './kube-api.js';
-import { requestBound } from './request-guard.js';
+import { classifyApiError } from '../connection/api-failure.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { listNamespaces, readNamespace } from '../connection/kube-api.js';
+import { requestBound } from '../connection/request-guard.js';
 
 /**
  * 'missing' only on a 404: any other failure (no connection, forbidden) proves nothing, and

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
 import { plan, PROVIDER_PRESETS, snapshotToJson } from '@argocd-cluster-registrar/core';
-import { createGatherer } from './gather/listed-world.js';
-import { createWatchGatherer } from './gather/watched-world.js';
+import { createGatherer } from './listed-world.js';
+import { createWatchGatherer } from './watched-world.js';
 import {
   MANAGED_BY_KEY,
   PREFIX,
@@ -10,8 +10,8 @@ import {
   host,
   opaque,
   testConfig,
-} from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+} from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 const NOW = Date.parse('2026-12-01T00:00:00Z');
 

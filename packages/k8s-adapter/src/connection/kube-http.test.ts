@@ -27,7 +27,7 @@ import {
   rawGet,
   rawGetJson,
   readBody,
-} from './raw-request.js';
+} from '../watch/raw-request.js';
 
 let plane: ControlPlane;
 let tls: { cert: Buffer; key: Buffer };

@@ -4,10 +4,10 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { kubeconfigText, testChildPlane, uniqueName } from '@argocd-cluster-registrar/testkit';
 import { plan } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
-import { createGatherer } from './gather/listed-world.js';
-import { kubeClusterFromText } from './kube-config.js';
-import { createWatchGatherer } from './gather/watched-world.js';
-import type { WatchGatherer } from './gather/watched-world.js';
+import { createGatherer } from './listed-world.js';
+import { kubeClusterFromText } from '../connection/kube-config.js';
+import { createWatchGatherer } from './watched-world.js';
+import type { WatchGatherer } from './watched-world.js';
 import type { WorldChange } from './world-cache.js';
 import {
   MANAGED_BY_KEY,
@@ -17,8 +17,8 @@ import {
   opaque,
   restrictedAccess,
   testConfig,
-} from './test-support/host.js';
-import type { Host } from './test-support/host.js';
+} from '../test-support/host.js';
+import type { Host } from '../test-support/host.js';
 
 const ARGO = 'argocd.argoproj.io/secret-type';
 const NOW = Date.parse('2026-12-01T00:00:00Z');

@@ -12,12 +12,12 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { CAPI_GROUP } from '@argocd-cluster-registrar/core';
-import { classifyApiError } from './api-failure.js';
-import type { ApiFailure } from './api-failure.js';
-import type { KubeAccess } from './kube-access.js';
-import { createEvent, patchEvent, readEvent } from './kube-api.js';
-import { requestBound } from './request-guard.js';
-import { LeadershipLost, isLeadershipLost } from './write-fence.js';
+import { classifyApiError } from '../connection/api-failure.js';
+import type { ApiFailure } from '../connection/api-failure.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { createEvent, patchEvent, readEvent } from '../connection/kube-api.js';
+import { requestBound } from '../connection/request-guard.js';
+import { LeadershipLost, isLeadershipLost } from '../connection/write-fence.js';
 
 export interface NamespaceEvent {
   readonly type: 'Normal' | 'Warning';

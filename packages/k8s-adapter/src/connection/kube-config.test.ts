@@ -10,7 +10,7 @@ import {
   CA_CERT_PEM,
   CLIENT_CERT_PEM,
   CLIENT_KEY_PEM,
-} from '../../core/src/test-fixtures/certificates.js';
+} from '../../../core/src/test-fixtures/certificates.js';
 import { loadKubeCluster } from './kube-config.js';
 import type { KubeconfigChoice } from './kube-config.js';
 import { TOKEN_FILE_MAX_AGE_MS, tokenFileSource } from './kube-credentials.js';
