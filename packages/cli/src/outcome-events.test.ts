@@ -38,6 +38,7 @@ function unreadEverywhere(gatherer: Gatherer): Gatherer {
       failures: [
         ...result.failures,
         {
+          read: { verb: 'watch', watch: 'secret metadata' },
           scope: 'watch secret metadata',
           failure: { kind: 'transient', message: 'injected', retryable: true },
         },

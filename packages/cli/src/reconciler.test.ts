@@ -47,6 +47,11 @@ function withFailedRead(gatherer: Gatherer, recorded: boolean): Gatherer {
     failures: [
       ...result.failures,
       {
+        read: {
+          verb: 'list',
+          kind: 'Secret',
+          namespace: recorded ? config.targetNamespace : 'elsewhere',
+        },
         scope: recorded ? `list secrets in ${config.targetNamespace}` : 'list secrets in elsewhere',
         failure: { kind: 'transient', message: 'injected', retryable: true },
       },
@@ -55,7 +60,7 @@ function withFailedRead(gatherer: Gatherer, recorded: boolean): Gatherer {
   return {
     translate: gatherer.translate,
     full: async () => inject(await gatherer.full()),
-    refresh: async (namespaces) => inject(await gatherer.refresh(namespaces)),
+    refresh: async () => inject(await gatherer.refresh()),
   };
 }
 

@@ -52,9 +52,7 @@ export interface ReconcilerDeps {
 
 export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promise<PassReport> {
   const started = performance.now();
-  const gathered = options.scope.full
-    ? await deps.gatherer.full()
-    : await deps.gatherer.refresh(options.scope.namespaces);
+  const gathered = options.scope.full ? await deps.gatherer.full() : await deps.gatherer.refresh();
   for (const failure of gathered.failures) {
     deps.metrics.apiErrors.inc({ kind: failure.failure.kind });
     deps.logger.warn('gather failed', {

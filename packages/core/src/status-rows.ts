@@ -124,7 +124,6 @@ export function statusRows(plan: Plan, snapshot: Snapshot, config: Config): Stat
     ...foreignRows(
       plan,
       inTarget.filter((s) => !owned(s)),
-      config,
     ),
   );
   return rows.sort(compareRows);
@@ -184,18 +183,17 @@ function registrationRow(
   };
 }
 
-/** Foreign cluster Secrets that a refused namespace's reason names (its name or server). */
-function foreignRows(plan: Plan, foreign: readonly ObservedSecret[], config: Config): StatusRow[] {
+/** Foreign cluster Secrets that a refused namespace's reason has as its blocker. */
+function foreignRows(plan: Plan, foreign: readonly ObservedSecret[]): StatusRow[] {
   const rows: StatusRow[] = [];
   for (const secret of foreign) {
-    const ref = `${config.targetNamespace}/${secret.name}`;
-    const blocked = plan.outcomes.filter(
-      (outcome) =>
-        outcome.state === 'refused' &&
-        outcome.reason !== undefined &&
-        ['name-foreign', 'target-foreign', 'server-collision'].includes(outcome.reason.code) &&
-        mentions(outcome.reason.message, ref),
-    );
+    const blocked = plan.outcomes.filter((outcome) => {
+      const blocker =
+        outcome.state === 'refused' && outcome.reason !== undefined && 'blocker' in outcome.reason
+          ? outcome.reason.blocker
+          : undefined;
+      return blocker?.namespace === secret.namespace && blocker.name === secret.name;
+    });
     if (blocked.length === 0) continue;
     const what = blocked.map((outcome) => outcome.namespace).join(', ');
     rows.push({
@@ -211,14 +209,6 @@ function foreignRows(plan: Plan, foreign: readonly ObservedSecret[], config: Con
     });
   }
   return rows;
-}
-
-function mentions(message: string, ref: string): boolean {
-  const at = message.indexOf(ref);
-  if (at < 0) return false;
-  // A whole name: `argocd/cluster-a` must not match inside `argocd/cluster-ab` or `-a.b`.
-  const rest = message.slice(at + ref.length);
-  return !/^([a-z0-9-]|\.[a-z0-9])/.test(rest);
 }
 
 function targetName(action: Action): string {

@@ -86,6 +86,33 @@ describe('status', () => {
     });
   });
 
+  it('finds the foreign Secret in the way from the refusal, not from its wording', () => {
+    const refused = result.outcomes.find((o) => o.namespace === 'team-r');
+    expect(refused?.reason).toMatchObject({
+      code: 'server-collision',
+      blocker: { namespace: 'argocd', name: 'vcluster-legacy' },
+    });
+    // The same refusal, worded so that it names no Secret: the row is found all the same.
+    const reworded = {
+      ...result,
+      outcomes: result.outcomes.map((o) =>
+        o === refused && o.reason !== undefined
+          ? { ...o, reason: { ...o.reason, message: 'its server is taken' } }
+          : o,
+      ),
+    };
+    expect(
+      statusRows(reworded, snapshot, config)
+        .filter((row) => row.kind === 'foreign')
+        .map((row) => [row.secret, row.reason?.message]),
+    ).toEqual([
+      [
+        'vcluster-legacy',
+        'not managed by this registrar; blocks namespace team-r (its name or server is taken)',
+      ],
+    ]);
+  });
+
   it('renders a table and why each row is what it is', () => {
     expect(renderStatusText(rows, { now: NOW + HOUR })).toBe(TABLE);
   });

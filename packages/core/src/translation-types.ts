@@ -68,6 +68,18 @@ export type RefusalCode =
 export interface Refusal {
   readonly code: RefusalCode;
   readonly message: string;
+  /**
+   * The Secret in the way, when another Secret is why (`name-foreign`, `target-foreign`,
+   * `server-collision`): what `status` shows as the blocker, read from here, never from the
+   * message.
+   */
+  readonly blocker?: SecretName;
+}
+
+/** A Secret by namespace and name. */
+export interface SecretName {
+  readonly namespace: string;
+  readonly name: string;
 }
 
 export type WarningCode =

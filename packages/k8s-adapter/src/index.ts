@@ -13,8 +13,10 @@ export type {
   KubeAccessOptions,
   KubeCluster,
 } from './connection/kube-access.js';
-export { createGatherer } from './gather/gather.js';
-export type { GatherFailure, GatherResult, Gatherer } from './gather/gather.js';
+export { createGatherer } from './gather/listed-world.js';
+export { describeRead } from './gather/gather-failure.js';
+export type { GatherFailure, GatherRead, ReadKind } from './gather/gather-failure.js';
+export type { GatherResult, Gatherer } from './gather/world-source.js';
 export { applyPlan } from './write/apply.js';
 export type { ActionResult, ActionStatus, ApplyOptions } from './write/apply.js';
 export { createApplier, createDryRunWriter, dryRunVerdict } from './write/plan-writer.js';
@@ -31,11 +33,11 @@ export type { TranslationCache } from './gather/translation-cache.js';
 export { LeadershipLost, OPEN_FENCE } from './connection/write-fence.js';
 export type { WriteFence } from './connection/write-fence.js';
 export { REQUEST_TIMEOUT_MS } from './connection/request-guard.js';
-export { createWatchGatherer } from './gather/watch-gatherer.js';
+export { createWatchGatherer } from './gather/watched-world.js';
 export type {
   WatchGatherer,
   WatchGathererOptions,
   WatchGathererStats,
-} from './gather/watch-gatherer.js';
+} from './gather/watched-world.js';
 export type { WorldChange, WatchName } from './gather/world-cache.js';
 export type { ListWatchStats, ListWatchTiming } from './watch/list-watch.js';

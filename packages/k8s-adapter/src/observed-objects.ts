@@ -3,6 +3,7 @@
 import type {
   DesiredSecret,
   ObservedSecret,
+  SourceLookup,
   SourceNamespace,
   Timestamp,
 } from '@argocd-cluster-registrar/core';
@@ -31,6 +32,18 @@ export function toSourceNamespace(namespace: KubeNamespace): SourceNamespace {
     annotations: { ...(meta.annotations ?? {}) },
     creationTimestamp: toTimestamp(meta.creationTimestamp) ?? '',
     ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
+  };
+}
+
+/** A lookup's answer when the source was found. */
+export function presentLookup(namespace: SourceNamespace): SourceLookup {
+  return {
+    state: 'present',
+    uid: namespace.uid,
+    labels: namespace.labels,
+    ...(namespace.deletionTimestamp !== undefined
+      ? { deletionTimestamp: namespace.deletionTimestamp }
+      : {}),
   };
 }
 

@@ -51,6 +51,7 @@ function trySettle(state: PassState, claim: Claim): boolean {
   if (blocker !== undefined) {
     claim.refusal = {
       code: 'server-collision',
+      blocker: { namespace: state.config.targetNamespace, name: blocker.secret },
       message: collisionMessage(state.config, state.keys, claim, blocker),
     };
     return false;

@@ -226,6 +226,7 @@ export function foreignRefusal(
   if (existing !== undefined && held?.registration === undefined) {
     return {
       code: 'target-foreign',
+      blocker: { namespace: config.targetNamespace, name },
       message: `Secret ${config.targetNamespace}/${name} exists and is not managed by this registrar (it lacks ${keys.managedBy}=${config.managedBy}); delete it so the registrar can write its own, or change the ${keys.cluster} label${leftoverHint(existing)}`,
     };
   }
@@ -233,6 +234,7 @@ export function foreignRefusal(
   if (foreign !== undefined) {
     return {
       code: 'name-foreign',
+      blocker: { namespace: foreign.namespace, name: foreign.name },
       message: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by Secret ${foreign.namespace}/${foreign.name}, which this registrar does not manage, and ArgoCD cannot tell two clusters of one name apart; change the ${keys.cluster} label or delete that Secret${leftoverHint(foreign)}`,
     };
   }

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFaultProxy, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { FaultProxy } from '@argocd-cluster-registrar/testkit';
-import { createGatherer } from '../gather/gather.js';
+import { createGatherer } from '../gather/listed-world.js';
 import type { KubeAccess } from './kube-access.js';
 import { createLeaderElector } from '../lease/leader-election.js';
-import { createWatchGatherer } from '../gather/watch-gatherer.js';
+import { createWatchGatherer } from '../gather/watched-world.js';
 import {
   MANAGED_BY_KEY,
   accessFromText,

@@ -22,8 +22,7 @@ import { kubeRequest } from '../connection/kube-http.js';
 import type { KubeList } from '../kube-objects.js';
 import type { ListPage } from '../connection/kube-api.js';
 import type { WatchedObject } from '../watch/list-watch-types.js';
-import { presentLookup } from './gather-view.js';
-import { toSourceNamespace } from '../observed-objects.js';
+import { presentLookup, toSourceNamespace } from '../observed-objects.js';
 import { ACCEPT_METADATA, ACCEPT_METADATA_LIST } from '../watch/raw-request.js';
 
 /** What discovery says of the Cluster API group. */

@@ -15,8 +15,8 @@ import {
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 import { PROVIDER_PRESETS, plan } from '@argocd-cluster-registrar/core';
 import { CLUSTER_API_ABSENT } from './capi-clusters.js';
-import { createGatherer } from './gather.js';
-import { createWatchGatherer } from './watch-gatherer.js';
+import { createGatherer } from './listed-world.js';
+import { createWatchGatherer } from './watched-world.js';
 import type { WorldChange } from './world-cache.js';
 import { loadKubeAccess } from '../connection/kube-access.js';
 import type { KubeAccess } from '../connection/kube-access.js';
@@ -174,7 +174,7 @@ describe('watching Cluster sources (the daemon)', () => {
         },
         { timeout: 10_000 },
       );
-      const seen = await gatherer.refresh([]);
+      const seen = await gatherer.refresh();
       expect(seen.snapshot.clusters?.map((c) => c.name)).toEqual(['alpha']);
       expect(seen.snapshot.candidateSecrets.map((secret) => secret.name)).toEqual([
         'alpha-kubeconfig',
@@ -185,7 +185,7 @@ describe('watching Cluster sources (the daemon)', () => {
       ]);
       await vi.waitFor(
         async () => {
-          const relabelled = await gatherer.refresh([]);
+          const relabelled = await gatherer.refresh();
           expect(relabelled.snapshot.clusters?.[0]?.labels[`${PREFIX}env`]).toBe('prod');
         },
         { timeout: 10_000 },
@@ -195,7 +195,7 @@ describe('watching Cluster sources (the daemon)', () => {
       await applyObjects(plane, [clusterObject(fleet, 'alpha', {})]);
       await vi.waitFor(
         async () => {
-          expect((await gatherer.refresh([])).snapshot.clusters).toBeUndefined();
+          expect((await gatherer.refresh()).snapshot.clusters).toBeUndefined();
         },
         { timeout: 10_000 },
       );

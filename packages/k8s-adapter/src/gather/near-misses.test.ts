@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
 import { plan, PROVIDER_PRESETS, snapshotToJson } from '@argocd-cluster-registrar/core';
-import { createGatherer } from './gather.js';
-import { createWatchGatherer } from './watch-gatherer.js';
+import { createGatherer } from './listed-world.js';
+import { createWatchGatherer } from './watched-world.js';
 import {
   MANAGED_BY_KEY,
   PREFIX,
@@ -104,7 +104,7 @@ describe("the daemon's near misses", () => {
       await create(renamed, 'vc-other', { config: 'c' });
       await vi.waitFor(
         async () => {
-          const now = await watched.refresh([]);
+          const now = await watched.refresh();
           expect(now.snapshot.nearMisses).toEqual(
             (await createGatherer(h.access, config).full()).snapshot.nearMisses,
           );
@@ -115,7 +115,7 @@ describe("the daemon's near misses", () => {
         },
         { timeout: 10_000 },
       );
-      expect((await watched.refresh([])).requests).toBe(0);
+      expect((await watched.refresh()).requests).toBe(0);
     } finally {
       watched.stop();
     }

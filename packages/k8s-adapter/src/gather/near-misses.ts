@@ -39,10 +39,11 @@ export function nearMissesIn(
 }
 
 /**
- * The near misses of the last Secret list of each namespace, kept between passes. Both
- * gatherers record through it, so `--once`, `status` and the daemon name the same Secrets:
- * the one-shot gatherer after each list of a namespace's Secrets, the daemon's after listing
- * a namespace without a candidate whose Secrets changed since (`version`, see world-cache.ts).
+ * The near misses of the last Secret list of each namespace, kept between passes. The
+ * snapshot assembler records through it for both world sources, so `--once`, `status` and the
+ * daemon name the same Secrets: after a list of a namespace without a candidate whose Secrets
+ * changed since (`version`: each pass for the one-shot lister, see world-cache.ts for the
+ * daemon's).
  */
 export class NearMissRecord {
   private readonly byNamespace = new Map<string, readonly NearMissSecret[]>();

@@ -37,6 +37,6 @@ describe('createTranslationCache', () => {
     const open = { ...gated, execCredentials: true };
     expect(cache.translate(secret, 'value', gated).ok).toBe(false);
     expect(cache.translate(secret, 'value', open).ok).toBe(true);
-    expect(cache.stats().misses).toBe(2);
+    expect(cache.stats().translations).toBe(2);
   });
 });

@@ -1,6 +1,15 @@
-// Kubeconfig parsing is the expensive part of a pass; a Secret that has not changed since
-// the last pass (same uid and resourceVersion) translates to the same result, so a
-// steady-state pass re-parses nothing (docs/behaviour.md#budgets).
+// Kubeconfig parsing is the expensive part of a pass; a Secret that has not changed since the
+// last pass (same uid and resourceVersion) translates to the same result, so a steady-state
+// pass re-parses nothing (docs/behaviour.md#budgets). One cache for both world sources:
+// - the one-shot lister hands the planner whole Secrets, and `translate` memoises what the
+//   planner asks of them;
+// - the watch cache `prepare`s a freshly read candidate instead: every translation the
+//   planner can ask of it (each provider whose glob matches its name, each of that
+//   provider's keys it holds) is made at once and kept, and the planner is handed the Secret
+//   without its data (its candidate keys, each with an empty value), so the daemon keeps no
+//   kubeconfig between passes.
+// Core is unchanged: it sees an ObservedSecret and a Translator, as with a full read.
+import { matchGlob } from '@argocd-cluster-registrar/core';
 import type {
   ObservedSecret,
   Provider,
@@ -9,43 +18,121 @@ import type {
   Translator,
 } from '@argocd-cluster-registrar/core';
 
-interface CachedSecret {
-  readonly namespace: string;
-  readonly resourceVersion: string;
-  /** Keyed by `<key>\0<provider identity>\0<options>`. */
-  readonly results: Map<string, TranslationResult>;
+/** One translation kept: of `key`, by the provider at `provider`, for a `variant`. */
+interface KeptTranslation {
+  readonly provider: number;
+  readonly key: string;
+  /** Whether the source overrides the server (`<prefix>server`): it translates differently. */
+  readonly variant: boolean;
+  readonly result: TranslationResult;
 }
+
+/**
+ * What a Secret costs to keep: its version, its translations (nearly always one; a list,
+ * not a Map and a Set, which cost a few hundred bytes more per candidate at 10,000 clusters)
+ * and, once prepared, the Secret without its data.
+ */
+interface CacheEntry {
+  readonly resourceVersion: string;
+  readonly results: KeptTranslation[];
+  /** As handed to the planner after `prepare`: `data` holds the key names, empty. */
+  prepared: ObservedSecret | undefined;
+  /** The variants prepared so far: bit 1 false, bit 2 true. */
+  variants: number;
+}
+
+const variantBit = (variant: boolean): number => (variant ? 2 : 1);
 
 export interface TranslationCache {
   readonly translate: Translator;
-  /** Drops every entry for a Secret in `namespaces` (all when omitted) whose uid is not in `seen`. */
-  retain(seen: ReadonlySet<string>, namespaces?: ReadonlySet<string>): void;
-  stats(): { readonly secrets: number; readonly hits: number; readonly misses: number };
+  /** The prepared Secret for `uid` when it was read at `resourceVersion` with `variant`. */
+  current(uid: string, resourceVersion: string, variant: boolean): ObservedSecret | undefined;
+  /** Translates a freshly read Secret for `variant`, keeps the results and drops the data. */
+  prepare(secret: ObservedSecret, variant: boolean): ObservedSecret;
+  /** The prepared Secret for `uid`, whatever its version (a stale answer beats none). */
+  kept(uid: string): ObservedSecret | undefined;
+  /** Forgets every Secret whose uid is not in `live`. */
+  retain(live: ReadonlySet<string>): void;
+  stats(): {
+    readonly secrets: number;
+    readonly translations: number;
+    readonly hits: number;
+    /** Translations asked of a prepared Secret that were not prepared: must stay 0. */
+    readonly unprepared: number;
+  };
 }
 
-export function createTranslationCache(translate: Translator): TranslationCache {
-  const bySecretUid = new Map<string, CachedSecret>();
-  const providerIds = new WeakMap<Provider, string>();
+/**
+ * `providers`: the configuration's, which the planner hands back; others are told apart by
+ * every field that can change a translation (the exec gates included, or a provider that
+ * refuses an exec kubeconfig would hand its refusal to one that translates it).
+ */
+export function createTranslationCache(
+  translate: Translator,
+  providers: readonly Provider[] = [],
+): TranslationCache {
+  const known = [...providers];
+  const identities: (string | undefined)[] = [];
+  const byUid = new Map<string, CacheEntry>();
+  let translations = 0;
   let hits = 0;
-  let misses = 0;
+  let unprepared = 0;
 
-  // Two provider objects with the same settings translate alike; the identity covers every
-  // field that can change a translation (e.g. loopbackRewrite).
-  const providerId = (provider: Provider): string => {
-    let id = providerIds.get(provider);
-    if (id === undefined) {
-      id = JSON.stringify([
-        provider.name,
-        provider.secretNamePattern,
-        provider.keys,
-        provider.preferredSecretType ?? '',
-        provider.loopbackRewrite,
-        provider.execClouds ?? [],
-        provider.execCredentials === true,
-      ]);
-      providerIds.set(provider, id);
+  const identity = (provider: Provider): string =>
+    JSON.stringify([
+      provider.name,
+      provider.secretNamePattern,
+      provider.keys,
+      provider.preferredSecretType ?? '',
+      provider.loopbackRewrite,
+      provider.execClouds ?? [],
+      provider.execCredentials === true,
+    ]);
+  const indexOf = (provider: Provider): number => {
+    const exact = known.indexOf(provider);
+    if (exact >= 0) return exact;
+    const id = identity(provider);
+    for (let i = 0; i < known.length; i++) {
+      identities[i] ??= identity(known[i] as Provider);
+      if (identities[i] === id) return i;
     }
-    return id;
+    known.push(provider);
+    identities[known.length - 1] = id;
+    return known.length - 1;
+  };
+
+  const entryFor = (secret: ObservedSecret): CacheEntry => {
+    const previous = byUid.get(secret.uid);
+    if (previous?.resourceVersion === secret.resourceVersion) return previous;
+    // A new resourceVersion invalidates every key of that Secret at once.
+    const entry: CacheEntry = {
+      resourceVersion: secret.resourceVersion,
+      results: [],
+      prepared: undefined,
+      variants: 0,
+    };
+    byUid.set(secret.uid, entry);
+    return entry;
+  };
+
+  const keep = (
+    entry: CacheEntry,
+    secret: ObservedSecret,
+    at: { provider: number; key: string; variant: boolean },
+  ): TranslationResult => {
+    const provider = known[at.provider] as Provider;
+    const options = at.variant ? { serverOverridden: true } : undefined;
+    // Kept for as long as the Secret lives, so keep a compact copy: the translation's
+    // strings are built by concatenation (ropes of thousands of small pieces), and a plain
+    // copy holds ~2 KiB where the ropes held tens (measured in bench/api.bench.ts).
+    const result = structuredClone(translate(secret, at.key, provider, options));
+    const index = entry.results.findIndex(
+      (kept) => kept.provider === at.provider && kept.key === at.key && kept.variant === at.variant,
+    );
+    if (index >= 0) entry.results[index] = { ...at, result };
+    else entry.results.push({ ...at, result });
+    translations += 1;
+    return result;
   };
 
   const cachedTranslate: Translator = (
@@ -54,45 +141,83 @@ export function createTranslationCache(translate: Translator): TranslationCache 
     provider: Provider,
     options?: TranslateOptions,
   ): TranslationResult => {
-    let entry = bySecretUid.get(secret.uid);
-    // A new resourceVersion invalidates every key of that Secret at once.
-    if (entry?.resourceVersion !== secret.resourceVersion || entry.namespace !== secret.namespace) {
-      entry = {
-        namespace: secret.namespace,
-        resourceVersion: secret.resourceVersion,
-        results: new Map(),
+    const at = { provider: indexOf(provider), key, variant: options?.serverOverridden === true };
+    const entry = entryFor(secret);
+    for (const kept of entry.results) {
+      if (kept.provider === at.provider && kept.key === at.key && kept.variant === at.variant) {
+        hits += 1;
+        return kept.result;
+      }
+    }
+    if (entry.prepared === secret) {
+      // The gatherer prepares every candidate of a snapshot before planning, so this is a
+      // broken invariant; answered with a refusal the next read cures, never with a guess.
+      unprepared += 1;
+      return {
+        ok: false,
+        refusal: {
+          code: 'kubeconfig-unreadable',
+          message: `namespace ${secret.namespace}, Secret ${secret.name} key ${key}: not read yet; it is read on the next pass`,
+        },
       };
-      bySecretUid.set(secret.uid, entry);
     }
-    // A server override skips the kubeconfig's own server, so it translates differently.
-    const overridden = options?.serverOverridden === true;
-    const resultKey = `${key}\0${providerId(provider)}\0${overridden ? 'server-overridden' : ''}`;
-    const cached = entry.results.get(resultKey);
-    if (cached !== undefined) {
-      hits += 1;
-      return cached;
+    return keep(entry, secret, at);
+  };
+
+  const prepare = (secret: ObservedSecret, variant: boolean): ObservedSecret => {
+    const entry = entryFor(secret);
+    entry.prepared ??= elide(secret, providers);
+    for (let provider = 0; provider < providers.length; provider++) {
+      if (!matchGlob((providers[provider] as Provider).secretNamePattern, secret.name)) continue;
+      for (const key of (providers[provider] as Provider).keys)
+        if (Object.hasOwn(secret.data, key)) keep(entry, secret, { provider, key, variant });
     }
-    misses += 1;
-    // Kept for as long as the Secret lives, so keep a compact copy: the translation's
-    // strings are built by concatenation (ropes of thousands of small pieces), and a plain
-    // copy holds ~2 KiB where the ropes held tens (measured in bench/api.bench.ts).
-    const result = structuredClone(
-      overridden
-        ? translate(secret, key, provider, { serverOverridden: true })
-        : translate(secret, key, provider),
-    );
-    entry.results.set(resultKey, result);
-    return result;
+    entry.variants |= variantBit(variant);
+    return entry.prepared;
   };
 
   return {
     translate: cachedTranslate,
-    retain(seen, namespaces) {
-      for (const [uid, entry] of bySecretUid) {
-        if (seen.has(uid)) continue;
-        if (namespaces === undefined || namespaces.has(entry.namespace)) bySecretUid.delete(uid);
-      }
+    current(uid, resourceVersion, variant) {
+      const entry = byUid.get(uid);
+      if (entry?.prepared === undefined || entry.resourceVersion !== resourceVersion)
+        return undefined;
+      return (entry.variants & variantBit(variant)) !== 0 ? entry.prepared : undefined;
     },
-    stats: () => ({ secrets: bySecretUid.size, hits, misses }),
+    prepare,
+    kept: (uid) => byUid.get(uid)?.prepared,
+    retain(live) {
+      for (const uid of byUid.keys()) if (!live.has(uid)) byUid.delete(uid);
+    },
+    stats: () => ({ secrets: byUid.size, translations, hits, unprepared }),
+  };
+}
+
+/**
+ * The Secret without its data: the candidate keys stay, so the planner sees which it holds.
+ * A Secret that holds none of them keeps all its key names instead: the near-miss message
+ * names them ("its keys: kubeconfig"), as it does from a full read.
+ */
+function elide(secret: ObservedSecret, providers: readonly Provider[]): ObservedSecret {
+  const data: Record<string, string> = {};
+  for (const provider of providers) {
+    if (!matchGlob(provider.secretNamePattern, secret.name)) continue;
+    for (const key of provider.keys) if (Object.hasOwn(secret.data, key)) data[key] = '';
+  }
+  if (Object.keys(data).length === 0) for (const key of Object.keys(secret.data)) data[key] = '';
+  return {
+    namespace: secret.namespace,
+    name: secret.name,
+    uid: secret.uid,
+    resourceVersion: secret.resourceVersion,
+    type: secret.type,
+    labels: secret.labels,
+    // Annotations can hold a whole copy of the Secret (kubectl's last-applied-configuration),
+    // and the planner does not read a candidate's.
+    annotations: {},
+    data,
+    ...(secret.creationTimestamp !== undefined
+      ? { creationTimestamp: secret.creationTimestamp }
+      : {}),
   };
 }

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { finalizeNamespace, kubeconfigText, uniqueName } from '@argocd-cluster-registrar/testkit';
 import { plan } from '@argocd-cluster-registrar/core';
 import type { Config, ObservedSecret } from '@argocd-cluster-registrar/core';
-import { createGatherer } from './gather.js';
+import { createGatherer } from './listed-world.js';
 import { createApplier } from '../write/plan-writer.js';
 import { createTranslationCache } from './translation-cache.js';
 import {
@@ -230,7 +230,7 @@ describe('incomplete input', () => {
       [`list secrets in ${kept.name}`, 'forbidden'],
     ]);
     // A refresh tries again, and reports it unread again while the list still fails.
-    const refreshed = await gatherer.refresh([]);
+    const refreshed = await gatherer.refresh();
     expect(refreshed.snapshot.unreadNamespaces?.map((entry) => entry.name)).toEqual([kept.name]);
     const { snapshot } = result;
     expect(snapshot.namespaces.map((ns) => ns.name)).toEqual([kept.name]);
@@ -273,47 +273,25 @@ describe('incomplete input', () => {
   });
 });
 
-describe('refresh', () => {
-  it('re-reads the named namespaces and reuses the rest', async () => {
+describe('a later pass', () => {
+  it('lists everything again and reuses only the lookups that cannot have changed', async () => {
     const world = await arrange();
     const gatherer = createGatherer(h.access, world.config);
-    await gatherer.full();
+    // 1 namespace list + 2 candidate lists + 2 cluster Secret lists + 2 lookups.
+    expect((await gatherer.full()).requests).toBe(7);
 
-    const c = uniqueName('k3k-c');
-    await createNamespace(h.core, c, { [MANAGED_BY_KEY]: world.config.managedBy });
-    await h.core.createNamespacedSecret({
-      namespace: c,
-      body: opaque('k3k-c-kubeconfig', {}, { 'kubeconfig.yaml': 'c' }),
-    });
-    // Take a out of management, and finish deleting b.
-    await h.core.patchNamespace({
-      name: world.a,
-      body: [{ op: 'remove', path: `/metadata/labels/${MANAGED_BY_KEY.replace('/', '~1')}` }],
-    });
-    await h.core.deleteNamespace({ name: world.b });
-    await finalizeNamespace(h.plane, world.b);
-
-    const result = await gatherer.refresh([c, world.a, world.b]);
-    expect(result.failures).toEqual([]);
-    expect(result.snapshot.namespaces.map((n) => n.name)).toEqual([c]);
-    expect(names(result.snapshot.candidateSecrets)).toEqual([`${c}/k3k-c-kubeconfig`]);
-    // cluster-a's source is no longer managed: its refresh read is the lookup.
-    expect(result.snapshot.sourceLookups[world.a]).toMatchObject({
+    // A full pass asks a present source again; a notFound stays true for the uid it was about.
+    const full = await gatherer.full();
+    expect(full.requests).toBe(6);
+    expect(full.snapshot.sourceLookups[world.gone]).toEqual({ state: 'notFound' });
+    expect(full.snapshot.sourceLookups[world.unmanaged]).toMatchObject({
       state: 'present',
-      uid: world.uidA,
+      uid: world.uidUnmanaged,
     });
-    // Kept from the full pass: a notFound stays true for the uid it was about.
-    expect(result.snapshot.sourceLookups[world.gone]).toEqual({ state: 'notFound' });
-    // 3 namespace reads + 1 candidate list + 2 cluster Secret lists; no other lookup (the
-    // cached notFound and present answers are reused).
-    expect(result.requests).toBe(6);
-  });
-
-  it('falls back to a full gather when nothing is cached', async () => {
-    const world = await arrange();
-    const result = await createGatherer(h.access, world.config).refresh([world.a]);
-    expect(result.snapshot.namespaces.map((n) => n.name)).toEqual([world.a, world.b].sort());
-    expect(result.requests).toBe(7);
+    // A refresh reuses the present answer too.
+    const refreshed = await gatherer.refresh();
+    expect(refreshed.requests).toBe(5);
+    expect(refreshed.snapshot.sourceLookups).toEqual(full.snapshot.sourceLookups);
   });
 });
 
@@ -343,7 +321,7 @@ describe('translation cache', () => {
     expect(second.snapshot.candidateSecrets[0]).not.toBe(first.snapshot.candidateSecrets[0]);
     translateAll(second.snapshot.candidateSecrets);
     expect(parses).toBe(2);
-    expect(cache.stats()).toMatchObject({ secrets: 2, hits: 2, misses: 2 });
+    expect(cache.stats()).toMatchObject({ secrets: 2, hits: 2, translations: 2 });
 
     await h.core.replaceNamespacedSecret({
       namespace: world.a,

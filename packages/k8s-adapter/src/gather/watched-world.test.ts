@@ -4,10 +4,10 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { kubeconfigText, testChildPlane, uniqueName } from '@argocd-cluster-registrar/testkit';
 import { plan } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
-import { createGatherer } from './gather.js';
+import { createGatherer } from './listed-world.js';
 import { kubeClusterFromText } from '../connection/kube-config.js';
-import { createWatchGatherer } from './watch-gatherer.js';
-import type { WatchGatherer } from './watch-gatherer.js';
+import { createWatchGatherer } from './watched-world.js';
+import type { WatchGatherer } from './watched-world.js';
 import type { WorldChange } from './world-cache.js';
 import {
   MANAGED_BY_KEY,
@@ -137,7 +137,7 @@ describe('createWatchGatherer', () => {
     expect(watched.stats().secretReads).toBe(2);
     const again = await watched.full();
     expect(again.requests).toBe(0);
-    expect(await watched.refresh([a])).toMatchObject({ requests: 0 });
+    expect(await watched.refresh()).toMatchObject({ requests: 0 });
 
     // Secrets no glob matches: changed, created, in managed and other namespaces alike.
     await h.core.patchNamespacedSecret({
@@ -163,7 +163,7 @@ describe('createWatchGatherer', () => {
     // so wait for the rotation itself: refresh until the candidate's new version is read.
     // A refresh that finds nothing new costs no request, so the sum counts the one read.
     let requests = 0;
-    let rotated = await watched.refresh([a]);
+    let rotated = await watched.refresh();
     requests += rotated.requests;
     await vi.waitFor(
       async () => {
@@ -171,7 +171,7 @@ describe('createWatchGatherer', () => {
           (secret) => secret.namespace === a && secret.name === 'k3k-a-kubeconfig',
         );
         if (seen?.resourceVersion !== replaced.metadata?.resourceVersion) {
-          rotated = await watched.refresh([a]);
+          rotated = await watched.refresh();
           requests += rotated.requests;
         }
         expect(

@@ -1,0 +1,206 @@
+// The snapshot assembler: one pass over a world source (world-source.ts) makes a Snapshot.
+// Read-only; every failure is a value in `failures`, and nothing is inferred from a failed
+// read: what could not be read is recorded in the snapshot itself, and the planner decides
+// what that withholds. Its steps, in order: bring the source up to date, index it, take the
+// candidates (reading only those that changed), say what was unread, look up the sources of
+// owned registrations that are not managed, and record near misses. What it keeps between
+// passes: the lookups it may reuse, the near misses, the last candidate list.
+import { clusterSecretName, isCandidate, labelKeys } from '@argocd-cluster-registrar/core';
+import type {
+  Config,
+  LabelKeys,
+  ObservedSecret,
+  SourceCluster,
+  SourceNamespace,
+} from '@argocd-cluster-registrar/core';
+import { CLUSTER_API_ABSENT } from './capi-clusters.js';
+import { mapBounded } from '../concurrency.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { NearMissRecord } from './near-misses.js';
+import { byNamespaceThenName } from '../observed-objects.js';
+import { Pass } from './gather-failure.js';
+import { READ_CONCURRENCY, SourceLookups } from './source-lookups.js';
+import type { TranslationCache } from './translation-cache.js';
+import { whatWasUnread } from './unread.js';
+import type { Unread } from './unread.js';
+import type { CandidateMeta, GatherResult, WorldSource } from './world-source.js';
+
+/** The sources of one pass, indexed. */
+interface WorldIndex {
+  readonly namespaces: readonly SourceNamespace[];
+  readonly managed: ReadonlyMap<string, SourceNamespace>;
+  readonly clusters: readonly SourceCluster[];
+  /** `<namespace>/<name>` of each managed Cluster. */
+  readonly clusterKeys: ReadonlySet<string>;
+  /** Secret `<namespace>/<name>` → the Cluster it is the kubeconfig of. */
+  readonly clusterSecrets: ReadonlyMap<string, SourceCluster>;
+}
+
+export class SnapshotAssembler {
+  private readonly keys: LabelKeys;
+  private readonly lookups: SourceLookups;
+  /** Messages only, never decisions. */
+  private readonly nearMisses: NearMissRecord;
+  private saidAbsent = false;
+  private index: WorldIndex | undefined;
+  /** The last candidate list, and the source version it was made at when it can be reused. */
+  private candidateList: readonly ObservedSecret[] = [];
+  private candidatesAt: string | undefined;
+
+  constructor(
+    access: KubeAccess,
+    private readonly config: Config,
+    private readonly source: WorldSource,
+    private readonly translations: TranslationCache,
+  ) {
+    this.keys = labelKeys(config.labelPrefix);
+    this.lookups = new SourceLookups(access, config);
+    this.nearMisses = new NearMissRecord(config.providers);
+  }
+
+  /** GETs of sources over the assembler's life. */
+  get lookupsAsked(): number {
+    return this.lookups.asked;
+  }
+
+  /** Sources changed (`undefined`: any may have): their lookups are asked again. */
+  forget(names: readonly string[] | undefined): void {
+    this.lookups.forget(names);
+  }
+
+  async assemble(fullPass: boolean): Promise<GatherResult> {
+    const pass = new Pass();
+    await this.source.begin(pass);
+    const world = this.indexed();
+    const notices = this.notices();
+    const candidateSecrets = await this.candidates(pass, world);
+    const clusterSecrets = this.source.clusterSecrets();
+    const unread = whatWasUnread(pass.failures, this.config.targetNamespace, [
+      ...world.namespaces.map((namespace) => namespace.name),
+      ...world.clusters.map((cluster) => cluster.namespace),
+    ]);
+    const names = this.lookups.unmanagedSources(clusterSecrets, world.managed, world.clusterKeys);
+    const sourceLookups = await this.lookups.lookUp(
+      pass,
+      names,
+      unread,
+      this.source.clusterApi(),
+      fullPass,
+    );
+    await this.recordNearMisses(pass, world, candidateSecrets, unread);
+    return {
+      snapshot: {
+        namespaces: world.namespaces,
+        ...(world.clusters.length === 0 ? {} : { clusters: world.clusters }),
+        candidateSecrets,
+        clusterSecrets,
+        sourceLookups,
+        ...(unread.unreadNamespaces === undefined
+          ? {}
+          : { unreadNamespaces: unread.unreadNamespaces }),
+        ...(unread.clusterSecretsUnread === undefined
+          ? {}
+          : { clusterSecretsUnread: unread.clusterSecretsUnread }),
+        ...this.nearMisses.snapshotField(world.managed),
+      },
+      failures: pass.failures,
+      requests: pass.requests,
+      ...(notices.length === 0 ? {} : { notices }),
+    };
+  }
+
+  /** Rebuilt only when the source hands over other namespaces or Clusters. */
+  private indexed(): WorldIndex {
+    const namespaces = this.source.namespaces();
+    const clusters = this.source.clusters();
+    const last = this.index;
+    if (last?.namespaces === namespaces && last.clusters === clusters) return last;
+    const managed =
+      last?.namespaces === namespaces
+        ? last.managed
+        : new Map(namespaces.map((namespace) => [namespace.name, namespace]));
+    const clusterKeys = new Set<string>();
+    const clusterSecrets = new Map<string, SourceCluster>();
+    for (const cluster of clusters) {
+      clusterKeys.add(`${cluster.namespace}/${cluster.name}`);
+      for (const provider of this.config.providers) {
+        const name = clusterSecretName(provider.secretNamePattern, cluster.name);
+        if (name !== undefined) clusterSecrets.set(`${cluster.namespace}/${name}`, cluster);
+      }
+    }
+    this.index = { namespaces, managed, clusters, clusterKeys, clusterSecrets };
+    return this.index;
+  }
+
+  /** Cluster sources are on but their CRDs are not served: said once, until they are. */
+  private notices(): string[] {
+    const absent = this.source.clusterApi()?.state === 'absent';
+    const notices = absent && !this.saidAbsent ? [CLUSTER_API_ABSENT] : [];
+    this.saidAbsent = absent;
+    return notices;
+  }
+
+  /**
+   * The candidates of managed namespaces and the kubeconfigs of managed Clusters; a candidate
+   * whose version moved is read (and translated) again, the others are taken as they are.
+   */
+  private async candidates(pass: Pass, world: WorldIndex): Promise<readonly ObservedSecret[]> {
+    const chosen: ObservedSecret[] = [];
+    const toRead: { candidate: CandidateMeta; variant: boolean }[] = [];
+    for (const candidate of this.source.candidates()) {
+      const owner =
+        world.managed.get(candidate.namespace) ??
+        world.clusterSecrets.get(`${candidate.namespace}/${candidate.name}`);
+      if (owner === undefined) continue;
+      // A `<prefix>server` override translates differently: a source that gains or loses
+      // one has its candidates read again, once.
+      const variant = owner.annotations[this.keys.server] !== undefined;
+      const ready = this.source.ready(candidate, variant);
+      if (ready !== undefined) chosen.push(ready);
+      else toRead.push({ candidate, variant });
+    }
+    const version = this.source.version();
+    if (toRead.length === 0 && version === this.candidatesAt) return this.candidateList;
+    const read = await mapBounded(toRead, READ_CONCURRENCY, ({ candidate, variant }) =>
+      this.source.read(pass, candidate, variant),
+    );
+    for (const secret of read) if (secret !== undefined) chosen.push(secret);
+    this.translations.retain(new Set(chosen.map((secret) => secret.uid)));
+    this.candidateList = chosen.sort(byNamespaceThenName);
+    // A list with reads still to repeat is not reused as is.
+    this.candidatesAt = pass.failures.length === 0 && toRead.length === 0 ? version : undefined;
+    return this.candidateList;
+  }
+
+  /**
+   * The Secrets of a managed namespace without a candidate are listed for their near misses,
+   * only when they may have changed since they were (a waiting namespace costs the daemon no
+   * request in steady state); never in a namespace whose candidates were not read.
+   */
+  private async recordNearMisses(
+    pass: Pass,
+    world: WorldIndex,
+    candidates: readonly ObservedSecret[],
+    unread: Unread,
+  ): Promise<void> {
+    const served = new Set<string>();
+    for (const secret of candidates)
+      if (isCandidate({ name: secret.name, keys: Object.keys(secret.data) }, this.config.providers))
+        served.add(secret.namespace);
+    const unreadNames = new Set((unread.unreadNamespaces ?? []).map((entry) => entry.name));
+    const toList: string[] = [];
+    for (const { name } of world.namespaces) {
+      if (served.has(name)) this.nearMisses.forget(name);
+      else if (
+        !unreadNames.has(name) &&
+        !this.nearMisses.current(name, this.source.secretsVersion(name))
+      )
+        toList.push(name);
+    }
+    await mapBounded(toList, READ_CONCURRENCY, async (name) => {
+      const version = this.source.secretsVersion(name);
+      const secrets = await this.source.secretsOf(pass, name);
+      if (secrets !== undefined) this.nearMisses.record(name, secrets, version);
+    });
+  }
+}
