@@ -28,23 +28,16 @@ import {
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import {
-  FAULT_KINDS,
-  startControlPlane,
-  startFaultProxy,
-  uniqueName,
-} from '../../testkit/src/index.js';
+import { FAULT_KINDS, startFaultProxy } from '../../testkit/src/index.js';
 import type { FaultKind } from '../../testkit/src/index.js';
 import {
   auditWrites,
   changedForeign,
-  createChaosWorld,
   divergence,
   proxyKubeconfig,
   startChurn,
 } from '../src/test-support/chaos.js';
-import type { World } from '../src/test-support/e2e.js';
+import { startBenchWorld } from './chaos-world.js';
 import { imageRuntime } from './image-runtime.js';
 import { DIAG, PROBE, RESYNC_PERIOD, diagFigures, diagFlags, residentSplit } from './soak-diag.js';
 import type { ResidentSplit } from './soak-diag.js';
@@ -129,25 +122,10 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
 
-  const host = await startControlPlane('bench-soak', { ownerPid: process.pid });
-  const kc = new KubeConfig();
-  kc.loadFromString(host.kubeConfig);
-  const hostApi = kc.makeApiClient(CoreV1Api);
-  const target = uniqueName('argocd');
-  const managedBy = uniqueName('soak');
-  await hostApi.createNamespace({ body: { metadata: { name: target } } });
-  // The registered kubeconfigs are never dialled: the host plane stands in for a child.
-  const world: World = {
-    host,
-    child: host,
-    hostApi,
-    childApi: hostApi,
-    target,
-    managedBy,
-    baseArgs: [],
-  };
   const created = Date.now();
-  const chaos = await createChaosWorld(world, { namespaces: CLUSTERS, foreign: 5 });
+  // The registered kubeconfigs are never dialled: the host plane stands in for a child.
+  const world = await startBenchWorld('bench-soak', CLUSTERS);
+  const { host, chaos } = world;
   process.stderr.write(
     `world of ${CLUSTERS} namespaces in ${Math.round((Date.now() - created) / 1000)} s\n`,
   );
@@ -308,7 +286,7 @@ async function main(): Promise<void> {
   if (daemon.exitCode === null) daemon.kill('SIGKILL');
   runtime.release();
   await proxy.close();
-  await host.stop();
+  await world.stop();
   const ok =
     !crashed &&
     growth !== null &&
