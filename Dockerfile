@@ -47,6 +47,13 @@ ENV NODE_ENV=production
 # few helpers, and every extra arena keeps freed memory of its own (measured: 10 MiB less
 # resident memory at 1,000 clusters with one arena).
 ENV MALLOC_ARENA_MAX=2
+# A fixed mmap threshold (glibc's initial 128 KiB) instead of the one glibc raises to the size
+# of the largest block freed so far: without it, once the first page of a list has been freed,
+# every later list's page-sized buffers (MiBs each) come from the malloc heap instead, and the
+# heap keeps what they leave behind (measured: +12 MiB of the brk heap over the first six
+# re-lists at 1,000 clusters, none of it reachable). Mapped blocks go back to the kernel when
+# freed.
+ENV MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 # Owned by root and not writable by the runtime user: the process cannot alter its own code.
 COPY --from=build /app /app

@@ -1,44 +1,45 @@
-// The long chaos run: two replicas with --leader-elect, each through its own fault proxy
-// (about 20 % faults of every kind) in front of a real host plane, 200 source namespaces and
-// a churn loop, SIGKILLs at random moments (about one per 24 s, 50 in the default 20
-// minutes), one leader frozen past its lease mid-run, and kube-apiserver restarted on the
-// same etcd every 5 minutes (every second restart right after an etcd compaction, so the
-// watches' versions are gone): every watch of both replicas breaks at once and re-lists.
-// Every forwarded Secret write or Event is judged: wrongful deletions/demotions at that
-// moment (test-support/chaos.ts), and afterwards, against every version of the Lease a watch
-// saw, writes received while the Lease was valid for another holder than their sender
-// (standby or deposed leader).
-// Then faults and churn stop and the time to converge is measured.
+// The long chaos runs, each on a real host plane of its own with 200 source namespaces under
+// churn, each replica through its own fault proxy. Every forwarded Secret write or Event is
+// judged: wrongful deletions/demotions at that moment (test-support/chaos.ts), and
+// afterwards, against every version of the Lease a watch saw, writes received while the
+// Lease was valid for another holder than their sender (standby or deposed leader). Then
+// faults and churn stop and the time to converge is measured. The cases:
+// - kills: two replicas with --leader-elect (about 20 % faults of every kind), SIGKILLs at
+//   random moments (about one per 24 s, 50 in the default 20 minutes) and one leader frozen
+//   past its lease mid-run, and kube-apiserver restarted on the same etcd every 5 minutes
+//   (every second restart right after an etcd compaction, so the watches' versions are
+//   gone): every watch of both replicas breaks at once and re-lists;
+// - partition (half as long): the leader cut off from the API server again and again, the
+//   other replica connected (chaos-partition.ts);
+// - upgrade (half as long): 0.2.0 rolled over to the current build (chaos-upgrade.ts).
 //
-//   pnpm bench chaos                       20 minutes
-//   CHAOS_MINUTES=3 pnpm bench chaos       a short run
+//   pnpm bench chaos                                  all three, 20 + 10 + 10 minutes
+//   CHAOS_CASES=partition,upgrade pnpm bench chaos    some of them
+//   CHAOS_MINUTES=3 pnpm bench chaos                  short runs
 
-import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { leaseName } from '../../k8s-adapter/src/index.js';
+import { loadavg } from 'node:os';
 import {
   FAULT_KINDS,
   compactEtcd,
   restartApiServer,
   seededRandom,
-  startControlPlane,
   startFaultProxy,
-  uniqueName,
 } from '../../testkit/src/index.js';
 import type { FaultKind, FaultProxy, ForwardedWrite } from '../../testkit/src/index.js';
 import {
   auditWrites,
   changedForeign,
-  createChaosWorld,
   divergence,
   proxyKubeconfig,
   startChurn,
   startProxiedDaemon,
 } from '../src/test-support/chaos.js';
 import type { WriteAudit } from '../src/test-support/chaos.js';
-import { watchLease } from '../src/test-support/lease-history.js';
 import type { LeaseHistory } from '../src/test-support/lease-history.js';
-import { PREFIX } from '../src/test-support/e2e.js';
-import type { RunningDaemon, World } from '../src/test-support/e2e.js';
+import type { RunningDaemon } from '../src/test-support/e2e.js';
+import { partitionCase } from './chaos-partition.js';
+import { startBenchWorld } from './chaos-world.js';
+import { upgradeCase } from './chaos-upgrade.js';
 
 const MINUTES = Number(process.env['CHAOS_MINUTES'] ?? 20);
 const NAMESPACES = Number(process.env['CHAOS_NAMESPACES'] ?? 200);
@@ -87,43 +88,13 @@ function judgeLeadership(replicas: readonly Replica[], history: LeaseHistory): v
   }
 }
 
-async function main(): Promise<void> {
+/** The kill case: SIGKILLs at random moments and one leader frozen past its lease. */
+async function killsCase(): Promise<{ figures: object; ok: boolean }> {
   process.stderr.write(
     `chaos: ${MINUTES} min, ${NAMESPACES} namespaces, ${FAULT_RATE * 100}% faults\n`,
   );
-  const host = await startControlPlane('bench-chaos', { ownerPid: process.pid });
-  const kc = new KubeConfig();
-  kc.loadFromString(host.kubeConfig);
-  const hostApi = kc.makeApiClient(CoreV1Api);
-  const leases = kc.makeApiClient(CoordinationV1Api);
-  const target = uniqueName('argocd');
-  const managedBy = uniqueName('chaos');
-  await hostApi.createNamespace({ body: { metadata: { name: target } } });
-  // The registered kubeconfigs are never dialled: the host plane's own CA and identity
-  // stand in for a child's.
-  const world: World = {
-    host,
-    child: host,
-    hostApi,
-    childApi: hostApi,
-    target,
-    managedBy,
-    baseArgs: [],
-  };
-  const chaos = await createChaosWorld(world, { namespaces: NAMESPACES, foreign: 5 });
-  const lease = leaseName({ labelPrefix: PREFIX, managedBy });
-  const holder = async (): Promise<string> => {
-    try {
-      return (
-        (await leases.readNamespacedLease({ name: lease, namespace: target })).spec
-          ?.holderIdentity ?? ''
-      );
-    } catch {
-      return '';
-    }
-  };
-
-  const history = watchLease(host.kubeConfig, target, lease);
+  const world = await startBenchWorld('bench-chaos', NAMESPACES);
+  const { chaos, history, holder } = world;
   const launch = (kubeconfig: string): RunningDaemon =>
     startProxiedDaemon(chaos, kubeconfig, [`--interval=${INTERVAL_S}s`, '--leader-elect']);
   /** The replica's process is gone (killed or crashed): the next one takes its place. */
@@ -158,7 +129,7 @@ async function main(): Promise<void> {
         what: `${write.method} ${write.path}`,
       });
     };
-    const proxy = await startFaultProxy(host, {
+    const proxy = await startFaultProxy(world.host, {
       seed: 1000 + index,
       beforeWrite,
       faults: { rate: FAULT_RATE, hangMs: 25_000 },
@@ -204,10 +175,10 @@ async function main(): Promise<void> {
     if (Date.now() >= nextApiServerRestart && Date.now() < end) {
       nextApiServerRestart += RESTART_EVERY_MS;
       if (apiServerRestarts % 2 === 1) {
-        await compactEtcd(host);
+        await compactEtcd(world.host);
         compactions += 1;
       }
-      await restartApiServer(host);
+      await restartApiServer(world.host);
       apiServerRestarts += 1;
       process.stderr.write(`restarted kube-apiserver (${String(apiServerRestarts)})\n`);
       continue;
@@ -276,20 +247,44 @@ async function main(): Promise<void> {
     convergenceSeconds: convergedMs === undefined ? null : convergedMs / 1000,
     notConverged: convergedMs === undefined ? last.slice(0, 10) : [],
   };
-  console.log(JSON.stringify(figures, null, 2));
   for (const replica of replicas) {
     await replica.daemon.stop('SIGKILL');
     await replica.proxy.close();
   }
-  history.stop();
-  await host.stop();
+  await world.stop();
   const ok =
     figures.writesWithoutTheLease === 0 &&
     figures.wrongfulDeletionsOrDemotions.length === 0 &&
     figures.foreignWrites === 0 &&
     figures.deposedLeaderWritesAfterResume === 0 &&
     convergedMs !== undefined;
-  process.exit(ok ? 0 : 1);
+  return { figures: { case: 'kills', ...figures }, ok };
+}
+
+const CASES: Record<string, () => Promise<{ figures: object; ok: boolean }>> = {
+  kills: killsCase,
+  partition: () => partitionCase(MINUTES / 2),
+  upgrade: () => upgradeCase(MINUTES / 2),
+};
+
+async function main(): Promise<void> {
+  const chosen = (process.env['CHAOS_CASES'] ?? Object.keys(CASES).join(',')).split(',');
+  let failed = 0;
+  for (const name of chosen) {
+    const run = CASES[name];
+    if (run === undefined)
+      throw new Error(`CHAOS_CASES: no case ${name} (${Object.keys(CASES).join(', ')})`);
+    const { figures, ok } = await run();
+    console.log(
+      JSON.stringify(
+        { ...figures, ok, loadAverage: loadavg().map((l) => Number(l.toFixed(2))) },
+        null,
+        2,
+      ),
+    );
+    if (!ok) failed += 1;
+  }
+  process.exit(failed === 0 ? 0 : 1);
 }
 
 await main();

@@ -28,24 +28,19 @@ import {
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import {
-  FAULT_KINDS,
-  startControlPlane,
-  startFaultProxy,
-  uniqueName,
-} from '../../testkit/src/index.js';
+import { FAULT_KINDS, startFaultProxy } from '../../testkit/src/index.js';
 import type { FaultKind } from '../../testkit/src/index.js';
 import {
   auditWrites,
   changedForeign,
-  createChaosWorld,
   divergence,
   proxyKubeconfig,
   startChurn,
 } from '../src/test-support/chaos.js';
-import type { World } from '../src/test-support/e2e.js';
+import { startBenchWorld } from './chaos-world.js';
 import { imageRuntime } from './image-runtime.js';
+import { DIAG, PROBE, RESYNC_PERIOD, diagFigures, diagFlags, residentSplit } from './soak-diag.js';
+import type { ResidentSplit } from './soak-diag.js';
 
 const MINUTES = Number(process.env['SOAK_MINUTES'] ?? 60);
 const CLUSTERS = Number(process.env['SOAK_CLUSTERS'] ?? 1000);
@@ -59,36 +54,20 @@ const CHURN_PERIOD_MS = 20_000;
 const MAX_GROWTH = 0.1;
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const work = '/tmp/acr-bench-soak';
+const work = `/tmp/acr-bench-soak${DIAG ? `-diag-${process.pid}` : ''}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-// Preloaded into the daemon: heap in use and event-loop delay since the previous line, one
-// JSON line per sample period. The histogram is Node's own (perf_hooks).
-const PROBE = [
-  "import { appendFileSync } from 'node:fs';",
-  "import { monitorEventLoopDelay } from 'node:perf_hooks';",
-  'const file = process.env.SOAK_PROBE_FILE;',
-  'const every = Number(process.env.SOAK_PROBE_MS);',
-  'const delay = monitorEventLoopDelay({ resolution: 10 });',
-  'delay.enable();',
-  'if (file) setInterval(() => {',
-  '  const m = process.memoryUsage();',
-  '  appendFileSync(file, JSON.stringify({ at: Date.now(), heapUsed: m.heapUsed, heapTotal: m.heapTotal,',
-  '    external: m.external, delayP50Ms: delay.percentile(50) / 1e6, delayP99Ms: delay.percentile(99) / 1e6,',
-  '    delayMaxMs: delay.max / 1e6 }) + "\\n");',
-  '  delay.reset();',
-  '}, every).unref();',
-].join('\n');
 
 interface Sample {
   readonly minute: number;
   readonly rssMiB: number;
+  readonly resident: ResidentSplit;
   readonly heapUsedMiB: number | undefined;
   readonly sockets: number;
   readonly fds: number;
   readonly delayP99Ms: number | undefined;
   readonly delayMaxMs: number | undefined;
   readonly load1: number;
+  readonly diag?: Record<string, number>;
 }
 
 function rssBytes(pid: number): number {
@@ -135,7 +114,7 @@ const round = (value: number, digits = 2): number => Number(value.toFixed(digits
 
 async function main(): Promise<void> {
   process.stderr.write(
-    `soak: ${MINUTES} min, ${CLUSTERS} clusters, ${FAULT_RATE * 100}% faults, a sample every ${SAMPLE_MS / 1000} s\n`,
+    `soak: ${MINUTES} min, ${CLUSTERS} clusters, ${FAULT_RATE * 100}% faults, a sample every ${SAMPLE_MS / 1000} s${DIAG ? ', DIAGNOSTIC (forced collections)' : ''}${RESYNC_PERIOD === undefined ? '' : `, --resync-period=${RESYNC_PERIOD}`}\n`,
   );
   // The shipped daemon: build it from the current source.
   const build = spawnSync('pnpm', ['-s', 'build'], { cwd: repo, stdio: 'inherit' });
@@ -143,25 +122,10 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
 
-  const host = await startControlPlane('bench-soak', { ownerPid: process.pid });
-  const kc = new KubeConfig();
-  kc.loadFromString(host.kubeConfig);
-  const hostApi = kc.makeApiClient(CoreV1Api);
-  const target = uniqueName('argocd');
-  const managedBy = uniqueName('soak');
-  await hostApi.createNamespace({ body: { metadata: { name: target } } });
-  // The registered kubeconfigs are never dialled: the host plane stands in for a child.
-  const world: World = {
-    host,
-    child: host,
-    hostApi,
-    childApi: hostApi,
-    target,
-    managedBy,
-    baseArgs: [],
-  };
   const created = Date.now();
-  const chaos = await createChaosWorld(world, { namespaces: CLUSTERS, foreign: 5 });
+  // The registered kubeconfigs are never dialled: the host plane stands in for a child.
+  const world = await startBenchWorld('bench-soak', CLUSTERS);
+  const { host, chaos } = world;
   process.stderr.write(
     `world of ${CLUSTERS} namespaces in ${Math.round((Date.now() - created) / 1000)} s\n`,
   );
@@ -189,20 +153,22 @@ async function main(): Promise<void> {
   env['SOAK_PROBE_FILE'] = probeFile;
   env['SOAK_PROBE_MS'] = String(SAMPLE_MS);
   const { file, args } = runtime.command([
+    ...diagFlags,
     '--import',
     `data:text/javascript,${encodeURIComponent(PROBE)}`,
     join(repo, 'packages/cli/dist/main.js'),
     '--kubeconfig',
     kubeconfig,
     '--target-namespace',
-    target,
+    world.chaos.world.target,
     '--managed-by',
-    managedBy,
+    world.chaos.world.managedBy,
     `--interval=${INTERVAL_S}s`,
     '--leader-elect',
     '--health-addr=127.0.0.1:0',
     '--metrics-addr=127.0.0.1:0',
     '--log-format=json',
+    ...(RESYNC_PERIOD === undefined ? [] : [`--resync-period=${RESYNC_PERIOD}`]),
   ]);
   const logPath = join(work, 'daemon.log');
   const log = openSync(logPath, 'w');
@@ -231,6 +197,7 @@ async function main(): Promise<void> {
     const sample: Sample = {
       minute: round((Date.now() - started) / 60_000),
       rssMiB: round(rssBytes(pid) / 2 ** 20, 1),
+      resident: residentSplit(pid),
       heapUsedMiB:
         probe?.['heapUsed'] === undefined ? undefined : round(probe['heapUsed'] / 2 ** 20, 1),
       sockets,
@@ -238,6 +205,7 @@ async function main(): Promise<void> {
       delayP99Ms: probe?.['delayP99Ms'] === undefined ? undefined : round(probe['delayP99Ms'], 1),
       delayMaxMs: probe?.['delayMaxMs'] === undefined ? undefined : round(probe['delayMaxMs'], 1),
       load1: round(loadavg()[0] ?? 0),
+      ...(DIAG ? { diag: diagFigures(probe) } : {}),
     };
     samples.push(sample);
     process.stderr.write(`${JSON.stringify(sample)}\n`);
@@ -318,7 +286,7 @@ async function main(): Promise<void> {
   if (daemon.exitCode === null) daemon.kill('SIGKILL');
   runtime.release();
   await proxy.close();
-  await host.stop();
+  await world.stop();
   const ok =
     !crashed &&
     growth !== null &&

@@ -9,7 +9,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { leaseName } from '@argocd-cluster-registrar/k8s-adapter';
-import type { V1Secret } from '@kubernetes/client-node';
 import {
   adminKubeConfig,
   compactEtcd,
@@ -35,16 +34,10 @@ import { PREFIX, createWorld, eventually, httpGet, startDaemon } from '../test-s
 import type { RunningDaemon, World } from '../test-support/e2e.js';
 import { watchLease, writesAgainstTheLease } from '../test-support/lease-history.js';
 import type { LeaseHistory } from '../test-support/lease-history.js';
+import { V0_2_0, registrations, takeoverChanges } from '../test-support/upgrade-check.js';
 
 const INTERVAL_MS = 5000;
-/** 0.2.0 as first completed, by commit: a fresh clone may not have the tag `v0.2.0`. */
-const V0_2_0 = '00a8308';
 const UPGRADE_NAMESPACES = 200;
-/**
- * The fields of a registration the current build rewrites on purpose when it takes over from
- * 0.2.0 (CHANGELOG.md): anything else rewritten is a regression.
- */
-const INTENDED_REWRITES: readonly string[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Replica {
@@ -161,33 +154,6 @@ async function ownWorld(plane: ControlPlane): Promise<World> {
     managedBy: uniqueName('chaos'),
     baseArgs: [],
   };
-}
-
-/** Our registrations (active and demoted), by name. */
-async function registrations(world: World): Promise<Map<string, V1Secret>> {
-  const listed = await world.hostApi.listNamespacedSecret({
-    namespace: world.target,
-    labelSelector: `${PREFIX}managed-by=${world.managedBy}`,
-  });
-  return new Map(listed.items.map((secret) => [secret.metadata?.name ?? '', secret]));
-}
-
-/** What differs between two versions of a registration: `labels.<key>`, `data.<key>`, ... */
-function changedFields(before: V1Secret, after: V1Secret): string[] {
-  const fields: string[] = [];
-  const compare = (
-    kind: string,
-    a: Record<string, string> = {},
-    b: Record<string, string> = {},
-  ) => {
-    for (const key of new Set([...Object.keys(a), ...Object.keys(b)]))
-      if (a[key] !== b[key]) fields.push(`${kind}.${key}`);
-  };
-  compare('labels', before.metadata?.labels, after.metadata?.labels);
-  compare('annotations', before.metadata?.annotations, after.metadata?.annotations);
-  compare('data', before.data, after.data);
-  if (before.type !== after.type) fields.push('type');
-  return fields.sort();
 }
 
 describe('chaos: what the cluster does to a controller', () => {
@@ -345,19 +311,9 @@ describe('chaos: what the cluster does to a controller', () => {
     await expectConverged(chaos);
     const after = await registrations(world);
 
-    expect([...before.keys()].filter((name) => !after.has(name))).toEqual([]);
-    expect([...after.keys()].filter((name) => !before.has(name))).toEqual([]);
-    const rewritten = new Map<string, string[]>();
-    for (const [name, was] of before) {
-      const now = after.get(name);
-      if (now === undefined || now.metadata?.resourceVersion === was.metadata?.resourceVersion)
-        continue;
-      rewritten.set(name, changedFields(was, now));
-    }
-    const unintended = [...rewritten].flatMap(([name, fields]) => {
-      const extra = fields.filter((field) => !INTENDED_REWRITES.includes(field));
-      return extra.length === 0 ? [] : [`${name}: ${extra.join(', ')}`];
-    });
+    const { lost, added, rewritten, unintended } = takeoverChanges(before, after);
+    expect(lost).toEqual([]);
+    expect(added).toEqual([]);
     expect(unintended).toEqual([]);
     // No Event storm: at most one Event per registration it rewrote, none for the others
     // (counted at its proxy: 0.2.0's own Events may still be landing after it converged).
