@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFaultProxy, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { FaultProxy } from '@argocd-cluster-registrar/testkit';
 import type { Action, DesiredSecret, Plan } from '@argocd-cluster-registrar/core';
-import { applyPlan } from './apply.js';
+import { createApplier } from './plan-writer.js';
 import { recordNamespaceEvent } from './events.js';
 import type { KubeAccess } from './kube-access.js';
 import { createLeaderElector } from './leader-election.js';
@@ -109,11 +109,7 @@ describe('the write fence', () => {
         outcomes: [],
         warnings: [],
       };
-      const applied = await applyPlan(fenced, okPlan, {
-        dryRun: false,
-        labelPrefix: config.labelPrefix,
-        observed: [],
-      });
+      const applied = await createApplier(fenced, config.labelPrefix).write(okPlan, []);
       expect(applied.map((r) => r.status)).toEqual(['applied']);
       expect(secretWrites(first)).toHaveLength(1);
 
@@ -126,11 +122,7 @@ describe('the write fence', () => {
         outcomes: [],
         warnings: [],
       };
-      const results = await applyPlan(fenced, plan, {
-        dryRun: false,
-        labelPrefix: config.labelPrefix,
-        observed: [],
-      });
+      const results = await createApplier(fenced, config.labelPrefix).write(plan, []);
       expect(results.map((r) => r.status)).toEqual([
         'not-attempted',
         'not-attempted',

@@ -7,7 +7,7 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { V1Secret } from '@kubernetes/client-node';
 import { finalizeNamespace, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { Action, ObservedRef } from '@argocd-cluster-registrar/core';
-import { applyPlan } from './apply.js';
+import { createApplier } from './plan-writer.js';
 import { PREFIX, createNamespace, host, observedFrom } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
@@ -54,10 +54,9 @@ function refOf(secret: V1Secret): ObservedRef {
 }
 
 async function apply(action: Action, secret: V1Secret) {
-  const [result] = await applyPlan(
-    h.access,
+  const [result] = await createApplier(h.access, PREFIX).write(
     { actions: [action], outcomes: [], warnings: [] },
-    { dryRun: false, labelPrefix: PREFIX, observed: [observedFrom(secret, target)] },
+    [observedFrom(secret, target)],
   );
   return result;
 }

@@ -11,6 +11,7 @@ import { classifyApiError } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
 import { readNamespace } from './kube-api.js';
 import { requestBound } from './request-guard.js';
+import type { SecretWriter, WriteOutcome } from './write/secret-writer.js';
 
 export type ProofCheck = { readonly holds: true } | { readonly holds: false; readonly why: string };
 
@@ -20,6 +21,36 @@ type SourceNow =
   | { readonly state: 'unknown'; readonly why: string };
 
 const HOLDS: ProofCheck = { holds: true };
+
+/**
+ * Every demotion and deletion behind a fresh check of its proof: sent only while it holds,
+ * otherwise reported `withheld`. Creates and updates pass straight through.
+ */
+export function provenSecrets(
+  writer: SecretWriter,
+  access: KubeAccess,
+  labelPrefix: string,
+): SecretWriter {
+  const proven = async (
+    action: Action,
+    before: ObservedSecret | undefined,
+    send: () => Promise<WriteOutcome>,
+  ): Promise<WriteOutcome> => {
+    const proof = await recheckProof(access, action, before, labelPrefix);
+    if (proof.holds) return send();
+    return {
+      status: 'withheld',
+      failure: { kind: 'conflict', message: proof.why, retryable: true },
+    };
+  };
+  return {
+    create: (action, options) => writer.create(action, options),
+    patch: (action, patch, before, options) =>
+      proven(action, before, () => writer.patch(action, patch, before, options)),
+    delete: (action, before, options) =>
+      proven(action, before, () => writer.delete(action, before, options)),
+  };
+}
 
 /**
  * For a demote or delete: does its reason still hold in the live world? Creates and updates
