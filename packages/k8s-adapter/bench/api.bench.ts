@@ -321,7 +321,7 @@ async function pass(): Promise<PassFigures> {
   });
   const plannedAt = performance.now();
   const results = await adapter
-    .createApplier(access, config.labelPrefix)
+    .createApplier(access, config)
     .write(planned, gathered.snapshot.clusterSecrets);
   const end = performance.now();
   const after = await apiServerRequests(adminConfig);

@@ -11,6 +11,7 @@ import {
   host,
   opaque,
   restrictedAccess,
+  testConfig,
   observedFrom,
 } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
@@ -23,7 +24,7 @@ const observed: V1Secret[] = [];
 const writePlan = (access: KubeAccess, plan: Plan, dryRun: boolean) =>
   (dryRun
     ? createDryRunWriter({ validateWith: access, labelPrefix: PREFIX })
-    : createApplier(access, PREFIX)
+    : createApplier(access, testConfig())
   ).write(
     plan,
     observed.map((secret) => observedFrom(secret, target)),

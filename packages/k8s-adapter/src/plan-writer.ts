@@ -9,6 +9,7 @@ import type { ActionResult } from './apply.js';
 import type { KubeAccess } from './kube-access.js';
 import { OPEN_FENCE } from './write-fence.js';
 import { provenSecrets } from './write-proof.js';
+import type { ProofConfig } from './write-proof.js';
 import { dryRunSecrets, fencedSecrets, secretWriter } from './write/secret-writer.js';
 
 export interface PlanWriter {
@@ -25,12 +26,13 @@ export interface PlanWriter {
  * Writes the plan to the API server (through `access`, fenced when it carries a fence): a
  * demotion or deletion only while its proof still holds (write-proof.ts).
  */
-export function createApplier(access: KubeAccess, labelPrefix: string): PlanWriter {
+export function createApplier(access: KubeAccess, config: ProofConfig): PlanWriter {
+  const { labelPrefix } = config;
   return {
     persists: true,
     write: (plan, observed) => {
       // One fenced writer per pass: once the fence shuts, the rest of the pass sends nothing.
-      const proven = provenSecrets(secretWriter(access), access, labelPrefix);
+      const proven = provenSecrets(secretWriter(access), access, config);
       const writer = fencedSecrets(proven, access.writeFence ?? OPEN_FENCE);
       return applyPlan(writer, plan, { labelPrefix, observed });
     },

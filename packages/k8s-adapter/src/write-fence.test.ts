@@ -109,7 +109,7 @@ describe('the write fence', () => {
         outcomes: [],
         warnings: [],
       };
-      const applied = await createApplier(fenced, config.labelPrefix).write(okPlan, []);
+      const applied = await createApplier(fenced, config).write(okPlan, []);
       expect(applied.map((r) => r.status)).toEqual(['applied']);
       expect(secretWrites(first)).toHaveLength(1);
 
@@ -122,7 +122,7 @@ describe('the write fence', () => {
         outcomes: [],
         warnings: [],
       };
-      const results = await createApplier(fenced, config.labelPrefix).write(plan, []);
+      const results = await createApplier(fenced, config).write(plan, []);
       expect(results.map((r) => r.status)).toEqual([
         'not-attempted',
         'not-attempted',

@@ -8,7 +8,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { finalizeNamespace, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { Action, ObservedRef } from '@argocd-cluster-registrar/core';
 import { createApplier } from './plan-writer.js';
-import { PREFIX, createNamespace, host, observedFrom } from './test-support/host.js';
+import { PREFIX, createNamespace, host, observedFrom, testConfig } from './test-support/host.js';
 import type { Host } from './test-support/host.js';
 
 let h: Host;
@@ -54,7 +54,7 @@ function refOf(secret: V1Secret): ObservedRef {
 }
 
 async function apply(action: Action, secret: V1Secret) {
-  const [result] = await createApplier(h.access, PREFIX).write(
+  const [result] = await createApplier(h.access, testConfig()).write(
     { actions: [action], outcomes: [], warnings: [] },
     [observedFrom(secret, target)],
   );

@@ -1,42 +1,47 @@
-// The proof a demotion or deletion rests on, re-checked against the live world right before
-// it is sent. A plan is made from a gather that may be seconds old (latency, a slow pass, a
-// process paused mid-pass); in those seconds a rename can be reverted or a namespace
-// re-created, and the plan's proof no longer holds. The Secret's own preconditions
-// (uid + resourceVersion) cannot see that: the Secret did not change, its source did.
-// Anything short of a fresh answer that still proves the point withholds the write.
+// The facts a demotion or deletion rests on, looked up again right before it is sent. Which
+// facts prove which reason is core's decision (core's write-proof.ts); this module only
+// reads the source once more (a namespace, or a Cluster API Cluster) and reports what core
+// says of it. The Secret's own uid and resourceVersion travel with the write as
+// preconditions; a source that cannot be read proves nothing and withholds the write.
 
-import { labelKeys } from '@argocd-cluster-registrar/core';
-import type { Action, ObservedSecret } from '@argocd-cluster-registrar/core';
+import { proofSource, writeProof } from '@argocd-cluster-registrar/core';
+import type {
+  Config,
+  ObservedSecret,
+  ProvenAction,
+  SourceLookup,
+} from '@argocd-cluster-registrar/core';
+import { sourceRef } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from './api-failure.js';
+import { discoverClusterApi, lookUpCluster } from './capi-clusters.js';
+import { presentLookup } from './gather-view.js';
 import type { KubeAccess } from './kube-access.js';
 import { readNamespace } from './kube-api.js';
+import { toSourceNamespace } from './observed-objects.js';
 import { requestBound } from './request-guard.js';
 import type { SecretWriter, WriteOutcome } from './write/secret-writer.js';
 
-export type ProofCheck = { readonly holds: true } | { readonly holds: false; readonly why: string };
-
-type SourceNow =
-  | { readonly state: 'present'; readonly uid: string; readonly labels: Record<string, string> }
-  | { readonly state: 'absent' }
-  | { readonly state: 'unknown'; readonly why: string };
-
-const HOLDS: ProofCheck = { holds: true };
+/** What the proof re-check needs of the configuration. */
+export type ProofConfig = Pick<Config, 'labelPrefix' | 'capiClusterNames'>;
 
 /**
- * Every demotion and deletion behind a fresh check of its proof: sent only while it holds,
- * otherwise reported `withheld`. Creates and updates pass straight through.
+ * Every demotion and deletion behind a fresh look at its source: sent only while core's
+ * rule for its reason still holds, otherwise reported `withheld` with why. Creates and
+ * updates pass straight through.
  */
 export function provenSecrets(
   writer: SecretWriter,
   access: KubeAccess,
-  labelPrefix: string,
+  config: ProofConfig,
 ): SecretWriter {
   const proven = async (
-    action: Action,
+    action: ProvenAction,
     before: ObservedSecret | undefined,
     send: () => Promise<WriteOutcome>,
   ): Promise<WriteOutcome> => {
-    const proof = await recheckProof(access, action, before, labelPrefix);
+    const source = proofSource(action);
+    if (source === undefined) return send();
+    const proof = writeProof(action, before, await lookUpSource(access, source), config);
     if (proof.holds) return send();
     return {
       status: 'withheld',
@@ -46,75 +51,24 @@ export function provenSecrets(
   return {
     create: (action, options) => writer.create(action, options),
     patch: (action, patch, before, options) =>
-      proven(action, before, () => writer.patch(action, patch, before, options)),
+      action.kind === 'demote'
+        ? proven(action, before, () => writer.patch(action, patch, before, options))
+        : writer.patch(action, patch, before, options),
     delete: (action, before, options) =>
       proven(action, before, () => writer.delete(action, before, options)),
   };
 }
 
-/**
- * For a demote or delete: does its reason still hold in the live world? Creates and updates
- * rest on nothing that can turn a live registration into a lost one, and are not checked.
- */
-export async function recheckProof(
-  access: KubeAccess,
-  action: Action,
-  observed: ObservedSecret | undefined,
-  labelPrefix: string,
-): Promise<ProofCheck> {
-  if (action.kind !== 'demote' && action.kind !== 'delete') return HOLDS;
-  const keys = labelKeys(labelPrefix);
-  const source = action.reason.namespace;
-  const now = await readSource(access, source);
-  if (now.state === 'unknown')
-    return withheld(`namespace ${source} could not be read (${now.why})`);
-  const recordedUid = observed?.labels[keys.sourceNamespaceUid];
-  const claimsThis =
-    now.state === 'present' &&
-    (recordedUid === undefined || now.uid === recordedUid) &&
-    now.labels[keys.cluster] === action.cluster;
-
-  if (action.kind === 'demote') {
-    // Rests on: the namespace still exists as recorded and now claims another cluster name.
-    if (now.state === 'absent') return withheld(`namespace ${source} is gone; not a rename`);
-    if (recordedUid !== undefined && now.uid !== recordedUid)
-      return withheld(`namespace ${source} was re-created; not a rename`);
-    if (now.labels[keys.cluster] === action.cluster)
-      return withheld(`namespace ${source} claims ${action.cluster} again (rename reverted)`);
-    return HOLDS;
-  }
-
-  switch (action.reason.code) {
-    case 'source-namespace-not-found':
-      return now.state === 'absent' ? HOLDS : withheld(`namespace ${source} exists again`);
-    case 'source-namespace-replaced':
-      // Gone, or still another namespace than the recorded one: the recorded one is gone.
-      return now.state === 'absent' || now.uid !== action.reason.recordedUid
-        ? HOLDS
-        : withheld(`namespace ${source} has the recorded uid again`);
-    case 'demotion-expired':
-      // A demoted registration whose namespace claims it again is about to be restored.
-      return claimsThis ? withheld(`namespace ${source} claims ${action.cluster} again`) : HOLDS;
-  }
-}
-
-function withheld(why: string): ProofCheck {
-  return { holds: false, why: `stale plan: ${why}` };
-}
-
-async function readSource(access: KubeAccess, name: string): Promise<SourceNow> {
+/** A fresh lookup of one source, by its key (core's sources.ts). Only a 404 is `notFound`. */
+export async function lookUpSource(access: KubeAccess, key: string): Promise<SourceLookup> {
+  if (sourceRef(key).kind === 'Cluster')
+    return lookUpCluster(access, await discoverClusterApi(access), key);
   try {
-    const namespace = await readNamespace(access, name, requestBound(access));
-    return {
-      state: 'present',
-      uid: namespace.metadata?.uid ?? '',
-      labels: { ...(namespace.metadata?.labels ?? {}) },
-    };
+    return presentLookup(toSourceNamespace(await readNamespace(access, key, requestBound(access))));
   } catch (err) {
     const failure = classifyApiError(err);
-    // Only a 404 proves absence; every other answer proves nothing.
     return failure.kind === 'not-found'
-      ? { state: 'absent' }
-      : { state: 'unknown', why: failure.message };
+      ? { state: 'notFound' }
+      : { state: 'unknown', reason: failure.message };
   }
 }
