@@ -6,16 +6,16 @@
 // writer (write-proof.ts) re-checks a demotion's or deletion's proof.
 
 import type { Action, ObservedSecret } from '@argocd-cluster-registrar/core';
-import { classifyApiError } from '../api-failure.js';
-import type { ApiFailure } from '../api-failure.js';
-import type { KubeAccess } from '../kube-access.js';
-import { createSecret, deleteSecret, patchSecret } from '../kube-api.js';
+import { classifyApiError } from '../connection/api-failure.js';
+import type { ApiFailure } from '../connection/api-failure.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { createSecret, deleteSecret, patchSecret } from '../connection/kube-api.js';
 import { toSecretBody } from '../observed-objects.js';
-import { requestBound } from '../request-guard.js';
-import type { RequestGuard } from '../request-guard.js';
-import type { SecretMergePatch } from '../secret-patch.js';
-import { isLeadershipLost } from '../write-fence.js';
-import type { WriteFence } from '../write-fence.js';
+import { requestBound } from '../connection/request-guard.js';
+import type { RequestGuard } from '../connection/request-guard.js';
+import type { SecretMergePatch } from './secret-patch.js';
+import { isLeadershipLost } from '../connection/write-fence.js';
+import type { WriteFence } from '../connection/write-fence.js';
 
 export type ActionStatus =
   | 'applied'

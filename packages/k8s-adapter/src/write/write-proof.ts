@@ -1,0 +1,99 @@
+// The facts a demotion or deletion rests on, looked up again right before it is sent. Which
+// facts prove which reason is core's decision (core's write-proof.ts); this module only
+// reads the source once more (a namespace, or a Cluster API Cluster) and reports what core
+// says of it. The Secret's own uid and resourceVersion travel with the write as
+// preconditions; a source that cannot be read proves nothing and withholds the write.
+
+import { proofSource, writeProof } from '@argocd-cluster-registrar/core';
+import type {
+  Config,
+  ObservedSecret,
+  ProvenAction,
+  SourceLookup,
+} from '@argocd-cluster-registrar/core';
+import { CAPI_CLUSTERS_RESOURCE, CAPI_GROUP, sourceRef } from '@argocd-cluster-registrar/core';
+import { classifyApiError } from '../connection/api-failure.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { readNamespace } from '../connection/kube-api.js';
+import { kubeRequest } from '../connection/kube-http.js';
+import type { KubeNamespace } from '../kube-objects.js';
+import { requestBound } from '../connection/request-guard.js';
+import type { SecretWriter, WriteOutcome } from './secret-writer.js';
+
+/** What the proof re-check needs of the configuration. */
+export type ProofConfig = Pick<Config, 'labelPrefix' | 'capiClusterNames'>;
+
+/**
+ * Every demotion and deletion behind a fresh look at its source: sent only while core's
+ * rule for its reason still holds, otherwise reported `withheld` with why. Creates and
+ * updates pass straight through.
+ */
+export function provenSecrets(
+  writer: SecretWriter,
+  access: KubeAccess,
+  config: ProofConfig,
+): SecretWriter {
+  const proven = async (
+    action: ProvenAction,
+    before: ObservedSecret | undefined,
+    send: () => Promise<WriteOutcome>,
+  ): Promise<WriteOutcome> => {
+    const source = proofSource(action);
+    if (source === undefined) return send();
+    const proof = writeProof(action, before, await lookUpSource(access, source), config);
+    if (proof.holds) return send();
+    return {
+      status: 'withheld',
+      failure: { kind: 'conflict', message: proof.why, retryable: true },
+    };
+  };
+  return {
+    create: (action, options) => writer.create(action, options),
+    patch: (action, patch, before, options) =>
+      action.kind === 'demote'
+        ? proven(action, before, () => writer.patch(action, patch, before, options))
+        : writer.patch(action, patch, before, options),
+    delete: (action, before, options) =>
+      proven(action, before, () => writer.delete(action, before, options)),
+  };
+}
+
+/** A fresh lookup of one source, by its key (core's sources.ts). Only a 404 is `notFound`. */
+export async function lookUpSource(access: KubeAccess, key: string): Promise<SourceLookup> {
+  const ref = sourceRef(key);
+  const seg = encodeURIComponent;
+  try {
+    if (ref.kind === 'Namespace')
+      return present(await readNamespace(access, key, requestBound(access)));
+    // A 404 on a Cluster proves absence only while the group is served (CRDs can be missing
+    // for a moment during an upgrade): discovery first, as the gatherers do.
+    const group = await kubeRequest<{ preferredVersion?: { version?: string } }>(
+      access,
+      { method: 'GET', path: `/apis/${CAPI_GROUP}` },
+      requestBound(access),
+    ).catch(() => undefined);
+    const version = group?.preferredVersion?.version;
+    if (version === undefined || version === '')
+      return { state: 'unknown', reason: `${CAPI_GROUP} is not served (or discovery failed)` };
+    const path = `/apis/${CAPI_GROUP}/${seg(version)}/namespaces/${seg(ref.namespace)}/${CAPI_CLUSTERS_RESOURCE}/${seg(ref.name)}`;
+    return present(
+      await kubeRequest<KubeNamespace>(access, { method: 'GET', path }, requestBound(access)),
+    );
+  } catch (err) {
+    const failure = classifyApiError(err);
+    return failure.kind === 'not-found'
+      ? { state: 'notFound' }
+      : { state: 'unknown', reason: failure.message };
+  }
+}
+
+function present(object: KubeNamespace): SourceLookup {
+  return {
+    state: 'present',
+    uid: object.metadata?.uid ?? '',
+    labels: { ...(object.metadata?.labels ?? {}) },
+    ...(object.metadata?.deletionTimestamp === undefined
+      ? {}
+      : { deletionTimestamp: object.metadata.deletionTimestamp }),
+  };
+}
