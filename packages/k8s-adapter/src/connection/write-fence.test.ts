@@ -1,4 +1,4 @@
-// The write fence (issue 8, item 3) on the real host plane, counted at the fault proxy: a
+// The write fence on the real host plane, counted at the fault proxy: a
 // leader whose last renewal is older than the lease duration on its monotonic clock (as
 // after a SIGSTOP) sends no Secret write and no Event, and the pass reports every action as
 // not attempted.

@@ -1,4 +1,4 @@
-// Write-time proof (issue 8, item 6): a demote or delete planned from a gather that the world
+// Write-time proof: a demote or delete planned from a gather that the world
 // has since overtaken is withheld, on the real host plane. Each case plans against a
 // namespace's old state, changes the namespace back, then applies the stale plan.
 
