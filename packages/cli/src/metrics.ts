@@ -1,6 +1,7 @@
 // Prometheus text exposition (format 0.0.4), hand-written: a dozen series do not justify a
 // dependency, and owning the code keeps label values escaped and cardinality obvious.
 
+import { compareStrings } from '@argocd-cluster-registrar/core';
 import type { NamespaceOutcome, OutcomeState } from '@argocd-cluster-registrar/core';
 import { version } from './io.js';
 
@@ -54,7 +55,7 @@ abstract class Metric implements Series {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`];
     // Sorted by the label key each series is stored under: computed once per series, not per
     // comparison (a series per cluster), and by code unit, so no locale data is loaded.
-    const sorted = [...this.values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = [...this.values].sort(([a], [b]) => compareStrings(a, b));
     for (const [, { labels, value }] of sorted) {
       lines.push(`${this.name}${renderLabels(labels)} ${formatNumber(value)}`);
     }

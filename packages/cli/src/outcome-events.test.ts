@@ -64,7 +64,7 @@ async function setUp(clusters: number) {
     runPass(
       {
         config,
-        writer: createApplier(access, config.labelPrefix),
+        writer: createApplier(access, config),
         gatherer,
         logger: silentLogger,
         metrics: new RegistrarMetrics(),

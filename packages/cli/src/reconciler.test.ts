@@ -71,7 +71,7 @@ describe('runPass', () => {
     await putK3kKubeconfig(world, name, kubeconfigYaml(world.child));
     const metrics = new RegistrarMetrics();
     const deps = {
-      writer: createApplier(access, config.labelPrefix),
+      writer: createApplier(access, config),
       config,
       logger: silentLogger,
       metrics,
@@ -116,7 +116,7 @@ describe('runPass', () => {
     const ns = await createSourceNamespace(world, { cluster: 'planned' });
     await putK3kKubeconfig(world, ns.metadata?.name ?? '', kubeconfigYaml(world.child));
     const deps = {
-      writer: createApplier(access, config.labelPrefix),
+      writer: createApplier(access, config),
       config,
       logger: silentLogger,
       metrics: new RegistrarMetrics(),
@@ -158,7 +158,7 @@ describe('runPass', () => {
       const metrics = new RegistrarMetrics();
       const started = metrics.lastSuccessfulPass.get();
       const deps = {
-        writer: createApplier(proxied, config.labelPrefix),
+        writer: createApplier(proxied, config),
         config,
         logger: silentLogger,
         metrics,

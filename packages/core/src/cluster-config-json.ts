@@ -2,6 +2,7 @@
 // planner's comparison (is anything to be written?) and the preview's field diff (what would
 // change?).
 
+import { compareStrings } from './compare-strings.js';
 import { decodeBase64Text } from './base64.js';
 import type { ArgoClusterConfig } from './translation-types.js';
 
@@ -74,9 +75,7 @@ export function clusterConfigObject(config: ArgoClusterConfig): JsonObject {
     const env =
       exec.env === undefined
         ? undefined
-        : Object.fromEntries(
-            Object.entries(exec.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-          );
+        : Object.fromEntries(Object.entries(exec.env).sort(([a], [b]) => compareStrings(a, b)));
     out['execProviderConfig'] = {
       command: exec.command,
       args: [...exec.args],

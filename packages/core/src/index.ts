@@ -64,7 +64,13 @@ export {
   ARGOCD_CLUSTER_SECRET_TYPE,
   type LabelKeys,
 } from './label-keys.js';
-export { registrationName, buildRegistration, isDnsSubdomain } from './registration.js';
+export {
+  registrationName,
+  buildRegistration,
+  isDnsSubdomain,
+  REGISTRATION_DATA_KEYS,
+} from './registration.js';
+export { compareStrings } from './compare-strings.js';
 export {
   CAPI_CLUSTERS_RESOURCE,
   CAPI_GROUP,
@@ -76,6 +82,13 @@ export {
   sourceRef,
   type SourceRef,
 } from './sources.js';
+export {
+  proofSource,
+  writeProof,
+  type ProofLapse,
+  type ProvenAction,
+  type WriteProof,
+} from './write-proof.js';
 
 // Rendering and snapshots
 export {

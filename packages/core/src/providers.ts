@@ -1,6 +1,7 @@
 // Provider presets (where each provisioner writes its child cluster's kubeconfig) and the
 // choice of kubeconfig among a namespace's candidate Secrets.
 
+import { compareStrings } from './compare-strings.js';
 import type {
   CandidateRef,
   ObservedSecret,
@@ -159,7 +160,6 @@ export interface KubeconfigSelection {
 }
 
 // Code-unit order, not locale order: plans must be byte-identical on every machine.
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Candidates: Secrets of `namespace` whose name matches a provider's glob and that carry one
@@ -198,7 +198,7 @@ export function selectKubeconfig(
         const preferred = provider.preferredSecretType;
         if (preferred !== undefined && (a.type === preferred) !== (b.type === preferred))
           return a.type === preferred ? -1 : 1;
-        return compare(a.name, b.name) || compare(a.uid, b.uid);
+        return compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid);
       });
     for (const secret of candidates) {
       for (const key of provider.keys) {

@@ -3,6 +3,7 @@
 // for applying); certificates are replaced by their fingerprints, so a rotation is visible,
 // and every other credential by a fixed stand-in with no hash of it (sensitive-display.ts).
 
+import { compareStrings } from './compare-strings.js';
 import type {
   Action,
   ActionKind,
@@ -302,7 +303,5 @@ function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
 }
 
 function sortedRecord(record: Labels): Labels {
-  return Object.fromEntries(
-    Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-  );
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
 }

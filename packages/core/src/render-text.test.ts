@@ -352,9 +352,12 @@ Plan: 0 to create, 0 to update, 0 to demote, 1 to delete.
   it('words every reason', () => {
     const lines = (action: Action): string =>
       render({ actions: [action], outcomes: [], warnings: [] }).split('\n')[3] ?? '';
-    expect(lines({ ...create, reason: { code: 'restored', namespace: 'n' } })).toBe(
-      '    reason: the registration of namespace n is missing and is restored',
-    );
+    expect(
+      lines({
+        ...(create as Extract<Action, { kind: 'create' }>),
+        reason: { code: 'restored', namespace: 'n' },
+      }),
+    ).toBe('    reason: the registration of namespace n is missing and is restored');
     const updateWith = (reason: Extract<Action, { kind: 'update' }>['reason']): Action =>
       described({ ...(update as Extract<Action, { kind: 'update' }>), reason }, []);
     expect(lines(updateWith({ code: 'server-changed', namespace: 'n' }))).toBe(

@@ -6,6 +6,7 @@
 // `clusterSecretsUnread`) is written only when something was unread, and is optional when
 // reading, so snapshots saved before those fields existed still load (as complete ones).
 
+import { compareStrings } from './compare-strings.js';
 import type {
   Labels,
   NearMissSecret,
@@ -46,7 +47,7 @@ export function snapshotToJson(snapshot: Snapshot): string {
       ? {}
       : {
           unreadNamespaces: [...snapshot.unreadNamespaces]
-            .sort((a, b) => compare(a.name, b.name) || compare(a.reason, b.reason))
+            .sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.reason, b.reason))
             .map((entry) => ({ name: entry.name, reason: entry.reason })),
         }),
     ...(snapshot.clusterSecretsUnread === undefined
@@ -100,7 +101,7 @@ function canonicalCluster(cluster: SourceCluster): SourceCluster {
 }
 
 function byNamespacedName(a: SourceCluster, b: SourceCluster): number {
-  return compare(a.namespace, b.namespace) || compare(a.name, b.name);
+  return compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name);
 }
 
 function canonicalSecret(secret: ObservedSecret): ObservedSecret {
@@ -120,7 +121,7 @@ function canonicalSecret(secret: ObservedSecret): ObservedSecret {
 }
 
 function canonicalNearMiss(near: NearMissSecret): NearMissSecret {
-  return { namespace: near.namespace, name: near.name, keys: [...near.keys].sort(compare) };
+  return { namespace: near.namespace, name: near.name, keys: [...near.keys].sort(compareStrings) };
 }
 
 function canonicalLookup(lookup: SourceLookup): SourceLookup {
@@ -143,18 +144,19 @@ function canonicalLookup(lookup: SourceLookup): SourceLookup {
 
 // Object.fromEntries defines own properties, so even a `__proto__` key survives.
 function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compare(a, b)));
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
 }
 
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const byName = (
   a: { readonly name: string; readonly uid: string },
   b: { readonly name: string; readonly uid: string },
-): number => compare(a.name, b.name) || compare(a.uid, b.uid);
+): number => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid);
 const bySecret = (a: ObservedSecret, b: ObservedSecret): number =>
-  compare(a.namespace, b.namespace) || compare(a.name, b.name) || compare(a.uid, b.uid);
+  compareStrings(a.namespace, b.namespace) ||
+  compareStrings(a.name, b.name) ||
+  compareStrings(a.uid, b.uid);
 const byNearMiss = (a: NearMissSecret, b: NearMissSecret): number =>
-  compare(a.namespace, b.namespace) || compare(a.name, b.name);
+  compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name);
 
 // ---------------------------------------------------------------------------------------
 // Reading

@@ -29,6 +29,18 @@ export function sourceRef(key: string): SourceRef {
   return { kind: 'Cluster', namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
+/**
+ * The cluster name a Cluster claims when it carries no `<prefix>cluster` label: its name,
+ * or `<namespace>-<name>` (Config.capiClusterNames). A namespace has no default.
+ */
+export function defaultClusterName(
+  source: SourceRef,
+  capiClusterNames: 'name' | 'namespace-name',
+): string | undefined {
+  if (source.kind === 'Namespace') return undefined;
+  return capiClusterNames === 'namespace-name' ? `${source.namespace}-${source.name}` : source.name;
+}
+
 /** `namespace team-a` or `Cluster team-a/alpha`, as messages name a source. */
 export function describeSource(key: string): string {
   return key.includes('/') ? `Cluster ${key}` : `namespace ${key}`;

@@ -49,7 +49,7 @@ const STATE_SET: Readonly<Record<StatusState, true>> = {
 
 /** Every status state, sorted: what `--state` accepts and the JSON summary counts. */
 export const STATUS_STATES: readonly StatusState[] = (Object.keys(STATE_SET) as StatusState[]).sort(
-  (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+  compareStrings,
 );
 
 export interface StatusRow {

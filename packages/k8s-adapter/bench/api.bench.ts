@@ -320,11 +320,9 @@ async function pass(): Promise<PassFigures> {
     translate: gatherer.translate,
   });
   const plannedAt = performance.now();
-  const results = await adapter.applyPlan(access, planned, {
-    dryRun: false,
-    labelPrefix: config.labelPrefix,
-    observed: gathered.snapshot.clusterSecrets,
-  });
+  const results = await adapter
+    .createApplier(access, config)
+    .write(planned, gathered.snapshot.clusterSecrets);
   const end = performance.now();
   const after = await apiServerRequests(adminConfig);
   return {
@@ -424,7 +422,7 @@ Machine: ${machine}. Date: ${new Date().toISOString().slice(0, 10)}.
 Each pass is what the daemon does every interval: \`gatherer.full()\` of the watch gatherer
 (a snapshot from what the watches hold: managed namespaces, Secret metadata cluster-wide,
 cluster Secrets in the target namespace; a candidate Secret is read once per resourceVersion),
-\`plan()\` with the gatherer's translator, \`applyPlan()\`. The initial registration includes
+\`plan()\` with the gatherer's translator, the applier's \`write()\`. The initial registration includes
 starting the watches (their lists) and reading every kubeconfig once. Requests are counted by the
 API server itself (\`apiserver_request_total\` delta on its \`/metrics\`, resource requests only;
 this includes the API server's own background requests, e.g. its identity Lease, which the

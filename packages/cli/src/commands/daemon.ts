@@ -31,7 +31,7 @@ export async function runDaemon(
     writerFor: (writerAccess) =>
       options.dryRun
         ? createDryRunWriter({ labelPrefix: config.labelPrefix })
-        : createApplier(writerAccess, config.labelPrefix),
+        : createApplier(writerAccess, config),
     config,
     logger,
     metrics,

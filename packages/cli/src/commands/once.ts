@@ -31,7 +31,7 @@ export async function runOnce(
   // would be. A write it could not validate (forbidden to these credentials) is not a rejection.
   const writer: PlanWriter = options.dryRun
     ? createDryRunWriter({ validateWith: access, labelPrefix: config.labelPrefix })
-    : createApplier(access, config.labelPrefix);
+    : createApplier(access, config);
   // One run, as many rounds as it takes to end converged (rounds.ts); a dry run writes
   // nothing, so it has one round, and names the actions a real run would follow up.
   const { rounds, converged } = await runRounds(

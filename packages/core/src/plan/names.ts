@@ -6,7 +6,7 @@ import { compareStrings } from '../compare-strings.js';
 import { isDnsSubdomain, registrationName } from '../registration.js';
 import { LABEL_VALUE_FORM } from '../config-forms.js';
 import { formProblem } from '../form-checks.js';
-import { clusterSourceKey, describeSource } from '../sources.js';
+import { clusterSourceKey, defaultClusterName, describeSource } from '../sources.js';
 import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../types.js';
 import {
   NO_REGISTRATIONS,
@@ -137,7 +137,7 @@ function namespaceFacts(state: PassState, namespace: Source, memo: NamespaceMemo
         cached.namespaceVersion === namespace.resourceVersion))
   )
     return cached;
-  const cluster = namespace.labels[state.keys.cluster] ?? defaultClusterName(state, namespace);
+  const cluster = namespace.labels[state.keys.cluster] ?? defaultName(state, namespace);
   const warnings: Warning[] = [];
   const nameProblem = nameProblemOf(state, namespace, cluster, warnings);
   const facts: NamespaceFacts = {
@@ -157,12 +157,10 @@ function namespaceFacts(state: PassState, namespace: Source, memo: NamespaceMemo
  * A Cluster without a `<prefix>cluster` label registers under its own name (or
  * `<namespace>-<name>`): CAPI already gives every Cluster a name, unlike a namespace.
  */
-function defaultClusterName(state: PassState, source: Source): string | undefined {
+function defaultName(state: PassState, source: Source): string | undefined {
   const capi = source.capi;
   if (capi === undefined) return undefined;
-  return state.config.capiClusterNames === 'namespace-name'
-    ? `${capi.namespace}-${capi.name}`
-    : capi.name;
+  return defaultClusterName({ kind: 'Cluster', ...capi }, state.config.capiClusterNames);
 }
 
 function nameProblemOf(

@@ -1,4 +1,4 @@
-// Every request is bounded (issue 8, item 4), proven through the fault proxy in front of the
+// Every request is bounded, proven through the fault proxy in front of the
 // real host plane: a server that accepts and never answers, and list bodies cut short of
 // their Content-Length, end as failures, never as a hang; the watches and the
 // leader's renewal both recover once the server answers again.

@@ -95,12 +95,21 @@ export function patchSecret(
   );
 }
 
-/** `options`: DeleteOptions (preconditions, dryRun), which the API server reads from the body. */
+/** What a delete is conditional on: the API server answers 409 unless both still match. */
+export interface DeletePreconditions {
+  readonly uid: string;
+  readonly resourceVersion: string;
+}
+
+/**
+ * With a body, the API server reads DeleteOptions from it and ignores the query string: the
+ * dry run has to travel in the body too, or a "dry run" deletes for real.
+ */
 export function deleteSecret(
   access: KubeAccess,
   namespace: string,
   name: string,
-  options: unknown,
+  preconditions: DeletePreconditions,
   query: WriteQuery,
   guard?: RequestGuard,
 ): Promise<unknown> {
@@ -110,7 +119,7 @@ export function deleteSecret(
       method: 'DELETE',
       path: `${secretsOf(namespace)}/${seg(name)}`,
       query: writeQuery(query),
-      body: options,
+      body: { preconditions, ...(query.dryRun === true ? { dryRun: ['All'] } : {}) },
     },
     guard,
   );

@@ -1,4 +1,4 @@
-// The write fence (issue 8, item 3) on the real host plane, counted at the fault proxy: a
+// The write fence on the real host plane, counted at the fault proxy: a
 // leader whose last renewal is older than the lease duration on its monotonic clock (as
 // after a SIGSTOP) sends no Secret write and no Event, and the pass reports every action as
 // not attempted.
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFaultProxy, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { FaultProxy } from '@argocd-cluster-registrar/testkit';
 import type { Action, DesiredSecret, Plan } from '@argocd-cluster-registrar/core';
-import { applyPlan } from '../write/apply.js';
+import { createApplier } from '../write/plan-writer.js';
 import { recordNamespaceEvent } from '../write/events.js';
 import type { KubeAccess } from './kube-access.js';
 import { createLeaderElector } from '../lease/leader-election.js';
@@ -108,11 +108,7 @@ describe('the write fence', () => {
         outcomes: [],
         warnings: [],
       };
-      const applied = await applyPlan(fenced, okPlan, {
-        dryRun: false,
-        labelPrefix: config.labelPrefix,
-        observed: [],
-      });
+      const applied = await createApplier(fenced, config).write(okPlan, []);
       expect(applied.map((r) => r.status)).toEqual(['applied']);
       expect(secretWrites(first)).toHaveLength(1);
 
@@ -125,11 +121,7 @@ describe('the write fence', () => {
         outcomes: [],
         warnings: [],
       };
-      const results = await applyPlan(fenced, plan, {
-        dryRun: false,
-        labelPrefix: config.labelPrefix,
-        observed: [],
-      });
+      const results = await createApplier(fenced, config).write(plan, []);
       expect(results.map((r) => r.status)).toEqual([
         'not-attempted',
         'not-attempted',

@@ -14,7 +14,9 @@ import {
 } from '@argocd-cluster-registrar/testkit';
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 import { PROVIDER_PRESETS, plan } from '@argocd-cluster-registrar/core';
-import { CLUSTER_API_ABSENT } from './capi-clusters.js';
+import type { Action, ObservedRef } from '@argocd-cluster-registrar/core';
+import { CLUSTER_API_ABSENT, readCluster } from './capi-clusters.js';
+import { createApplier } from '../write/plan-writer.js';
 import { createGatherer } from './listed-world.js';
 import { createWatchGatherer } from './watched-world.js';
 import type { WorldChange } from './world-cache.js';
@@ -25,6 +27,7 @@ import {
   PREFIX,
   createNamespace,
   host,
+  observedFrom,
   opaque,
   testConfig,
 } from '../test-support/host.js';
@@ -202,6 +205,85 @@ describe('watching Cluster sources (the daemon)', () => {
     } finally {
       gatherer.stop();
     }
+  });
+});
+
+describe('write-time proof for Cluster sources', () => {
+  it('re-checks a demotion or deletion against the Cluster itself, not a namespace of its key', async () => {
+    if (plane === undefined) throw new Error('no plane');
+    const config = capiConfig();
+    const fleet = uniqueName('fleet');
+    await createNamespace(core, fleet);
+    await createNamespace(core, config.targetNamespace);
+    const managed = { [MANAGED_BY_KEY]: config.managedBy };
+    await applyObjects(plane, [
+      clusterObject(fleet, 'alpha', { ...managed, [`${PREFIX}cluster`]: 'beta' }),
+    ]);
+    const uid = (await readCluster(access, 'v1beta2', fleet, 'alpha')).metadata?.uid ?? '';
+    const secret = await core.createNamespacedSecret({
+      namespace: config.targetNamespace,
+      body: opaque(
+        'cluster-alpha',
+        {
+          ...managed,
+          'argocd.argoproj.io/secret-type': 'cluster',
+          [`${PREFIX}cluster`]: 'alpha',
+          [`${PREFIX}source-kind`]: 'Cluster',
+          [`${PREFIX}source-namespace`]: fleet,
+          [`${PREFIX}source-cluster`]: 'alpha',
+          [`${PREFIX}source-cluster-uid`]: uid,
+        },
+        { name: 'alpha' },
+      ),
+    });
+    const observed = observedFrom(secret, config.targetNamespace);
+    const target: ObservedRef = {
+      namespace: observed.namespace,
+      name: observed.name,
+      uid: observed.uid,
+      resourceVersion: observed.resourceVersion,
+    };
+    const source = `${fleet}/alpha`;
+    const write = async (action: Action) =>
+      (
+        await createApplier(access, config).write(
+          { actions: [action], outcomes: [], warnings: [] },
+          [observed],
+        )
+      )[0];
+
+    // The Cluster exists: a deletion planned as if it were not found is withheld.
+    const deletion: Action = {
+      kind: 'delete',
+      cluster: 'alpha',
+      target,
+      reason: { code: 'source-namespace-not-found', namespace: source },
+    };
+    expect(await write(deletion)).toMatchObject({ status: 'withheld' });
+
+    // Renamed back to alpha (its default name, unlabelled) before the write: withheld.
+    const demotion: Action = {
+      kind: 'demote',
+      cluster: 'alpha',
+      target,
+      secret: {
+        namespace: observed.namespace,
+        name: observed.name,
+        type: 'Opaque',
+        labels: { ...observed.labels, [`${PREFIX}superseded-by`]: 'beta' },
+        annotations: {},
+        data: observed.data,
+      },
+      before: observed,
+      reason: { code: 'renamed', namespace: source, supersededBy: 'beta' },
+    };
+    await applyObjects(plane, [clusterObject(fleet, 'alpha', managed)]);
+    expect(await write(demotion)).toMatchObject({ status: 'withheld' });
+    // While the Cluster claims beta, the rename holds: sent.
+    await applyObjects(plane, [
+      clusterObject(fleet, 'alpha', { ...managed, [`${PREFIX}cluster`]: 'beta' }),
+    ]);
+    expect(await write(demotion)).toMatchObject({ status: 'applied' });
   });
 });
 

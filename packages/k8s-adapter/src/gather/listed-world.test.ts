@@ -217,7 +217,7 @@ describe('incomplete input', () => {
       Date.now(),
     );
     expect(first.actions.map((action) => action.kind)).toEqual(['create']);
-    await createApplier(h.access, config.labelPrefix).write(first, []);
+    await createApplier(h.access, config).write(first, []);
 
     // The registrar's ServiceAccount may list Secrets in the target namespace, not in `kept`.
     const access = await restrictedAccess(h, kept.target, NAMESPACES_READ, {

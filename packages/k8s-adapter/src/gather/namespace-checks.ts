@@ -3,6 +3,7 @@
 // plan every registration, fail every write with a 404, and (in `status`) show rows as if
 // all were well; one GET says it first, by name. And which managed-by values namespaces
 // carry, for a `status` that found nothing under its own.
+import { compareStrings } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { listNamespaces, readNamespace } from '../connection/kube-api.js';
@@ -37,7 +38,7 @@ export async function listManagedByValues(access: KubeAccess, key: string): Prom
       if (value !== undefined) counts.set(value, (counts.get(value) ?? 0) + 1);
     }
     return [...counts]
-      .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
+      .sort(([a, x], [b, y]) => y - x || compareStrings(a, b))
       .map(([value]) => value);
   } catch {
     return [];

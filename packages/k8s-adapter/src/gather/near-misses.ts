@@ -2,6 +2,7 @@
 // namespace whose Secrets hold no kubeconfig candidate, the Secrets that almost are one.
 // Only names and key names are kept, never a value, and only a few per namespace.
 
+import { compareStrings } from '@argocd-cluster-registrar/core';
 import type { KubeSecret } from '../kube-objects.js';
 import {
   isCandidate,
@@ -11,8 +12,6 @@ import {
   type NearMissSecret,
   type Provider,
 } from '@argocd-cluster-registrar/core';
-
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export function nearMissesIn(
   secrets: readonly KubeSecret[],
@@ -32,7 +31,7 @@ export function nearMissesIn(
           !providers.some((provider) => matchGlob(provider.secretNamePattern, secret.name)) &&
           isNearMiss(secret, providers),
       )
-      .sort((a, b) => compare(a.name, b.name))
+      .sort((a, b) => compareStrings(a.name, b.name))
       .slice(0, NEAR_MISS_RECORD_LIMIT)
       .map((secret) => ({ namespace, name: secret.name, keys: secret.keys }))
   );
@@ -75,7 +74,7 @@ export class NearMissRecord {
     for (const name of this.versions.keys()) if (!managed.has(name)) this.forget(name);
     const near = [...this.byNamespace.values()]
       .flat()
-      .sort((a, b) => compare(a.namespace, b.namespace) || compare(a.name, b.name));
+      .sort((a, b) => compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name));
     return near.length === 0 ? {} : { nearMisses: near };
   }
 }

@@ -3,13 +3,15 @@ import { uniqueName } from '@argocd-cluster-registrar/testkit';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Action, DesiredSecret, ObservedRef, Plan } from '@argocd-cluster-registrar/core';
-import { applyPlan } from './apply.js';
-import type { ApplyOptions } from './apply.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { createApplier, createDryRunWriter } from './plan-writer.js';
 import {
+  PREFIX,
   createNamespace,
   host,
   opaque,
   restrictedAccess,
+  testConfig,
   observedFrom,
 } from '../test-support/host.js';
 import type { Host } from '../test-support/host.js';
@@ -18,11 +20,15 @@ let h: Host;
 let target: string;
 /** Every Secret arranged by a test, as the gatherer would have observed it. */
 const observed: V1Secret[] = [];
-const options = (dryRun: boolean): ApplyOptions => ({
-  dryRun,
-  labelPrefix: 'argocd-cluster-registrar/',
-  observed: observed.map((secret) => observedFrom(secret, target)),
-});
+/** The plan through the applier, or (`dryRun`) through the dry-run writer validating with `access`. */
+const writePlan = (access: KubeAccess, plan: Plan, dryRun: boolean) =>
+  (dryRun
+    ? createDryRunWriter({ validateWith: access, labelPrefix: PREFIX })
+    : createApplier(access, testConfig())
+  ).write(
+    plan,
+    observed.map((secret) => observedFrom(secret, target)),
+  );
 beforeAll(async () => {
   h = await host();
   target = uniqueName('argocd');
@@ -109,10 +115,10 @@ function state(secret: V1Secret | undefined) {
   ]);
 }
 
-describe('applyPlan', () => {
+describe('the applier', () => {
   it('creates a registration exactly as planned', async () => {
     const secret = desired(uniqueName('cluster'), 'https://a.example:6443');
-    const [result] = await applyPlan(h.access, planOf(create(secret)), options(false));
+    const [result] = await writePlan(h.access, planOf(create(secret)), false);
     expect(result).toMatchObject({ status: 'applied' });
     expect(result?.failure).toBeUndefined();
     const written = await read(secret.name);
@@ -125,10 +131,10 @@ describe('applyPlan', () => {
   it('reports already-exists for a create over an existing Secret and leaves it byte-for-byte', async () => {
     const name = uniqueName('cluster');
     const before = (await existing(name, { hand: 'made' })).secret;
-    const [result] = await applyPlan(
+    const [result] = await writePlan(
       h.access,
       planOf(create(desired(name, 'https://b.example'))),
-      options(false),
+      false,
     );
     expect(result?.status).toBe('already-exists');
     expect(result?.failure).toMatchObject({
@@ -143,7 +149,7 @@ describe('applyPlan', () => {
     const name = uniqueName('cluster');
     const { ref } = await existing(name, { name, shard: 'operator-set' });
     const secret = desired(name, 'https://c.example');
-    const [result] = await applyPlan(h.access, planOf(update(ref, secret)), options(false));
+    const [result] = await writePlan(h.access, planOf(update(ref, secret)), false);
     expect(result?.status).toBe('applied');
     const written = await read(name);
     expect(written?.data).toEqual({ ...secret.data, shard: b64('operator-set') });
@@ -179,11 +185,7 @@ describe('applyPlan', () => {
     });
     observed.push(arranged);
     const secret = desired(name, 'https://o2.example');
-    const [result] = await applyPlan(
-      h.access,
-      planOf(update(refOf(arranged), secret)),
-      options(false),
-    );
+    const [result] = await writePlan(h.access, planOf(update(refOf(arranged), secret)), false);
     expect(result?.status).toBe('applied');
     const written = await read(name);
     expect(written?.metadata?.labels).toEqual(secret.labels);
@@ -208,10 +210,10 @@ describe('applyPlan', () => {
       name,
       body: opaque(name, { owner: 'someone-else' }, { name }),
     });
-    const [result] = await applyPlan(
+    const [result] = await writePlan(
       h.access,
       planOf(update(ref, desired(name, 'https://d.example'))),
-      options(false),
+      false,
     );
     expect(result?.status).toBe('conflict');
     expect(result?.failure).toMatchObject({ kind: 'conflict', status: 409, retryable: true });
@@ -225,10 +227,10 @@ describe('applyPlan', () => {
     const replacement = (await existing(name)).secret;
     // Even with the replacement's resourceVersion, the recorded uid does not match.
     const stale = { ...ref, resourceVersion: replacement.metadata?.resourceVersion ?? '' };
-    const [updated, deleted] = await applyPlan(
+    const [updated, deleted] = await writePlan(
       h.access,
       planOf(update(stale, desired(name, 'https://e.example')), remove(stale)),
-      options(false),
+      false,
     );
     expect(updated?.status).toBe('conflict');
     expect(deleted?.status).toBe('conflict');
@@ -239,10 +241,10 @@ describe('applyPlan', () => {
     const name = uniqueName('cluster');
     const { ref } = await existing(name);
     await h.core.deleteNamespacedSecret({ namespace: target, name });
-    const results = await applyPlan(
+    const results = await writePlan(
       h.access,
       planOf(update(ref, desired(name, 'https://f.example')), remove(ref)),
-      options(false),
+      false,
     );
     expect(results.map((r) => r.status)).toEqual(['not-found', 'not-found']);
     expect(await read(name)).toBeUndefined();
@@ -251,7 +253,7 @@ describe('applyPlan', () => {
   it('deletes with uid and resourceVersion preconditions', async () => {
     const name = uniqueName('cluster');
     const { ref } = await existing(name);
-    const [result] = await applyPlan(h.access, planOf(remove(ref)), options(false));
+    const [result] = await writePlan(h.access, planOf(remove(ref)), false);
     expect(result?.status).toBe('applied');
     expect(await read(name)).toBeUndefined();
   });
@@ -264,7 +266,7 @@ describe('applyPlan', () => {
       name,
       body: opaque(name, {}, { name: 'changed' }),
     });
-    const [result] = await applyPlan(h.access, planOf(remove(ref)), options(false));
+    const [result] = await writePlan(h.access, planOf(remove(ref)), false);
     expect(result?.status).toBe('conflict');
     expect(state(await read(name))).toBe(state(changed));
   });
@@ -283,7 +285,7 @@ describe('applyPlan', () => {
     const reused = uniqueName('cluster');
     const { ref } = await existing(reused);
     const fresh = desired(uniqueName('cluster'), 'https://g.example');
-    const results = await applyPlan(
+    const results = await writePlan(
       h.access,
       // The delete of `reused` must land before its create.
       planOf(
@@ -292,7 +294,7 @@ describe('applyPlan', () => {
         create(desired(reused, 'https://i.example')),
         create(fresh),
       ),
-      options(false),
+      false,
     );
     expect(results.map((r) => r.status)).toEqual(['not-found', 'applied', 'applied', 'applied']);
     expect(results.map((r) => r.action.kind)).toEqual(['update', 'delete', 'create', 'create']);
@@ -300,19 +302,19 @@ describe('applyPlan', () => {
   });
 });
 
-describe('applyPlan with dryRun', () => {
+describe('the dry-run writer', () => {
   it('writes nothing, as the API confirms, and reports dry-run for each action', async () => {
     const toCreate = desired(uniqueName('cluster'), 'https://j.example');
     const toUpdate = await existing(uniqueName('cluster'));
     const toDelete = await existing(uniqueName('cluster'));
-    const results = await applyPlan(
+    const results = await writePlan(
       h.access,
       planOf(
         create(toCreate),
         update(toUpdate.ref, desired(toUpdate.ref.name, 'https://k.example')),
         remove(toDelete.ref),
       ),
-      options(true),
+      true,
     );
     expect(results.map((r) => [r.status, r.failure])).toEqual([
       ['dry-run', undefined],
@@ -327,10 +329,10 @@ describe('applyPlan with dryRun', () => {
   it('attaches what the real write would meet, still as dry-run', async () => {
     const name = uniqueName('cluster');
     const before = (await existing(name)).secret;
-    const [result] = await applyPlan(
+    const [result] = await writePlan(
       h.access,
       planOf(create(desired(name, 'https://l.example'))),
-      options(true),
+      true,
     );
     expect(result).toMatchObject({ status: 'dry-run', failure: { kind: 'already-exists' } });
     expect(state(await read(name))).toBe(state(before));
@@ -341,7 +343,7 @@ describe('applyPlan with dryRun', () => {
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] },
     ]);
     const secret = desired(uniqueName('cluster'), 'https://m.example');
-    const [result] = await applyPlan(readOnly, planOf(create(secret)), options(true));
+    const [result] = await writePlan(readOnly, planOf(create(secret)), true);
     expect(result).toMatchObject({
       status: 'dry-run',
       failure: { kind: 'forbidden', status: 403 },
@@ -353,10 +355,10 @@ describe('applyPlan with dryRun', () => {
     const readOnly = await restrictedAccess(h, target, [
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] },
     ]);
-    const [result] = await applyPlan(
+    const [result] = await writePlan(
       readOnly,
       planOf(create(desired(uniqueName('cluster'), 'https://n.example'))),
-      options(false),
+      false,
     );
     expect(result).toMatchObject({
       status: 'failed',

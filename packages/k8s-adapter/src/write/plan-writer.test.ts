@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { Action, Plan } from '@argocd-cluster-registrar/core';
 import { createApplier, createDryRunWriter, dryRunVerdict } from './plan-writer.js';
-import { createNamespace, host, restrictedAccess } from '../test-support/host.js';
+import { createNamespace, host, restrictedAccess, testConfig } from '../test-support/host.js';
 import type { Host } from '../test-support/host.js';
 
 const PREFIX = 'argocd-cluster-registrar/';
@@ -46,7 +46,7 @@ async function exists(name: string): Promise<boolean> {
 
 describe('plan writers', () => {
   it('the applier stores the plan', async () => {
-    const writer = createApplier(h.access, PREFIX);
+    const writer = createApplier(h.access, testConfig());
     expect(writer.persists).toBe(true);
     const [result] = await writer.write(planCreating('written'), []);
     expect(result?.status).toBe('applied');

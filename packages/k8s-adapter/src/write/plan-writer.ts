@@ -1,11 +1,16 @@
 // The writer half of the client: what a pass hands its plan to. Dry run is a writer too
 // (as controller-runtime's dry-run client wraps its writer), so the code that runs a pass
-// never asks whether it is a dry run: it writes to whichever writer it was given.
+// never asks whether it is a dry run: it writes to whichever writer it was given. Each
+// writer is applyPlan over a SecretWriter built from wrappers (write/secret-writer.ts).
 
 import type { ObservedSecret, Plan } from '@argocd-cluster-registrar/core';
 import { applyPlan } from './apply.js';
 import type { ActionResult } from './apply.js';
 import type { KubeAccess } from '../connection/kube-access.js';
+import { OPEN_FENCE } from '../connection/write-fence.js';
+import { provenSecrets } from './write-proof.js';
+import type { ProofConfig } from './write-proof.js';
+import { dryRunSecrets, fencedSecrets, secretWriter } from './secret-writer.js';
 
 export interface PlanWriter {
   /** False for a dry run: its results say what would happen, nothing was written. */
@@ -17,11 +22,20 @@ export interface PlanWriter {
   write(plan: Plan, observed: readonly ObservedSecret[]): Promise<readonly ActionResult[]>;
 }
 
-/** Writes the plan to the API server (through `access`, fenced when it carries a fence). */
-export function createApplier(access: KubeAccess, labelPrefix: string): PlanWriter {
+/**
+ * Writes the plan to the API server (through `access`, fenced when it carries a fence): a
+ * demotion or deletion only while its proof still holds (write-proof.ts).
+ */
+export function createApplier(access: KubeAccess, config: ProofConfig): PlanWriter {
+  const { labelPrefix } = config;
   return {
     persists: true,
-    write: (plan, observed) => applyPlan(access, plan, { dryRun: false, labelPrefix, observed }),
+    write: (plan, observed) => {
+      // One fenced writer per pass: once the fence shuts, the rest of the pass sends nothing.
+      const proven = provenSecrets(secretWriter(access), access, config);
+      const writer = fencedSecrets(proven, access.writeFence ?? OPEN_FENCE);
+      return applyPlan(writer, plan, { labelPrefix, observed });
+    },
   };
 }
 
@@ -35,7 +49,11 @@ export interface DryRunOptions {
   readonly validateWith?: KubeAccess;
 }
 
-/** Never writes: every result has status 'dry-run', with the failure a real write would meet. */
+/**
+ * Never writes: every result has status 'dry-run', with the failure a real write would meet
+ * (if any) attached, so a forbidden or unreachable dry run never fails a preview. It needs
+ * no fence and no proof re-check: nothing it sends is stored.
+ */
 export function createDryRunWriter(options: DryRunOptions): PlanWriter {
   const access = options.validateWith;
   const { labelPrefix } = options;
@@ -44,7 +62,7 @@ export function createDryRunWriter(options: DryRunOptions): PlanWriter {
     write: async (plan, observed) =>
       access === undefined
         ? plan.actions.map((action) => ({ action, status: 'dry-run' as const }))
-        : applyPlan(access, plan, { dryRun: true, labelPrefix, observed }),
+        : applyPlan(dryRunSecrets(secretWriter(access)), plan, { labelPrefix, observed }),
   };
 }
 

@@ -11,7 +11,7 @@
 // against and carries its resourceVersion, so the API server refuses it (409) if anything
 // changed since: what it writes is exactly the difference, and nothing else is touched.
 
-import { ARGOCD_SECRET_TYPE_LABEL } from '@argocd-cluster-registrar/core';
+import { ARGOCD_SECRET_TYPE_LABEL, REGISTRATION_DATA_KEYS } from '@argocd-cluster-registrar/core';
 import type {
   DesiredSecret,
   Labels,
@@ -19,18 +19,8 @@ import type {
   ObservedSecret,
 } from '@argocd-cluster-registrar/core';
 
-/**
- * The data keys the registrar writes (mirrors the planner's list); any other data key on a
- * registration (ArgoCD's `shard`, say) is an operator's and never appears in a patch.
- */
-const OWNED_DATA_KEYS: ReadonlySet<string> = new Set([
-  'name',
-  'server',
-  'config',
-  'project',
-  'namespaces',
-  'clusterResources',
-]);
+/** Any other data key on a registration (ArgoCD's `shard`, say) is an operator's: never patched. */
+const OWNED_DATA_KEYS: ReadonlySet<string> = new Set(REGISTRATION_DATA_KEYS);
 
 export interface SecretMergePatch {
   readonly metadata: {

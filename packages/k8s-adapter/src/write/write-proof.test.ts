@@ -1,4 +1,4 @@
-// Write-time proof (issue 8, item 6): a demote or delete planned from a gather that the world
+// Write-time proof: a demote or delete planned from a gather that the world
 // has since overtaken is withheld, on the real host plane. Each case plans against a
 // namespace's old state, changes the namespace back, then applies the stale plan.
 
@@ -7,8 +7,8 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { V1Secret } from '@kubernetes/client-node';
 import { finalizeNamespace, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { Action, ObservedRef } from '@argocd-cluster-registrar/core';
-import { applyPlan } from './apply.js';
-import { PREFIX, createNamespace, host, observedFrom } from '../test-support/host.js';
+import { createApplier } from './plan-writer.js';
+import { PREFIX, createNamespace, host, observedFrom, testConfig } from '../test-support/host.js';
 import type { Host } from '../test-support/host.js';
 
 let h: Host;
@@ -54,10 +54,9 @@ function refOf(secret: V1Secret): ObservedRef {
 }
 
 async function apply(action: Action, secret: V1Secret) {
-  const [result] = await applyPlan(
-    h.access,
+  const [result] = await createApplier(h.access, testConfig()).write(
     { actions: [action], outcomes: [], warnings: [] },
-    { dryRun: false, labelPrefix: PREFIX, observed: [observedFrom(secret, target)] },
+    [observedFrom(secret, target)],
   );
   return result;
 }

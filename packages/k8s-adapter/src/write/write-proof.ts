@@ -1,89 +1,99 @@
-// The proof a demotion or deletion rests on, re-checked against the live world right before
-// it is sent. A plan is made from a gather that may be seconds old (latency, a slow pass, a
-// process paused mid-pass); in those seconds a rename can be reverted or a namespace
-// re-created, and the plan's proof no longer holds. The Secret's own preconditions
-// (uid + resourceVersion) cannot see that: the Secret did not change, its source did.
-// Anything short of a fresh answer that still proves the point withholds the write.
+// The facts a demotion or deletion rests on, looked up again right before it is sent. Which
+// facts prove which reason is core's decision (core's write-proof.ts); this module only
+// reads the source once more (a namespace, or a Cluster API Cluster) and reports what core
+// says of it. The Secret's own uid and resourceVersion travel with the write as
+// preconditions; a source that cannot be read proves nothing and withholds the write.
 
-import { labelKeys } from '@argocd-cluster-registrar/core';
-import type { Action, ObservedSecret } from '@argocd-cluster-registrar/core';
+import { proofSource, writeProof } from '@argocd-cluster-registrar/core';
+import type {
+  Config,
+  ObservedSecret,
+  ProvenAction,
+  SourceLookup,
+} from '@argocd-cluster-registrar/core';
+import { CAPI_CLUSTERS_RESOURCE, CAPI_GROUP, sourceRef } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { readNamespace } from '../connection/kube-api.js';
+import { kubeRequest } from '../connection/kube-http.js';
+import type { KubeNamespace } from '../kube-objects.js';
 import { requestBound } from '../connection/request-guard.js';
+import type { SecretWriter, WriteOutcome } from './secret-writer.js';
 
-export type ProofCheck = { readonly holds: true } | { readonly holds: false; readonly why: string };
-
-type SourceNow =
-  | { readonly state: 'present'; readonly uid: string; readonly labels: Record<string, string> }
-  | { readonly state: 'absent' }
-  | { readonly state: 'unknown'; readonly why: string };
-
-const HOLDS: ProofCheck = { holds: true };
+/** What the proof re-check needs of the configuration. */
+export type ProofConfig = Pick<Config, 'labelPrefix' | 'capiClusterNames'>;
 
 /**
- * For a demote or delete: does its reason still hold in the live world? Creates and updates
- * rest on nothing that can turn a live registration into a lost one, and are not checked.
+ * Every demotion and deletion behind a fresh look at its source: sent only while core's
+ * rule for its reason still holds, otherwise reported `withheld` with why. Creates and
+ * updates pass straight through.
  */
-export async function recheckProof(
+export function provenSecrets(
+  writer: SecretWriter,
   access: KubeAccess,
-  action: Action,
-  observed: ObservedSecret | undefined,
-  labelPrefix: string,
-): Promise<ProofCheck> {
-  if (action.kind !== 'demote' && action.kind !== 'delete') return HOLDS;
-  const keys = labelKeys(labelPrefix);
-  const source = action.reason.namespace;
-  const now = await readSource(access, source);
-  if (now.state === 'unknown')
-    return withheld(`namespace ${source} could not be read (${now.why})`);
-  const recordedUid = observed?.labels[keys.sourceNamespaceUid];
-  const claimsThis =
-    now.state === 'present' &&
-    (recordedUid === undefined || now.uid === recordedUid) &&
-    now.labels[keys.cluster] === action.cluster;
-
-  if (action.kind === 'demote') {
-    // Rests on: the namespace still exists as recorded and now claims another cluster name.
-    if (now.state === 'absent') return withheld(`namespace ${source} is gone; not a rename`);
-    if (recordedUid !== undefined && now.uid !== recordedUid)
-      return withheld(`namespace ${source} was re-created; not a rename`);
-    if (now.labels[keys.cluster] === action.cluster)
-      return withheld(`namespace ${source} claims ${action.cluster} again (rename reverted)`);
-    return HOLDS;
-  }
-
-  switch (action.reason.code) {
-    case 'source-namespace-not-found':
-      return now.state === 'absent' ? HOLDS : withheld(`namespace ${source} exists again`);
-    case 'source-namespace-replaced':
-      // Gone, or still another namespace than the recorded one: the recorded one is gone.
-      return now.state === 'absent' || now.uid !== action.reason.recordedUid
-        ? HOLDS
-        : withheld(`namespace ${source} has the recorded uid again`);
-    case 'demotion-expired':
-      // A demoted registration whose namespace claims it again is about to be restored.
-      return claimsThis ? withheld(`namespace ${source} claims ${action.cluster} again`) : HOLDS;
-  }
-}
-
-function withheld(why: string): ProofCheck {
-  return { holds: false, why: `stale plan: ${why}` };
-}
-
-async function readSource(access: KubeAccess, name: string): Promise<SourceNow> {
-  try {
-    const namespace = await readNamespace(access, name, requestBound(access));
+  config: ProofConfig,
+): SecretWriter {
+  const proven = async (
+    action: ProvenAction,
+    before: ObservedSecret | undefined,
+    send: () => Promise<WriteOutcome>,
+  ): Promise<WriteOutcome> => {
+    const source = proofSource(action);
+    if (source === undefined) return send();
+    const proof = writeProof(action, before, await lookUpSource(access, source), config);
+    if (proof.holds) return send();
     return {
-      state: 'present',
-      uid: namespace.metadata?.uid ?? '',
-      labels: { ...(namespace.metadata?.labels ?? {}) },
+      status: 'withheld',
+      failure: { kind: 'conflict', message: proof.why, retryable: true },
     };
+  };
+  return {
+    create: (action, options) => writer.create(action, options),
+    patch: (action, patch, before, options) =>
+      action.kind === 'demote'
+        ? proven(action, before, () => writer.patch(action, patch, before, options))
+        : writer.patch(action, patch, before, options),
+    delete: (action, before, options) =>
+      proven(action, before, () => writer.delete(action, before, options)),
+  };
+}
+
+/** A fresh lookup of one source, by its key (core's sources.ts). Only a 404 is `notFound`. */
+export async function lookUpSource(access: KubeAccess, key: string): Promise<SourceLookup> {
+  const ref = sourceRef(key);
+  const seg = encodeURIComponent;
+  try {
+    if (ref.kind === 'Namespace')
+      return present(await readNamespace(access, key, requestBound(access)));
+    // A 404 on a Cluster proves absence only while the group is served (CRDs can be missing
+    // for a moment during an upgrade): discovery first, as the gatherers do.
+    const group = await kubeRequest<{ preferredVersion?: { version?: string } }>(
+      access,
+      { method: 'GET', path: `/apis/${CAPI_GROUP}` },
+      requestBound(access),
+    ).catch(() => undefined);
+    const version = group?.preferredVersion?.version;
+    if (version === undefined || version === '')
+      return { state: 'unknown', reason: `${CAPI_GROUP} is not served (or discovery failed)` };
+    const path = `/apis/${CAPI_GROUP}/${seg(version)}/namespaces/${seg(ref.namespace)}/${CAPI_CLUSTERS_RESOURCE}/${seg(ref.name)}`;
+    return present(
+      await kubeRequest<KubeNamespace>(access, { method: 'GET', path }, requestBound(access)),
+    );
   } catch (err) {
     const failure = classifyApiError(err);
-    // Only a 404 proves absence; every other answer proves nothing.
     return failure.kind === 'not-found'
-      ? { state: 'absent' }
-      : { state: 'unknown', why: failure.message };
+      ? { state: 'notFound' }
+      : { state: 'unknown', reason: failure.message };
   }
+}
+
+function present(object: KubeNamespace): SourceLookup {
+  return {
+    state: 'present',
+    uid: object.metadata?.uid ?? '',
+    labels: { ...(object.metadata?.labels ?? {}) },
+    ...(object.metadata?.deletionTimestamp === undefined
+      ? {}
+      : { deletionTimestamp: object.metadata.deletionTimestamp }),
+  };
 }
