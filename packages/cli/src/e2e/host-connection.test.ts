@@ -1,10 +1,10 @@
 // The host connection as kubectl makes it, end to end: the CLI as a process, its host
 // kubeconfig narrowed by `as:`, or routed through a CONNECT proxy by proxy-url or HTTPS_PROXY,
-// against the real host plane.
+// or through a SOCKS5 proxy by proxy-url, against the real host plane.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import { connect } from 'node:net';
+import { connect, createServer as createNetServer } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +70,88 @@ async function startConnectProxy(): Promise<ConnectProxy> {
   };
 }
 
+interface SocksProxy {
+  readonly url: string;
+  /** The targets it was asked to connect to, as host:port, in order. */
+  readonly connects: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A SOCKS5 proxy (RFC 1928, no authentication) that resolves every host name to 127.0.0.1, as
+ * a real one resolves names the client cannot.
+ */
+async function startSocksProxy(): Promise<SocksProxy> {
+  const connects: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createNetServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => client.destroy());
+    let buffered = Buffer.alloc(0);
+    let stage: 'greeting' | 'request' | 'piping' = 'greeting';
+    const onData = (chunk: Buffer): void => {
+      buffered = Buffer.concat([buffered, chunk]);
+      if (stage === 'greeting') {
+        const methods = buffered[1];
+        if (methods === undefined || buffered.length < 2 + methods) return;
+        buffered = buffered.subarray(2 + methods);
+        client.write(Buffer.from([5, 0]));
+        stage = 'request';
+      }
+      if (stage !== 'request' || buffered.length < 5) return;
+      const type = buffered[3];
+      let host: string;
+      let at: number;
+      if (type === 1) {
+        if (buffered.length < 10) return;
+        host = [...buffered.subarray(4, 8)].join('.');
+        at = 8;
+      } else if (type === 3) {
+        const length = buffered[4] ?? 0;
+        if (buffered.length < 5 + length + 2) return;
+        host = buffered.subarray(5, 5 + length).toString('latin1');
+        at = 5 + length;
+      } else {
+        client.end(Buffer.from([5, 8, 0, 1, 0, 0, 0, 0, 0, 0]));
+        return;
+      }
+      const port = buffered.readUInt16BE(at);
+      const rest = buffered.subarray(at + 2);
+      stage = 'piping';
+      client.off('data', onData);
+      connects.push(`${host}:${port}`);
+      const upstream = connect(port, '127.0.0.1', () => {
+        client.write(Buffer.from([5, 0, 0, 1, 127, 0, 0, 1, 0, 0]));
+        if (rest.length > 0) upstream.write(rest);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      sockets.add(upstream);
+      upstream.on('close', () => sockets.delete(upstream));
+      upstream.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    };
+    client.on('data', onData);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return {
+    url: `socks5://127.0.0.1:${port}`,
+    connects,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
 type Doc = Record<string, unknown> & {
   clusters: { cluster: Record<string, unknown> }[];
   users: { user: Record<string, unknown> }[];
@@ -101,12 +183,15 @@ const throughProxy = (world: World, cluster: Record<string, unknown>): void => {
 
 let world: World;
 let proxy: ConnectProxy;
+let socks: SocksProxy;
 beforeAll(async () => {
   world = await createWorld();
   proxy = await startConnectProxy();
+  socks = await startSocksProxy();
 });
 afterAll(async () => {
   await proxy.close();
+  await socks.close();
 });
 
 async function labelledNamespace(): Promise<string> {
@@ -145,6 +230,21 @@ describe('host connection', () => {
     const run = await runCli([...argsWith(world, path), '--once']);
     expect(run.code, run.stderr).toBe(0);
     expect(proxy.connects.slice(before)).toContain(
+      `host.acr.test:${new URL(world.host.server).port}`,
+    );
+    expect(await registration(world, cluster), `${run.stdout}\n${run.stderr}`).toBeDefined();
+  });
+
+  it('goes through the SOCKS5 proxy of proxy-url, which resolves the server name as kubectl lets it', async () => {
+    const cluster = await labelledNamespace();
+    const path = hostKubeconfig(world, (c) => {
+      throughProxy(world, c);
+      c['proxy-url'] = socks.url;
+    });
+    const before = socks.connects.length;
+    const run = await runCli([...argsWith(world, path), '--once']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(socks.connects.slice(before)).toContain(
       `host.acr.test:${new URL(world.host.server).port}`,
     );
     expect(await registration(world, cluster), `${run.stdout}\n${run.stderr}`).toBeDefined();
