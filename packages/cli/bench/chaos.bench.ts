@@ -1,10 +1,13 @@
 // The long chaos run: two replicas with --leader-elect, each through its own fault proxy
 // (about 20 % faults of every kind) in front of a real host plane, 200 source namespaces and
 // a churn loop, SIGKILLs at random moments (about one per 24 s, 50 in the default 20
-// minutes) and one leader frozen past its lease mid-run. Every forwarded Secret write or
-// Event is judged: wrongful deletions/demotions at that moment (test-support/chaos.ts), and
-// afterwards, against every version of the Lease a watch saw, writes received while the
-// Lease was valid for another holder than their sender (standby or deposed leader).
+// minutes), one leader frozen past its lease mid-run, and kube-apiserver restarted on the
+// same etcd every 5 minutes (every second restart right after an etcd compaction, so the
+// watches' versions are gone): every watch of both replicas breaks at once and re-lists.
+// Every forwarded Secret write or Event is judged: wrongful deletions/demotions at that
+// moment (test-support/chaos.ts), and afterwards, against every version of the Lease a watch
+// saw, writes received while the Lease was valid for another holder than their sender
+// (standby or deposed leader).
 // Then faults and churn stop and the time to converge is measured.
 //
 //   pnpm bench chaos                       20 minutes
@@ -14,6 +17,8 @@ import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-nod
 import { leaseName } from '../../k8s-adapter/src/index.js';
 import {
   FAULT_KINDS,
+  compactEtcd,
+  restartApiServer,
   seededRandom,
   startControlPlane,
   startFaultProxy,
@@ -40,6 +45,7 @@ const NAMESPACES = Number(process.env['CHAOS_NAMESPACES'] ?? 200);
 const FAULT_RATE = 0.2;
 const INTERVAL_S = 10;
 const KILL_EVERY_MS = 24_000;
+const RESTART_EVERY_MS = 5 * 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Replica {
@@ -183,6 +189,9 @@ async function main(): Promise<void> {
   const end = started + MINUTES * 60_000;
   let froze = false;
   let crashes = 0;
+  let apiServerRestarts = 0;
+  let compactions = 0;
+  let nextApiServerRestart = started + RESTART_EVERY_MS;
   while (Date.now() < end) {
     await sleep(KILL_EVERY_MS * (0.5 + random()));
     for (const replica of replicas) {
@@ -191,6 +200,17 @@ async function main(): Promise<void> {
         crashes += 1;
         restart(replica);
       }
+    }
+    if (Date.now() >= nextApiServerRestart && Date.now() < end) {
+      nextApiServerRestart += RESTART_EVERY_MS;
+      if (apiServerRestarts % 2 === 1) {
+        await compactEtcd(host);
+        compactions += 1;
+      }
+      await restartApiServer(host);
+      apiServerRestarts += 1;
+      process.stderr.write(`restarted kube-apiserver (${String(apiServerRestarts)})\n`);
+      continue;
     }
     if (!froze && Date.now() > started + (end - started) / 2) {
       // Freeze the leader past its lease (15 s), then let it resume.
@@ -246,6 +266,8 @@ async function main(): Promise<void> {
     churn: churn.counts,
     kills: replicas.reduce((sum, r) => sum + r.kills, 0),
     crashes,
+    apiServerRestarts,
+    compactions,
     wrongfulDeletionsOrDemotions: replicas.flatMap((r) => r.audit.wrongful),
     foreignWrites: replicas.flatMap((r) => r.audit.foreignWrites).length + foreignChanged.length,
     writesWithoutTheLease: replicas.reduce((sum, r) => sum + r.unfenced.length, 0),

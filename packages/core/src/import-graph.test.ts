@@ -1,6 +1,7 @@
 // The workspace's import graph, checked: no module imports itself through others (a cycle
-// makes "read this file first" impossible and initialisation order fragile), and packages
-// depend in one direction only, cli -> k8s-adapter -> core. Type-only imports count too: a
+// makes "read this file first" impossible and initialisation order fragile), packages
+// depend in one direction only, cli -> k8s-adapter -> core, and so do the adapter's folders
+// (each folder's README.md says what it may import). Type-only imports count too: a
 // cycle of types is still a cycle a reader has to hold in their head. Lives in core's unit
 // project because it needs no servers; it reads every package's sources.
 
@@ -20,6 +21,65 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   // A leaf: the tests of every package may use it, so it may use none of them.
   testkit: [],
 };
+
+const ADAPTER = 'packages/k8s-adapter/src/';
+/** The adapter's shared files (`kube-objects.ts`, ...) sit at its root: every folder may use them. */
+const ROOT = '';
+
+/**
+ * Folders of the adapter each folder may import, besides its own and the root's shared files.
+ * The root's files import no folder (except `index.ts`, the entry, which exports them all).
+ * A test may import any folder: it exercises the parts together, as the CLI does.
+ */
+const ADAPTER_FOLDERS: Readonly<Record<string, readonly string[]>> = {
+  [ROOT]: [],
+  connection: [],
+  watch: ['connection'],
+  gather: ['watch', 'connection'],
+  write: ['connection'],
+  lease: ['connection'],
+  'test-support': ['connection'],
+};
+
+/** The adapter folder of a repository-relative path (`ROOT` for its root files). */
+function adapterFolder(file: string): string | undefined {
+  if (!file.startsWith(ADAPTER)) return undefined;
+  const rest = file.slice(ADAPTER.length);
+  const slash = rest.indexOf('/');
+  return slash === -1 ? ROOT : rest.slice(0, slash);
+}
+
+const describeFolder = (folder: string): string => (folder === ROOT ? 'the root' : `${folder}/`);
+
+/** Every import between the adapter's folders against the direction of `folders`. */
+function wrongFolderImports(
+  graph: Graph,
+  folders: Readonly<Record<string, readonly string[]>>,
+): string[] {
+  const wrong: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = adapterFolder(file);
+    if (from === undefined || file === `${ADAPTER}index.ts` || file.endsWith('.test.ts')) continue;
+    const allowed = folders[from];
+    if (allowed === undefined) {
+      wrong.push(`${file}: folder ${from}/ is not in the adapter's folder table`);
+      continue;
+    }
+    for (const target of targets) {
+      const to = adapterFolder(target);
+      if (to === undefined || to === from || to === ROOT || allowed.includes(to)) continue;
+      wrong.push(`${file} imports ${target}: ${describeFolder(from)} may not import ${to}/`);
+    }
+  }
+  return wrong;
+}
+
+/** The folders a README's `May import:` line names (as `` `connection/` ``). */
+function readmeAllows(readme: string): string[] | undefined {
+  const line = /^May import:.*(?:\n(?!\n).*)*/m.exec(readme)?.[0];
+  if (line === undefined) return undefined;
+  return [...line.matchAll(/`([a-z-]+)\/`/g)].map((match) => match[1] ?? '').sort();
+}
 
 /** Test code (tests and their support files) may also use the test-only testkit. */
 const isTestCode = (file: string): boolean => /(^|\/)test-support\/|\.test\.ts$/.test(file);
@@ -192,6 +252,53 @@ describe('import graph', () => {
       })
       .map(({ file, target }) => `${file} imports ${target}`);
     expect(wrong).toEqual([]);
+  });
+
+  it("keeps the adapter's folders in one direction", () => {
+    expect(wrongFolderImports(workspace.graph, ADAPTER_FOLDERS)).toEqual([]);
+  });
+
+  it("says in each adapter folder's README what the folder may import", () => {
+    const folders = readdirSync(join(root, ADAPTER), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+    expect(folders).toEqual(
+      Object.keys(ADAPTER_FOLDERS)
+        .filter((f) => f !== ROOT)
+        .sort(),
+    );
+    for (const folder of folders) {
+      const readme = join(root, ADAPTER, folder, 'README.md');
+      expect(existsSync(readme), `${readme} is missing`).toBe(true);
+      expect(readmeAllows(readFileSync(readme, 'utf8')), `${folder}/README.md`).toEqual(
+        [...(ADAPTER_FOLDERS[folder] ?? [])].sort(),
+      );
+    }
+  });
+
+  it('finds an import between folders against their direction', () => {
+    const a = ADAPTER;
+    const graph: Graph = new Map([
+      [`${a}index.ts`, [`${a}write/x.ts`]],
+      [`${a}kube-objects.ts`, []],
+      [`${a}connection/x.ts`, [`${a}kube-objects.ts`, `${a}connection/y.ts`]],
+      [`${a}connection/y.ts`, [`${a}watch/x.ts`]],
+      [`${a}watch/x.ts`, [`${a}connection/x.ts`]],
+      [`${a}watch/x.test.ts`, [`${a}write/x.ts`]],
+      [`${a}write/x.ts`, [`${a}gather/x.ts`]],
+      [`${a}new/x.ts`, []],
+      ['packages/cli/src/x.ts', [`${a}write/x.ts`]],
+    ]);
+    expect(wrongFolderImports(graph, ADAPTER_FOLDERS)).toEqual([
+      `${a}connection/y.ts imports ${a}watch/x.ts: connection/ may not import watch/`,
+      `${a}write/x.ts imports ${a}gather/x.ts: write/ may not import gather/`,
+      `${a}new/x.ts: folder new/ is not in the adapter's folder table`,
+    ]);
+    expect(
+      readmeAllows('# x/\n\nMay import: `watch/`,\n`connection/` and the root.\n\nNot `gather/`.'),
+    ).toEqual(['connection', 'watch']);
+    expect(readmeAllows('# x/\n\nImports anything.')).toBeUndefined();
   });
 
   it('finds a cycle in a small graph, naming its modules in order', () => {

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { V1Secret } from '@kubernetes/client-node';
-import { finalizeNamespace, seededRandom, statusOf } from '@argocd-cluster-registrar/testkit';
+import {
+  finalizeNamespace,
+  seededRandom,
+  statusOf,
+  uniqueName,
+} from '@argocd-cluster-registrar/testkit';
 import type { FaultProxy, ForwardedWrite } from '@argocd-cluster-registrar/testkit';
 import {
   PREFIX,
@@ -54,17 +59,49 @@ function snapshotOf(secret: V1Secret): string {
   ]);
 }
 
+/** How long a churn write keeps trying while the API server does not answer (restarts). */
+const PERSIST_MS = 300_000;
+
+/**
+ * Runs a churn write until the server has taken it. `sources` records what the server holds,
+ * so a write the server may not have taken (refused while it restarts, a 5xx, a cut
+ * connection) is sent again rather than believed or forgotten: either would leave the
+ * convergence check expecting a world the server never had. `done` names the answers that
+ * mean an earlier attempt went through (409 on a create); a write that is not idempotent
+ * (a replace, whose resourceVersion moved) is re-run whole, reads included.
+ */
+async function persist(write: () => Promise<unknown>, done: readonly number[] = []): Promise<void> {
+  const deadline = Date.now() + PERSIST_MS;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await write();
+      return;
+    } catch (err) {
+      const status = statusOf(err);
+      if (attempt > 0 && status !== undefined && done.includes(status)) return;
+      // No HTTP status: no answer, or the control-plane script's exit code (finalize).
+      const answered = status !== undefined && status >= 400 && status < 500;
+      const again = !answered || status === 429 || status === 409;
+      if (!again || Date.now() > deadline) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 async function addSource(chaos: ChaosWorld, name?: string): Promise<void> {
   chaos.serial += 1;
   const cluster = `c${chaos.serial}`;
   const server = `https://${cluster}.chaos.example:6443`;
   const token = `t${chaos.serial}`;
-  const ns = await createSourceNamespace(chaos.world, { cluster, ...(name ? { name } : {}) });
-  const nsName = ns.metadata?.name ?? '';
-  await putK3kKubeconfig(
-    chaos.world,
-    nsName,
-    kubeconfigYaml(chaos.world.child, { server, user: { token } }),
+  // Named here: a create sent again must not make a second namespace.
+  const nsName = name ?? uniqueName('k3k');
+  await persist(() => createSourceNamespace(chaos.world, { cluster, name: nsName }), [409]);
+  await persist(() =>
+    putK3kKubeconfig(
+      chaos.world,
+      nsName,
+      kubeconfigYaml(chaos.world.child, { server, user: { token } }),
+    ),
   );
   chaos.sources.set(nsName, { base: cluster, cluster, token, server });
 }
@@ -134,23 +171,25 @@ async function churnOnce(chaos: ChaosWorld, random: () => number, counts: Record
     case 'delete':
       if (name === undefined) return;
       chaos.sources.delete(name);
-      await finalizeNamespace(world.host, name);
+      await persist(() => finalizeNamespace(world.host, name));
       return;
     case 'recreate':
       // The same name, a new namespace (a new uid), a new server.
       if (name === undefined) return;
       chaos.sources.delete(name);
-      await finalizeNamespace(world.host, name);
+      await persist(() => finalizeNamespace(world.host, name));
       await addSource(chaos, name);
       return;
     case 'rotate':
       if (name === undefined || source === undefined) return;
       chaos.serial += 1;
       source.token = `t${chaos.serial}`;
-      await putK3kKubeconfig(
-        world,
-        name,
-        kubeconfigYaml(world.child, { server: source.server, user: { token: source.token } }),
+      await persist(() =>
+        putK3kKubeconfig(
+          world,
+          name,
+          kubeconfigYaml(world.child, { server: source.server, user: { token: source.token } }),
+        ),
       );
       return;
     case 'rename':
@@ -161,9 +200,11 @@ async function churnOnce(chaos: ChaosWorld, random: () => number, counts: Record
       const next = op === 'rename' ? `${source.base}-r${chaos.serial}` : source.base;
       if (next === source.cluster) return;
       source.cluster = next;
-      await world.hostApi.patchNamespace(
-        { name, body: { metadata: { labels: { [CLUSTER_KEY]: next } } } },
-        merge,
+      await persist(() =>
+        world.hostApi.patchNamespace(
+          { name, body: { metadata: { labels: { [CLUSTER_KEY]: next } } } },
+          merge,
+        ),
       );
       return;
     }
