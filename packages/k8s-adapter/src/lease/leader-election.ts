@@ -21,10 +21,13 @@ import type { Config } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { createLease, readLease, replaceLease } from '../connection/kube-api.js';
-import { microTime } from '../kube-objects.js';
-import type { KubeLease } from '../kube-objects.js';
 import { LeadershipLost } from '../connection/write-fence.js';
 import type { WriteFence } from '../connection/write-fence.js';
+import type { KubeLease } from '../kube-objects.js';
+import { electionTiming, heldLease, leaseName, releasedLease } from './lease-terms.js';
+import type { ElectionTiming, LeaseHolder } from './lease-terms.js';
+
+export { leaseName } from './lease-terms.js';
 
 export interface LeaderElector extends WriteFence {
   /** The holderIdentity this elector writes. */
@@ -48,18 +51,32 @@ export interface LeaderElectionOptions {
   readonly monotonicNow?: () => number;
 }
 
-const DEFAULT_LEASE_DURATION_SECONDS = 15;
 /** Releasing the Lease on shutdown is a courtesy: never worth more than this of a SIGTERM. */
 const RELEASE_BUDGET_MS = 2000;
 
-/** `${sanitised prefix}-${managedBy}` as a DNS-1123 subdomain, e.g. 'argocd-cluster-registrar-cluster-registrar'. */
-export function leaseName(config: Pick<Config, 'labelPrefix' | 'managedBy'>): string {
-  const clean = (text: string): string => text.toLowerCase().replace(/[^a-z0-9.-]+/g, '-');
-  const joined = `${clean(config.labelPrefix.replace(/\/+$/, ''))}-${clean(config.managedBy)}`;
-  return joined
-    .replace(/-{2,}/g, '-')
-    .slice(0, 253)
-    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '');
+/**
+ * Everything one elector knows between attempts. The steps below are functions of it;
+ * nothing else is shared between them. Times are monotonic milliseconds, except the Lease's
+ * own timestamps.
+ */
+interface ElectorState extends LeaseHolder {
+  readonly access: KubeAccess;
+  readonly timing: ElectionTiming;
+  readonly monotonic: () => number;
+  readonly onChange: (leader: boolean) => void;
+  running: boolean;
+  leader: boolean;
+  lastRenewAt: number;
+  /** When the last successful renewal was sent; the fence is open for a renew deadline after it. */
+  renewSentAt: number;
+  /** The current attempt's requests end by then. */
+  attemptDeadline: number;
+  lastLease: KubeLease | undefined;
+  /** Holder, renewTime and resourceVersion of the Lease as last read, and since when. */
+  observedRecord: string;
+  observedAt: number;
+  timer: NodeJS.Timeout | undefined;
+  inFlight: Promise<void>;
 }
 
 export function createLeaderElector(
@@ -67,203 +84,213 @@ export function createLeaderElector(
   config: Config,
   options: LeaderElectionOptions,
 ): LeaderElector {
-  const name = leaseName(config);
-  const namespace = config.targetNamespace;
-  const identity =
-    options.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}_${process.pid}`;
-  const durationMs = (options.leaseDurationSeconds ?? DEFAULT_LEASE_DURATION_SECONDS) * 1000;
-  // client-go's proportions: renew deadline 2/3 of the lease, retry every 2/15 of it.
-  const renewDeadlineMs = (durationMs * 2) / 3;
-  const retryPeriodMs = Math.max(100, durationMs / 7.5);
-
-  let running = false;
-  let leader = false;
-  const monotonic = options.monotonicNow ?? (() => performance.now());
-  /** Monotonic, as every time below but the Lease's own timestamps. */
-  let lastRenewAt = 0;
-  /** Monotonic time the last successful renewal was sent; the fence is open for a renew deadline after it. */
-  let renewSentAt = Number.NEGATIVE_INFINITY;
-  // Each attempt (read + write) must end well before the renew deadline, or a hung request
-  // would keep us from noticing that renewals stopped working.
-  const attemptBudgetMs = Math.max(500, renewDeadlineMs / 2);
-  let attemptDeadline = 0;
-  const bounded = () => ({ timeoutMs: Math.max(1, attemptDeadline - monotonic()) });
-  let lastLease: KubeLease | undefined;
-  let observedRecord = '';
-  let observedAt = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<void> = Promise.resolve();
-
-  const setLeader = (value: boolean): void => {
-    if (leader === value) return;
-    leader = value;
-    options.onChange(value);
-  };
-
-  /** `wall`: epoch milliseconds, only for the Lease's acquireTime and renewTime. */
-  const desired = (wall: number, previous: KubeLease | undefined): KubeLease => {
-    const spec = previous?.spec ?? {};
-    const renewing = spec.holderIdentity === identity;
-    return {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      // Carrying the observed resourceVersion makes the replace conditional.
-      metadata: {
-        name,
-        namespace,
-        ...(previous?.metadata?.resourceVersion
-          ? { resourceVersion: previous.metadata.resourceVersion }
-          : {}),
-      },
-      spec: {
-        holderIdentity: identity,
-        leaseDurationSeconds: durationMs / 1000,
-        acquireTime: renewing && spec.acquireTime ? spec.acquireTime : microTime(wall),
-        renewTime: microTime(wall),
-        leaseTransitions:
-          (spec.leaseTransitions ?? 0) + (renewing || previous === undefined ? 0 : 1),
-      },
-    };
-  };
-
-  const observe = (lease: KubeLease, now: number): void => {
-    lastLease = lease;
-    const record = `${lease.spec?.holderIdentity ?? ''}|${lease.spec?.renewTime ?? ''}|${lease.metadata?.resourceVersion ?? ''}`;
-    if (record !== observedRecord) {
-      observedRecord = record;
-      observedAt = now;
-    }
-  };
-
-  const renewed = (lease: KubeLease, now: number, sentAt: number): void => {
-    observe(lease, now);
-    lastRenewAt = now;
-    renewSentAt = sentAt;
-    setLeader(true);
-  };
-
-  const fenceOpen = (): boolean => leader && monotonic() < renewSentAt + renewDeadlineMs;
-
-  const failedToRenew = (now: number): void => {
-    if (leader && now - lastRenewAt > renewDeadlineMs) setLeader(false);
-  };
-
-  const tryAcquireOrRenew = async (): Promise<void> => {
-    // Expiry and the renew deadline are judged on the monotonic clock: a wall-clock step on a
-    // standby (NTP, a VM resumed) must not make it take over while the leader's fence is open.
-    const wall = Date.now();
-    const now = monotonic();
-    attemptDeadline = now + attemptBudgetMs;
-    let current: KubeLease;
-    try {
-      current = await readLease(access, namespace, name, bounded());
-    } catch (err) {
-      if (classifyApiError(err).kind !== 'not-found') {
-        failedToRenew(now);
-        return;
-      }
-      try {
-        const sentAt = monotonic();
-        renewed(
-          await createLease(access, namespace, desired(wall, undefined), bounded()),
-          now,
-          sentAt,
-        );
-      } catch {
-        // Someone else created it first (409), or the API is unreachable: try again later.
-        failedToRenew(now);
-      }
-      return;
-    }
-    observe(current, now);
-    const holder = current.spec?.holderIdentity ?? '';
-    const heldForMs = (current.spec?.leaseDurationSeconds ?? durationMs / 1000) * 1000;
-    if (holder !== '' && holder !== identity && now < observedAt + heldForMs) {
-      setLeader(false);
-      return;
-    }
-    try {
-      // Conditional on the resourceVersion just read: of two replicas racing, one gets 409.
-      const sentAt = monotonic();
-      renewed(
-        await replaceLease(access, namespace, name, desired(wall, current), bounded()),
-        now,
-        sentAt,
-      );
-    } catch {
-      failedToRenew(now);
-    }
-  };
-
-  const loop = (): void => {
-    if (!running) return;
-    inFlight = tryAcquireOrRenew().finally(() => {
-      if (running) timer = setTimeout(loop, retryPeriodMs);
-    });
-  };
-
+  const state = createElectorState(access, config, options);
   return {
-    identity,
-    // Also false when renewals stalled for longer than the deadline, even if the loop has
-    // not noticed yet (a blocked event loop must not let two leaders write).
-    isLeader: () => leader && monotonic() - lastRenewAt < renewDeadlineMs && fenceOpen(),
-    holds: fenceOpen,
+    identity: state.identity,
+    isLeader: () => isLeader(state),
+    holds: () => fenceOpen(state),
     check() {
-      if (!fenceOpen()) throw new LeadershipLost();
+      if (!fenceOpen(state)) throw new LeadershipLost();
     },
-    start() {
-      if (running) return;
-      running = true;
-      loop();
+    start: () => {
+      start(state);
     },
-    async stop() {
-      running = false;
-      clearTimeout(timer);
-      // Bounded twice over: an attempt's requests end within its budget, and shutdown waits
-      // no longer than the release budget for it.
-      let waited: NodeJS.Timeout | undefined;
-      await Promise.race([
-        inFlight,
-        new Promise<void>((resolve) => {
-          waited = setTimeout(resolve, RELEASE_BUDGET_MS);
-        }),
-      ]);
-      clearTimeout(waited);
-      if (!leader) return;
-      // Stop acting as leader before the Lease is released, so two never overlap.
-      setLeader(false);
-      const lease = lastLease;
-      if (lease?.spec?.holderIdentity !== identity) return;
-      const now = Date.now();
-      attemptDeadline = monotonic() + Math.min(attemptBudgetMs, RELEASE_BUDGET_MS);
-      try {
-        await replaceLease(
-          access,
-          namespace,
-          name,
-          {
-            apiVersion: 'coordination.k8s.io/v1',
-            kind: 'Lease',
-            metadata: {
-              name,
-              namespace,
-              ...(lease.metadata?.resourceVersion
-                ? { resourceVersion: lease.metadata.resourceVersion }
-                : {}),
-            },
-            spec: {
-              holderIdentity: '',
-              leaseDurationSeconds: 1,
-              acquireTime: microTime(now),
-              renewTime: microTime(now),
-              leaseTransitions: lease.spec.leaseTransitions ?? 0,
-            },
-          },
-          bounded(),
-        );
-      } catch {
-        // Not released: the standby takes over when the Lease expires instead.
-      }
-    },
+    stop: () => stop(state),
   };
+}
+
+function createElectorState(
+  access: KubeAccess,
+  config: Config,
+  options: LeaderElectionOptions,
+): ElectorState {
+  return {
+    access,
+    name: leaseName(config),
+    namespace: config.targetNamespace,
+    identity: options.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}_${process.pid}`,
+    timing: electionTiming(options.leaseDurationSeconds),
+    monotonic: options.monotonicNow ?? (() => performance.now()),
+    onChange: (leader) => {
+      options.onChange(leader);
+    },
+    running: false,
+    leader: false,
+    lastRenewAt: 0,
+    renewSentAt: Number.NEGATIVE_INFINITY,
+    attemptDeadline: 0,
+    lastLease: undefined,
+    observedRecord: '',
+    observedAt: 0,
+    timer: undefined,
+    inFlight: Promise.resolve(),
+  };
+}
+
+// Also false when renewals stalled for longer than the deadline, even if the loop has not
+// noticed yet (a blocked event loop must not let two leaders write).
+function isLeader(state: ElectorState): boolean {
+  return (
+    state.leader &&
+    state.monotonic() - state.lastRenewAt < state.timing.renewDeadlineMs &&
+    fenceOpen(state)
+  );
+}
+
+function fenceOpen(state: ElectorState): boolean {
+  return state.leader && state.monotonic() < state.renewSentAt + state.timing.renewDeadlineMs;
+}
+
+function setLeader(state: ElectorState, value: boolean): void {
+  if (state.leader === value) return;
+  state.leader = value;
+  state.onChange(value);
+}
+
+function start(state: ElectorState): void {
+  if (state.running) return;
+  state.running = true;
+  loop(state);
+}
+
+function loop(state: ElectorState): void {
+  if (!state.running) return;
+  state.inFlight = attempt(state).finally(() => {
+    if (state.running)
+      state.timer = setTimeout(() => {
+        loop(state);
+      }, state.timing.retryPeriodMs);
+  });
+}
+
+/** The request options that keep a request inside the current attempt's budget. */
+function bounded(state: ElectorState): { readonly timeoutMs: number } {
+  return { timeoutMs: Math.max(1, state.attemptDeadline - state.monotonic()) };
+}
+
+/** One round: read the Lease, then create it, renew it, or leave it to its live holder. */
+async function attempt(state: ElectorState): Promise<void> {
+  // Expiry and the renew deadline are judged on the monotonic clock: a wall-clock step on a
+  // standby (NTP, a VM resumed) must not make it take over while the leader's fence is open.
+  const wall = Date.now();
+  const now = state.monotonic();
+  state.attemptDeadline = now + state.timing.attemptBudgetMs;
+  let current: KubeLease;
+  try {
+    current = await readLease(state.access, state.namespace, state.name, bounded(state));
+  } catch (err) {
+    if (classifyApiError(err).kind !== 'not-found') failedToRenew(state, now);
+    else await acquire(state, wall, now);
+    return;
+  }
+  observe(state, current, now);
+  if (heldByAnother(state, current, now)) {
+    setLeader(state, false);
+    return;
+  }
+  await renew(state, current, wall, now);
+}
+
+/** There is no Lease: create it, holding it. */
+function acquire(state: ElectorState, wall: number, now: number): Promise<void> {
+  const lease = (): KubeLease => heldLease(state, state.timing.durationMs / 1000, wall, undefined);
+  return send(state, now, () =>
+    createLease(state.access, state.namespace, lease(), bounded(state)),
+  );
+}
+
+/**
+ * Renews our Lease, or takes over one whose holder let it expire. Conditional on the
+ * resourceVersion just read: of two replicas racing, one gets 409.
+ */
+function renew(state: ElectorState, current: KubeLease, wall: number, now: number): Promise<void> {
+  const lease = (): KubeLease => heldLease(state, state.timing.durationMs / 1000, wall, current);
+  return send(state, now, () =>
+    replaceLease(state.access, state.namespace, state.name, lease(), bounded(state)),
+  );
+}
+
+/**
+ * Sends a holder's record: renewed when the API server takes it, a failed renewal when not
+ * (someone else wrote first, or the API is unreachable: the next attempt tries again).
+ */
+async function send(
+  state: ElectorState,
+  now: number,
+  write: () => Promise<KubeLease>,
+): Promise<void> {
+  try {
+    const sentAt = state.monotonic();
+    renewed(state, await write(), now, sentAt);
+  } catch {
+    failedToRenew(state, now);
+  }
+}
+
+/** Records the Lease as read, and since when (on our clock) its record has stood unchanged. */
+function observe(state: ElectorState, lease: KubeLease, now: number): void {
+  state.lastLease = lease;
+  const record = `${lease.spec?.holderIdentity ?? ''}|${lease.spec?.renewTime ?? ''}|${lease.metadata?.resourceVersion ?? ''}`;
+  if (record !== state.observedRecord) {
+    state.observedRecord = record;
+    state.observedAt = now;
+  }
+}
+
+/** Another identity holds the Lease, and we have not yet seen it unchanged for its duration. */
+function heldByAnother(state: ElectorState, lease: KubeLease, now: number): boolean {
+  const holder = lease.spec?.holderIdentity ?? '';
+  const heldForMs = (lease.spec?.leaseDurationSeconds ?? state.timing.durationMs / 1000) * 1000;
+  return holder !== '' && holder !== state.identity && now < state.observedAt + heldForMs;
+}
+
+function renewed(state: ElectorState, lease: KubeLease, now: number, sentAt: number): void {
+  observe(state, lease, now);
+  state.lastRenewAt = now;
+  state.renewSentAt = sentAt;
+  setLeader(state, true);
+}
+
+function failedToRenew(state: ElectorState, now: number): void {
+  if (state.leader && now - state.lastRenewAt > state.timing.renewDeadlineMs)
+    setLeader(state, false);
+}
+
+async function stop(state: ElectorState): Promise<void> {
+  state.running = false;
+  clearTimeout(state.timer);
+  // Bounded twice over: an attempt's requests end within its budget, and shutdown waits no
+  // longer than the release budget for it.
+  let waited: NodeJS.Timeout | undefined;
+  await Promise.race([
+    state.inFlight,
+    new Promise<void>((resolve) => {
+      waited = setTimeout(resolve, RELEASE_BUDGET_MS);
+    }),
+  ]);
+  clearTimeout(waited);
+  if (!state.leader) return;
+  // Stop acting as leader before the Lease is released, so two never overlap.
+  setLeader(state, false);
+  await release(state);
+}
+
+/** Hands the Lease back, so a standby takes over at once. */
+async function release(state: ElectorState): Promise<void> {
+  const lease = state.lastLease;
+  if (lease?.spec?.holderIdentity !== state.identity) return;
+  const now = Date.now();
+  state.attemptDeadline =
+    state.monotonic() + Math.min(state.timing.attemptBudgetMs, RELEASE_BUDGET_MS);
+  try {
+    await replaceLease(
+      state.access,
+      state.namespace,
+      state.name,
+      releasedLease(state, lease, now),
+      bounded(state),
+    );
+  } catch {
+    // Not released: the standby takes over when the Lease expires instead.
+  }
 }
