@@ -10,7 +10,7 @@ import {
   labelKeys,
   matchGlob,
 } from '@argocd-cluster-registrar/core';
-import { clusterSourceKey } from '@argocd-cluster-registrar/core';
+import { clusterSourceKey, recordedSourceKey } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
@@ -42,7 +42,6 @@ import {
   discoverClusterApi,
   listClusters,
   lookUpCluster,
-  recordedSourceKey,
   toSourceCluster,
   type ClusterApi,
 } from './capi-clusters.js';

@@ -6,7 +6,12 @@
 // Clusters that registrations record. Everything is re-listed only when a watch cannot resume and every
 // resync period. Same contract as gather.ts: failures are values, and every lookup is
 // `unknown` while a watch it depends on is not in sync.
-import { clusterSecretName, isCandidate, labelKeys } from '@argocd-cluster-registrar/core';
+import {
+  clusterSecretName,
+  isCandidate,
+  labelKeys,
+  recordedSourceKey,
+} from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
@@ -15,7 +20,7 @@ import type {
   SourceLookup,
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
-import { CLUSTER_API_ABSENT, lookUpCluster, recordedSourceKey } from './capi-clusters.js';
+import { CLUSTER_API_ABSENT, lookUpCluster } from './capi-clusters.js';
 import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import { createCandidateTranslations } from './candidate-translations.js';
