@@ -1,32 +1,41 @@
 // Public entry of @argocd-cluster-registrar/k8s-adapter: all Kubernetes API traffic.
-export { classifyApiError, diagnoseConnection } from './api-failure.js';
+export { classifyApiError, diagnoseConnection } from './connection/api-failure.js';
 export type {
   ApiFailure,
   ApiFailureKind,
   ConnectionDiagnosis,
   ConnectionProblem,
-} from './api-failure.js';
-export { loadKubeAccess } from './kube-access.js';
-export type { InClusterProbe, KubeAccess, KubeAccessOptions, KubeCluster } from './kube-access.js';
-export { createGatherer } from './gather.js';
-export type { GatherFailure, GatherResult, Gatherer } from './gather.js';
-export { applyPlan } from './apply.js';
-export type { ActionResult, ActionStatus, ApplyOptions } from './apply.js';
-export { createApplier, createDryRunWriter, dryRunVerdict } from './plan-writer.js';
-export type { DryRunOptions, DryRunVerdict, PlanWriter } from './plan-writer.js';
-export { managedNamespaceSelector } from './selectors.js';
-export { listManagedByValues, targetNamespaceState } from './namespace-checks.js';
-export { createLeaderElector, leaseName } from './leader-election.js';
-export type { LeaderElector, LeaderElectionOptions } from './leader-election.js';
-export { recordClusterEvent, recordNamespaceEvent, recordSecretEvent } from './events.js';
+} from './connection/api-failure.js';
+export { loadKubeAccess } from './connection/kube-access.js';
+export type {
+  InClusterProbe,
+  KubeAccess,
+  KubeAccessOptions,
+  KubeCluster,
+} from './connection/kube-access.js';
+export { createGatherer } from './gather/gather.js';
+export type { GatherFailure, GatherResult, Gatherer } from './gather/gather.js';
+export { applyPlan } from './write/apply.js';
+export type { ActionResult, ActionStatus, ApplyOptions } from './write/apply.js';
+export { createApplier, createDryRunWriter, dryRunVerdict } from './write/plan-writer.js';
+export type { DryRunOptions, DryRunVerdict, PlanWriter } from './write/plan-writer.js';
+export { managedNamespaceSelector } from './gather/selectors.js';
+export { listManagedByValues, targetNamespaceState } from './gather/namespace-checks.js';
+export { createLeaderElector, leaseName } from './lease/leader-election.js';
+export type { LeaderElector, LeaderElectionOptions } from './lease/leader-election.js';
+export { recordClusterEvent, recordNamespaceEvent, recordSecretEvent } from './write/events.js';
 export { mapBounded } from './concurrency.js';
-export type { NamespaceEvent } from './events.js';
-export { createTranslationCache } from './translation-cache.js';
-export type { TranslationCache } from './translation-cache.js';
-export { LeadershipLost, OPEN_FENCE } from './write-fence.js';
-export type { WriteFence } from './write-fence.js';
-export { REQUEST_TIMEOUT_MS } from './request-guard.js';
-export { createWatchGatherer } from './watch-gatherer.js';
-export type { WatchGatherer, WatchGathererOptions, WatchGathererStats } from './watch-gatherer.js';
-export type { WorldChange, WatchName } from './world-cache.js';
-export type { ListWatchStats, ListWatchTiming } from './list-watch.js';
+export type { NamespaceEvent } from './write/events.js';
+export { createTranslationCache } from './gather/translation-cache.js';
+export type { TranslationCache } from './gather/translation-cache.js';
+export { LeadershipLost, OPEN_FENCE } from './connection/write-fence.js';
+export type { WriteFence } from './connection/write-fence.js';
+export { REQUEST_TIMEOUT_MS } from './connection/request-guard.js';
+export { createWatchGatherer } from './gather/watch-gatherer.js';
+export type {
+  WatchGatherer,
+  WatchGathererOptions,
+  WatchGathererStats,
+} from './gather/watch-gatherer.js';
+export type { WorldChange, WatchName } from './gather/world-cache.js';
+export type { ListWatchStats, ListWatchTiming } from './watch/list-watch.js';

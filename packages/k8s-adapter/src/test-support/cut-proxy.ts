@@ -2,7 +2,7 @@
 // can cut every open connection mid-stream, as a load balancer or a network blip would.
 import { createServer, connect } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import type { KubeAccess } from '../kube-access.js';
+import type { KubeAccess } from '../connection/kube-access.js';
 
 export interface CutProxy {
   /** A KubeAccess like `access`, but through the proxy. */

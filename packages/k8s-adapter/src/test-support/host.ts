@@ -16,9 +16,9 @@ import {
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 import { PROVIDER_PRESETS } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
-import { loadKubeAccess } from '../kube-access.js';
-import type { KubeAccess } from '../kube-access.js';
-import { kubeClusterFromText } from '../kube-config.js';
+import { loadKubeAccess } from '../connection/kube-access.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { kubeClusterFromText } from '../connection/kube-config.js';
 import type { KubeSecret } from '../kube-objects.js';
 import { toObservedSecret } from '../observed-objects.js';
 

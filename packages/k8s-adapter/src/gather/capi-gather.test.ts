@@ -1,0 +1,242 @@
+// Cluster API Clusters as sources, against real API servers: one plane of this file's own
+// with Cluster API's real CRDs (testkit installCapiCrds; no CAPI controller is needed to
+// read Cluster objects), and the run's shared host plane, which serves no Cluster API group.
+
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import {
+  applyObjects,
+  coreApi,
+  installCapiCrds,
+  kubeconfigText,
+  startControlPlane,
+  uniqueName,
+} from '@argocd-cluster-registrar/testkit';
+import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
+import { PROVIDER_PRESETS, plan } from '@argocd-cluster-registrar/core';
+import { CLUSTER_API_ABSENT } from './capi-clusters.js';
+import { createGatherer } from './gather.js';
+import { createWatchGatherer } from './watch-gatherer.js';
+import type { WorldChange } from './world-cache.js';
+import { loadKubeAccess } from '../connection/kube-access.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import {
+  MANAGED_BY_KEY,
+  PREFIX,
+  createNamespace,
+  host,
+  opaque,
+  testConfig,
+} from '../test-support/host.js';
+
+let plane: ControlPlane | undefined;
+let access: KubeAccess;
+let core: CoreV1Api;
+
+beforeAll(async () => {
+  plane = await startControlPlane(`capi-sources-${String(process.pid)}`, {
+    ownerPid: process.pid,
+  });
+  await installCapiCrds(plane);
+  access = loadKubeAccess({ kubeconfig: plane.kubeconfigPath });
+  core = coreApi(plane);
+});
+
+afterAll(async () => {
+  await plane?.stop();
+});
+
+const capiConfig = () => testConfig({ providers: [PROVIDER_PRESETS.capi], capiClusters: true });
+
+function clusterObject(namespace: string, name: string, labels: Record<string, string>): object {
+  return {
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    kind: 'Cluster',
+    metadata: { namespace, name, labels },
+    // The schema wants a non-empty spec; no CAPI controller reconciles it here.
+    spec: { paused: true },
+  };
+}
+
+function kubeconfigSecret(name: string, server: string) {
+  const secret = opaque(
+    `${name}-kubeconfig`,
+    { 'cluster.x-k8s.io/cluster-name': name },
+    { value: kubeconfigText({ server, user: ['token: t'] }) },
+  );
+  return { ...secret, type: 'cluster.x-k8s.io/secret' };
+}
+
+describe('gathering Cluster sources', () => {
+  it('reads the labelled Clusters of a namespace and their own kubeconfigs, and the planner registers each', async () => {
+    if (plane === undefined) throw new Error('no plane');
+    const config = capiConfig();
+    const fleet = uniqueName('fleet');
+    await createNamespace(core, fleet);
+    await createNamespace(core, config.targetNamespace);
+    const managed = { [MANAGED_BY_KEY]: config.managedBy };
+    await applyObjects(plane, [
+      clusterObject(fleet, 'alpha', { ...managed, [`${PREFIX}env`]: 'prod' }),
+      clusterObject(fleet, 'beta', { ...managed, [`${PREFIX}cluster`]: 'beta-eu' }),
+      clusterObject(fleet, 'gamma', {}),
+    ]);
+    for (const name of ['alpha', 'beta', 'gamma'])
+      await core.createNamespacedSecret({
+        namespace: fleet,
+        body: kubeconfigSecret(name, `https://${name}.example.com:6443`),
+      });
+
+    const gathered = await createGatherer(access, config).full();
+    expect(gathered.failures).toEqual([]);
+    expect(gathered.notices).toBeUndefined();
+    const clusters = gathered.snapshot.clusters ?? [];
+    expect(clusters.map((c) => `${c.namespace}/${c.name}`)).toEqual([
+      `${fleet}/alpha`,
+      `${fleet}/beta`,
+    ]);
+    expect(clusters[0]?.labels[`${PREFIX}env`]).toBe('prod');
+    expect(clusters[0]?.uid).not.toBe('');
+
+    const result = plan(gathered.snapshot, config, Date.now());
+    const creates = result.actions.flatMap((action) =>
+      action.kind === 'create' ? [action.secret] : [],
+    );
+    expect(creates.map((secret) => secret.name)).toEqual(['cluster-alpha', 'cluster-beta-eu']);
+    expect(creates[0]?.labels).toMatchObject({
+      [`${PREFIX}source-kind`]: 'Cluster',
+      [`${PREFIX}source-namespace`]: fleet,
+      [`${PREFIX}source-cluster`]: 'alpha',
+      [`${PREFIX}source-cluster-uid`]: clusters[0]?.uid,
+      [`${PREFIX}env`]: 'prod',
+    });
+  });
+
+  it('looks up the Cluster a registration records: notFound once it is gone, present while it exists', async () => {
+    if (plane === undefined) throw new Error('no plane');
+    const config = capiConfig();
+    const fleet = uniqueName('fleet');
+    await createNamespace(core, fleet);
+    await createNamespace(core, config.targetNamespace);
+    // An unlabelled Cluster (not managed) and a registration for a Cluster that never was.
+    await applyObjects(plane, [clusterObject(fleet, 'kept', {})]);
+    const recorded = (cluster: string) => ({
+      [MANAGED_BY_KEY]: config.managedBy,
+      'argocd.argoproj.io/secret-type': 'cluster',
+      [`${PREFIX}source-kind`]: 'Cluster',
+      [`${PREFIX}source-namespace`]: fleet,
+      [`${PREFIX}source-cluster`]: cluster,
+      [`${PREFIX}source-cluster-uid`]: 'uid-recorded',
+    });
+    for (const cluster of ['kept', 'gone'])
+      await core.createNamespacedSecret({
+        namespace: config.targetNamespace,
+        body: opaque(`cluster-${cluster}`, recorded(cluster), { name: cluster }),
+      });
+
+    const gathered = await createGatherer(access, config).full();
+    const lookups = gathered.snapshot.sourceLookups;
+    expect(lookups[`${fleet}/gone`]).toEqual({ state: 'notFound' });
+    expect(lookups[`${fleet}/kept`]).toMatchObject({ state: 'present' });
+
+    // Cluster sources off: nothing of Cluster API is read, nothing is proven, nothing goes.
+    const off = { ...config, capiClusters: false };
+    const quiet = await createGatherer(access, off).full();
+    expect(quiet.snapshot.sourceLookups).toEqual({});
+    expect(quiet.snapshot.clusters).toBeUndefined();
+    expect(plan(quiet.snapshot, off, Date.now()).actions).toEqual([]);
+  });
+});
+
+describe('watching Cluster sources (the daemon)', () => {
+  it('reflects a Cluster that appears, is relabelled and is deleted, and its kubeconfig, from the watches', async () => {
+    if (plane === undefined) throw new Error('no plane');
+    const config = capiConfig();
+    const fleet = uniqueName('fleet');
+    await createNamespace(core, fleet);
+    await createNamespace(core, config.targetNamespace);
+    const changes: WorldChange[] = [];
+    const gatherer = createWatchGatherer(access, config, {
+      onChange: (change) => changes.push(change),
+      onError: () => undefined,
+      resyncPeriodMs: 0,
+    });
+    try {
+      expect((await gatherer.full()).snapshot.clusters).toBeUndefined();
+      const managed = { [MANAGED_BY_KEY]: config.managedBy };
+      await core.createNamespacedSecret({
+        namespace: fleet,
+        body: kubeconfigSecret('alpha', 'https://alpha.example.com:6443'),
+      });
+      await applyObjects(plane, [clusterObject(fleet, 'alpha', managed)]);
+      await vi.waitFor(
+        () => {
+          expect(changes.flatMap((change) => change.namespaces)).toContain(`${fleet}/alpha`);
+        },
+        { timeout: 10_000 },
+      );
+      const seen = await gatherer.refresh([]);
+      expect(seen.snapshot.clusters?.map((c) => c.name)).toEqual(['alpha']);
+      expect(seen.snapshot.candidateSecrets.map((secret) => secret.name)).toEqual([
+        'alpha-kubeconfig',
+      ]);
+      const requestsBefore = gatherer.stats().secretReads;
+      await applyObjects(plane, [
+        clusterObject(fleet, 'alpha', { ...managed, [`${PREFIX}env`]: 'prod' }),
+      ]);
+      await vi.waitFor(
+        async () => {
+          const relabelled = await gatherer.refresh([]);
+          expect(relabelled.snapshot.clusters?.[0]?.labels[`${PREFIX}env`]).toBe('prod');
+        },
+        { timeout: 10_000 },
+      );
+      // A relabelled Cluster reads no Secret again: its kubeconfig did not change.
+      expect(gatherer.stats().secretReads).toBe(requestsBefore);
+      await applyObjects(plane, [clusterObject(fleet, 'alpha', {})]);
+      await vi.waitFor(
+        async () => {
+          expect((await gatherer.refresh([])).snapshot.clusters).toBeUndefined();
+        },
+        { timeout: 10_000 },
+      );
+    } finally {
+      gatherer.stop();
+    }
+  });
+});
+
+describe('Cluster sources on a plane without the Cluster API CRDs', () => {
+  it('says so once and goes on gathering namespace sources; a recorded Cluster proves nothing', async () => {
+    const shared = await host();
+    const config = testConfig({ capiClusters: true });
+    const team = uniqueName('k3k-team');
+    await createNamespace(shared.core, team, {
+      [MANAGED_BY_KEY]: config.managedBy,
+      [`${PREFIX}cluster`]: 'team',
+    });
+    await createNamespace(shared.core, config.targetNamespace);
+    await shared.core.createNamespacedSecret({
+      namespace: config.targetNamespace,
+      body: opaque(
+        'cluster-alpha',
+        {
+          [MANAGED_BY_KEY]: config.managedBy,
+          'argocd.argoproj.io/secret-type': 'cluster',
+          [`${PREFIX}source-kind`]: 'Cluster',
+          [`${PREFIX}source-namespace`]: 'fleet',
+          [`${PREFIX}source-cluster`]: 'alpha',
+        },
+        { name: 'alpha' },
+      ),
+    });
+    const gatherer = createGatherer(shared.access, config);
+    const first = await gatherer.full();
+    expect(first.notices).toEqual([CLUSTER_API_ABSENT]);
+    expect(first.failures).toEqual([]);
+    expect(first.snapshot.namespaces.map((ns) => ns.name)).toEqual([team]);
+    expect(first.snapshot.sourceLookups['fleet/alpha']).toMatchObject({ state: 'unknown' });
+    expect(plan(first.snapshot, config, Date.now()).actions).toEqual([]);
+    const second = await gatherer.full();
+    expect(second.notices).toBeUndefined();
+  });
+});

@@ -1,0 +1,45 @@
+// Questions about namespaces whose answers only shape a message. Whether the target namespace
+// exists, asked once at start-up: a registrar pointed at a namespace that is not there would
+// plan every registration, fail every write with a 404, and (in `status`) show rows as if
+// all were well; one GET says it first, by name. And which managed-by values namespaces
+// carry, for a `status` that found nothing under its own.
+import { classifyApiError } from '../connection/api-failure.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { listNamespaces, readNamespace } from '../connection/kube-api.js';
+import { requestBound } from '../connection/request-guard.js';
+
+/**
+ * 'missing' only on a 404: any other failure (no connection, forbidden) proves nothing, and
+ * the pass that follows reports it as it reports every read.
+ */
+export async function targetNamespaceState(
+  access: KubeAccess,
+  name: string,
+): Promise<'present' | 'missing' | 'unknown'> {
+  try {
+    await readNamespace(access, name, requestBound(access));
+    return 'present';
+  } catch (err) {
+    return classifyApiError(err).kind === 'not-found' ? 'missing' : 'unknown';
+  }
+}
+
+/**
+ * The values of the `key` label on namespaces (the first page is enough for a hint), most
+ * frequent first; empty when the list fails.
+ */
+export async function listManagedByValues(access: KubeAccess, key: string): Promise<string[]> {
+  try {
+    const page = await listNamespaces(access, { labelSelector: key, limit: 500 });
+    const counts = new Map<string, number>();
+    for (const item of page.items ?? []) {
+      const value = item.metadata?.labels?.[key];
+      if (value !== undefined) counts.set(value, (counts.get(value) ?? 0) + 1);
+    }
+    return [...counts]
+      .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
+      .map(([value]) => value);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,80 @@
+// Near misses for the planner's messages (core's near-misses.ts decides what counts): in a
+// namespace whose Secrets hold no kubeconfig candidate, the Secrets that almost are one.
+// Only names and key names are kept, never a value, and only a few per namespace.
+
+import type { KubeSecret } from '../kube-objects.js';
+import {
+  isCandidate,
+  isNearMiss,
+  matchGlob,
+  NEAR_MISS_RECORD_LIMIT,
+  type NearMissSecret,
+  type Provider,
+} from '@argocd-cluster-registrar/core';
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export function nearMissesIn(
+  secrets: readonly KubeSecret[],
+  namespace: string,
+  providers: readonly Provider[],
+): NearMissSecret[] {
+  const named = secrets.map((secret) => ({
+    name: secret.metadata?.name ?? '',
+    keys: Object.keys(secret.data ?? {}),
+  }));
+  if (named.some((secret) => isCandidate(secret, providers))) return [];
+  return (
+    named
+      // Secrets a configured glob matches are candidate Secrets in the snapshot already.
+      .filter(
+        (secret) =>
+          !providers.some((provider) => matchGlob(provider.secretNamePattern, secret.name)) &&
+          isNearMiss(secret, providers),
+      )
+      .sort((a, b) => compare(a.name, b.name))
+      .slice(0, NEAR_MISS_RECORD_LIMIT)
+      .map((secret) => ({ namespace, name: secret.name, keys: secret.keys }))
+  );
+}
+
+/**
+ * The near misses of the last Secret list of each namespace, kept between passes. Both
+ * gatherers record through it, so `--once`, `status` and the daemon name the same Secrets:
+ * the one-shot gatherer after each list of a namespace's Secrets, the daemon's after listing
+ * a namespace without a candidate whose Secrets changed since (`version`, see world-cache.ts).
+ */
+export class NearMissRecord {
+  private readonly byNamespace = new Map<string, readonly NearMissSecret[]>();
+  private readonly versions = new Map<string, string>();
+
+  constructor(private readonly providers: readonly Provider[]) {}
+
+  /** After a successful list of a namespace's Secrets, made at `version` of its Secrets. */
+  record(namespace: string, secrets: readonly KubeSecret[], version = ''): void {
+    const near = nearMissesIn(secrets, namespace, this.providers);
+    this.versions.set(namespace, version);
+    if (near.length === 0) this.byNamespace.delete(namespace);
+    else this.byNamespace.set(namespace, near);
+  }
+
+  /** Whether the namespace was recorded at this version of its Secrets. */
+  current(namespace: string, version: string): boolean {
+    return this.versions.get(namespace) === version;
+  }
+
+  /** A namespace whose near misses no longer matter (it has a candidate now). */
+  forget(namespace: string): void {
+    this.byNamespace.delete(namespace);
+    this.versions.delete(namespace);
+  }
+
+  /** The snapshot field for the `managed` namespaces (the others are forgotten). */
+  snapshotField(managed: ReadonlyMap<string, unknown>): { nearMisses?: NearMissSecret[] } {
+    for (const name of this.versions.keys()) if (!managed.has(name)) this.forget(name);
+    const near = [...this.byNamespace.values()]
+      .flat()
+      .sort((a, b) => compare(a.namespace, b.namespace) || compare(a.name, b.name));
+    return near.length === 0 ? {} : { nearMisses: near };
+  }
+}
