@@ -24,7 +24,12 @@ export type ClusterApi =
   | { readonly state: 'unknown'; readonly failure: ApiFailure };
 
 /** Said once when Cluster sources are on and the group is not served. */
-export const CLUSTER_API_ABSENT = `Cluster sources are on (--capi-clusters), but the API server does not serve ${CAPI_GROUP} (the Cluster API CRDs are not installed); namespace sources are served meanwhile`;
+export const CLUSTER_API_ABSENT = `Cluster sources are on (--capi-clusters), but the API server does not serve ${CAPI_GROUP} (the Cluster API CRDs are not installed); namespace sources are served meanwhile, and the daemon looks again on each full pass`;
+
+/** Said (at info level) by the daemon's pass that finds the group served after all. */
+export function clusterApiServed(version: string): string {
+  return `Cluster sources are served now: the API server serves ${CAPI_GROUP}/${version}`;
+}
 
 const seg = encodeURIComponent;
 

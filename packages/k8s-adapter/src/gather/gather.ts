@@ -69,6 +69,8 @@ export interface GatherResult {
    * CRDs): each is returned by the first gather that finds it, not again.
    */
   readonly notices?: readonly string[];
+  /** Good news, said once at info level (the Cluster API CRDs were installed meanwhile). */
+  readonly news?: readonly string[];
   /** API requests this gather made. */
   readonly requests: number;
 }

@@ -20,7 +20,7 @@ import type {
   SourceLookup,
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
-import { CLUSTER_API_ABSENT, lookUpCluster } from './capi-clusters.js';
+import { CLUSTER_API_ABSENT, clusterApiServed, lookUpCluster } from './capi-clusters.js';
 import { classifyApiError } from '../connection/api-failure.js';
 import type { ApiFailure } from '../connection/api-failure.js';
 import { createCandidateTranslations } from './candidate-translations.js';
@@ -261,6 +261,8 @@ export function createWatchGatherer(
   };
 
   const gather = async (fullPass: boolean): Promise<GatherResult> => {
+    // CRDs installed after start-up are found by the next full pass (one GET while missing).
+    if (fullPass) await cache.rediscover();
     await cache.settled();
     const before = secretReads + lookupReads + nearMissLists;
     const failures: GatherFailure[] = cache
@@ -269,8 +271,10 @@ export function createWatchGatherer(
     namespaceView();
     clusterView();
     const notices: string[] = [];
-    if (cache.clusterApi()?.state === 'absent' && !saidAbsent) notices.push(CLUSTER_API_ABSENT);
-    saidAbsent = cache.clusterApi()?.state === 'absent';
+    const api = cache.clusterApi();
+    if (api?.state === 'absent' && !saidAbsent) notices.push(CLUSTER_API_ABSENT);
+    const news = api?.state === 'served' && saidAbsent ? [clusterApiServed(api.version)] : [];
+    saidAbsent = api?.state === 'absent';
     const candidateSecrets = await candidateView(failures);
     const clusterSecrets = cache.clusterSecrets();
 
@@ -327,6 +331,7 @@ export function createWatchGatherer(
       failures,
       requests: secretReads + lookupReads + nearMissLists - before,
       ...(notices.length === 0 ? {} : { notices }),
+      ...(news.length === 0 ? {} : { news }),
     };
   };
 

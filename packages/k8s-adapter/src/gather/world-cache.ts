@@ -10,7 +10,9 @@
 //   keeps only a shadow (identity and labels) of a Secret the first one selects.
 // - with Cluster sources on (Config.capiClusters), labelled Cluster API Clusters, as
 //   metadata only, once discovery has found the served version of cluster.x-k8s.io (a
-//   discovery that fails is retried; a group that is not served is reported, not watched).
+//   discovery that fails is retried; a group that is not served is reported, not watched,
+//   and asked for again on each full pass: rediscover()). Watching the CRDs instead would
+//   cost the registrar read access to CustomResourceDefinitions for a one-time event.
 // - per managed namespace, a version of its Secrets that moves on every Secret event in it,
 //   candidate or not (and for all of them on each re-list), so the daemon knows when a
 //   namespace without a candidate must be listed again for its near misses (near-misses.ts);
@@ -36,7 +38,7 @@ import type {
   Versioned,
   WatchedObject,
 } from '../watch/list-watch.js';
-import { toObservedSecret, toSourceNamespace } from '../observed-objects.js';
+import { byNamespaceThenName, toObservedSecret, toSourceNamespace } from '../observed-objects.js';
 import { managedNamespaceSelector } from './selectors.js';
 
 /** A Secret whose name matches a provider's glob, as its metadata tells. */
@@ -93,6 +95,8 @@ export interface WorldCache {
   clusters(): ReadonlyMap<string, ClusterEntry>;
   /** What discovery said of cluster.x-k8s.io; `undefined` with Cluster sources off. */
   clusterApi(): ClusterApi | undefined;
+  /** While cluster.x-k8s.io is not served, asks again; a served group is then watched. */
+  rediscover(): Promise<void>;
   /** Cluster Secrets by uid (both watches merged). */
   clusterSecrets(): readonly ObservedSecret[];
   /**
@@ -326,7 +330,7 @@ export function startWorldCache(
   let discoveryDelayMs = 1000;
   const discover = async (): Promise<void> => {
     const answer = await discoverClusterApi(access);
-    if (stopped) return;
+    if (stopped || clusterWatch !== undefined) return;
     clusterApi = answer;
     if (answer.state === 'served') {
       clusterWatch = startClusterWatch(answer.version);
@@ -370,6 +374,8 @@ export function startWorldCache(
     candidates: candidates.store,
     clusters: () => clusterWatch?.store ?? NO_CLUSTERS,
     clusterApi: () => clusterApi,
+    // discover() starts one watch however many calls overlap: it checks after its await.
+    rediscover: () => (clusterApi?.state === 'absent' && !stopped ? discover() : Promise.resolve()),
     version,
     secretsVersion: (namespace) => `${secretGeneration}.${secretEvents.get(namespace) ?? 0}`,
     clusterSecrets() {
@@ -436,11 +442,6 @@ export function startWorldCache(
       for (const resolve of waiters.splice(0)) resolve();
     },
   };
-}
-
-function byNamespaceThenName(a: ObservedSecret, b: ObservedSecret): number {
-  if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 const NO_CLUSTERS: ReadonlyMap<string, ClusterEntry> = new Map();
