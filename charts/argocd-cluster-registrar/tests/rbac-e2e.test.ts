@@ -662,7 +662,9 @@ describe('the chart RBAC with capiClusters: the daemon, exactly as deployed, on 
     } finally {
       await daemon.stop();
     }
-  });
+    // Two planes' worth of work (CRDs installed mid-test, a daemon from sources): more than
+    // the default two minutes on a loaded 2-core machine.
+  }, 300_000);
 });
 
 describe('the whole chart on a real API server', () => {
