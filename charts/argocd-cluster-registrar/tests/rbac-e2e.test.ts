@@ -662,7 +662,7 @@ describe('the chart RBAC with capiClusters: the daemon, exactly as deployed, on 
     } finally {
       await daemon.stop();
     }
-    // Two planes' worth of work (CRDs installed mid-test, a daemon from sources): more than
+    // A plane of its own, CRDs installed mid-test and a daemon run from sources: more than
     // the default two minutes on a loaded 2-core machine.
   }, 300_000);
 });
