@@ -640,7 +640,11 @@ describe('the chart RBAC with capiClusters: the daemon, exactly as deployed, on 
         }),
         capiPlane,
       );
-      await putSecret(admin, fleet, 'alpha-kubeconfig', { value: kubeconfigYaml(child) });
+      // A server of its own: the namespace source already holds the child's.
+      const server = `https://alpha.acr.test:${new URL(child.server).port}`;
+      await putSecret(admin, fleet, 'alpha-kubeconfig', {
+        value: kubeconfigYaml(child, { server }),
+      });
       const secret = await waitFor('the registration of Cluster alpha', () =>
         getSecret(admin, installation.targetNamespace, 'cluster-alpha'),
       );
