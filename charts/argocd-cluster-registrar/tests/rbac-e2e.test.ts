@@ -2,7 +2,9 @@
 // and Role(Binding) are applied to the `test-host` plane, a token is minted for that
 // ServiceAccount, and the CLI runs with exactly the container arguments the chart renders,
 // authenticated by that token. Registrations (and removals) must work; everything else the
-// identity tries must be refused with 403.
+// identity tries must be refused with 403. With `capiClusters` on, the same on a plane of its
+// own (Cluster API's CRDs are cluster-wide, and the shared host plane must serve none): the
+// daemon starts before the CRDs exist, and registers a Cluster once they do.
 
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,9 +15,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   coreApi,
   finalizeNamespace,
+  installCapiCrds,
   mintToken,
   statusOf,
   testChildPlane,
+  startControlPlane,
   testHostPlane,
   tokenKubeConfig,
   uniqueName,
@@ -67,19 +71,30 @@ afterAll(async () => {
   if (scratch !== '') await rm(scratch, { recursive: true, force: true });
 });
 
-async function kubectl(args: readonly string[], input?: string): Promise<string> {
+async function kubectl(
+  args: readonly string[],
+  input?: string,
+  plane: ControlPlane = host,
+): Promise<string> {
   const bin = await toolsBinDir();
   const result = await run(
     join(bin, 'kubectl'),
-    ['--kubeconfig', host.kubeconfigPath, ...args],
+    ['--kubeconfig', plane.kubeconfigPath, ...args],
     input === undefined ? {} : { input },
   );
   if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed:\n${result.stderr}`);
   return result.stdout;
 }
 
-async function applyAsAdmin(manifests: readonly Manifest[]): Promise<void> {
-  await kubectl(['apply', '-f', '-'], manifests.map((m) => `---\n${YAML.stringify(m)}`).join(''));
+async function applyAsAdmin(
+  manifests: readonly Manifest[],
+  plane: ControlPlane = host,
+): Promise<void> {
+  await kubectl(
+    ['apply', '-f', '-'],
+    manifests.map((m) => `---\n${YAML.stringify(m)}`).join(''),
+    plane,
+  );
 }
 
 function freePort(): Promise<number> {
@@ -117,7 +132,10 @@ interface Installation {
   readonly manifests: readonly Manifest[];
 }
 
-async function install(values: Record<string, unknown> = {}): Promise<Installation> {
+async function install(
+  values: Record<string, unknown> = {},
+  plane: ControlPlane = host,
+): Promise<Installation> {
   const release = uniqueName('acr');
   const releaseNamespace = uniqueName('registrar');
   const targetNamespace = uniqueName('argocd');
@@ -126,14 +144,17 @@ async function install(values: Record<string, unknown> = {}): Promise<Installati
     { targetNamespace, managedBy, ...values },
     { release, namespace: releaseNamespace },
   );
-  const api = coreApi(host);
+  const api = coreApi(plane);
   for (const name of [releaseNamespace, targetNamespace]) {
     await api.createNamespace({ body: { metadata: { name } } });
   }
-  await applyAsAdmin(manifests.filter((m) => RBAC_KINDS.has(m.kind)));
+  await applyAsAdmin(
+    manifests.filter((m) => RBAC_KINDS.has(m.kind)),
+    plane,
+  );
   const serviceAccount = only(manifests, 'ServiceAccount').metadata.name;
-  const token = await mintToken(host, releaseNamespace, serviceAccount, 3600);
-  const kubeConfig = tokenKubeConfig(host, token, serviceAccount);
+  const token = await mintToken(plane, releaseNamespace, serviceAccount, 3600);
+  const kubeConfig = tokenKubeConfig(plane, token, serviceAccount);
   const kubeconfigPath = join(scratch, `${release}.kubeconfig`);
   await writeFile(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
   await chmod(kubeconfigPath, 0o600);
@@ -150,9 +171,13 @@ async function install(values: Record<string, unknown> = {}): Promise<Installati
 }
 
 /** A labelled source namespace holding a k3k-style kubeconfig Secret for the child plane. */
-async function sourceNamespace(installation: Installation, cluster: string): Promise<string> {
+async function sourceNamespace(
+  installation: Installation,
+  cluster: string,
+  plane: ControlPlane = host,
+): Promise<string> {
   const name = uniqueName('k3k');
-  const api = coreApi(host);
+  const api = coreApi(plane);
   await api.createNamespace({
     body: {
       metadata: {
@@ -206,6 +231,45 @@ function runOnce(installation: Installation): Promise<CliResult> {
       });
     });
   });
+}
+
+interface Daemon {
+  /** The last 20,000 characters of its stderr (its log). */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** The daemon, with exactly the Deployment's args, authenticated by the ServiceAccount token. */
+function startDaemon(installation: Installation): Daemon {
+  const cli = spawn(
+    process.execPath,
+    ['--import', 'tsx', MAIN, ...installation.args, '--kubeconfig', installation.kubeconfigPath],
+    { cwd: repoRoot, env: cliEnv(), stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  cli.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-20_000);
+  });
+  const exited = new Promise<number | null>((resolve) => cli.on('exit', resolve));
+  return {
+    log: () => stderr,
+    stop: async () => {
+      if (cli.exitCode === null) cli.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** `kubectl auth can-i <args>` as the installation's identity: `yes` or `no`. */
+async function canI(installation: Installation, ...args: string[]): Promise<string> {
+  const result = await run(join(await toolsBinDir(), 'kubectl'), [
+    '--kubeconfig',
+    installation.kubeconfigPath,
+    'auth',
+    'can-i',
+    ...args,
+  ]);
+  return result.stdout.trim();
 }
 
 async function denied(what: string, call: () => Promise<unknown>): Promise<void> {
@@ -377,17 +441,15 @@ describe('the chart RBAC on a real API server (default values)', () => {
     await denied('create a namespace', () =>
       api.createNamespace({ body: { metadata: { name: uniqueName('nope') } } }),
     );
-    const canI = await run(join(await toolsBinDir(), 'kubectl'), [
-      '--kubeconfig',
-      installation.kubeconfigPath,
-      'auth',
-      'can-i',
-      'create',
-      'leases.coordination.k8s.io',
-      '-n',
-      installation.targetNamespace,
-    ]);
-    expect(canI.stdout.trim()).toBe('no');
+    expect(
+      await canI(
+        installation,
+        'create',
+        'leases.coordination.k8s.io',
+        '-n',
+        installation.targetNamespace,
+      ),
+    ).toBe('no');
   });
 });
 
@@ -405,20 +467,7 @@ describe('the chart RBAC with leader election: the daemon, exactly as deployed',
     });
     expect(installation.args).toContain('--leader-elect=true');
     const cluster = 'rbac-leader';
-    const cli = spawn(
-      process.execPath,
-      ['--import', 'tsx', MAIN, ...installation.args, '--kubeconfig', installation.kubeconfigPath],
-      {
-        cwd: repoRoot,
-        env: cliEnv(),
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let stderr = '';
-    cli.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-20_000);
-    });
-    const exited = new Promise<number | null>((resolve) => cli.on('exit', resolve));
+    const daemon = startDaemon(installation);
     try {
       const admin = coreApi(host);
       const leaseHolder = async (): Promise<string | undefined> => {
@@ -439,7 +488,7 @@ describe('the chart RBAC with leader election: the daemon, exactly as deployed',
       // written by the leader.
       await eventually(leaseHolder, 'the daemon to hold the Lease', 60_000, 200).catch(
         (error: unknown) => {
-          throw new Error(`${String(error)}\ndaemon log:\n${stderr}`);
+          throw new Error(`${String(error)}\ndaemon log:\n${daemon.log()}`);
         },
       );
       const source = await sourceNamespace(installation, cluster);
@@ -449,7 +498,7 @@ describe('the chart RBAC with leader election: the daemon, exactly as deployed',
         60_000,
         200,
       ).catch((error: unknown) => {
-        throw new Error(`${String(error)}\ndaemon log:\n${stderr}`);
+        throw new Error(`${String(error)}\ndaemon log:\n${daemon.log()}`);
       });
       const lease = JSON.parse(
         await kubectl([
@@ -478,13 +527,12 @@ describe('the chart RBAC with leader election: the daemon, exactly as deployed',
         30_000,
         200,
       ).catch((error: unknown) => {
-        throw new Error(`${String(error)}\ndaemon log:\n${stderr}`);
+        throw new Error(`${String(error)}\ndaemon log:\n${daemon.log()}`);
       });
       expect(events.map((e) => e.involvedObject.kind)).toContain('Namespace');
-      expect(stderr).not.toMatch(/forbidden/i);
+      expect(daemon.log()).not.toMatch(/forbidden/i);
     } finally {
-      if (cli.exitCode === null) cli.kill('SIGTERM');
-      await exited;
+      await daemon.stop();
     }
     // Released on shutdown (an update of the Lease): a standby may take over at once.
     const after = JSON.parse(
@@ -501,6 +549,126 @@ describe('the chart RBAC with leader election: the daemon, exactly as deployed',
     };
     expect(after.items[0]?.spec.holderIdentity ?? '').toBe('');
   });
+});
+
+describe('the chart RBAC with capiClusters: the daemon, exactly as deployed, on a plane whose Cluster API CRDs come later', () => {
+  let plane: ControlPlane | undefined;
+
+  beforeAll(async () => {
+    plane = await startControlPlane(`rbac-capi-${String(process.pid)}`, {
+      ownerPid: process.pid,
+    });
+  });
+
+  afterAll(async () => {
+    await plane?.stop();
+  });
+
+  test('may get, list and watch Clusters and nothing more of them; serves namespaces while the CRDs are missing, then registers a Cluster once they are installed', async () => {
+    if (plane === undefined) throw new Error('no plane');
+    const capiPlane = plane;
+    const [healthPort, metricsPort] = [await freePort(), await freePort()];
+    const installation = await install(
+      {
+        providers: ['k3k', 'capi'],
+        capiClusters: true,
+        probes: { port: healthPort },
+        metrics: { port: metricsPort },
+        // Discovery is asked again on each full pass while the CRDs are missing.
+        interval: '2s',
+      },
+      capiPlane,
+    );
+    expect(installation.args).toContain('--capi-clusters=true');
+    const admin = coreApi(capiPlane);
+    const daemon = startDaemon(installation);
+    const waitFor = <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> =>
+      eventually(probe, what, 90_000, 200).catch((error: unknown) => {
+        throw new Error(`${String(error)}\ndaemon log:\n${daemon.log()}`);
+      });
+    try {
+      await waitFor('the daemon to say the Cluster API CRDs are missing', () =>
+        Promise.resolve(daemon.log().includes('Cluster API CRDs are not installed') || undefined),
+      );
+      // Namespaces are served meanwhile.
+      await sourceNamespace(installation, 'rbac-ns', capiPlane);
+      await waitFor('the namespace registration', () =>
+        getSecret(admin, installation.targetNamespace, 'cluster-rbac-ns'),
+      );
+
+      await installCapiCrds(capiPlane);
+      // kubectl resolves the resource by discovery: asked once the CRDs are served.
+      for (const verb of ['get', 'list', 'watch'])
+        expect(
+          await canI(installation, verb, 'clusters.cluster.x-k8s.io', '--all-namespaces'),
+        ).toBe('yes');
+      for (const verb of ['create', 'update', 'patch', 'delete'])
+        expect(
+          await canI(installation, verb, 'clusters.cluster.x-k8s.io', '--all-namespaces'),
+        ).toBe('no');
+      expect(
+        await canI(
+          installation,
+          'update',
+          'clusters.cluster.x-k8s.io',
+          '--subresource=status',
+          '-A',
+        ),
+      ).toBe('no');
+      expect(await canI(installation, 'list', 'machines.cluster.x-k8s.io', '-A')).toBe('no');
+      // With capiClusters off (the default), no access to Clusters at all.
+      const off = await install({}, capiPlane);
+      for (const verb of ['get', 'list', 'watch'])
+        expect(await canI(off, verb, 'clusters.cluster.x-k8s.io', '--all-namespaces')).toBe('no');
+      const fleet = uniqueName('fleet');
+      await admin.createNamespace({ body: { metadata: { name: fleet } } });
+      await kubectl(
+        ['create', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'cluster.x-k8s.io/v1beta2',
+          kind: 'Cluster',
+          metadata: {
+            namespace: fleet,
+            name: 'alpha',
+            labels: {
+              [`${PREFIX}managed-by`]: installation.managedBy,
+              [`${PREFIX}team`]: 'b',
+            },
+          },
+          // The schema wants a non-empty spec; no CAPI controller runs on this plane.
+          spec: { paused: true },
+        }),
+        capiPlane,
+      );
+      // A server of its own: the namespace source already holds the child's.
+      const server = `https://alpha.acr.test:${new URL(child.server).port}`;
+      await putSecret(admin, fleet, 'alpha-kubeconfig', {
+        value: kubeconfigYaml(child, { server }),
+      });
+      const secret = await waitFor('the registration of Cluster alpha', () =>
+        getSecret(admin, installation.targetNamespace, 'cluster-alpha'),
+      );
+      expect(secret.metadata?.labels).toMatchObject({
+        [`${PREFIX}source-kind`]: 'Cluster',
+        [`${PREFIX}source-namespace`]: fleet,
+        [`${PREFIX}source-cluster`]: 'alpha',
+        [`${PREFIX}team`]: 'b',
+      });
+      expect(daemon.log()).toContain('Cluster sources are served now');
+      // Its Event goes on the Cluster, in the Cluster's namespace.
+      const events = await waitFor('an Event on Cluster alpha', async () => {
+        const list = await admin.listNamespacedEvent({ namespace: fleet });
+        return list.items.some((e) => e.involvedObject.kind === 'Cluster') ? list.items : undefined;
+      });
+      expect(events.map((e) => e.involvedObject.name)).toContain('alpha');
+      expect(await getSecret(admin, installation.targetNamespace, 'cluster-rbac-ns')).toBeDefined();
+      expect(daemon.log()).not.toMatch(/forbidden/i);
+    } finally {
+      await daemon.stop();
+    }
+    // A plane of its own, CRDs installed mid-test and a daemon run from sources: more than
+    // the default two minutes on a loaded 2-core machine.
+  }, 300_000);
 });
 
 describe('the whole chart on a real API server', () => {

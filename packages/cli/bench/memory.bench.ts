@@ -47,7 +47,6 @@ import {
   requestsBetween,
   applyObjects,
   installCapiCrds,
-  runControlPlaneScript,
   startControlPlane,
 } from '../../testkit/src/index.js';
 import { imageRuntime } from './image-runtime.js';
@@ -56,7 +55,9 @@ import type { ControlPlane } from '../../testkit/src/index.js';
 
 const N = parseCount(process.argv[2]);
 const DIAG = process.env['REGISTRAR_BENCH_MEMORY_DIAG'] === '1';
-const PLANE = 'bench-memory';
+// Pid-suffixed, as the test planes are: two runs at once (other N, other variant) never share
+// a plane or a work directory.
+const PLANE = `bench-memory-${String(process.pid)}`;
 const PREFIX = 'argocd-cluster-registrar/';
 const MANAGED_BY = 'cluster-registrar'; // the daemon's default: it runs without --managed-by
 const TARGET = 'argocd';
@@ -82,7 +83,7 @@ const LIMIT = process.env['REGISTRAR_BENCH_MEMORY_LIMIT'];
 const CLUSTER_SOURCES = process.env['REGISTRAR_BENCH_MEMORY_SOURCES'] === 'clusters';
 const CLUSTERS_PER_NAMESPACE = 100;
 const VARIANT = `${LIMIT === undefined ? '' : `-limit-${LIMIT}`}${CLUSTER_SOURCES ? '-clusters' : ''}`;
-const work = `/tmp/acr-bench-memory/n${N}${VARIANT}${DIAG ? '-diag' : ''}`;
+const work = `/tmp/acr-bench-memory/n${N}${VARIANT}${DIAG ? '-diag' : ''}-${String(process.pid)}`;
 const docPath = join(repo, 'docs/bench/memory.md');
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -647,7 +648,7 @@ const DOC_HEADER = `## Resident memory of the shipped daemon (\`packages/cli/ben
 Budget ([budgets](../behaviour.md#budgets)): peak resident memory ≤ 96 MiB with 1,000 registered
 clusters and ≤ 256 MiB (the chart's default limit) with 10,000; in between, the straight line.
 
-The bench starts its own plane (\`scripts/control-plane up --name ${PLANE}\`), creates N labelled
+The bench starts its own plane (\`scripts/control-plane up --name bench-memory-<pid>\`), creates N labelled
 namespaces each with a k3k kubeconfig Secret (the plane's admin kubeconfig: embedded EC CA,
 client certificate and key, with the server rewritten to a unique \`https://c<i>.example:6443\`),
 then runs the built daemon as the image does (the image's Node release and ENTRYPOINT flags, in a
@@ -689,8 +690,6 @@ async function main(): Promise<void> {
     .join(' ');
   const runStart = performance.now();
 
-  // A plane left over from an interrupted run holds other data: start from nothing.
-  await runControlPlaneScript(['down', '--name', PLANE]);
   say(`starting plane ${PLANE}…`);
   const plane: ControlPlane = await startControlPlane(PLANE, { ownerPid: process.pid });
   let daemon: ChildProcess | undefined;

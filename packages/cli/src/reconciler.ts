@@ -62,6 +62,7 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     });
   }
   for (const notice of gathered.notices ?? []) deps.logger.warn(notice);
+  for (const news of gathered.news ?? []) deps.logger.info(news);
 
   const plan = makePlan(gathered.snapshot, deps.config, deps.now(), {
     translate: deps.gatherer.translate,

@@ -274,7 +274,7 @@ const ROWS: readonly Row[] = [
     kind: 'list',
     group: 'Status',
     placeholder: 'namespace',
-    help: 'With status: only these source namespaces (repeatable; env: comma list).',
+    help: 'With status: only the sources in these namespaces, or one Cluster as <namespace>/<name> (repeatable; env: comma list).',
   },
   {
     name: 'state',

@@ -78,6 +78,7 @@ export {
   clusterSecretName,
   clusterSourceKey,
   describeSource,
+  recordedSourceKey,
   sourceNamespaceOf,
   sourceRef,
   type SourceRef,
@@ -108,6 +109,7 @@ export {
 export { snapshotToJson, snapshotFromJson, SNAPSHOT_FORMAT_VERSION } from './snapshot-io.js';
 export {
   statusRows,
+  statusRowSource,
   credentialOf,
   FAILING_STATES,
   STATUS_FORMAT_VERSION,

@@ -10,6 +10,7 @@ import {
   STATUS_STATES,
   type StatusRow,
   type StatusState,
+  statusRowSource,
 } from './status-rows.js';
 import { describeSource } from './sources.js';
 
@@ -53,6 +54,9 @@ export function statusToJson(
 }
 
 const HEADERS = ['NAMESPACE', 'CLUSTER', 'STATE', 'CREDENTIAL', 'EXPIRES', 'SERVER', 'LAST WRITE'];
+/** Shown after NAMESPACE only when a row's source is a Cluster: namespaces alone need none. */
+const SOURCE_HEADER = 'SOURCE';
+const STATE_COLUMN = HEADERS.indexOf('STATE');
 
 const RED: ReadonlySet<StatusState> = new Set(['refused', 'stale', 'foreign']);
 const YELLOW: ReadonlySet<StatusState> = new Set(['waiting', 'drained', 'demoted', 'pinned']);
@@ -70,8 +74,12 @@ export function renderStatusText(rows: readonly StatusRow[], options: RenderStat
           : '32';
     return `\u001b[${code}m${text}\u001b[0m`;
   };
+  const withSource = rows.some((row) => row.sourceCluster !== undefined);
+  const headers = withSource ? [HEADERS[0] ?? '', SOURCE_HEADER, ...HEADERS.slice(1)] : HEADERS;
+  const stateColumn = withSource ? STATE_COLUMN + 1 : STATE_COLUMN;
   const cells = rows.map((row) => [
     row.kind === 'foreign' ? `(${row.secret ?? ''})` : (row.namespace ?? '-'),
+    ...(withSource ? [sourceCell(row)] : []),
     row.cluster ?? '-',
     row.state,
     row.credential ?? '-',
@@ -79,28 +87,29 @@ export function renderStatusText(rows: readonly StatusRow[], options: RenderStat
     row.server ?? '-',
     row.lastWrite ?? '-',
   ]);
-  const widths = HEADERS.map((header, i) =>
+  const widths = headers.map((header, i) =>
     Math.max(header.length, ...cells.map((line) => (line[i] ?? '').length)),
   );
   const line = (values: readonly string[], state?: StatusState): string =>
     values
       .map((value, i) => {
         const padded = i === values.length - 1 ? value : value.padEnd(widths[i] ?? 0);
-        return i === 2 && state !== undefined ? paint(state, padded) : padded;
+        return i === stateColumn && state !== undefined ? paint(state, padded) : padded;
       })
       .join('  ')
       .trimEnd();
-  const out = [line(HEADERS), ...cells.map((values, i) => line(values, rows[i]?.state))];
+  const out = [line(headers), ...cells.map((values, i) => line(values, rows[i]?.state))];
 
   const explained = rows.filter((row) => row.reason !== undefined || row.next !== undefined);
   if (explained.length > 0) {
     out.push('', 'Why:');
     for (const row of explained) {
+      const source = statusRowSource(row);
       const who =
         row.kind === 'namespace'
-          ? describeSource(row.namespace ?? '')
+          ? describeSource(source ?? '')
           : row.kind === 'registration'
-            ? `${row.secret ?? ''} (registration${row.namespace === undefined ? '' : ` of ${row.namespace}`})`
+            ? `${row.secret ?? ''} (registration${source === undefined ? '' : ` of ${row.sourceCluster === undefined ? source : describeSource(source)}`})`
             : `${row.secret ?? ''} (not ours)`;
       const reason = row.reason === undefined ? '' : ` (${row.reason.code}): ${row.reason.message}`;
       out.push(`  ${who}: ${row.state}${reason}`);
@@ -111,6 +120,12 @@ export function renderStatusText(rows: readonly StatusRow[], options: RenderStat
   return `${out.join('\n')}\n`;
 }
 
+/** `Namespace` or `Cluster/<name>`: which kind of object the row's source is. */
+function sourceCell(row: StatusRow): string {
+  if (row.kind === 'foreign' || row.namespace === undefined) return '-';
+  return row.sourceCluster === undefined ? 'Namespace' : `Cluster/${row.sourceCluster}`;
+}
+
 function expires(row: StatusRow, now: number): string {
   if (row.credential === 'exec') return 'n/a (exec)';
   if (row.credentialNotAfter === undefined) return '-';
@@ -119,28 +134,40 @@ function expires(row: StatusRow, now: number): string {
 }
 
 function summaryLine(rows: readonly StatusRow[]): string {
-  const namespaces = rows.filter((row) => row.kind === 'namespace');
+  const sources = rows.filter((row) => row.kind === 'namespace');
   const counts = new Map<string, number>();
-  for (const row of namespaces) counts.set(row.state, (counts.get(row.state) ?? 0) + 1);
+  for (const row of sources) counts.set(row.state, (counts.get(row.state) ?? 0) + 1);
   const states = [...counts]
     .sort(([a], [b]) => compareStrings(a, b))
     .map(([state, count]) => `${count} ${state}`)
     .join(', ');
-  const managed = new Set(namespaces.map((row) => row.namespace));
+  const managed = new Set(sources.map(statusRowSource));
   const registrations = rows.filter((row) => row.kind === 'registration');
-  // A renamed namespace's demoted registration belongs to a managed namespace all the same.
-  const earlier = registrations.filter((row) => managed.has(row.namespace)).length;
+  // A renamed source's demoted registration belongs to a managed source all the same.
+  const earlier = registrations.filter((row) => managed.has(statusRowSource(row))).length;
   const others = registrations.length - earlier;
   const foreign = rows.filter((row) => row.kind === 'foreign').length;
-  const parts = [
-    `${namespaces.length} managed namespace${namespaces.length === 1 ? '' : 's'}${states === '' ? '' : ` (${states})`}`,
-  ];
+  const clusters = sources.filter((row) => row.sourceCluster !== undefined).length;
+  const namespaces = sources.length - clusters;
+  const managedWhat =
+    clusters === 0
+      ? plural(namespaces, 'managed namespace')
+      : namespaces === 0
+        ? plural(clusters, 'managed Cluster')
+        : `${plural(namespaces, 'managed namespace')} and ${plural(clusters, 'managed Cluster')}`;
+  // Namespaces and Clusters are both sources: "namespace" alone is true only without Clusters.
+  const noun = rows.some((row) => row.sourceCluster !== undefined) ? 'source' : 'namespace';
+  const parts = [`${managedWhat}${states === '' ? '' : ` (${states})`}`];
   if (earlier > 0)
     parts.push(
-      `${earlier} earlier registration${earlier === 1 ? '' : 's'} of a managed namespace (renamed away)`,
+      `${earlier} earlier registration${earlier === 1 ? '' : 's'} of a managed ${noun} (renamed away)`,
     );
   if (others > 0)
-    parts.push(`${others} registration${others === 1 ? '' : 's'} without a managed namespace`);
+    parts.push(`${others} registration${others === 1 ? '' : 's'} without a managed ${noun}`);
   if (foreign > 0) parts.push(`${foreign} foreign Secret${foreign === 1 ? '' : 's'} in the way`);
   return `${parts.join('; ')}.`;
+}
+
+function plural(count: number, what: string): string {
+  return `${count} ${what}${count === 1 ? '' : 's'}`;
 }

@@ -5,6 +5,8 @@
 // two kinds never collide, and every rule keyed by source (incumbency, proofs, outcomes)
 // holds per source without knowing which kind it is.
 
+import type { LabelKeys } from './label-keys.js';
+
 /** Where a source lives: the namespace itself, or one Cluster in a namespace. */
 export type SourceRef =
   | { readonly kind: 'Namespace'; readonly name: string }
@@ -20,6 +22,24 @@ export const CAPI_CLUSTERS_RESOURCE = 'clusters';
 /** The source key of a Cluster: `<namespace>/<name>`. */
 export function clusterSourceKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
+}
+
+/**
+ * The source key an owned registration's labels record: its namespace, or
+ * `<namespace>/<cluster>` when `<prefix>source-kind` says Cluster; `undefined` when they
+ * record none that could be looked up (the planner then keeps the registration, saying why).
+ */
+export function recordedSourceKey(
+  labels: Readonly<Record<string, string>>,
+  keys: LabelKeys,
+): string | undefined {
+  const namespace = labels[keys.sourceNamespace];
+  if (namespace === undefined || namespace === '') return undefined;
+  const kind = labels[keys.sourceKind];
+  if (kind === undefined) return namespace;
+  const cluster = labels[keys.sourceCluster];
+  if (kind !== CLUSTER_SOURCE_KIND || cluster === undefined || cluster === '') return undefined;
+  return clusterSourceKey(namespace, cluster);
 }
 
 /** What a source key names. */

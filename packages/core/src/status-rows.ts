@@ -19,7 +19,7 @@ import type {
   Snapshot,
   Timestamp,
 } from './types.js';
-import { describeSource } from './sources.js';
+import { clusterSourceKey, describeSource, recordedSourceKey, sourceRef } from './sources.js';
 
 /** Bumped when a field changes meaning or goes away (adding one is compatible). */
 export const STATUS_FORMAT_VERSION = '1';
@@ -53,9 +53,15 @@ export const STATUS_STATES: readonly StatusState[] = (Object.keys(STATE_SET) as 
 );
 
 export interface StatusRow {
+  /** `namespace`: a managed source's row (a namespace, or a Cluster with `sourceCluster`). */
   readonly kind: 'namespace' | 'registration' | 'foreign';
-  /** The source namespace (for a registration: the one it records). */
+  /**
+   * The namespace the source lives in (for a registration: the one it records): the source
+   * namespace itself, or the namespace of the Cluster.
+   */
   readonly namespace?: string;
+  /** The Cluster API Cluster that is the source (Cluster sources only). */
+  readonly sourceCluster?: string;
   readonly cluster?: string;
   readonly state: StatusState;
   readonly reason?: { readonly code: string; readonly message: string };
@@ -93,7 +99,7 @@ export function statusRows(plan: Plan, snapshot: Snapshot, config: Config): Stat
     const ours =
       existing !== undefined &&
       owned(existing) &&
-      existing.labels[keys.sourceNamespace] === outcome.namespace;
+      recordedSourceKey(existing.labels, keys) === outcome.namespace;
     if (ours && name !== undefined) served.add(name);
     const planned = name === undefined ? undefined : plannedSecret(plan, name);
     const shown = ours ? existing : undefined;
@@ -101,7 +107,7 @@ export function statusRows(plan: Plan, snapshot: Snapshot, config: Config): Stat
     const credential = outcome.credential ?? credentialOf(data);
     rows.push({
       kind: 'namespace',
-      namespace: outcome.namespace,
+      ...sourceFields(outcome.namespace),
       ...(outcome.cluster === undefined ? {} : { cluster: outcome.cluster }),
       state: outcome.state,
       ...(outcome.reason === undefined
@@ -136,7 +142,8 @@ function registrationRow(
   keys: ReturnType<typeof labelKeys>,
   next: string | undefined,
 ): StatusRow {
-  const source = secret.labels[keys.sourceNamespace];
+  // Its source key; labels that record none still name the namespace they do.
+  const source = recordedSourceKey(secret.labels, keys) ?? secret.labels[keys.sourceNamespace];
   const action = plan.actions.find((a) => targetName(a) === secret.name);
   const warning = plan.warnings.find((w) => w.secret === secret.name);
   const active = secret.labels[ARGOCD_SECRET_TYPE_LABEL] === ARGOCD_CLUSTER_SECRET_TYPE;
@@ -171,7 +178,7 @@ function registrationRow(
   const cluster = secret.labels[keys.cluster];
   return {
     kind: 'registration',
-    ...optional('namespace', source),
+    ...(source === undefined ? {} : sourceFields(source)),
     ...optional('cluster', cluster),
     state,
     reason,
@@ -252,6 +259,22 @@ function lastWrite(
   return secret.annotations[keys.credentialsUpdatedAt] ?? secret.creationTimestamp;
 }
 
+/** A row's `namespace` (and `sourceCluster`) from a source key. */
+function sourceFields(key: string): { namespace: string; sourceCluster?: string } {
+  const ref = sourceRef(key);
+  return ref.kind === 'Cluster'
+    ? { namespace: ref.namespace, sourceCluster: ref.name }
+    : { namespace: ref.name };
+}
+
+/** The source key a row is about (`<namespace>` or `<namespace>/<cluster>`), if any. */
+export function statusRowSource(row: StatusRow): string | undefined {
+  if (row.namespace === undefined) return undefined;
+  return row.sourceCluster === undefined
+    ? row.namespace
+    : clusterSourceKey(row.namespace, row.sourceCluster);
+}
+
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
@@ -262,6 +285,7 @@ function compareRows(a: StatusRow, b: StatusRow): number {
   return (
     KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
     compareStrings(a.namespace ?? '', b.namespace ?? '') ||
+    compareStrings(a.sourceCluster ?? '', b.sourceCluster ?? '') ||
     compareStrings(a.secret ?? '', b.secret ?? '')
   );
 }

@@ -10,6 +10,7 @@ import {
   STATUS_STATES,
   renderStatusText,
   statusFailing,
+  statusRowSource,
   statusRows,
   statusToJson,
 } from '@argocd-cluster-registrar/core';
@@ -51,9 +52,7 @@ export async function runStatus(
   const rows = all.filter((row) => shown(row, options));
   // A filter that matches nothing says so, and why: a namespace that is not managed is not
   // "all well", and nothing managed at all usually means a mistyped --managed-by.
-  const unmatched = options.statusNamespaces.filter(
-    (name) => !all.some((row) => row.namespace === name),
-  );
+  const unmatched = options.statusNamespaces.filter((name) => !all.some((row) => names(row, name)));
   if (unmatched.length > 0) {
     io.stderr(
       `error: --namespace ${unmatched.join(', ')}: no managed namespace or registration of that name (managed namespaces carry the label ${managedNamespaceSelector(config)})\n`,
@@ -85,10 +84,15 @@ export async function runStatus(
 function shown(row: StatusRow, options: CliOptions): boolean {
   if (
     options.statusNamespaces.length > 0 &&
-    !options.statusNamespaces.includes(row.namespace ?? '')
+    !options.statusNamespaces.some((name) => names(row, name))
   )
     return false;
   return options.statusStates.length === 0 || options.statusStates.includes(row.state);
+}
+
+/** `--namespace fleet` shows every source in fleet; `--namespace fleet/alpha` one Cluster. */
+function names(row: StatusRow, name: string): boolean {
+  return row.namespace === name || statusRowSource(row) === name;
 }
 
 /** What an empty status says: the selector it used, and the values other namespaces carry. */

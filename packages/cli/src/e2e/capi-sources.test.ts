@@ -28,6 +28,7 @@ import {
   decoded,
   eventually,
   registration,
+  runCli,
   startReadyDaemon,
 } from '../test-support/e2e.js';
 import type { RunningDaemon, World } from '../test-support/e2e.js';
@@ -142,6 +143,28 @@ describe('two Clusters in one namespace', () => {
       ),
     );
     expect(apps.map((app) => app.name)).toEqual([`${APP_PREFIX}alpha`]);
+  });
+
+  it('status shows each Cluster on its own row: its namespace, the Cluster and its registration', async () => {
+    const run = await runCli([
+      'status',
+      ...world.baseArgs,
+      '--provider=capi',
+      '--capi-clusters',
+      '--namespace',
+      fleet,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const table = run.stdout
+      .split('\n')
+      .slice(0, 3)
+      .map((line) => line.split(/ {2,}/).slice(0, 4));
+    expect(table).toEqual([
+      ['NAMESPACE', 'SOURCE', 'CLUSTER', 'STATE'],
+      [fleet, 'Cluster/alpha', 'alpha', 'unchanged'],
+      [fleet, 'Cluster/beta', 'beta', 'unchanged'],
+    ]);
+    expect(run.stdout).toContain('2 managed Clusters (2 unchanged).');
   });
 
   it('keeps a registration whose kubeconfig Secret was deleted by hand, as stale', async () => {

@@ -292,11 +292,56 @@ describe('names and servers across both kinds of source', () => {
 });
 
 describe('status of Cluster sources', () => {
+  it("shows a Cluster's own namespace under NAMESPACE and the Cluster under SOURCE, with its registration on its row", () => {
+    const config = testConfig({
+      providers: [PROVIDER_PRESETS.k3k, PROVIDER_PRESETS.capi],
+      capiClusters: true,
+    });
+    const settled = settle(
+      twoClusters().child('team-a', { cluster: 'solo' }).capiChild('fleet', 'gamma').build(),
+      config,
+      NOW,
+    );
+    const snapshot = scenario(settled)
+      .cluster('fleet', 'delta')
+      .removeCluster('fleet/gamma')
+      .build();
+    const rows = statusRows(plan(snapshot, config, NOW), snapshot, config);
+    expect(
+      rows.map((row) => [row.kind, row.namespace, row.sourceCluster, row.secret, row.state]),
+    ).toEqual([
+      ['namespace', 'fleet', 'alpha', 'cluster-alpha', 'unchanged'],
+      ['namespace', 'fleet', 'beta', 'cluster-beta', 'unchanged'],
+      ['namespace', 'fleet', 'delta', undefined, 'waiting'],
+      ['namespace', 'team-a', undefined, 'cluster-solo', 'unchanged'],
+      ['registration', 'fleet', 'gamma', 'cluster-gamma', 'source-gone'],
+    ]);
+    const text = renderStatusText(rows, { now: NOW, color: false });
+    const table = text.split('\n').map((line) => line.split(/ {2,}/).slice(0, 4));
+    expect(table.slice(0, 6)).toEqual([
+      ['NAMESPACE', 'SOURCE', 'CLUSTER', 'STATE'],
+      ['fleet', 'Cluster/alpha', 'alpha', 'unchanged'],
+      ['fleet', 'Cluster/beta', 'beta', 'unchanged'],
+      ['fleet', 'Cluster/delta', 'delta', 'waiting'],
+      ['team-a', 'Namespace', 'solo', 'unchanged'],
+      ['fleet', 'Cluster/gamma', 'gamma', 'source-gone'],
+    ]);
+    expect(text).toContain('  Cluster fleet/delta: waiting (waiting-for-kubeconfig)');
+    expect(text).toContain('  cluster-gamma (registration of Cluster fleet/gamma): source-gone');
+    expect(text).toContain(
+      '1 managed namespace and 3 managed Clusters (3 unchanged, 1 waiting); 1 registration without a managed source.',
+    );
+  });
+
   it('gives each Cluster its own row, named as a Cluster', () => {
     const snapshot = scenario().capiChild('fleet', 'alpha').cluster('fleet', 'beta').build();
     const rows = statusRows(plan(snapshot, CONFIG, NOW), snapshot, CONFIG);
     const text = renderStatusText(rows, { now: NOW, color: false });
-    expect(rows.map((row) => [row.namespace, row.state])).toContainEqual(['fleet/beta', 'waiting']);
+    expect(rows.map((row) => [row.namespace, row.sourceCluster, row.state])).toContainEqual([
+      'fleet',
+      'beta',
+      'waiting',
+    ]);
     expect(text).toContain('Cluster fleet/beta: waiting (waiting-for-kubeconfig)');
   });
 });

@@ -13,7 +13,7 @@ import type {
   SourceCluster,
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
-import { CLUSTER_API_ABSENT } from './capi-clusters.js';
+import { CLUSTER_API_ABSENT, clusterApiServed } from './capi-clusters.js';
 import { mapBounded } from '../concurrency.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { NearMissRecord } from './near-misses.js';
@@ -70,9 +70,9 @@ export class SnapshotAssembler {
 
   async assemble(fullPass: boolean): Promise<GatherResult> {
     const pass = new Pass();
-    await this.source.begin(pass);
+    await this.source.begin(pass, fullPass);
     const world = this.indexed();
-    const notices = this.notices();
+    const { notices, news } = this.notices();
     const candidateSecrets = await this.candidates(pass, world);
     const clusterSecrets = this.source.clusterSecrets();
     const unread = whatWasUnread(pass.failures, this.config.targetNamespace, [
@@ -106,6 +106,7 @@ export class SnapshotAssembler {
       failures: pass.failures,
       requests: pass.requests,
       ...(notices.length === 0 ? {} : { notices }),
+      ...(news.length === 0 ? {} : { news }),
     };
   }
 
@@ -132,12 +133,17 @@ export class SnapshotAssembler {
     return this.index;
   }
 
-  /** Cluster sources are on but their CRDs are not served: said once, until they are. */
-  private notices(): string[] {
-    const absent = this.source.clusterApi()?.state === 'absent';
+  /**
+   * Cluster sources are on but their CRDs are not served: said once, until they are; and
+   * once more, as news, when a later pass finds them served.
+   */
+  private notices(): { notices: string[]; news: string[] } {
+    const api = this.source.clusterApi();
+    const absent = api?.state === 'absent';
     const notices = absent && !this.saidAbsent ? [CLUSTER_API_ABSENT] : [];
+    const news = api?.state === 'served' && this.saidAbsent ? [clusterApiServed(api.version)] : [];
     this.saidAbsent = absent;
-    return notices;
+    return { notices, news };
   }
 
   /**

@@ -3,18 +3,8 @@
 // (`PartialObjectMetadata`: names, labels, uids, never spec or status), and telling from a
 // registration's labels which source it records. With Cluster sources off, none of this
 // sends a request: the registrar then needs no access to Cluster API objects.
-import {
-  CAPI_CLUSTERS_RESOURCE,
-  CAPI_GROUP,
-  CLUSTER_SOURCE_KIND,
-  clusterSourceKey,
-} from '@argocd-cluster-registrar/core';
-import type {
-  LabelKeys,
-  Labels,
-  SourceCluster,
-  SourceLookup,
-} from '@argocd-cluster-registrar/core';
+import { CAPI_CLUSTERS_RESOURCE, CAPI_GROUP } from '@argocd-cluster-registrar/core';
+import type { SourceCluster, SourceLookup } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from '../connection/api-failure.js';
 import type { ApiFailure } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
@@ -33,7 +23,12 @@ export type ClusterApi =
   | { readonly state: 'unknown'; readonly failure: ApiFailure };
 
 /** Said once when Cluster sources are on and the group is not served. */
-export const CLUSTER_API_ABSENT = `Cluster sources are on (--capi-clusters), but the API server does not serve ${CAPI_GROUP} (the Cluster API CRDs are not installed); namespace sources are served meanwhile`;
+export const CLUSTER_API_ABSENT = `Cluster sources are on (--capi-clusters), but the API server does not serve ${CAPI_GROUP} (the Cluster API CRDs are not installed); namespace sources are served meanwhile, and the daemon looks again on each full pass`;
+
+/** Said (at info level) by the daemon's pass that finds the group served after all. */
+export function clusterApiServed(version: string): string {
+  return `Cluster sources are served now: the API server serves ${CAPI_GROUP}/${version}`;
+}
 
 const seg = encodeURIComponent;
 
@@ -124,19 +119,4 @@ export async function lookUpCluster(
     if (failure.kind === 'not-found') return { state: 'notFound' };
     return { state: 'unknown', reason: failure.message };
   }
-}
-
-/**
- * The source key an owned registration records (core's sources.ts): its namespace, or
- * `<namespace>/<cluster>` when `<prefix>source-kind` says Cluster; `undefined` when it
- * records none the planner could look up (it then keeps the registration).
- */
-export function recordedSourceKey(labels: Labels, keys: LabelKeys): string | undefined {
-  const namespace = labels[keys.sourceNamespace];
-  if (namespace === undefined || namespace === '') return undefined;
-  const kind = labels[keys.sourceKind];
-  if (kind === undefined) return namespace;
-  const cluster = labels[keys.sourceCluster];
-  if (kind !== CLUSTER_SOURCE_KIND || cluster === undefined || cluster === '') return undefined;
-  return clusterSourceKey(namespace, cluster);
 }

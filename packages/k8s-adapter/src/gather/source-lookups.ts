@@ -2,9 +2,9 @@
 // managed ones (a namespace, or `<namespace>/<name>` of a Cluster), and the rule for reusing
 // an answer between passes. The planner deletes only on a definite `notFound`, so a lookup
 // is `notFound` only on a 404, and `unknown` whenever it could not be asked.
-import { labelKeys } from '@argocd-cluster-registrar/core';
+import { labelKeys, recordedSourceKey } from '@argocd-cluster-registrar/core';
 import type { Config, ObservedSecret, SourceLookup } from '@argocd-cluster-registrar/core';
-import { lookUpCluster, recordedSourceKey } from './capi-clusters.js';
+import { lookUpCluster } from './capi-clusters.js';
 import type { ClusterApi } from './capi-clusters.js';
 import { mapBounded } from '../concurrency.js';
 import type { KubeAccess } from '../connection/kube-access.js';

@@ -42,7 +42,9 @@ export class WatchedWorld implements WorldSource {
     private readonly translations: TranslationCache,
   ) {}
 
-  async begin(pass: Pass): Promise<void> {
+  async begin(pass: Pass, fullPass: boolean): Promise<void> {
+    // CRDs installed after start-up are found by the next full pass (one GET while missing).
+    if (fullPass) await this.cache.rediscover();
     await this.cache.settled();
     for (const { watch, failure } of this.cache.unhealthy())
       pass.record({ verb: 'watch', watch }, failure);

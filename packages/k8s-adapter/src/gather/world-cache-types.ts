@@ -62,6 +62,8 @@ export interface WorldCache {
   clusters(): ReadonlyMap<string, ClusterEntry>;
   /** What discovery said of cluster.x-k8s.io; `undefined` with Cluster sources off. */
   clusterApi(): ClusterApi | undefined;
+  /** While cluster.x-k8s.io is not served, asks again; a served group is then watched. */
+  rediscover(): Promise<void>;
   /** Cluster Secrets by uid (both watches merged). */
   clusterSecrets(): readonly ObservedSecret[];
   /**

@@ -10,7 +10,9 @@
 //   keeps only a shadow (identity and labels) of a Secret the first one selects.
 // - with Cluster sources on (Config.capiClusters), labelled Cluster API Clusters, as
 //   metadata only, once discovery has found the served version of cluster.x-k8s.io (a
-//   discovery that fails is retried; a group that is not served is reported, not watched).
+//   discovery that fails is retried; a group that is not served is reported, not watched,
+//   and asked for again on each full pass: rediscover()). Watching the CRDs instead would
+//   cost the registrar read access to CustomResourceDefinitions for a one-time event.
 // - per managed namespace, a version of its Secrets that moves on every Secret event in it,
 //   candidate or not (and for all of them on each re-list), so the daemon knows when a
 //   namespace without a candidate must be listed again for its near misses (near-misses.ts);
@@ -64,6 +66,10 @@ export function startWorldCache(
     candidates: candidates.store,
     clusters: () => state.clusterWatch?.store ?? NO_CLUSTERS,
     clusterApi: () => state.clusterApi,
+    rediscover: () =>
+      state.clusterApi?.state === 'absent' && !state.stopped
+        ? discoverClusters(state)
+        : Promise.resolve(),
     version: state.version,
     secretsVersion: (namespace) =>
       `${state.secretGeneration}.${state.secretEvents.get(namespace) ?? 0}`,

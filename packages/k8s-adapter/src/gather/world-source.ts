@@ -19,8 +19,11 @@ import type { GatherFailure, Pass } from './gather-failure.js';
 export type { CandidateMeta } from './world-cache.js';
 
 export interface WorldSource {
-  /** Brings the source up to date for one pass; a read that failed is recorded in `pass`. */
-  begin(pass: Pass): Promise<void>;
+  /**
+   * Brings the source up to date for one pass; a read that failed is recorded in `pass`. A
+   * full pass also asks discovery again while cluster.x-k8s.io is not served.
+   */
+  begin(pass: Pass, fullPass: boolean): Promise<void>;
   /** Managed namespaces, sorted by name (the same array while they are unchanged). */
   namespaces(): readonly SourceNamespace[];
   /** Managed Clusters, sorted (empty with Cluster sources off; the same array while unchanged). */
@@ -51,6 +54,8 @@ export interface GatherResult {
    * CRDs): each is returned by the first gather that finds it, not again.
    */
   readonly notices?: readonly string[];
+  /** Good news, said once at info level (the Cluster API CRDs were installed meanwhile). */
+  readonly news?: readonly string[];
   /** API requests this gather made. */
   readonly requests: number;
 }

@@ -97,7 +97,8 @@ export function watchCandidates(
 /** Finds the served version of cluster.x-k8s.io, then watches its Clusters. */
 export async function discoverClusters(state: WorldCacheState): Promise<void> {
   const answer = await discoverClusterApi(state.access);
-  if (state.stopped) return;
+  // Overlapping calls (rediscover() while a retry runs) start one watch: checked after the await.
+  if (state.stopped || state.clusterWatch !== undefined) return;
   state.clusterApi = answer;
   if (answer.state === 'served') {
     state.clusterWatch = watchClusters(state, answer.version);
