@@ -7,6 +7,7 @@
 // rules) without re-reading the world, and nothing is polled: a namespace waiting for its
 // kubeconfig is planned again when the Secret watch sees the kubeconfig appear.
 
+import { createPlanMemo } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { createLeaderElector, createWatchGatherer } from '@argocd-cluster-registrar/k8s-adapter';
 import type {
@@ -20,6 +21,7 @@ import { EXIT_ERROR } from './exit-codes.js';
 import type { Logger } from './logging.js';
 import type { RegistrarMetrics } from './metrics.js';
 import { OutcomeReporter } from './outcome-events.js';
+import { DEFAULT_RESYNC_PERIOD_MS } from './flags.js';
 import { passNeedsRetry, runPass } from './reconciler.js';
 import type { PassReport, PassScope } from './reconciler.js';
 import { DEFAULT_TIMING, PassSchedule } from './schedule.js';
@@ -82,6 +84,8 @@ export function stopSignal(): Promise<string> {
 export class Daemon {
   private readonly timing: DaemonTiming;
   private gatherer: WatchGatherer | undefined;
+  /** The planner's memo, kept as long as the gatherer (reconciler.ts). */
+  private readonly memo = createPlanMemo();
   private reporter: OutcomeReporter;
   private readonly now: () => number;
   private readonly log: Logger;
@@ -153,7 +157,7 @@ export class Daemon {
         this.schedule.retrySoon();
         this.notify();
       },
-      resyncPeriodMs: this.options.resyncPeriodMs ?? 600_000,
+      resyncPeriodMs: this.options.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS,
       ...(this.options.watchTiming !== undefined ? { timing: this.options.watchTiming } : {}),
     });
     if (this.options.leaderElect) {
@@ -288,6 +292,7 @@ export class Daemon {
           config,
           writer: this.options.writerFor(this.writerAccess()),
           gatherer,
+          memo: this.memo,
           logger: this.log,
           metrics,
           now: this.now,

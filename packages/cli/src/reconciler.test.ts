@@ -3,7 +3,7 @@
 // records one) to prove that the pass writes exactly what the planner decided from it.
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '@argocd-cluster-registrar/core';
+import { createPlanMemo, parseConfig } from '@argocd-cluster-registrar/core';
 import { startFaultProxy } from '@argocd-cluster-registrar/testkit';
 import type { Config } from '@argocd-cluster-registrar/core';
 import {
@@ -75,6 +75,7 @@ describe('runPass', () => {
       config,
       logger: silentLogger,
       metrics,
+      memo: createPlanMemo(),
       now: Date.now,
     };
 
@@ -120,6 +121,7 @@ describe('runPass', () => {
       config,
       logger: silentLogger,
       metrics: new RegistrarMetrics(),
+      memo: createPlanMemo(),
       now: Date.now,
       gatherer: createGatherer(access, config),
     };
@@ -162,6 +164,7 @@ describe('runPass', () => {
         config,
         logger: silentLogger,
         metrics,
+        memo: createPlanMemo(),
         now: Date.now,
         gatherer: createGatherer(proxied, config),
       };

@@ -4,7 +4,7 @@
 // read withholds is decided by the planner from the snapshot (which records what could not
 // be read), so the preview and the apply never differ.
 
-import { createPlanMemo, plan as makePlan } from '@argocd-cluster-registrar/core';
+import { plan as makePlan } from '@argocd-cluster-registrar/core';
 import type { Action, Config, Plan, PlanMemo, Snapshot } from '@argocd-cluster-registrar/core';
 import type {
   ActionResult,
@@ -44,6 +44,11 @@ export interface ReconcilerDeps {
   /** The applier, or a dry-run writer that never writes. */
   readonly writer: PlanWriter;
   readonly gatherer: Gatherer;
+  /**
+   * The planner's memo, owned by whoever owns the gatherer and kept as long as it is: a
+   * steady-state pass then rebuilds nothing (docs/behaviour.md#budgets).
+   */
+  readonly memo: PlanMemo;
   readonly logger: Logger;
   readonly metrics: RegistrarMetrics;
   /** Epoch ms; injected so the planner's notion of time is the caller's. */
@@ -66,7 +71,7 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
 
   const plan = makePlan(gathered.snapshot, deps.config, deps.now(), {
     translate: deps.gatherer.translate,
-    memo: planMemoFor(deps.gatherer),
+    memo: deps.memo,
   });
 
   let written: readonly ActionResult[] = [];
@@ -113,19 +118,6 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     requests: gathered.requests,
     durationMs,
   };
-}
-
-// One plan memo per gatherer, so it lives as long as the daemon's view of the world and its
-// parse cache: a steady-state pass then rebuilds nothing (docs/behaviour.md#budgets).
-const planMemos = new WeakMap<Gatherer, PlanMemo>();
-
-function planMemoFor(gatherer: Gatherer): PlanMemo {
-  let memo = planMemos.get(gatherer);
-  if (memo === undefined) {
-    memo = createPlanMemo();
-    planMemos.set(gatherer, memo);
-  }
-  return memo;
 }
 
 /** True when the pass failed in a way worth retrying sooner than the next interval. */

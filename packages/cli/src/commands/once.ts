@@ -1,7 +1,7 @@
 // `--once`: one pass, the plan on stdout, an exit code that says how it went.
 
 import { writeFileSync } from 'node:fs';
-import { snapshotToJson, summarisePlan } from '@argocd-cluster-registrar/core';
+import { createPlanMemo, snapshotToJson, summarisePlan } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import {
   createApplier,
@@ -39,6 +39,7 @@ export async function runOnce(
       config,
       writer,
       gatherer: createGatherer(access, config),
+      memo: createPlanMemo(),
       logger,
       metrics: new RegistrarMetrics(),
       now: Date.now,

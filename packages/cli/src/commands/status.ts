@@ -44,10 +44,12 @@ export async function runStatus(
       `--state ${unknown.map((s) => JSON.stringify(s)).join(', ')}: not a status state; expected one of ${STATUS_STATES.join(', ')}`,
     );
   }
-  const gathered = await createGatherer(access, config).full();
+  const gatherer = createGatherer(access, config);
+  const gathered = await gatherer.full();
   refuseUnreachable(gathered.failures, access);
   const at = now();
-  const planned = makePlan(gathered.snapshot, config, at);
+  // The gatherer's translator, as a pass uses: refusals name the real `<prefix>server`.
+  const planned = makePlan(gathered.snapshot, config, at, { translate: gatherer.translate });
   const all = statusRows(planned, gathered.snapshot, config);
   const rows = all.filter((row) => shown(row, options));
   // A filter that matches nothing says so, and why: a namespace that is not managed is not

@@ -218,6 +218,21 @@ describe('status', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--state "broken": not a status state; expected one of');
   });
+
+  it('names the real server annotation in a refusal, as --once does', async () => {
+    const created = await createSourceNamespace(world, { cluster: 'not-https' });
+    const name = created.metadata?.name ?? '';
+    await putK3kKubeconfig(
+      world,
+      name,
+      kubeconfigYaml(world.child, { server: 'ftp://plain.acr.test:6443' }),
+    );
+    const once = await runCli([...world.baseArgs, '--once', '--dry-run']);
+    expect(once.stdout).toContain(`\`${PREFIX}server\` namespace annotation`);
+    const run = await status(['--namespace', name]);
+    expect(run.stdout).toContain(`\`${PREFIX}server\` namespace annotation`);
+    expect(run.stdout).not.toContain('<label-prefix>server');
+  });
 });
 
 // The namespace this file left terminating is finalized so the shared plane stays tidy.
