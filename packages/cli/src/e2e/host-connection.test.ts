@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { connect, createServer as createNetServer } from 'node:net';
-import type { Socket } from 'node:net';
+import type { Server as NetServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,25 @@ interface ConnectProxy {
   /** The CONNECT targets it was asked for, in order. */
   readonly connects: string[];
   close(): Promise<void>;
+}
+
+/** Listens on a free loopback port; `close` also ends the connections still open. */
+async function listenOnLoopback(
+  server: NetServer,
+  sockets: Set<Socket>,
+): Promise<{ port: number; close: () => Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
 }
 
 /** An HTTP CONNECT proxy that resolves every host name to 127.0.0.1, as a real one resolves names the client cannot. */
@@ -54,20 +73,8 @@ async function startConnectProxy(): Promise<ConnectProxy> {
       });
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    connects,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
+  const { port, close } = await listenOnLoopback(server, sockets);
+  return { url: `http://127.0.0.1:${String(port)}`, connects, close };
 }
 
 interface SocksProxy {
@@ -136,20 +143,8 @@ async function startSocksProxy(): Promise<SocksProxy> {
     };
     client.on('data', onData);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    url: `socks5://127.0.0.1:${port}`,
-    connects,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
+  const { port, close } = await listenOnLoopback(server, sockets);
+  return { url: `socks5://127.0.0.1:${String(port)}`, connects, close };
 }
 
 type Doc = Record<string, unknown> & {
