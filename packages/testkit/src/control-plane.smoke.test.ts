@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -245,6 +245,32 @@ describe('startControlPlane', () => {
     await own.stop();
     own = undefined;
     expect(existsSync(state)).toBe(false);
+  });
+
+  it('is stopped by its watcher once the owner process exits', async () => {
+    const owner = spawn('sleep', ['3'], { stdio: 'ignore' });
+    if (owner.pid === undefined) throw new Error('sleep did not start');
+    const exited = new Promise((resolve) => owner.on('exit', resolve));
+    const name = uniqueName('smoke-owned');
+    const plane = await startControlPlane(name, { ownerPid: owner.pid });
+    const state = dirname(plane.kubeconfigPath);
+    await exited;
+    // The watcher polls every 2 s, then runs `down` (which must not signal the watcher itself).
+    await expect.poll(() => existsSync(state), { timeout: 20_000, interval: 250 }).toBe(false);
+  });
+
+  it('says how a component ended when it dies', async () => {
+    const name = uniqueName('smoke-dies');
+    const plane = await startControlPlane(name, { ownerPid: process.pid });
+    try {
+      const state = dirname(plane.kubeconfigPath);
+      process.kill(Number(readFileSync(join(state, 'etcd.pid'), 'utf8')), 'SIGKILL');
+      await expect(runControlPlaneScript(['restart-apiserver', name])).rejects.toThrow(
+        /etcd exited while the apiserver started: killed by signal 9 \(KILL\)/,
+      );
+    } finally {
+      await runControlPlaneScript(['down', '--name', name]);
+    }
   });
 });
 
