@@ -2,6 +2,9 @@
 // (source namespaces, foreign Secrets) in a fresh target namespace, the Lease watched from
 // its first version, and replicas each behind a fault proxy of their own whose Secret
 // writes and Events are audited as they pass.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { leaseName } from '../../k8s-adapter/src/index.js';
 import { startControlPlane, startFaultProxy, uniqueName } from '../../testkit/src/index.js';
@@ -125,4 +128,39 @@ export async function waitFor(
     await sleep(250);
   }
   return undefined;
+}
+
+/**
+ * Each replica's whole log, kept in a directory of its own (one JSON line per log line), and
+ * what a reader needs first: how often each message came, and the last warnings and errors.
+ * A case that fails must say why, and the daemon's own words are where that starts.
+ */
+export function keepLogs(
+  name: string,
+  replicas: readonly ProxiedReplica[],
+): { dir: string; replicas: Record<string, object> } {
+  const dir = join(tmpdir(), `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  mkdirSync(dir, { recursive: true });
+  const summaries: Record<string, object> = {};
+  for (const replica of replicas) {
+    const { logs } = replica.daemon;
+    writeFileSync(
+      join(dir, `${replica.label}.jsonl`),
+      logs.map((l) => JSON.stringify(l)).join('\n') + '\n',
+    );
+    const counts: Record<string, number> = {};
+    for (const line of logs) {
+      const key = `${String(line['level'])}: ${String(line['msg'])}`;
+      counts[key] = (counts[key] ?? 0) + 1;
+    }
+    summaries[replica.label] = {
+      lines: logs.length,
+      counts,
+      lastTrouble: logs
+        .filter((l) => l['level'] !== 'info' && l['level'] !== 'debug')
+        .slice(-8)
+        .map((l) => JSON.stringify(l).slice(0, 400)),
+    };
+  }
+  return { dir, replicas: summaries };
 }
