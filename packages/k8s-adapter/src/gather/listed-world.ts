@@ -14,17 +14,17 @@ import type {
   SourceCluster,
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
-import { discoverClusterApi, listClusters, toSourceCluster } from './capi-clusters.js';
-import type { ClusterApi } from './capi-clusters.js';
+import { discoverClusterApi, listClusters } from '../connection/cluster-api.js';
+import type { ClusterApi } from '../connection/cluster-api.js';
 import { mapBounded } from '../concurrency.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { listNamespaces, listSecrets } from '../connection/kube-api.js';
-import type { KubeNamespace, KubeSecret } from '../kube-objects.js';
-import type { WatchedObject } from '../watch/list-watch-types.js';
+import type { KubeNamespace, KubeSecret, PartialObjectMetadata } from '../kube-objects.js';
 import {
   byName,
   byNamespaceThenName,
   toObservedSecret,
+  toSourceCluster,
   toSourceNamespace,
 } from '../observed-objects.js';
 import { managedNamespaceSelector } from './selectors.js';
@@ -111,12 +111,14 @@ export class ListedWorld implements WorldSource {
       pass.record({ verb: 'discover', group: CAPI_GROUP }, this.api.failure);
     if (this.api.state !== 'served') return;
     const version = this.api.version;
-    const listed = await pass.listAll<WatchedObject>({ verb: 'list', kind: 'Cluster' }, (token) =>
-      listClusters(this.access, version, {
-        labelSelector: managedNamespaceSelector(this.config),
-        limit: PAGE_SIZE,
-        continue: token,
-      }),
+    const listed = await pass.listAll<PartialObjectMetadata>(
+      { verb: 'list', kind: 'Cluster' },
+      (token) =>
+        listClusters(this.access, version, {
+          labelSelector: managedNamespaceSelector(this.config),
+          limit: PAGE_SIZE,
+          continue: token,
+        }),
     );
     this.clusterList = (listed ?? []).map(toSourceCluster).sort(byNamespaceThenName);
   }

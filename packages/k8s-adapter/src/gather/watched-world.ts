@@ -12,7 +12,7 @@ import type {
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
 import type { ApiFailure } from '../connection/api-failure.js';
-import type { ClusterApi } from './capi-clusters.js';
+import type { ClusterApi } from '../connection/cluster-api.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { listSecrets, readSecret } from '../connection/kube-api.js';
 import type { KubeSecret } from '../kube-objects.js';

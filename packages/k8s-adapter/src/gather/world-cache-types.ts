@@ -7,7 +7,7 @@ import type {
 } from '@argocd-cluster-registrar/core';
 import type { ApiFailure } from '../connection/api-failure.js';
 import type { ListWatchStats, ListWatchTiming } from '../watch/list-watch.js';
-import type { ClusterApi } from './capi-clusters.js';
+import type { ClusterApi } from '../connection/cluster-api.js';
 /** A Secret whose name matches a provider's glob, as its metadata tells. */
 export interface CandidateMeta {
   readonly namespace: string;
