@@ -2,12 +2,7 @@
 // holds nothing between passes but what it listed last. Candidates are handed to the planner
 // whole (a saved snapshot replays from them); the translation cache memoises what the
 // planner asks of them. Of other Secrets it keeps only names and key names, for near misses.
-import {
-  ARGOCD_SECRET_TYPE_LABEL,
-  CAPI_GROUP,
-  createSecretKeyTranslator,
-  matchGlob,
-} from '@argocd-cluster-registrar/core';
+import { ARGOCD_SECRET_TYPE_LABEL, CAPI_GROUP, matchGlob } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
@@ -31,7 +26,7 @@ import { managedNamespaceSelector } from './selectors.js';
 import { SnapshotAssembler } from './assembler.js';
 import type { Pass } from './gather-failure.js';
 import { READ_CONCURRENCY } from './source-lookups.js';
-import { createTranslationCache } from './translation-cache.js';
+import { gathererTranslations } from './translation-cache.js';
 import type { CandidateMeta, Gatherer, WorldSource } from './world-source.js';
 
 const PAGE_SIZE = 500;
@@ -195,11 +190,7 @@ function emptied(data: Readonly<Record<string, string>> | undefined): Record<str
 
 /** The one-shot gatherer: every pass lists the world. */
 export function createGatherer(access: KubeAccess, config: Config): Gatherer {
-  // Refusals name the real `<prefix>server` annotation, not a placeholder.
-  const translations = createTranslationCache(
-    createSecretKeyTranslator({ labelPrefix: config.labelPrefix }),
-    config.providers,
-  );
+  const translations = gathererTranslations(config);
   const world = new ListedWorld(access, config);
   const assembler = new SnapshotAssembler(access, config, world, translations);
   return {

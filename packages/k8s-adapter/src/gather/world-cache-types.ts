@@ -43,9 +43,13 @@ export interface WorldChange {
 }
 
 export interface WorldCacheOptions {
+  /** What changed, as the watches saw it: the daemon plans the affected namespaces soon. */
   readonly onChange: (change: WorldChange) => void;
   readonly onError: (watch: string, failure: ApiFailure) => void;
-  /** A watch that was failing answers again (see ListWatchHandlers.onRecovered). */
+  /**
+   * A watch that was failing answers again (see ListWatchHandlers.onRecovered): a pass that
+   * failed for want of it can retry.
+   */
   readonly onRecovered?: (watch: WatchName) => void;
   readonly timing?: Partial<ListWatchTiming>;
   /** Per watch, for tests: resume from this version instead of listing first. */
