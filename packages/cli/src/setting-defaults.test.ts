@@ -10,7 +10,9 @@ const withoutSources = (argv: readonly string[]) => {
   const parsed = parseFlags(argv, {});
   if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join('; '));
   // Where a value came from differs by design (given or defaulted); what it is must not.
-  const options: Partial<typeof parsed.options> = { ...parsed.options };
+  const options: { -readonly [K in keyof typeof parsed.options]?: (typeof parsed.options)[K] } = {
+    ...parsed.options,
+  };
   delete options.sources;
   const configured = parseConfig(parsed.options.config);
   if (!configured.ok) throw new Error(JSON.stringify(configured));

@@ -27,6 +27,13 @@ export interface KubeNamespace {
   readonly metadata?: ObjectMeta;
 }
 
+/** Any object read as metadata only (`as=PartialObjectMetadata`), as Cluster API Clusters are. */
+export interface PartialObjectMetadata {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata?: ObjectMeta;
+}
+
 export interface KubeList<T> {
   readonly items?: readonly T[];
   readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string };

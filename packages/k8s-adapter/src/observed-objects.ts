@@ -3,11 +3,12 @@
 import type {
   DesiredSecret,
   ObservedSecret,
+  SourceCluster,
   SourceLookup,
   SourceNamespace,
   Timestamp,
 } from '@argocd-cluster-registrar/core';
-import type { KubeNamespace, KubeSecret } from './kube-objects.js';
+import type { KubeNamespace, KubeSecret, PartialObjectMetadata } from './kube-objects.js';
 
 /**
  * The API server's RFC 3339 strings are kept as they are (second precision,
@@ -32,6 +33,14 @@ export function toSourceNamespace(namespace: KubeNamespace): SourceNamespace {
     annotations: { ...(meta.annotations ?? {}) },
     creationTimestamp: toTimestamp(meta.creationTimestamp) ?? '',
     ...(deletionTimestamp !== undefined ? { deletionTimestamp } : {}),
+  };
+}
+
+export function toSourceCluster(object: PartialObjectMetadata): SourceCluster {
+  // The same metadata a namespace's view is made of, plus the Cluster's namespace.
+  return {
+    namespace: object.metadata?.namespace ?? '',
+    ...toSourceNamespace(object),
   };
 }
 

@@ -87,7 +87,8 @@ describe('registering Cluster API Clusters', () => {
       })
       .build();
     const [create] = creates(plan(snapshot, CONFIG, NOW));
-    const secret = create?.secret ?? { data: {}, labels: {}, annotations: {} };
+    if (create === undefined) throw new Error('expected a create for fleet/alpha');
+    const { secret } = create;
     expect(dataOf(secret, 'project')).toBe('payments');
     expect(dataOf(secret, 'namespaces')).toBe('apps,jobs');
     expect(dataOf(secret, 'server')).toBe('https://alpha.example.com');

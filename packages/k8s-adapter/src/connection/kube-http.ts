@@ -20,6 +20,11 @@ import type { RequestGuard } from './request-guard.js';
 
 export const ACCEPT_JSON = 'application/json';
 export const MERGE_PATCH = 'application/merge-patch+json';
+/** Objects and lists as metadata only (`as=PartialObjectMetadata`), asked for by Accept alone. */
+export const ACCEPT_METADATA =
+  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json';
+export const ACCEPT_METADATA_LIST =
+  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/json';
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 

@@ -5,7 +5,12 @@
 // candidates (reading only those that changed), say what was unread, look up the sources of
 // owned registrations that are not managed, and record near misses. What it keeps between
 // passes: the lookups it may reuse, the near misses, the last candidate list.
-import { clusterSecretName, isCandidate, labelKeys } from '@argocd-cluster-registrar/core';
+import {
+  CAPI_GROUP,
+  clusterSecretName,
+  isCandidate,
+  labelKeys,
+} from '@argocd-cluster-registrar/core';
 import type {
   Config,
   LabelKeys,
@@ -13,7 +18,6 @@ import type {
   SourceCluster,
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
-import { CLUSTER_API_ABSENT, clusterApiServed } from './capi-clusters.js';
 import { mapBounded } from '../concurrency.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { NearMissRecord } from './near-misses.js';
@@ -24,6 +28,14 @@ import type { TranslationCache } from './translation-cache.js';
 import { whatWasUnread } from './unread.js';
 import type { Unread } from './unread.js';
 import type { CandidateMeta, GatherResult, WorldSource } from './world-source.js';
+
+/** Said once when Cluster sources are on and the group is not served. */
+export const CLUSTER_API_ABSENT = `Cluster sources are on (--capi-clusters), but the API server does not serve ${CAPI_GROUP} (the Cluster API CRDs are not installed); namespace sources are served meanwhile, and the daemon looks again on each full pass`;
+
+/** Said (at info level) by the daemon's pass that finds the group served after all. */
+export function clusterApiServed(version: string): string {
+  return `Cluster sources are served now: the API server serves ${CAPI_GROUP}/${version}`;
+}
 
 /** The sources of one pass, indexed. */
 interface WorldIndex {

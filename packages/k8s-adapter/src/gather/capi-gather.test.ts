@@ -15,7 +15,8 @@ import {
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
 import { PROVIDER_PRESETS, plan } from '@argocd-cluster-registrar/core';
 import type { Action, ObservedRef } from '@argocd-cluster-registrar/core';
-import { CLUSTER_API_ABSENT, readCluster } from './capi-clusters.js';
+import { CLUSTER_API_ABSENT } from './assembler.js';
+import { readCluster } from '../connection/cluster-api.js';
 import { createApplier } from '../write/plan-writer.js';
 import { createGatherer } from './listed-world.js';
 import { createWatchGatherer } from './watched-world.js';

@@ -2,36 +2,31 @@
 // holds nothing between passes but what it listed last. Candidates are handed to the planner
 // whole (a saved snapshot replays from them); the translation cache memoises what the
 // planner asks of them. Of other Secrets it keeps only names and key names, for near misses.
-import {
-  ARGOCD_SECRET_TYPE_LABEL,
-  CAPI_GROUP,
-  createSecretKeyTranslator,
-  matchGlob,
-} from '@argocd-cluster-registrar/core';
+import { ARGOCD_SECRET_TYPE_LABEL, CAPI_GROUP, matchGlob } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
   SourceCluster,
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
-import { discoverClusterApi, listClusters, toSourceCluster } from './capi-clusters.js';
-import type { ClusterApi } from './capi-clusters.js';
+import { discoverClusterApi, listClusters } from '../connection/cluster-api.js';
+import type { ClusterApi } from '../connection/cluster-api.js';
 import { mapBounded } from '../concurrency.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { listNamespaces, listSecrets } from '../connection/kube-api.js';
-import type { KubeNamespace, KubeSecret } from '../kube-objects.js';
-import type { WatchedObject } from '../watch/list-watch-types.js';
+import type { KubeNamespace, KubeSecret, PartialObjectMetadata } from '../kube-objects.js';
 import {
   byName,
   byNamespaceThenName,
   toObservedSecret,
+  toSourceCluster,
   toSourceNamespace,
 } from '../observed-objects.js';
 import { managedNamespaceSelector } from './selectors.js';
 import { SnapshotAssembler } from './assembler.js';
 import type { Pass } from './gather-failure.js';
 import { READ_CONCURRENCY } from './source-lookups.js';
-import { createTranslationCache } from './translation-cache.js';
+import { gathererTranslations } from './translation-cache.js';
 import type { CandidateMeta, Gatherer, WorldSource } from './world-source.js';
 
 const PAGE_SIZE = 500;
@@ -111,12 +106,14 @@ export class ListedWorld implements WorldSource {
       pass.record({ verb: 'discover', group: CAPI_GROUP }, this.api.failure);
     if (this.api.state !== 'served') return;
     const version = this.api.version;
-    const listed = await pass.listAll<WatchedObject>({ verb: 'list', kind: 'Cluster' }, (token) =>
-      listClusters(this.access, version, {
-        labelSelector: managedNamespaceSelector(this.config),
-        limit: PAGE_SIZE,
-        continue: token,
-      }),
+    const listed = await pass.listAll<PartialObjectMetadata>(
+      { verb: 'list', kind: 'Cluster' },
+      (token) =>
+        listClusters(this.access, version, {
+          labelSelector: managedNamespaceSelector(this.config),
+          limit: PAGE_SIZE,
+          continue: token,
+        }),
     );
     this.clusterList = (listed ?? []).map(toSourceCluster).sort(byNamespaceThenName);
   }
@@ -193,11 +190,7 @@ function emptied(data: Readonly<Record<string, string>> | undefined): Record<str
 
 /** The one-shot gatherer: every pass lists the world. */
 export function createGatherer(access: KubeAccess, config: Config): Gatherer {
-  // Refusals name the real `<prefix>server` annotation, not a placeholder.
-  const translations = createTranslationCache(
-    createSecretKeyTranslator({ labelPrefix: config.labelPrefix }),
-    config.providers,
-  );
+  const translations = gathererTranslations(config);
   const world = new ListedWorld(access, config);
   const assembler = new SnapshotAssembler(access, config, world, translations);
   return {

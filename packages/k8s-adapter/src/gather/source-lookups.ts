@@ -4,8 +4,8 @@
 // is `notFound` only on a 404, and `unknown` whenever it could not be asked.
 import { labelKeys, recordedSourceKey } from '@argocd-cluster-registrar/core';
 import type { Config, ObservedSecret, SourceLookup } from '@argocd-cluster-registrar/core';
-import { lookUpCluster } from './capi-clusters.js';
-import type { ClusterApi } from './capi-clusters.js';
+import { lookUpCluster } from '../connection/cluster-api.js';
+import type { ClusterApi } from '../connection/cluster-api.js';
 import { mapBounded } from '../concurrency.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { readNamespace } from '../connection/kube-api.js';

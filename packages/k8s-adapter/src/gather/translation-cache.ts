@@ -9,8 +9,9 @@
 //   without its data (its candidate keys, each with an empty value), so the daemon keeps no
 //   kubeconfig between passes.
 // Core is unchanged: it sees an ObservedSecret and a Translator, as with a full read.
-import { matchGlob } from '@argocd-cluster-registrar/core';
+import { createSecretKeyTranslator, matchGlob } from '@argocd-cluster-registrar/core';
 import type {
+  Config,
   ObservedSecret,
   Provider,
   TranslateOptions,
@@ -60,6 +61,19 @@ export interface TranslationCache {
     /** Translations asked of a prepared Secret that were not prepared: must stay 0. */
     readonly unprepared: number;
   };
+}
+
+/**
+ * The cache a gatherer plans with, over core's translator for the configured label prefix:
+ * refusals name the real `<prefix>server` annotation, not a placeholder.
+ */
+export function gathererTranslations(
+  config: Pick<Config, 'labelPrefix' | 'providers'>,
+): TranslationCache {
+  return createTranslationCache(
+    createSecretKeyTranslator({ labelPrefix: config.labelPrefix }),
+    config.providers,
+  );
 }
 
 /**

@@ -4,25 +4,23 @@
 // Secrets of a namespace without a candidate when a Secret in it changed. Everything is
 // re-listed only when a watch cannot resume and every resync period. A watch that is not in
 // sync is a failure of the pass (`{ verb: 'watch' }`): the assembler withholds what rests on it.
-import { createSecretKeyTranslator } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
   SourceCluster,
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
-import type { ApiFailure } from '../connection/api-failure.js';
-import type { ClusterApi } from './capi-clusters.js';
+import type { ClusterApi } from '../connection/cluster-api.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { listSecrets, readSecret } from '../connection/kube-api.js';
 import type { KubeSecret } from '../kube-objects.js';
-import type { ListWatchStats, ListWatchTiming } from '../watch/list-watch.js';
+import type { ListWatchStats } from '../watch/list-watch.js';
 import { byName, byNamespaceThenName, toObservedSecret } from '../observed-objects.js';
 import { startWorldCache } from './world-cache.js';
-import type { WatchName, WorldCache, WorldChange } from './world-cache.js';
+import type { WatchName, WorldCache, WorldCacheOptions } from './world-cache.js';
 import { SnapshotAssembler } from './assembler.js';
 import type { Pass } from './gather-failure.js';
-import { createTranslationCache } from './translation-cache.js';
+import { gathererTranslations } from './translation-cache.js';
 import type { TranslationCache } from './translation-cache.js';
 import type { CandidateMeta, Gatherer, WorldSource } from './world-source.js';
 
@@ -113,16 +111,10 @@ export class WatchedWorld implements WorldSource {
   }
 }
 
-export interface WatchGathererOptions {
-  /** What changed, as the watches saw it: the daemon plans the affected namespaces soon. */
-  readonly onChange: (change: WorldChange) => void;
-  readonly onError: (watch: string, failure: ApiFailure) => void;
-  /** A watch that was failing answers again: a pass that failed for want of it can retry. */
-  readonly onRecovered?: (watch: WatchName) => void;
+/** The world cache's options, handed through, and the gatherer's resync period. */
+export interface WatchGathererOptions extends WorldCacheOptions {
   /** Every watch re-lists this often, whatever else happens (0: never). */
   readonly resyncPeriodMs: number;
-  readonly timing?: Partial<ListWatchTiming>;
-  readonly resumeFrom?: Partial<Record<WatchName, string>>;
 }
 
 export interface WatchGathererStats {
@@ -153,22 +145,15 @@ export function createWatchGatherer(
   options: WatchGathererOptions,
 ): WatchGatherer {
   const cache = startWorldCache(access, config, {
+    ...options,
     onChange: (change) => {
       // A source that changed may answer a lookup differently now (the watches report only
       // after they have listed, which is after `assembled` exists).
       assembled.forget(change.all ? undefined : change.namespaces);
       options.onChange(change);
     },
-    onError: options.onError,
-    ...(options.onRecovered !== undefined ? { onRecovered: options.onRecovered } : {}),
-    ...(options.timing !== undefined ? { timing: options.timing } : {}),
-    ...(options.resumeFrom !== undefined ? { resumeFrom: options.resumeFrom } : {}),
   });
-  // Refusals name the real `<prefix>server` annotation, not a placeholder.
-  const translations = createTranslationCache(
-    createSecretKeyTranslator({ labelPrefix: config.labelPrefix }),
-    config.providers,
-  );
+  const translations = gathererTranslations(config);
   const world = new WatchedWorld(access, cache, translations);
   const assembled = new SnapshotAssembler(access, config, world, translations);
   const resyncTimer =

@@ -7,7 +7,7 @@ import type { LabelKeys } from '@argocd-cluster-registrar/core';
 import type { ApiFailure } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import type { ListWatch, ListWatchTiming, Versioned } from '../watch/list-watch.js';
-import type { ClusterApi } from './capi-clusters.js';
+import type { ClusterApi } from '../connection/cluster-api.js';
 import type {
   ClusterEntry,
   WatchName,

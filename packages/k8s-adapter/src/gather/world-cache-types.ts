@@ -7,7 +7,7 @@ import type {
 } from '@argocd-cluster-registrar/core';
 import type { ApiFailure } from '../connection/api-failure.js';
 import type { ListWatchStats, ListWatchTiming } from '../watch/list-watch.js';
-import type { ClusterApi } from './capi-clusters.js';
+import type { ClusterApi } from '../connection/cluster-api.js';
 /** A Secret whose name matches a provider's glob, as its metadata tells. */
 export interface CandidateMeta {
   readonly namespace: string;
@@ -43,9 +43,13 @@ export interface WorldChange {
 }
 
 export interface WorldCacheOptions {
+  /** What changed, as the watches saw it: the daemon plans the affected namespaces soon. */
   readonly onChange: (change: WorldChange) => void;
   readonly onError: (watch: string, failure: ApiFailure) => void;
-  /** A watch that was failing answers again (see ListWatchHandlers.onRecovered). */
+  /**
+   * A watch that was failing answers again (see ListWatchHandlers.onRecovered): a pass that
+   * failed for want of it can retry.
+   */
   readonly onRecovered?: (watch: WatchName) => void;
   readonly timing?: Partial<ListWatchTiming>;
   /** Per watch, for tests: resume from this version instead of listing first. */

@@ -11,7 +11,7 @@ import type {
   Snapshot,
   Translator,
 } from '@argocd-cluster-registrar/core';
-import type { ClusterApi } from './capi-clusters.js';
+import type { ClusterApi } from '../connection/cluster-api.js';
 import type { KubeSecret } from '../kube-objects.js';
 import type { CandidateMeta } from './world-cache.js';
 import type { GatherFailure, Pass } from './gather-failure.js';

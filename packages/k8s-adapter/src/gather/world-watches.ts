@@ -5,8 +5,8 @@
 import { clusterSourceKey } from '@argocd-cluster-registrar/core';
 import { startListWatch } from '../watch/list-watch.js';
 import type { ListWatch, WatchedObject } from '../watch/list-watch.js';
-import { toSourceNamespace } from '../observed-objects.js';
-import { clustersPath, discoverClusterApi, toSourceCluster } from './capi-clusters.js';
+import { toSourceCluster, toSourceNamespace } from '../observed-objects.js';
+import { clustersPath, discoverClusterApi } from '../connection/cluster-api.js';
 import { managedNamespaceSelector } from './selectors.js';
 import {
   changed,

@@ -6,12 +6,13 @@ import type { KubeAccess } from '../connection/kube-access.js';
 import { readBody, send } from '../connection/kube-http.js';
 import type { Query } from '../connection/kube-http.js';
 
-export { ACCEPT_JSON, HttpStatusError, readBody } from '../connection/kube-http.js';
-
-export const ACCEPT_METADATA_LIST =
-  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/json';
-export const ACCEPT_METADATA =
-  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json';
+export {
+  ACCEPT_JSON,
+  ACCEPT_METADATA,
+  ACCEPT_METADATA_LIST,
+  HttpStatusError,
+  readBody,
+} from '../connection/kube-http.js';
 
 export interface RawGet {
   readonly path: string;

@@ -11,13 +11,12 @@ import type {
   ProvenAction,
   SourceLookup,
 } from '@argocd-cluster-registrar/core';
-import { CAPI_CLUSTERS_RESOURCE, CAPI_GROUP, sourceRef } from '@argocd-cluster-registrar/core';
+import { sourceRef } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from '../connection/api-failure.js';
+import { discoverClusterApi, lookUpCluster } from '../connection/cluster-api.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { readNamespace } from '../connection/kube-api.js';
-import { kubeRequest } from '../connection/kube-http.js';
-import type { KubeNamespace } from '../kube-objects.js';
-import { requestBound } from '../connection/request-guard.js';
+import { presentLookup, toSourceNamespace } from '../observed-objects.js';
 import type { SecretWriter, WriteOutcome } from './secret-writer.js';
 
 /** What the proof re-check needs of the configuration. */
@@ -60,40 +59,16 @@ export function provenSecrets(
 
 /** A fresh lookup of one source, by its key (core's sources.ts). Only a 404 is `notFound`. */
 export async function lookUpSource(access: KubeAccess, key: string): Promise<SourceLookup> {
-  const ref = sourceRef(key);
-  const seg = encodeURIComponent;
+  // A 404 on a Cluster proves absence only while the group is served (CRDs can be missing
+  // for a moment during an upgrade): discovery first, as the gatherers do.
+  if (sourceRef(key).kind === 'Cluster')
+    return lookUpCluster(access, await discoverClusterApi(access), key);
   try {
-    if (ref.kind === 'Namespace')
-      return present(await readNamespace(access, key, requestBound(access)));
-    // A 404 on a Cluster proves absence only while the group is served (CRDs can be missing
-    // for a moment during an upgrade): discovery first, as the gatherers do.
-    const group = await kubeRequest<{ preferredVersion?: { version?: string } }>(
-      access,
-      { method: 'GET', path: `/apis/${CAPI_GROUP}` },
-      requestBound(access),
-    ).catch(() => undefined);
-    const version = group?.preferredVersion?.version;
-    if (version === undefined || version === '')
-      return { state: 'unknown', reason: `${CAPI_GROUP} is not served (or discovery failed)` };
-    const path = `/apis/${CAPI_GROUP}/${seg(version)}/namespaces/${seg(ref.namespace)}/${CAPI_CLUSTERS_RESOURCE}/${seg(ref.name)}`;
-    return present(
-      await kubeRequest<KubeNamespace>(access, { method: 'GET', path }, requestBound(access)),
-    );
+    return presentLookup(toSourceNamespace(await readNamespace(access, key)));
   } catch (err) {
     const failure = classifyApiError(err);
     return failure.kind === 'not-found'
       ? { state: 'notFound' }
       : { state: 'unknown', reason: failure.message };
   }
-}
-
-function present(object: KubeNamespace): SourceLookup {
-  return {
-    state: 'present',
-    uid: object.metadata?.uid ?? '',
-    labels: { ...(object.metadata?.labels ?? {}) },
-    ...(object.metadata?.deletionTimestamp === undefined
-      ? {}
-      : { deletionTimestamp: object.metadata.deletionTimestamp }),
-  };
 }

@@ -1,19 +1,18 @@
-// Cluster API `Cluster` objects as sources (opt-in, Config.capiClusters): finding the served
-// version of the `cluster.x-k8s.io` group, listing and reading Clusters as metadata only
-// (`PartialObjectMetadata`: names, labels, uids, never spec or status), and telling from a
-// registration's labels which source it records. With Cluster sources off, none of this
-// sends a request: the registrar then needs no access to Cluster API objects.
+// The Cluster API calls, by name: which version of the `cluster.x-k8s.io` group is served
+// (discovery), and Clusters listed or read as metadata only (`PartialObjectMetadata`: names,
+// labels, uids, never spec or status). Here, below gather/ and write/, because both look a
+// Cluster up: the gatherers for a source no watch covers, the writer for a proof re-checked
+// right before a deletion. With Cluster sources off, none of this sends a request: the
+// registrar then needs no access to Cluster API objects.
 import { CAPI_CLUSTERS_RESOURCE, CAPI_GROUP } from '@argocd-cluster-registrar/core';
-import type { SourceCluster, SourceLookup } from '@argocd-cluster-registrar/core';
-import { classifyApiError } from '../connection/api-failure.js';
-import type { ApiFailure } from '../connection/api-failure.js';
-import type { KubeAccess } from '../connection/kube-access.js';
-import { kubeRequest } from '../connection/kube-http.js';
-import type { KubeList } from '../kube-objects.js';
-import type { ListPage } from '../connection/kube-api.js';
-import type { WatchedObject } from '../watch/list-watch-types.js';
-import { presentLookup, toSourceNamespace } from '../observed-objects.js';
-import { ACCEPT_METADATA, ACCEPT_METADATA_LIST } from '../watch/raw-request.js';
+import type { SourceLookup } from '@argocd-cluster-registrar/core';
+import { classifyApiError } from './api-failure.js';
+import type { ApiFailure } from './api-failure.js';
+import type { KubeAccess } from './kube-access.js';
+import type { ListPage } from './kube-api.js';
+import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, kubeRequest } from './kube-http.js';
+import type { KubeList, PartialObjectMetadata } from '../kube-objects.js';
+import { presentLookup, toSourceCluster } from '../observed-objects.js';
 
 /** What discovery says of the Cluster API group. */
 export type ClusterApi =
@@ -21,14 +20,6 @@ export type ClusterApi =
   /** The group is not served: the CRDs are not installed. */
   | { readonly state: 'absent' }
   | { readonly state: 'unknown'; readonly failure: ApiFailure };
-
-/** Said once when Cluster sources are on and the group is not served. */
-export const CLUSTER_API_ABSENT = `Cluster sources are on (--capi-clusters), but the API server does not serve ${CAPI_GROUP} (the Cluster API CRDs are not installed); namespace sources are served meanwhile, and the daemon looks again on each full pass`;
-
-/** Said (at info level) by the daemon's pass that finds the group served after all. */
-export function clusterApiServed(version: string): string {
-  return `Cluster sources are served now: the API server serves ${CAPI_GROUP}/${version}`;
-}
 
 const seg = encodeURIComponent;
 
@@ -60,7 +51,7 @@ export function listClusters(
   access: KubeAccess,
   version: string,
   page: ListPage,
-): Promise<KubeList<WatchedObject>> {
+): Promise<KubeList<PartialObjectMetadata>> {
   return kubeRequest(access, {
     method: 'GET',
     path: clustersPath(version),
@@ -74,7 +65,7 @@ export function readCluster(
   version: string,
   namespace: string,
   name: string,
-): Promise<WatchedObject> {
+): Promise<PartialObjectMetadata> {
   return kubeRequest(access, {
     method: 'GET',
     path: `${clustersPath(version, namespace)}/${seg(name)}`,
@@ -82,18 +73,11 @@ export function readCluster(
   });
 }
 
-export function toSourceCluster(object: WatchedObject): SourceCluster {
-  // The same metadata a namespace's view is made of, plus the Cluster's namespace.
-  return {
-    namespace: object.metadata?.namespace ?? '',
-    ...toSourceNamespace(object),
-  };
-}
-
 /**
- * The lookup of one Cluster by its source key. A 404 is proof only because discovery has
- * just said the group is served: the object (or its namespace) is gone. With the group
- * absent nothing is proven (CRDs can be missing for a moment during an upgrade).
+ * The lookup of one Cluster by its source key (`<namespace>/<name>`). A 404 is proof only
+ * because discovery has just said the group is served: the object (or its namespace) is
+ * gone. With the group absent nothing is proven (CRDs can be missing for a moment during an
+ * upgrade).
  */
 export async function lookUpCluster(
   access: KubeAccess,
