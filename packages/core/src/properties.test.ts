@@ -134,14 +134,22 @@ describe('plan properties', () => {
         const deletions = plan(snapshot, config, NOW).actions.filter(
           (action) => action.kind === 'delete',
         );
-        // What proof is left: an expired demotion, or a managed namespace of that name with another uid.
+        // What proof is left: an expired demotion, or a managed source of that key with another
+        // uid (a namespace's or a Cluster's code, by its kind).
         for (const { reason } of deletions) {
           if (reason.code === 'demotion-expired') continue;
-          expect(reason.code).toBe('source-namespace-replaced');
+          expect(reason.code).toBe(
+            reason.namespace.includes('/')
+              ? 'source-cluster-replaced'
+              : 'source-namespace-replaced',
+          );
           const managed = sourcesOf(snapshot).find((ns) => ns.name === reason.namespace);
           expect(managed?.uid).toBeDefined();
           expect(managed?.uid).not.toBe(
-            reason.code === 'source-namespace-replaced' ? reason.recordedUid : undefined,
+            reason.code === 'source-namespace-not-found' ||
+              reason.code === 'source-cluster-not-found'
+              ? undefined
+              : reason.recordedUid,
           );
         }
       }),
