@@ -2,6 +2,7 @@
 // key=value fields on a terminal. Logs go to stderr so --once output on stdout stays clean.
 // Field values are scrubbed by name, so a credential can never reach a log line by accident.
 
+import { sourceRef } from '@argocd-cluster-registrar/core';
 import type { LogFormat } from './settings.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -137,4 +138,20 @@ function formatValue(value: unknown): string {
 
 function pad(n: number): string {
   return String(n).padStart(2, '0');
+}
+
+/**
+ * The fields that name a source in a log line: `namespace`, and for a Cluster also
+ * `sourceCluster` (as `status -o json` names it), so `namespace` is always a namespace and a
+ * query on it finds every source there.
+ */
+export function sourceLogFields(key: string | undefined): {
+  namespace: string | undefined;
+  sourceCluster?: string;
+} {
+  if (key === undefined) return { namespace: undefined };
+  const source = sourceRef(key);
+  return source.kind === 'Cluster'
+    ? { namespace: source.namespace, sourceCluster: source.name }
+    : { namespace: source.name };
 }

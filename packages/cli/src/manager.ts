@@ -18,7 +18,7 @@ import type {
   WatchGatherer,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import { EXIT_ERROR } from './exit-codes.js';
-import type { Logger } from './logging.js';
+import { sourceLogFields, type Logger } from './logging.js';
 import type { RegistrarMetrics } from './metrics.js';
 import { OutcomeReporter } from './outcome-events.js';
 import { DEFAULT_RESYNC_PERIOD_MS } from './flags.js';
@@ -340,7 +340,7 @@ export class Daemon {
         {
           cluster: action.cluster,
           reason: action.reason.code,
-          namespace: action.reason.namespace,
+          ...sourceLogFields(action.reason.namespace),
         },
       );
     }

@@ -139,7 +139,7 @@ const STATES = Object.keys(STATE_SERIES) as readonly OutcomeState[];
 export class RegistrarMetrics {
   readonly registrations = new Gauge(
     'argocd_cluster_registrar_registrations',
-    'Source namespaces by outcome state of the last pass.',
+    'Sources (labelled namespaces and Cluster API Clusters) by outcome state of the last pass.',
   );
   readonly credentialExpiry = new Gauge(
     'argocd_cluster_registrar_credential_expiry_timestamp_seconds',
@@ -151,7 +151,7 @@ export class RegistrarMetrics {
   );
   readonly refusals = new Gauge(
     'argocd_cluster_registrar_refusals',
-    'Source namespaces refused in the last pass, by refusal reason.',
+    'Sources (labelled namespaces and Cluster API Clusters) refused in the last pass, by refusal reason.',
   );
   readonly passDuration = new Histogram(
     'argocd_cluster_registrar_pass_duration_seconds',

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { createPlanMemo, parseConfig } from '@argocd-cluster-registrar/core';
+import type { NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
 import { startFaultProxy } from '@argocd-cluster-registrar/testkit';
 import {
   createApplier,
@@ -10,11 +11,12 @@ import {
   loadKubeAccess,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { Gatherer } from '@argocd-cluster-registrar/k8s-adapter';
-import { silentLogger } from './logging.js';
+import { createLogger, silentLogger } from './logging.js';
 import { accessThrough } from './test-support/proxied-access.js';
 import { RegistrarMetrics } from './metrics.js';
 import { OutcomeReporter } from './outcome-events.js';
 import { runPass } from './reconciler.js';
+import type { PassReport } from './reconciler.js';
 import {
   createSourceNamespace,
   createWorld,
@@ -114,5 +116,84 @@ describe('OutcomeReporter', () => {
       proxy.hangAll(false);
       await proxy.close();
     }
+  });
+});
+
+/** A pass that planned `outcomes` and `warnings`, wrote nothing, and read nothing else. */
+function passOf(outcomes: NamespaceOutcome[], warnings: Plan['warnings'] = []): PassReport {
+  return {
+    scope: 'full',
+    snapshot: { namespaces: [], candidateSecrets: [], clusterSecrets: [], sourceLookups: {} },
+    plan: { actions: [], outcomes, warnings },
+    results: [],
+    previewed: [],
+    gatherFailures: [],
+    applied: false,
+    requests: 0,
+    durationMs: 0,
+  };
+}
+
+function outcome(
+  namespace: string,
+  state: NamespaceOutcome['state'],
+  code?: string,
+): NamespaceOutcome {
+  return {
+    namespace,
+    cluster: 'alpha',
+    state,
+    ...(code === undefined ? {} : { reason: { code, message: `why ${namespace}` } }),
+    rejected: [],
+  } as NamespaceOutcome;
+}
+
+describe('OutcomeReporter log lines', () => {
+  it('name a Cluster source as a Cluster: a message per kind, its namespace and sourceCluster as fields', async () => {
+    const world = await createWorld();
+    const access = loadKubeAccess({ kubeconfig: world.host.kubeconfigPath });
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      format: 'json',
+      level: 'debug',
+      write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+    });
+    const reporter = new OutcomeReporter(access, world.target, logger);
+    await reporter.report(
+      passOf(
+        [
+          outcome('team-a', 'waiting', 'waiting-for-kubeconfig'),
+          outcome('fleet/alpha', 'waiting', 'waiting-for-kubeconfig'),
+          outcome('fleet/beta', 'refused', 'server-collision'),
+          outcome('fleet/gamma', 'skipped', 'terminating'),
+          outcome('fleet/delta', 'unchanged'),
+          outcome('fleet/omega', 'stale', 'kubeconfig-missing'),
+        ],
+        [
+          {
+            code: 'prune-disabled',
+            message: 'kept',
+            namespace: 'fleet/alpha',
+            secret: 'cluster-alpha',
+          },
+        ],
+      ),
+      false,
+    );
+    const seen = lines.map((line) => [
+      line['msg'],
+      line['namespace'],
+      line['sourceCluster'],
+      line['reason'] ?? line['code'],
+    ]);
+    expect(seen).toEqual([
+      ['namespace waiting for a kubeconfig', 'team-a', undefined, 'waiting-for-kubeconfig'],
+      ['Cluster waiting for a kubeconfig', 'fleet', 'alpha', 'waiting-for-kubeconfig'],
+      ['Cluster refused', 'fleet', 'beta', 'server-collision'],
+      ['Cluster skipped', 'fleet', 'gamma', 'terminating'],
+      ['Cluster registered (unchanged)', 'fleet', 'delta', undefined],
+      ['registration stale', 'fleet', 'omega', 'kubeconfig-missing'],
+      ['plan warning', 'fleet', 'alpha', 'prune-disabled'],
+    ]);
   });
 });

@@ -1,7 +1,13 @@
-// Reports a source namespace's outcome when it changes, not on every pass: a log line
-// always, and a Kubernetes Event on the namespace (registered, waiting and what almost
-// matched, refused and why, stale, skipped, drained) when this instance writes. `registered` and `unchanged` are one state for this
-// purpose: a credential refresh is not news.
+// Reports a source's outcome when it changes, not on every pass: a log line always, and a
+// Kubernetes Event on the source, a namespace or a Cluster (registered, waiting and what
+// almost matched, refused and why, stale, skipped, drained) when this instance writes.
+// `registered` and `unchanged` are one state for this purpose: a credential refresh is not
+// news.
+//
+// A log line's message is fixed per kind of source, so a query on it finds one kind:
+// `namespace registered`, `Cluster registered`, and so on; `registration stale` and
+// `registration drained` are about the registration, whatever its source. Its fields name the
+// source the same way for both (logging.ts sourceLogFields).
 
 import { clusterSourceKey, sourceRef } from '@argocd-cluster-registrar/core';
 import type { NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
@@ -12,7 +18,7 @@ import {
   recordSecretEvent,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { ActionResult, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
-import type { Logger } from './logging.js';
+import { sourceLogFields, type Logger } from './logging.js';
 import type { PassReport } from './reconciler.js';
 
 export const EVENT_COMPONENT = 'argocd-cluster-registrar';
@@ -131,7 +137,7 @@ export class OutcomeReporter {
         if (failure?.connection === 'timeout') timedOut = true;
         if (failure !== undefined) {
           this.logger.debug('could not record event', {
-            namespace: event.namespace,
+            ...sourceLogFields(event.namespace),
             reason: event.reason,
             kind: failure.kind,
             error: failure.message,
@@ -151,7 +157,7 @@ export class OutcomeReporter {
       current.add(key);
       const fields = {
         code: warning.code,
-        namespace: warning.namespace,
+        ...sourceLogFields(warning.namespace),
         secret: warning.secret,
         detail: warning.message,
       };
@@ -163,7 +169,7 @@ export class OutcomeReporter {
 
   private log(outcome: NamespaceOutcome, category: Category, first: boolean): void {
     const fields = {
-      namespace: outcome.namespace,
+      ...sourceLogFields(outcome.namespace),
       cluster: outcome.cluster,
       state: outcome.state,
       reason: outcome.reason?.code,
@@ -171,17 +177,18 @@ export class OutcomeReporter {
         outcome.source !== undefined ? `${outcome.source.secret}/${outcome.source.key}` : undefined,
     };
     const message = outcome.reason?.message;
+    const kind = sourceRef(outcome.namespace).kind === 'Cluster' ? 'Cluster' : 'namespace';
     switch (category) {
       case 'registered':
         if (!first || outcome.state === 'registered')
-          this.logger.info('namespace registered', fields);
-        else this.logger.debug('namespace registered (unchanged)', fields);
+          this.logger.info(`${kind} registered`, fields);
+        else this.logger.debug(`${kind} registered (unchanged)`, fields);
         return;
       case 'waiting':
-        this.logger.info('namespace waiting for a kubeconfig', { ...fields, detail: message });
+        this.logger.info(`${kind} waiting for a kubeconfig`, { ...fields, detail: message });
         return;
       case 'refused':
-        this.logger.warn('namespace refused', {
+        this.logger.warn(`${kind} refused`, {
           ...fields,
           detail: message,
           rejected: outcome.rejected.map(
@@ -199,8 +206,8 @@ export class OutcomeReporter {
         // A missing cluster label is also a plan warning, logged by reportWarnings; a second
         // warn line for the same fact is noise. (A terminating namespace has no warning.)
         if (outcome.reason?.code === 'cluster-label-missing')
-          this.logger.debug('namespace skipped', { ...fields, detail: message });
-        else this.logger.info('namespace skipped', { ...fields, detail: message });
+          this.logger.debug(`${kind} skipped`, { ...fields, detail: message });
+        else this.logger.info(`${kind} skipped`, { ...fields, detail: message });
         return;
     }
   }

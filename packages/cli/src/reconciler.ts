@@ -12,7 +12,7 @@ import type {
   Gatherer,
   PlanWriter,
 } from '@argocd-cluster-registrar/k8s-adapter';
-import type { Logger } from './logging.js';
+import { sourceLogFields, type Logger } from './logging.js';
 import type { RegistrarMetrics } from './metrics.js';
 
 export type PassScope =
@@ -136,7 +136,7 @@ function logResult(logger: Logger, result: ActionResult, targetNamespace: string
     cluster: action.cluster,
     secret,
     reason: action.reason.code,
-    namespace: action.reason.namespace,
+    ...sourceLogFields(action.reason.namespace),
   };
   if (result.status === 'applied') {
     logger.info(`${pastTense(action.kind)} registration`, fields);

@@ -10,7 +10,7 @@
 // too: writing the same thing again would not get further. The daemon needs none of this:
 // its own writes come back through its watches and trigger the next pass.
 
-import { labelKeys } from '@argocd-cluster-registrar/core';
+import { describeSource, labelKeys, recordedSourceKey } from '@argocd-cluster-registrar/core';
 import type {
   Action,
   Config,
@@ -105,11 +105,13 @@ export function followUps(
   const found: FollowUp[] = [];
   for (const action of plan.actions) {
     if (action.kind !== 'create' && action.kind !== 'update') continue;
-    const namespace = action.reason.namespace;
+    const source = action.reason.namespace;
+    // By the source key the labels record: a Cluster's registration also carries its
+    // namespace in <prefix>source-namespace, and is not that namespace's.
     const earlier = snapshot.clusterSecrets.filter(
       (secret) =>
         secret.labels[keys.managedBy] === config.managedBy &&
-        secret.labels[keys.sourceNamespace] === namespace &&
+        recordedSourceKey(secret.labels, keys) === source &&
         secret.labels[keys.cluster] !== action.cluster &&
         secret.labels[keys.orphanedSecretType] === undefined &&
         secret.name !== action.secret.name,
@@ -117,7 +119,7 @@ export function followUps(
     for (const secret of earlier) {
       found.push({
         action,
-        next: `once ${action.secret.name} is observed, a second round demotes ${secret.name} (namespace ${namespace} was renamed away from it)`,
+        next: `once ${action.secret.name} is observed, a second round demotes ${secret.name} (${describeSource(source)} was renamed away from it)`,
       });
     }
   }

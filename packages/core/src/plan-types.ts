@@ -53,10 +53,17 @@ export type DemoteReason = {
   readonly supersededBy: string;
 };
 
+/**
+ * Why a registration goes. `namespace` is the source key, as in every reason: a namespace's
+ * name, or `<namespace>/<name>` for the `source-cluster-*` codes, whose source is a Cluster.
+ */
 export type DeleteReason =
-  | { readonly code: 'source-namespace-not-found'; readonly namespace: string }
   | {
-      readonly code: 'source-namespace-replaced';
+      readonly code: 'source-namespace-not-found' | 'source-cluster-not-found';
+      readonly namespace: string;
+    }
+  | {
+      readonly code: 'source-namespace-replaced' | 'source-cluster-replaced';
       readonly namespace: string;
       readonly recordedUid: string;
       readonly observedUid: string;

@@ -76,19 +76,24 @@ describe('plan properties', () => {
           expect(target.labels[KEYS.prune]).not.toBe('disabled');
           const reason = action.reason;
           if (reason.code !== 'demotion-expired') {
-            // The proof is about the very source the registration records.
+            // The proof is about the very source the registration records, and its code
+            // names that source's kind.
             expect(recordedSource(target).key).toBe(reason.namespace);
-            if (reason.namespace.includes('/')) cases.clusterDeletes += 1;
+            const kind = reason.namespace.includes('/') ? 'cluster' : 'namespace';
+            expect(reason.code.startsWith(`source-${kind}-`)).toBe(true);
+            if (kind === 'cluster') cases.clusterDeletes += 1;
             else cases.namespaceDeletes += 1;
           }
           const managed = sourcesOf(snapshot).find((ns) => ns.name === reason.namespace);
           const lookup = snapshot.sourceLookups[reason.namespace];
           switch (reason.code) {
             case 'source-namespace-not-found':
+            case 'source-cluster-not-found':
               expect(managed).toBeUndefined();
               expect(lookup).toEqual({ state: 'notFound' });
               break;
-            case 'source-namespace-replaced': {
+            case 'source-namespace-replaced':
+            case 'source-cluster-replaced': {
               expect(recordedSource(target).uid).toBe(reason.recordedUid);
               const observed =
                 managed?.uid ?? (lookup?.state === 'present' ? lookup.uid : undefined);
@@ -129,14 +134,22 @@ describe('plan properties', () => {
         const deletions = plan(snapshot, config, NOW).actions.filter(
           (action) => action.kind === 'delete',
         );
-        // What proof is left: an expired demotion, or a managed namespace of that name with another uid.
+        // What proof is left: an expired demotion, or a managed source of that key with another
+        // uid (a namespace's or a Cluster's code, by its kind).
         for (const { reason } of deletions) {
           if (reason.code === 'demotion-expired') continue;
-          expect(reason.code).toBe('source-namespace-replaced');
+          expect(reason.code).toBe(
+            reason.namespace.includes('/')
+              ? 'source-cluster-replaced'
+              : 'source-namespace-replaced',
+          );
           const managed = sourcesOf(snapshot).find((ns) => ns.name === reason.namespace);
           expect(managed?.uid).toBeDefined();
           expect(managed?.uid).not.toBe(
-            reason.code === 'source-namespace-replaced' ? reason.recordedUid : undefined,
+            reason.code === 'source-namespace-not-found' ||
+              reason.code === 'source-cluster-not-found'
+              ? undefined
+              : reason.recordedUid,
           );
         }
       }),

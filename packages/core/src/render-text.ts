@@ -10,7 +10,7 @@ import { redactChange, summarisePlan } from './render-json.js';
 import { CONCEALED } from './sensitive-display.js';
 import { actionTarget } from './action-target.js';
 import { unreachable } from './unreachable.js';
-import { describeSource } from './sources.js';
+import { describeSource, sourceEnding, sourceNoun } from './sources.js';
 import { describeChanges, type ChangeDescriber } from './render-diff.js';
 
 export interface RenderTextOptions {
@@ -89,7 +89,10 @@ export function renderPlanTextWith(
       outcome.reason?.code === 'input-incomplete',
   );
   if (attention.length > 0) {
-    lines.push(paint.bold('Namespaces needing attention:'));
+    // Namespaces alone keep the heading they always had; with a Cluster among them it says
+    // what both kinds are.
+    const clusters = attention.some((outcome) => sourceNoun(outcome.namespace) === 'Cluster');
+    lines.push(paint.bold(`${clusters ? 'Sources' : 'Namespaces'} needing attention:`));
     const width = Math.max(...attention.map((outcome) => outcome.state.length));
     for (const outcome of attention) lines.push(...renderOutcome(outcome, width, paint));
     lines.push('');
@@ -190,7 +193,7 @@ export function describeReason(action: Action): string {
         case 'taken-over':
           return `${describeSource(reason.namespace)} takes over the registration that ${describeSource(reason.previousNamespace)} gave up`;
         case 'drained':
-          return `${describeSource(reason.namespace)} is terminating: the copied labels (${reason.labels.join(', ')}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the namespace is gone`;
+          return `${describeSource(reason.namespace)} ${sourceEnding(reason.namespace)}: the copied labels (${reason.labels.join(', ')}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the ${sourceNoun(reason.namespace)} is gone`;
         default:
           return unreachable(reason);
       }
@@ -203,8 +206,10 @@ export function describeReason(action: Action): string {
       const reason = action.reason;
       switch (reason.code) {
         case 'source-namespace-not-found':
+        case 'source-cluster-not-found':
           return `source ${describeSource(reason.namespace)} no longer exists`;
         case 'source-namespace-replaced':
+        case 'source-cluster-replaced':
           return `source ${describeSource(reason.namespace)} was re-created (recorded uid ${reason.recordedUid}, now ${reason.observedUid})`;
         case 'demotion-expired':
           return `demoted since ${reason.staleSince} (${describeSource(reason.namespace)}), longer than the demoted TTL`;
@@ -309,7 +314,7 @@ function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter)
     outcome.cluster === undefined ? '' : ` (cluster ${JSON.stringify(outcome.cluster)})`;
   const why =
     outcome.reason === undefined ? '' : `: ${outcome.reason.message} [${outcome.reason.code}]`;
-  const lines = [`  ${state}  ${outcome.namespace}${cluster}${why}`];
+  const lines = [`  ${state}  ${sourceLabel(outcome.namespace)}${cluster}${why}`];
   for (const { candidate, refusal } of outcome.rejected) {
     // The reason already quotes a lone candidate's refusal (a stale reason wraps it in what
     // is kept); saying it twice is noise.
@@ -321,10 +326,21 @@ function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter)
   return lines;
 }
 
+/** A namespace by its bare name, as these lines always showed it; a Cluster named as one. */
+function sourceLabel(key: string): string {
+  return sourceNoun(key) === 'Cluster' ? describeSource(key) : key;
+}
+
 function renderWarning(warning: Warning, paint: Painter): string {
+  const source = warning.namespace;
+  const secret = warning.secret;
+  // `<namespace>/<registration>` for a namespace; a Cluster's key already holds a `/`, so
+  // its registration is named in words.
   const where =
-    warning.namespace === undefined
+    source === undefined
       ? ''
-      : `${warning.namespace}${warning.secret === undefined ? '' : `/${warning.secret}`}: `;
+      : sourceNoun(source) === 'Cluster'
+        ? `${describeSource(source)}${secret === undefined ? '' : `, registration ${secret}`}: `
+        : `${source}${secret === undefined ? '' : `/${secret}`}: `;
   return `  ${paint.yellow('!')} ${where}${warning.message} [${warning.code}]`;
 }

@@ -63,7 +63,20 @@ export function defaultClusterName(
 
 /** `namespace team-a` or `Cluster team-a/alpha`, as messages name a source. */
 export function describeSource(key: string): string {
-  return key.includes('/') ? `Cluster ${key}` : `namespace ${key}`;
+  return `${sourceNoun(key)} ${key}`;
+}
+
+/** `namespace` or `Cluster`: what a source key names, as messages say it ("the Cluster is gone"). */
+export function sourceNoun(key: string): 'namespace' | 'Cluster' {
+  return key.includes('/') ? 'Cluster' : 'namespace';
+}
+
+/**
+ * How messages say a source is on its way out: a namespace is terminating (its phase says
+ * so); a Cluster is being deleted (Cluster API runs its finalizers meanwhile).
+ */
+export function sourceEnding(key: string): 'is terminating' | 'is being deleted' {
+  return key.includes('/') ? 'is being deleted' : 'is terminating';
 }
 
 /** The namespace a source's Secrets live in. */

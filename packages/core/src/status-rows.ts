@@ -19,7 +19,13 @@ import type {
   Snapshot,
   Timestamp,
 } from './types.js';
-import { clusterSourceKey, describeSource, recordedSourceKey, sourceRef } from './sources.js';
+import {
+  clusterSourceKey,
+  describeSource,
+  recordedSourceKey,
+  sourceNoun,
+  sourceRef,
+} from './sources.js';
 
 /** Bumped when a field changes meaning or goes away (adding one is compatible). */
 export const STATUS_FORMAT_VERSION = '1';
@@ -148,6 +154,8 @@ function registrationRow(
   const warning = plan.warnings.find((w) => w.secret === secret.name);
   const active = secret.labels[ARGOCD_SECRET_TYPE_LABEL] === ARGOCD_CLUSTER_SECRET_TYPE;
   const lookup = source === undefined ? undefined : snapshot.sourceLookups[source];
+  // Labels that record no source key are read as a namespace's, as they always were.
+  const noun = source === undefined ? 'namespace' : sourceNoun(source);
   let state: StatusState;
   let reason: { code: string; message: string };
   if (!active || action?.kind === 'demote') {
@@ -158,12 +166,17 @@ function registrationRow(
       code: 'renamed',
       message: active
         ? `${describeSource(source ?? '?')} now claims another name; this one is demoted once that is registered`
-        : `demoted${by === undefined ? '' : ` for ${by}`}${since === undefined ? '' : ` since ${since}`}; ArgoCD no longer sees it, and relabelling the namespace back restores it`,
+        : `demoted${by === undefined ? '' : ` for ${by}`}${since === undefined ? '' : ` since ${since}`}; ArgoCD no longer sees it, and relabelling the ${noun} back restores it`,
     };
   } else if (action?.kind === 'delete' || lookup?.state === 'notFound') {
     state = secret.labels[keys.prune] === 'disabled' ? 'pinned' : 'source-gone';
     reason = {
-      code: action?.kind === 'delete' ? action.reason.code : 'source-namespace-not-found',
+      code:
+        action?.kind === 'delete'
+          ? action.reason.code
+          : noun === 'Cluster'
+            ? 'source-cluster-not-found'
+            : 'source-namespace-not-found',
       message: warning?.message ?? `source ${describeSource(source ?? '?')} is gone`,
     };
   } else {
@@ -202,14 +215,18 @@ function foreignRows(plan: Plan, foreign: readonly ObservedSecret[]): StatusRow[
       return blocker?.namespace === secret.namespace && blocker.name === secret.name;
     });
     if (blocked.length === 0) continue;
-    const what = blocked.map((outcome) => outcome.namespace).join(', ');
+    // Namespaces by bare name, as always; a Cluster among them names each source's kind.
+    const keys = blocked.map((outcome) => outcome.namespace);
+    const what = keys.some((key) => sourceNoun(key) === 'Cluster')
+      ? keys.map(describeSource).join(', ')
+      : `namespace${blocked.length === 1 ? '' : 's'} ${keys.join(', ')}`;
     rows.push({
       kind: 'foreign',
       ...optional('cluster', decodeBase64Text(secret.data['name'] ?? '')),
       state: 'foreign',
       reason: {
         code: 'blocks',
-        message: `not managed by this registrar; blocks namespace${blocked.length === 1 ? '' : 's'} ${what} (its name or server is taken)`,
+        message: `not managed by this registrar; blocks ${what} (its name or server is taken)`,
       },
       secret: secret.name,
       ...optional('server', serverOf(secret.data)),

@@ -135,6 +135,26 @@ describe('a deletion rests on the proof its reason names', () => {
     expect(lapse(REPLACED_DELETE, present('uid-a3', 'alpha'))).toBe('holds');
     expect(lapse(REPLACED_DELETE, present('uid-a', 'alpha'))).toBe('recorded-source-back');
   });
+  it('source-cluster-not-found and source-cluster-replaced: the same proofs, of a Cluster by its uid label', () => {
+    const ofCluster = registration({
+      [KEYS.sourceKind]: 'Cluster',
+      [KEYS.sourceNamespace]: 'fleet',
+      [KEYS.sourceCluster]: 'alpha',
+      [KEYS.sourceClusterUid]: 'uid-c',
+    });
+    const notFound = deleteFor({ code: 'source-cluster-not-found', namespace: 'fleet/alpha' });
+    expect(proofSource(notFound)).toBe('fleet/alpha');
+    expect(lapse(notFound, NOT_FOUND, ofCluster)).toBe('holds');
+    expect(lapse(notFound, present('uid-c2', 'other'), ofCluster)).toBe('source-exists-again');
+    const replaced = deleteFor({
+      code: 'source-cluster-replaced',
+      namespace: 'fleet/alpha',
+      recordedUid: 'uid-c',
+      observedUid: 'uid-c2',
+    });
+    expect(lapse(replaced, present('uid-c3', 'alpha'), ofCluster)).toBe('holds');
+    expect(lapse(replaced, present('uid-c', 'alpha'), ofCluster)).toBe('recorded-source-back');
+  });
   it('demotion-expired: holds unless the recorded source claims the name again', () => {
     expect(lapse(EXPIRED_DELETE, NOT_FOUND)).toBe('holds');
     expect(lapse(EXPIRED_DELETE, present('uid-a', 'beta'))).toBe('holds');
@@ -205,9 +225,9 @@ describe('proof rules and the planner', () => {
     expect([...seen].filter((kind) => !kind.startsWith('demotion-expired')).sort()).toEqual([
       'renamed of a Cluster',
       'renamed of a namespace',
-      'source-namespace-not-found of a Cluster',
+      'source-cluster-not-found of a Cluster',
+      'source-cluster-replaced of a Cluster',
       'source-namespace-not-found of a namespace',
-      'source-namespace-replaced of a Cluster',
       'source-namespace-replaced of a namespace',
     ]);
   });

@@ -84,11 +84,13 @@ export function writeProof(
   const reason = action.reason;
   switch (reason.code) {
     case 'source-namespace-not-found':
+    case 'source-cluster-not-found':
       // Rests on: the source is not found.
       return now.state === 'notFound'
         ? HOLDS
         : lapsed('source-exists-again', `${subject} exists again`);
     case 'source-namespace-replaced':
+    case 'source-cluster-replaced':
       // Rests on: the recorded source is gone (absent, or another one of that name).
       return now.state === 'notFound' || now.uid !== reason.recordedUid
         ? HOLDS

@@ -87,6 +87,13 @@ async function explained<T>(waiting: Promise<T>): Promise<T> {
   }
 }
 
+/** The daemon's log lines with `msg`, as [namespace, sourceCluster, reason] (absent: undefined). */
+function logged(msg: string): unknown[][] {
+  return (daemon?.logs ?? [])
+    .filter((line) => line['msg'] === msg)
+    .map((line) => [line['namespace'], line['sourceCluster'], line['reason']]);
+}
+
 async function clusterEndpoint(name: string): Promise<{ host: string; port: number }> {
   return { host: `${name}.${DOMAIN}`, port: await freePort() };
 }
@@ -125,6 +132,18 @@ describe('two Clusters in one namespace', () => {
         [`${PREFIX}env`]: name === 'alpha' ? 'prod' : 'dev',
       });
     }
+    // Said of each Cluster as a Cluster: a message of its own, its namespace as namespace.
+    await explained(
+      eventually(
+        () => (logged('Cluster registered').length === 2 ? true : undefined),
+        'a "Cluster registered" line for each Cluster',
+      ),
+    );
+    expect(logged('Cluster registered').sort()).toEqual([
+      [fleet, 'alpha', undefined],
+      [fleet, 'beta', undefined],
+    ]);
+    expect(logged('namespace registered')).toEqual([]);
     let nextRefresh = Date.now() + 2_000;
     const apps = await explained(
       eventually(
@@ -184,6 +203,9 @@ describe('two Clusters in one namespace', () => {
       }, 'a Stale Event on Cluster beta'),
     );
     expect((await registration(world, 'beta'))?.metadata?.uid).toBe(before?.metadata?.uid);
+    expect(logged('registration stale').map(([ns, cluster]) => [ns, cluster])).toEqual([
+      [fleet, 'beta'],
+    ]);
   });
 
   it('removes only the registration of a deleted Cluster, once CAPI has deleted it', async () => {
@@ -214,5 +236,13 @@ describe('two Clusters in one namespace', () => {
     ]);
     expect(left.trim()).toBe('cluster.cluster.x-k8s.io/beta');
     expect(await registration(world, 'beta')).toBeDefined();
+    // The reason names what was proven gone: the Cluster, not its namespace (which is there).
+    await explained(
+      eventually(
+        () => (logged('deleted registration').length > 0 ? true : undefined),
+        'the "deleted registration" line',
+      ),
+    );
+    expect(logged('deleted registration')).toEqual([[fleet, 'alpha', 'source-cluster-not-found']]);
   });
 });

@@ -127,7 +127,7 @@ describe('removing a Cluster source only on positive proof', () => {
     const result = plan(gone, CONFIG, NOW);
     expect(kinds(result)).toEqual(['delete alpha']);
     expect(result.actions[0]?.reason).toEqual({
-      code: 'source-namespace-not-found',
+      code: 'source-cluster-not-found',
       namespace: 'fleet/alpha',
     });
   });
@@ -139,7 +139,7 @@ describe('removing a Cluster source only on positive proof', () => {
       .build();
     expect(plan(recreated, CONFIG, NOW).actions.map((action) => action.reason)).toEqual([
       {
-        code: 'source-namespace-replaced',
+        code: 'source-cluster-replaced',
         namespace: 'fleet/alpha',
         recordedUid: 'uid-fleet-alpha',
         observedUid: 'uid-new',
@@ -167,7 +167,7 @@ describe('removing a Cluster source only on positive proof', () => {
     const result = plan({ ...registered, clusters: [] }, off, NOW);
     expect(result.actions).toEqual([]);
     expect(result.warnings.map((warning) => warning.message)).toContain(
-      'registration cluster-alpha is kept: its source namespace cannot be checked (Cluster fleet/alpha was not looked up (Cluster sources are off: --capi-clusters))',
+      'registration cluster-alpha is kept: its source Cluster cannot be checked (Cluster fleet/alpha was not looked up (Cluster sources are off: --capi-clusters))',
     );
   });
 

@@ -13,7 +13,7 @@ import type { Action, DesiredSecret, Labels, NamespaceOutcome, ObservedSecret } 
 import type { Registration, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
-import { describeSource } from '../sources.js';
+import { describeSource, sourceEnding, sourceNoun } from '../sources.js';
 
 /** The labels a registration carries that were copied from its namespace, sorted. */
 export function copiedLabels(labels: Labels, keys: LabelKeys): string[] {
@@ -62,7 +62,7 @@ export function drainage(state: PassState, registration: Registration): Action |
     warn(
       state,
       'prune-disabled',
-      `${registration.secret.name} is not drained although ${describeSource(subject.namespace.name)} is terminating: it carries ${state.keys.prune}=disabled`,
+      `${registration.secret.name} is not drained although ${describeSource(subject.namespace.name)} ${sourceEnding(subject.namespace.name)}: it carries ${state.keys.prune}=disabled`,
       subject.namespace.name,
       registration.secret.name,
     );
@@ -92,12 +92,14 @@ export function drainOutcome(
   const drained = subject.registrations.filter((registration) => !registration.pruneDisabled);
   if (drained.length === 0) return undefined;
   const names = drained.map((registration) => registration.secret.name).join(', ');
+  const key = subject.namespace.name;
+  const noun = sourceNoun(key);
   return {
     ...base,
     state: 'drained',
     reason: {
       code: 'drained',
-      message: `${describeSource(subject.namespace.name)} is terminating; ${names} stays registered without the labels copied from the namespace, so ApplicationSet generators that select on them remove its Applications while ArgoCD can still reach the cluster; it is deleted once the namespace is gone`,
+      message: `${describeSource(key)} ${sourceEnding(key)}; ${names} stays registered without the labels copied from the ${noun}, so ApplicationSet generators that select on them remove its Applications while ArgoCD can still reach the cluster; it is deleted once the ${noun} is gone`,
     },
   };
 }

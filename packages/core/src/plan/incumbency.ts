@@ -10,7 +10,7 @@ import type { Refusal } from '../types.js';
 import type { Claim, Registration, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { collisionMessage } from './server-ledger.js';
-import { describeSource } from '../sources.js';
+import { describeSource, sourceEnding, sourceNoun } from '../sources.js';
 
 export function settle(state: PassState, claims: readonly Claim[]): void {
   // Claims arrive in namespace-name order and sort() is stable: incumbents keep that order,
@@ -118,6 +118,11 @@ export function pinnedRefusal(state: PassState, target: Registration, claimant: 
   const owner =
     target.sourceName === undefined ? 'an unknown namespace' : describeSource(target.sourceName);
   const source = target.source;
+  // What the owner is, for "kept while that namespace exists"; an unrecorded one is as
+  // before: a namespace.
+  const noun = target.sourceName === undefined ? 'namespace' : sourceNoun(target.sourceName);
+  const ending =
+    target.sourceName === undefined ? 'is terminating' : sourceEnding(target.sourceName);
   // The holder still claims this very name: its registration is live and stays, so the only
   // fix is on the claimant's side (never suggest deleting it, even with a prune veto).
   if (source.kind === 'managed' && !source.subject.terminating && target.role === 'incumbent') {
@@ -137,16 +142,16 @@ export function pinnedRefusal(state: PassState, target: Registration, claimant: 
     case 'managed':
       return refusal(
         source.subject.terminating
-          ? `${name} is the registration of ${owner}, which is terminating; it is kept until the namespace is gone`
-          : `${name} is the registration of ${owner}, which no longer claims a valid cluster name; it is kept while that namespace exists (${fix})`,
+          ? `${name} is the registration of ${owner}, which ${ending}; it is kept until the ${noun} is gone`
+          : `${name} is the registration of ${owner}, which no longer claims a valid cluster name; it is kept while that ${noun} exists (${fix})`,
       );
     case 'present':
       return refusal(
-        `${name} is the registration of ${owner}, which still exists but is no longer managed; it is kept while that namespace exists (${fix})`,
+        `${name} is the registration of ${owner}, which still exists but is no longer managed; it is kept while that ${noun} exists (${fix})`,
       );
     case 'unknown':
       return refusal(
-        `${name} is the registration of ${owner}, which could not be checked (${source.why}); it is kept until that namespace is proven gone`,
+        `${name} is the registration of ${owner}, which could not be checked (${source.why}); it is kept until that ${noun} is proven gone`,
       );
     case 'gone':
       return refusal(`${name} is the registration of ${owner}, which is gone; it will be removed`);

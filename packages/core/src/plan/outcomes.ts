@@ -12,7 +12,7 @@ import { drainOutcome } from './drain.js';
 import { registeredCertificateOf } from './compare.js';
 import type { Subject } from './model.js';
 import type { PassState } from './pass-state.js';
-import { describeSource } from '../sources.js';
+import { describeSource, sourceEnding } from '../sources.js';
 
 export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
   const namespace = subject.namespace.name;
@@ -67,7 +67,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
     // Drain on (drain.ts): the registration is kept without its copied labels.
     const drained = drainOutcome(state, subject, base);
     if (drained !== undefined) return drained;
-    const message = `${describeSource(namespace)} is terminating; ${kept.length === 0 ? 'nothing is registered for it' : `${kept.join(', ')} is kept until it is gone, so ArgoCD can still finalise its Applications`}`;
+    const message = `${describeSource(namespace)} ${sourceEnding(namespace)}; ${kept.length === 0 ? 'nothing is registered for it' : `${kept.join(', ')} is kept until it is gone, so ArgoCD can still finalise its Applications`}`;
     return {
       ...base,
       state: kept.length === 0 ? 'skipped' : 'unchanged',

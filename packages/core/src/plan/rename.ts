@@ -13,7 +13,7 @@ import type { Registration } from './model.js';
 import type { PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { vetoed } from './source-proof.js';
-import { describeSource } from '../sources.js';
+import { describeSource, sourceNoun } from '../sources.js';
 
 /**
  * What putting a demoted registration back writes, when its namespace claims that name again
@@ -45,9 +45,11 @@ export function movingRefusal(state: PassState, target: Registration): Refusal {
   const source = target.source;
   const owner = source.kind === 'managed' ? source.subject : undefined;
   const next = owner?.cluster ?? '(unknown)';
+  const key = owner?.namespace.name ?? target.sourceName ?? '(unknown)';
+  const them = sourceNoun(key) === 'Cluster' ? 'sources' : 'namespaces';
   return {
     code: 'name-claimed',
-    message: `${target.secret.name} is still the registration of ${describeSource(owner?.namespace.name ?? target.sourceName ?? '(unknown)')}, which now claims ${next}; it is handed over once ${next} is registered, so ArgoCD never loses that cluster meanwhile (if the two namespaces swapped names, rename one of them to a third name first)`,
+    message: `${target.secret.name} is still the registration of ${describeSource(key)}, which now claims ${next}; it is handed over once ${next} is registered, so ArgoCD never loses that cluster meanwhile (if the two ${them} swapped names, rename one of them to a third name first)`,
   };
 }
 

@@ -7,7 +7,7 @@ import { compareStrings } from '../compare-strings.js';
 import type { LabelKeys } from '../label-keys.js';
 import type { Config } from '../types.js';
 import type { Claim, Holder, Registration } from './model.js';
-import { describeSource } from '../sources.js';
+import { describeSource, sourceNoun } from '../sources.js';
 
 export class ServerLedger {
   /**
@@ -109,5 +109,10 @@ export function collisionMessage(
   const owner =
     holder.ownerName === undefined ? 'an unknown namespace' : describeSource(holder.ownerName);
   const verb = holder.claimed ? 'is being registered this pass' : 'is already registered';
-  return `server ${server} ${verb} as ${holder.secret} by ${owner}; ArgoCD would pick one of the two at random. Point one of the namespaces at another server (${keys.server} annotation) or stop managing one of them`;
+  // Two namespaces are "namespaces"; with a Cluster on either side, "sources" covers both.
+  const clusterInvolved = [claim.subject.namespace.name, holder.ownerName ?? ''].some(
+    (key) => sourceNoun(key) === 'Cluster',
+  );
+  const them = clusterInvolved ? 'sources' : 'namespaces';
+  return `server ${server} ${verb} as ${holder.secret} by ${owner}; ArgoCD would pick one of the two at random. Point one of the ${them} at another server (${keys.server} annotation) or stop managing one of them`;
 }

@@ -7,12 +7,12 @@
 import { parseTimestamp } from '../registration.js';
 import { unreachable } from '../unreachable.js';
 import type { Action, ObservedSecret } from '../types.js';
-import { describeSource } from '../sources.js';
+import { describeSource, sourceNoun } from '../sources.js';
 import type { RecordedSource, Registration, SecretMemo, SourceStatus } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { observedRef } from './secret-fields.js';
 
-/** Whose registration this is, and whether that namespace is provably gone. */
+/** Whose registration this is, and whether that source is provably gone. */
 export function sourceStatus(
   state: PassState,
   secret: ObservedSecret,
@@ -20,13 +20,20 @@ export function sourceStatus(
   facts: SecretMemo,
 ): SourceStatus {
   const { name, uid } = recorded;
-  if (recorded.problem !== undefined) return unknownSource(state, secret, recorded.problem);
+  if (recorded.problem !== undefined)
+    return unknownSource(state, secret, 'source', recorded.problem);
   if (name === undefined) {
-    return unknownSource(state, secret, `it has no ${state.keys.sourceNamespace} label`);
+    return unknownSource(
+      state,
+      secret,
+      'source namespace',
+      `it has no ${state.keys.sourceNamespace} label`,
+    );
   }
+  const what = `source ${sourceNoun(name)}`;
   const subject = state.memo.sourceSubject(facts, name);
   if (subject !== undefined) {
-    if (uid === undefined) return unknownSource(state, secret, missingUid(state, name));
+    if (uid === undefined) return unknownSource(state, secret, what, missingUid(state, name));
     if (subject.namespace.uid === uid) return { kind: 'managed', subject };
     return replaced(name, uid, subject.namespace.uid);
   }
@@ -36,19 +43,21 @@ export function sourceStatus(
     return unknownSource(
       state,
       secret,
+      what,
       `${describeSource(name)} was not looked up${notLookedUpHint(state, name)}`,
     );
   switch (lookup.state) {
     case 'notFound':
-      return { kind: 'gone', reason: { code: 'source-namespace-not-found', namespace: name } };
+      return { kind: 'gone', reason: { code: notFoundCode(name), namespace: name } };
     case 'present':
-      if (uid === undefined) return unknownSource(state, secret, missingUid(state, name));
+      if (uid === undefined) return unknownSource(state, secret, what, missingUid(state, name));
       if (lookup.uid !== uid) return replaced(name, uid, lookup.uid);
       return { kind: 'present', terminating: lookup.deletionTimestamp !== undefined };
     case 'unknown':
       return unknownSource(
         state,
         secret,
+        what,
         `looking up ${describeSource(name)} failed: ${lookup.reason}`,
       );
     default:
@@ -56,12 +65,16 @@ export function sourceStatus(
   }
 }
 
-/** A namespace of the recorded name exists with another uid: it was deleted and re-created. */
+/** A source of the recorded key exists with another uid: it was deleted and re-created. */
 function replaced(namespace: string, recordedUid: string, observedUid: string): SourceStatus {
-  return {
-    kind: 'gone',
-    reason: { code: 'source-namespace-replaced', namespace, recordedUid, observedUid },
-  };
+  const code =
+    sourceNoun(namespace) === 'Cluster' ? 'source-cluster-replaced' : 'source-namespace-replaced';
+  return { kind: 'gone', reason: { code, namespace, recordedUid, observedUid } };
+}
+
+/** Each kind of source has its own code, so a reader of the plan knows what was looked up. */
+function notFoundCode(key: string): 'source-namespace-not-found' | 'source-cluster-not-found' {
+  return sourceNoun(key) === 'Cluster' ? 'source-cluster-not-found' : 'source-namespace-not-found';
 }
 
 function missingUid(state: PassState, name: string): string {
@@ -76,11 +89,17 @@ function notLookedUpHint(state: PassState, name: string): string {
     : '';
 }
 
-function unknownSource(state: PassState, secret: ObservedSecret, why: string): SourceStatus {
+/** `what`: the source as far as the labels tell (`source namespace`, `source Cluster`, `source`). */
+function unknownSource(
+  state: PassState,
+  secret: ObservedSecret,
+  what: string,
+  why: string,
+): SourceStatus {
   warn(
     state,
     'source-unknown',
-    `registration ${secret.name} is kept: its source namespace cannot be checked (${why})`,
+    `registration ${secret.name} is kept: its ${what} cannot be checked (${why})`,
     secret.labels[state.keys.sourceNamespace],
     secret.name,
   );

@@ -258,7 +258,7 @@ describe('write-time proof for Cluster sources', () => {
       kind: 'delete',
       cluster: 'alpha',
       target,
-      reason: { code: 'source-namespace-not-found', namespace: source },
+      reason: { code: 'source-cluster-not-found', namespace: source },
     };
     expect(await write(deletion)).toMatchObject({ status: 'withheld' });
 
