@@ -201,35 +201,39 @@ function passes(snapshot: Snapshot, count: number): { snapshot: Snapshot; result
 
 describe('proof rules and the planner', () => {
   it('every demotion and deletion a plan holds is still proven by the world it was planned from', () => {
-    const seen = new Set<string>();
-    fc.assert(
-      fc.property(renamingInputArb, (input) => {
-        for (const { snapshot, result } of passes(buildSnapshot(input), 3)) {
-          for (const { action, source } of provenActions(result)) {
-            const registration = snapshot.clusterSecrets.find((s) => s.uid === action.target.uid);
-            const now = lookupIn(snapshot, source);
-            expect(
-              writeProof(action, registration, now, PROPERTY_CONFIG),
-              `${action.kind} ${action.cluster} (${action.reason.code})`,
-            ).toEqual({ holds: true });
-            seen.add(
-              `${action.reason.code} of a ${source.includes('/') ? 'Cluster' : 'namespace'}`,
-            );
-          }
-        }
-      }),
-      { numRuns: 150 },
-    );
-    // The property is only as good as the cases it saw (an expired demotion is rare in
-    // generated worlds; its rule has its own test above).
-    expect([...seen].filter((kind) => !kind.startsWith('demotion-expired')).sort()).toEqual([
+    const kinds = [
       'renamed of a Cluster',
       'renamed of a namespace',
       'source-cluster-not-found of a Cluster',
       'source-cluster-replaced of a Cluster',
       'source-namespace-not-found of a namespace',
       'source-namespace-replaced of a namespace',
-    ]);
+    ];
+    const seen = new Set<string>();
+    // The property is only as good as the cases it saw. A re-created Cluster comes up in about
+    // one generated world of eighty, so 150 runs miss it now and then: fresh rounds of runs
+    // follow until every kind was seen (up to ten, which all miss it about once in 10^8).
+    // An expired demotion is rare in generated worlds; its rule has its own test above.
+    for (let round = 0; round < 10 && !kinds.every((kind) => seen.has(kind)); round++)
+      fc.assert(
+        fc.property(renamingInputArb, (input) => {
+          for (const { snapshot, result } of passes(buildSnapshot(input), 3)) {
+            for (const { action, source } of provenActions(result)) {
+              const registration = snapshot.clusterSecrets.find((s) => s.uid === action.target.uid);
+              const now = lookupIn(snapshot, source);
+              expect(
+                writeProof(action, registration, now, PROPERTY_CONFIG),
+                `${action.kind} ${action.cluster} (${action.reason.code})`,
+              ).toEqual({ holds: true });
+              seen.add(
+                `${action.reason.code} of a ${source.includes('/') ? 'Cluster' : 'namespace'}`,
+              );
+            }
+          }
+        }),
+        { numRuns: 150 },
+      );
+    expect([...seen].filter((kind) => !kind.startsWith('demotion-expired')).sort()).toEqual(kinds);
   });
 
   it('a failed lookup never proves a planned demotion or deletion', () => {
