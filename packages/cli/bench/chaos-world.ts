@@ -137,7 +137,9 @@ export async function waitFor(
  */
 export function keepLogs(
   name: string,
-  replicas: readonly ProxiedReplica[],
+  replicas: readonly Pick<ProxiedReplica, 'label' | 'daemon'>[],
+  /** Which replicas are summarised (all of them by default); every log is kept. */
+  summarise: (label: string) => boolean = () => true,
 ): { dir: string; replicas: Record<string, object> } {
   const dir = join(tmpdir(), `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(dir, { recursive: true });
@@ -148,6 +150,7 @@ export function keepLogs(
       join(dir, `${replica.label}.jsonl`),
       logs.map((l) => JSON.stringify(l)).join('\n') + '\n',
     );
+    if (!summarise(replica.label)) continue;
     const counts: Record<string, number> = {};
     for (const line of logs) {
       const key = `${String(line['level'])}: ${String(line['msg'])}`;

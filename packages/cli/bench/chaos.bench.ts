@@ -8,7 +8,8 @@
 //   random moments (about one per 24 s, 50 in the default 20 minutes) and one leader frozen
 //   past its lease mid-run, and kube-apiserver restarted on the same etcd every 5 minutes
 //   (every second restart right after an etcd compaction, so the watches' versions are
-//   gone): every watch of both replicas breaks at once and re-lists;
+//   gone): every watch of both replicas breaks at once and re-lists. Every process's log is
+//   kept (with --debug, so each pass shows) and the last two are summarised;
 // - partition (half as long): the leader cut off from the API server again and again, the
 //   other replica connected (chaos-partition.ts);
 // - upgrade (half as long): 0.2.0 rolled over to the current build (chaos-upgrade.ts).
@@ -38,7 +39,7 @@ import type { WriteAudit } from '../src/test-support/chaos.js';
 import type { LeaseHistory } from '../src/test-support/lease-history.js';
 import type { RunningDaemon } from '../src/test-support/e2e.js';
 import { partitionCase } from './chaos-partition.js';
-import { startBenchWorld } from './chaos-world.js';
+import { keepLogs, startBenchWorld } from './chaos-world.js';
 import { upgradeCase } from './chaos-upgrade.js';
 
 const MINUTES = Number(process.env['CHAOS_MINUTES'] ?? 20);
@@ -55,8 +56,11 @@ interface Replica {
   readonly audit: WriteAudit;
   readonly kubeconfig: string;
   daemon: RunningDaemon;
-  /** Every process this replica ran, with when it ran: a write is judged by who sent it. */
-  readonly processes: { pid: number; from: number; to: number }[];
+  /**
+   * Every process this replica ran, with when it ran (a write is judged by who sent it), and
+   * the process itself, whose log is kept.
+   */
+  readonly processes: { pid: number; from: number; to: number; daemon: RunningDaemon }[];
   /** Every Secret write and Event it forwarded: when the proxy had it, and which process sent it. */
   readonly sent: { at: number; sender: number | undefined; what: string }[];
   /** Writes received while the Lease was valid for another holder than their sender. */
@@ -95,8 +99,13 @@ async function killsCase(): Promise<{ figures: object; ok: boolean }> {
   );
   const world = await startBenchWorld('bench-chaos', NAMESPACES);
   const { chaos, history, holder } = world;
+  // --debug: each pass is logged ('pass complete', with its requests and failures) only so.
   const launch = (kubeconfig: string): RunningDaemon =>
-    startProxiedDaemon(chaos, kubeconfig, [`--interval=${INTERVAL_S}s`, '--leader-elect']);
+    startProxiedDaemon(chaos, kubeconfig, [
+      `--interval=${INTERVAL_S}s`,
+      '--leader-elect',
+      '--debug',
+    ]);
   /** The replica's process is gone (killed or crashed): the next one takes its place. */
   const restart = (replica: Replica): void => {
     const last = replica.processes[replica.processes.length - 1];
@@ -106,6 +115,7 @@ async function killsCase(): Promise<{ figures: object; ok: boolean }> {
       pid: replica.daemon.process.pid ?? -1,
       from: Date.now(),
       to: Infinity,
+      daemon: replica.daemon,
     });
   };
   const replicas: Replica[] = [];
@@ -142,7 +152,7 @@ async function killsCase(): Promise<{ figures: object; ok: boolean }> {
       audit,
       kubeconfig,
       daemon,
-      processes: [{ pid: daemon.process.pid ?? -1, from: Date.now(), to: Infinity }],
+      processes: [{ pid: daemon.process.pid ?? -1, from: Date.now(), to: Infinity, daemon }],
       sent: [],
       unfenced: [],
       deposed: [],
@@ -246,6 +256,19 @@ async function killsCase(): Promise<{ figures: object; ok: boolean }> {
     writesWithoutTheLeaseDetail: replicas.flatMap((r) => r.unfenced.map((w) => `${r.label}: ${w}`)),
     convergenceSeconds: convergedMs === undefined ? null : convergedMs / 1000,
     notConverged: convergedMs === undefined ? last.slice(0, 10) : [],
+    // Every process's log, one file each (replica, then its n-th process, then its pid); the
+    // summary covers the processes still running at the end, whose work convergence awaited.
+    logs: keepLogs(
+      'chaos-kills',
+      replicas.flatMap((r) =>
+        r.processes.map((p, n) => ({
+          ...r,
+          label: `${r.label}-${String(n).padStart(2, '0')}-${String(p.pid)}`,
+          daemon: p.daemon,
+        })),
+      ),
+      (label) => replicas.some((r) => label.endsWith(`-${String(r.daemon.process.pid)}`)),
+    ),
   };
   for (const replica of replicas) {
     await replica.daemon.stop('SIGKILL');
