@@ -66,9 +66,14 @@ export function describeSource(key: string): string {
   return `${sourceNoun(key)} ${key}`;
 }
 
+/** Whether a source key names a Cluster (`<namespace>/<name>`) rather than a namespace. */
+export function isClusterKey(key: string): boolean {
+  return key.includes('/');
+}
+
 /** `namespace` or `Cluster`: what a source key names, as messages say it ("the Cluster is gone"). */
 export function sourceNoun(key: string): 'namespace' | 'Cluster' {
-  return key.includes('/') ? 'Cluster' : 'namespace';
+  return isClusterKey(key) ? 'Cluster' : 'namespace';
 }
 
 /**
@@ -76,7 +81,7 @@ export function sourceNoun(key: string): 'namespace' | 'Cluster' {
  * so); a Cluster is being deleted (Cluster API runs its finalizers meanwhile).
  */
 export function sourceEnding(key: string): 'is terminating' | 'is being deleted' {
-  return key.includes('/') ? 'is being deleted' : 'is terminating';
+  return isClusterKey(key) ? 'is being deleted' : 'is terminating';
 }
 
 /** The namespace a source's Secrets live in. */

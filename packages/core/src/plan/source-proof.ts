@@ -7,7 +7,7 @@
 import { parseTimestamp } from '../registration.js';
 import { unreachable } from '../unreachable.js';
 import type { Action, ObservedSecret } from '../types.js';
-import { describeSource, sourceNoun } from '../sources.js';
+import { describeSource, isClusterKey, sourceNoun } from '../sources.js';
 import type { RecordedSource, Registration, SecretMemo, SourceStatus } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { observedRef } from './secret-fields.js';
@@ -67,24 +67,23 @@ export function sourceStatus(
 
 /** A source of the recorded key exists with another uid: it was deleted and re-created. */
 function replaced(namespace: string, recordedUid: string, observedUid: string): SourceStatus {
-  const code =
-    sourceNoun(namespace) === 'Cluster' ? 'source-cluster-replaced' : 'source-namespace-replaced';
+  const code = isClusterKey(namespace) ? 'source-cluster-replaced' : 'source-namespace-replaced';
   return { kind: 'gone', reason: { code, namespace, recordedUid, observedUid } };
 }
 
 /** Each kind of source has its own code, so a reader of the plan knows what was looked up. */
 function notFoundCode(key: string): 'source-namespace-not-found' | 'source-cluster-not-found' {
-  return sourceNoun(key) === 'Cluster' ? 'source-cluster-not-found' : 'source-namespace-not-found';
+  return isClusterKey(key) ? 'source-cluster-not-found' : 'source-namespace-not-found';
 }
 
 function missingUid(state: PassState, name: string): string {
-  const key = name.includes('/') ? state.keys.sourceClusterUid : state.keys.sourceNamespaceUid;
+  const key = isClusterKey(name) ? state.keys.sourceClusterUid : state.keys.sourceNamespaceUid;
   return `it has no ${key} label to tell ${describeSource(name)} from a re-created one`;
 }
 
 /** Cluster sources switched off: their registrations stay, and the message says why. */
 function notLookedUpHint(state: PassState, name: string): string {
-  return name.includes('/') && !state.config.capiClusters
+  return isClusterKey(name) && !state.config.capiClusters
     ? ' (Cluster sources are off: --capi-clusters)'
     : '';
 }
