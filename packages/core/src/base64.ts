@@ -1,9 +1,12 @@
-// Strict, portable base64 and UTF-8. Core is compiled without Node or DOM types, so neither
-// Buffer nor TextEncoder is available; both codecs are small enough to own.
+// Strict base64 and UTF-8. Core is compiled without Node or DOM types and must run where
+// neither Buffer nor TextEncoder exists, so it owns portable codecs; where the runtime has the
+// standard ones (host-codecs.ts), the exports below use those instead, with the same results.
 //
 // "Strict" means exactly what ArgoCD's Go side accepts for Secret data and kubeconfig
 // `*-data` fields (encoding/base64.StdEncoding): standard alphabet, `=` padding to a multiple
 // of four, no whitespace, no URL-safe characters, and zero bits after the last symbol.
+
+import { hostCodecs, type Codecs } from './host-codecs.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
@@ -16,7 +19,7 @@ const DECODE_TABLE: readonly number[] = (() => {
 const PAD = 0x3d; // '='
 
 /** Padded standard base64 → bytes; `undefined` for anything Go's StdEncoding would reject. */
-export function decodeBase64(text: string): Uint8Array | undefined {
+function portableDecodeBase64(text: string): Uint8Array | undefined {
   const length = text.length;
   if (length % 4 !== 0) return undefined;
   let padding = 0;
@@ -56,7 +59,7 @@ function symbolValue(text: string, index: number): number {
   return code < 128 ? (DECODE_TABLE[code] ?? -1) : -1;
 }
 
-export function encodeBase64(bytes: Uint8Array): string {
+function portableEncodeBase64(bytes: Uint8Array): string {
   // Emit char codes into a buffer and build the string in chunks: appending one character at a
   // time makes V8 chain thousands of tiny strings, which is slow to compare and heavy to hold.
   const codes = new Uint16Array(Math.ceil(bytes.length / 3) * 4);
@@ -98,7 +101,7 @@ const ALPHABET_CODES = Array.from(ALPHABET, (char) => char.charCodeAt(0));
  * UTF-8 encoding of a JavaScript string. A lone surrogate has no UTF-8 form; it becomes
  * U+FFFD, as TextEncoder does.
  */
-export function encodeUtf8(text: string): Uint8Array {
+function portableEncodeUtf8(text: string): Uint8Array {
   // Most text here is ASCII (base64 of certificates, fingerprinted for every preview): one
   // byte per unit, written straight into a buffer of the right size.
   const ascii = new Uint8Array(text.length);
@@ -155,7 +158,7 @@ function encodeUtf8From(text: string, head: Uint8Array, start: number): Uint8Arr
  * truncated sequences give `undefined` rather than replacement characters, so a binary blob
  * is reported as unreadable instead of being half-read.
  */
-export function decodeUtf8(bytes: Uint8Array): string | undefined {
+function portableDecodeUtf8(bytes: Uint8Array): string | undefined {
   // UTF-16 never needs more units than UTF-8 has bytes.
   const units = new Uint16Array(bytes.length);
   let u = 0;
@@ -204,12 +207,43 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
 }
 
 /** UTF-8 then base64. */
-export function encodeBase64Text(text: string): string {
-  return encodeBase64(encodeUtf8(text));
+function portableEncodeBase64Text(text: string): string {
+  return portableEncodeBase64(portableEncodeUtf8(text));
 }
 
 /** `undefined` on bad base64 or bad UTF-8. */
-export function decodeBase64Text(text: string): string | undefined {
-  const bytes = decodeBase64(text);
-  return bytes === undefined ? undefined : decodeUtf8(bytes);
+function portableDecodeBase64Text(text: string): string | undefined {
+  const bytes = portableDecodeBase64(text);
+  return bytes === undefined ? undefined : portableDecodeUtf8(bytes);
 }
+
+/** The portable codecs, for runtimes without the standard ones (and to test those against). */
+export const portableCodecs: Codecs = {
+  decodeBase64: portableDecodeBase64,
+  decodeBase64Text: portableDecodeBase64Text,
+  encodeBase64: portableEncodeBase64,
+  encodeBase64Text: portableEncodeBase64Text,
+  decodeUtf8: portableDecodeUtf8,
+  encodeUtf8: portableEncodeUtf8,
+};
+
+const codecs: Codecs = hostCodecs() ?? portableCodecs;
+
+/** Padded standard base64 → bytes; `undefined` for anything Go's StdEncoding would reject. */
+export const decodeBase64 = codecs.decodeBase64;
+export const encodeBase64 = codecs.encodeBase64;
+/** UTF-8 then base64. */
+export const encodeBase64Text = codecs.encodeBase64Text;
+/** `undefined` on bad base64 or bad UTF-8. */
+export const decodeBase64Text = codecs.decodeBase64Text;
+/**
+ * Strict UTF-8 decoding: overlong forms, surrogates, code points above U+10FFFF and
+ * truncated sequences give `undefined` rather than replacement characters, so a binary blob
+ * is reported as unreadable instead of being half-read.
+ */
+export const decodeUtf8 = codecs.decodeUtf8;
+/**
+ * UTF-8 encoding of a JavaScript string. A lone surrogate has no UTF-8 form; it becomes
+ * U+FFFD, as TextEncoder does.
+ */
+export const encodeUtf8 = codecs.encodeUtf8;

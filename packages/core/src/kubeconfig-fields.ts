@@ -3,7 +3,7 @@
 // Problem that names the field and the fix; the translator decides what to do with them.
 
 import type { CertificateFacts, Warning } from './types.js';
-import { decodeBase64, decodeUtf8, encodeBase64 } from './base64.js';
+import { decodeBase64, decodeBase64Text } from './base64.js';
 import { readCertificateDer, readPemBlocks } from './x509.js';
 import { isMap, Problem, readBoolean, readString, type YamlMap } from './kubeconfig-structure.js';
 
@@ -12,21 +12,22 @@ import { isMap, Problem, readBoolean, readString, type YamlMap } from './kubecon
 
 /**
  * `*-data` fields are []byte in client-go, decoded with Go's StdEncoding, which skips CR and
- * LF; anything else must be padded standard base64. Returns the bytes (re-encoded
- * canonically for ArgoCD) and the PEM blocks.
+ * LF; anything else must be padded standard base64. Returns the field as ArgoCD gets it and
+ * the PEM blocks. Without CR and LF the field is canonical (strict decoding admits nothing
+ * else), so it is what encoding its bytes again would give.
  */
 function readPemData(
   value: string,
 ):
-  | { readonly bytes: Uint8Array; readonly blocks: ReturnType<typeof readPemBlocks> }
+  | { readonly base64: string; readonly blocks: ReturnType<typeof readPemBlocks> }
   | 'base64'
   | 'pem' {
-  const bytes = decodeBase64(value.replace(/[\r\n]/g, ''));
-  if (bytes === undefined || bytes.length === 0) return 'base64';
-  const text = decodeUtf8(bytes);
-  if (text === undefined) return 'pem';
+  const base64 = value.replace(/[\r\n]/g, '');
+  if (base64 === '') return 'base64';
+  const text = decodeBase64Text(base64);
+  if (text === undefined) return decodeBase64(base64) === undefined ? 'base64' : 'pem';
   const blocks = readPemBlocks(text);
-  return blocks.length === 0 ? 'pem' : { bytes, blocks };
+  return blocks.length === 0 ? 'pem' : { base64, blocks };
 }
 
 const isPrivateKeyLabel = (label: string): boolean =>
@@ -122,7 +123,7 @@ export function readTls(cluster: YamlMap, clusterOwner: string, warn: Warn): Tls
         'set it to the base64 of the PEM CA bundle, or remove it',
       );
     }
-    caData = encodeBase64(ca.bytes);
+    caData = ca.base64;
   }
   return { insecure, serverName, caData };
 }
@@ -217,8 +218,8 @@ export function readCredentials(
       );
     }
     return {
-      certData: encodeBase64(cert.bytes),
-      keyData: encodeBase64(key.bytes),
+      certData: cert.base64,
+      keyData: key.base64,
       clientCertificate: facts,
     };
   } else if (token !== undefined) {

@@ -1,5 +1,5 @@
 // Portable SHA-256 (FIPS 180-4). Core has no Node crypto; the inputs hashed here are small
-// (certificate issuers, values to fingerprint), so a straightforward implementation is enough.
+// (values to fingerprint), so a straightforward implementation is enough.
 
 import { encodeUtf8 } from './base64.js';
 

@@ -105,7 +105,7 @@ export interface Warning {
 
 /** Facts about a client certificate, read portably from its DER. */
 export interface CertificateFacts {
-  /** Hex SHA-256 of the issuer Name's DER: equal issuers compare equal. */
+  /** The issuer Name's DER, base64: equal issuers compare equal (a Name is ~100 bytes). */
   readonly issuer: string;
   readonly notAfter: Timestamp;
 }

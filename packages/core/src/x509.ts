@@ -3,8 +3,7 @@
 // Portable on purpose (core has no Node crypto); never throws: malformed input is `undefined`.
 
 import type { CertificateFacts } from './types.js';
-import { decodeBase64 } from './base64.js';
-import { sha256Hex } from './sha256.js';
+import { decodeBase64, encodeBase64 } from './base64.js';
 
 export interface PemBlock {
   /** The label between `BEGIN ` and `-----`, e.g. `CERTIFICATE`, `EC PRIVATE KEY`. */
@@ -138,7 +137,7 @@ export function readCertificateDer(der: Uint8Array): CertificateFacts | undefine
   if (notAfterElement?.end !== validity.end) return undefined;
   const notAfter = readTime(der, notAfterElement);
   if (notAfter === undefined) return undefined;
-  return { issuer: sha256Hex(der.subarray(issuer.start, issuer.end)), notAfter };
+  return { issuer: encodeBase64(der.subarray(issuer.start, issuer.end)), notAfter };
 }
 
 /** Facts from the first `CERTIFICATE` block of a PEM text; `undefined` when unreadable. */

@@ -132,10 +132,10 @@ W/t4XqbDAkEAzQe/LuzCAZXhEmCdhP4U2sA8DF08i8cmCryQzYbFLKxaqs09E9El
 KgBzX343c0/H+NumFg2/zHO/7SMfhWLbeGjzhZX7OuL+
 -----END RSA PRIVATE KEY-----`;
 
-/** sha256 hex of the issuer Name DER: `CN=test-ca`. */
-export const CA_ISSUER = '8e3ed6b59eb623614c2e4d76d69251688f6ad37cde181947659d55d50bcfb643';
-/** sha256 hex of the issuer Name DER: `CN=other-ca`. */
-export const OTHER_CA_ISSUER = '4527f5b2b39507733631aea4dd61d40b7386484065762d10cdcdc659746c926c';
+/** The issuer Name DER, base64: `CN=test-ca` (its SHA-256: 8e3ed6b5…0bcfb643). */
+export const CA_ISSUER = 'MBIxEDAOBgNVBAMMB3Rlc3QtY2E=';
+/** The issuer Name DER, base64: `CN=other-ca` (its SHA-256: 4527f5b2…746c926c). */
+export const OTHER_CA_ISSUER = 'MBMxETAPBgNVBAMMCG90aGVyLWNh';
 
 export const CA_NOT_AFTER = '2036-11-26T17:57:37Z';
 export const CLIENT_NOT_AFTER = '2027-11-29T17:57:37Z';
