@@ -16,6 +16,10 @@
 // prints where the live heap was allocated and the heap left after the last full collections.
 // Those figures carry the profiler's overhead, so they never go into docs/bench/memory.md.
 //
+// REGISTRAR_BENCH_MEMORY_CPU_PROFILE=1 runs the daemon with --cpu-prof: where its CPU time
+// went (cold start included), written to the work folder when it exits; its figures carry the
+// profiler's overhead and never go into docs/bench/memory.md either.
+//
 // The daemon runs as the image and the chart run it (image-runtime.ts): the image's Node
 // release and ENTRYPOINT flags, inside a memory cgroup at the chart's default limit.
 
@@ -55,6 +59,7 @@ import type { ControlPlane } from '../../testkit/src/index.js';
 
 const N = parseCount(process.argv[2]);
 const DIAG = process.env['REGISTRAR_BENCH_MEMORY_DIAG'] === '1';
+const CPU_PROFILE = process.env['REGISTRAR_BENCH_MEMORY_CPU_PROFILE'] === '1';
 // Pid-suffixed, as the test planes are: two runs at once (other N, other variant) never share
 // a plane or a work directory.
 const PLANE = `bench-memory-${String(process.pid)}`;
@@ -83,7 +88,7 @@ const LIMIT = process.env['REGISTRAR_BENCH_MEMORY_LIMIT'];
 const CLUSTER_SOURCES = process.env['REGISTRAR_BENCH_MEMORY_SOURCES'] === 'clusters';
 const CLUSTERS_PER_NAMESPACE = 100;
 const VARIANT = `${LIMIT === undefined ? '' : `-limit-${LIMIT}`}${CLUSTER_SOURCES ? '-clusters' : ''}`;
-const work = `/tmp/acr-bench-memory/n${N}${VARIANT}${DIAG ? '-diag' : ''}-${String(process.pid)}`;
+const work = `/tmp/acr-bench-memory/n${N}${VARIANT}${DIAG ? '-diag' : ''}${CPU_PROFILE ? '-cpu' : ''}-${String(process.pid)}`;
 const docPath = join(repo, 'docs/bench/memory.md');
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -232,6 +237,8 @@ function spawnDaemon(
         `data:text/javascript,${encodeURIComponent(PROBE)}`,
       ]
     : [];
+  // The profile is written when the daemon exits (SIGTERM at the end of the run).
+  const profileFlags = CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${work}`] : [];
   // The image's environment (its ENV lines), no loader, nothing of ours configured.
   const env: Record<string, string> = { ...runtime.env };
   for (const [key, value] of Object.entries(process.env)) {
@@ -242,6 +249,7 @@ function spawnDaemon(
   if (DIAG) env['BENCH_MEMORY_PROBE_FILE'] = join(work, 'probe.jsonl');
   const { file, args } = runtime.command([
     ...diagFlags,
+    ...profileFlags,
     daemonMain,
     ...daemonArgs(kubeconfigPath, healthPort, metricsPort),
   ]);
@@ -552,6 +560,7 @@ interface Result {
   readonly waiting: Waiting;
   readonly createMs: number;
   readonly registerMs: number;
+  readonly registerCpuS: number;
   readonly firstSampleKiB: number | undefined;
   readonly registeringPeakKiB: number;
   readonly steady: { min: number; median: number; max: number; count: number };
@@ -631,6 +640,7 @@ function renderRun(r: Result, load: string, startedLoad: string, build: string):
     `| registrar heap | not exposed by its metrics (only process_resident_memory_bytes) |`,
     `| create ${r.n} namespaces + kubeconfig Secrets (${CREATE_CONCURRENCY} in flight) | ${secs(r.createMs)} |`,
     `| daemon start → all ${r.n} registrations listed | ${secs(r.registerMs)} |`,
+    `| daemon CPU by then (user + system) | ${r.registerCpuS.toFixed(2)} s |`,
     `| mean pass duration over the steady passes | ${r.steadyPassMs === undefined ? '—' : `${(r.steadyPassMs / 1000).toFixed(2)} s`} |`,
     `| registrations listed / outcome \`unchanged\` in the last pass | ${r.registrations} / ${r.unchanged} |`,
     `| writes during the steady passes | ${r.writesDuringSteady} |`,
@@ -751,6 +761,9 @@ async function main(): Promise<void> {
       // 1. Until all N registrations exist and the pass that wrote them has been counted.
       let series: Series[] | undefined;
       let registeredAt: number | undefined;
+      // The daemon's own CPU time by then: unlike the wall time, it hardly moves with the
+      // machine's other load (the API server's share does).
+      let registerCpuS = NaN;
       let listed = 0;
       let lastReport = 0;
       while (registeredAt === undefined) {
@@ -771,8 +784,12 @@ async function main(): Promise<void> {
           );
         }
         if (created < N) continue;
+        const cpu = cpuSeconds(pid);
         listed = await countRegistrations(api);
-        if (listed >= N) registeredAt = now();
+        if (listed >= N) {
+          registeredAt = now();
+          registerCpuS = cpu;
+        }
       }
       const registerMs = registeredAt;
       const registeringPeakKiB = Math.max(...samples.map((s) => s.hwmKiB));
@@ -780,7 +797,7 @@ async function main(): Promise<void> {
         total(s, 'argocd_cluster_registrar_passes_total', { scope: 'full', result: 'ok' });
       const p0 = fullOk(series ?? []);
       say(
-        `all ${N} registered after ${secs(registerMs)} (full passes so far: ${p0}); waiting for ${STEADY_PASSES} more`,
+        `all ${N} registered after ${secs(registerMs)}, daemon CPU ${registerCpuS.toFixed(2)} s (full passes so far: ${p0}); waiting for ${STEADY_PASSES} more`,
       );
 
       // 2. Two further full passes; the steady window is the interval ending with the last.
@@ -830,6 +847,7 @@ async function main(): Promise<void> {
         waiting,
         createMs,
         registerMs,
+        registerCpuS,
         firstSampleKiB: samples[0]?.rssKiB,
         registeringPeakKiB,
         steady: {
@@ -897,6 +915,7 @@ async function main(): Promise<void> {
       console.log(`| peak while registering | ${fmt(finished.registeringPeakKiB)} |`);
       console.log(`| create namespaces + Secrets | ${secs(finished.createMs)} |`);
       console.log(`| daemon start → all registered | ${secs(finished.registerMs)} |`);
+      console.log(`| daemon CPU by then | ${finished.registerCpuS.toFixed(2)} s |`);
       console.log(
         `| ${WAITING} namespaces waiting: requests a minute (watches excepted), CPU-s a minute, peak RSS | ${finished.waiting.requestsPerMinute.toFixed(1)} (${finished.waiting.breakdown || 'none'}), ${finished.waiting.cpuPerMinute.toFixed(2)}, ${fmt(finished.waiting.peakKiB)} (${finished.waiting.reported} reported waiting) |`,
       );
@@ -924,6 +943,8 @@ async function main(): Promise<void> {
         console.log('Last full GCs (heap MB before -> after, reserved in brackets):');
         for (const line of compactions.slice(-6))
           console.log(`  ${line.replace(/^\[[^\]]*\]\s*/, '')}`);
+      } else if (CPU_PROFILE) {
+        console.log(`CPU profile (open in Chrome DevTools): ${join(work, '*.cpuprofile')}`);
       } else {
         writeDoc(renderRun(finished, load, startedLoad, build), `${N}${VARIANT}`);
         console.log(`figures written to ${relative(repo, docPath)}`);
