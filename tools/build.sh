@@ -55,10 +55,16 @@ fi
 cache_root="${REGISTRAR_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/argocd-cluster-registrar}"
 bin="$cache_root/bin-k8s-$KUBE_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION"
 mkdir -p "$bin"
-# One build at a time per machine (several `control-plane up` may start together).
-exec 9>"$cache_root/.build.lock"
-# promtool builds under a lock of its own (below): it neither waits for nor holds up the rest.
-[[ "${1:-}" == "promtool" ]] || flock 9
+# One build of the plane's binaries at a time per machine (several `control-plane up` may start
+# together). ArgoCD, promtool and actionlint write only their own cache folders and build under
+# locks of their own (below): they neither wait for nor hold up the plane, so scripts/setup
+# builds them side by side (Go's build and module caches are safe for concurrent builds), which
+# fills the time one build spends downloading modules or linking on one core.
+case "${1:-}" in
+  argocd | promtool | actionlint) exec 9>"$cache_root/.build-$1.lock" ;;
+  *) exec 9>"$cache_root/.build.lock" ;;
+esac
+flock 9
 
 # GOTOOLCHAIN=local: fail clearly instead of silently downloading another Go toolchain.
 export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -trimpath" GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
@@ -191,8 +197,6 @@ if [[ "${1:-}" == "promtool" ]]; then
   # Prometheus's promtool, for the chart's alert-rule tests (check rules, test rules). Its
   # own cache folder, keyed by the Prometheus module version, and its own lock, so its build
   # never holds up a test run waiting for the control plane; prints the binary's path.
-  exec 8>"$cache_root/.build-promtool.lock"
-  flock 8
   PROMTOOL_VERSION="$(modversion promtool github.com/prometheus/prometheus)"
   [[ "$PROMTOOL_VERSION" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || { log "cannot read the version from tools/promtool/go.mod"; exit 1; }
   bin="$cache_root/bin-promtool-$PROMTOOL_VERSION"
