@@ -122,6 +122,25 @@ describe('rename', () => {
     });
   });
 
+  it('keeps an expired demotion while its source cannot be read, as its write proof would', () => {
+    // The deletion is withheld only while the source claims the name again, which an
+    // unreadable source can neither show nor rule out: no proof, no deletion.
+    const unread = { state: 'unknown', reason: 'the API server timed out' } as const;
+    const demoted = scenario(settle(renamed())).removeNamespace('team-a', unread).build();
+    const result = plan(demoted, testConfig(), NOW + DAY + 1000);
+    expect(result.actions).toEqual([]);
+    expect(result.warnings.map((warning) => warning.code)).toContain('source-unknown');
+    // Once the source reads as gone, both registrations go with it.
+    const gone = scenario(demoted).lookup('team-a', { state: 'notFound' }).build();
+    const deletes = plan(gone, testConfig(), NOW + DAY + 1000).actions;
+    expect(
+      deletes.map((action) => `${action.kind} ${action.cluster} ${action.reason.code}`),
+    ).toEqual([
+      'delete alpha source-namespace-not-found',
+      'delete bravo source-namespace-not-found',
+    ]);
+  });
+
   it('lets another namespace take over a demoted registration', () => {
     const snapshot = scenario(settle(renamed())).child('team-z', { cluster: 'alpha' }).build();
     const update = only(plan(snapshot, testConfig(), NOW), 'update');

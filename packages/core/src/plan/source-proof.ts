@@ -123,6 +123,10 @@ export function deletion(state: PassState, registration: Registration): Action |
       reason: source.reason,
     };
   }
+  // An expired demotion rests on the Secret's own stale-since, and is withheld while its source
+  // claims the name again: a source that cannot be read may, so it is kept (the warning that
+  // its source cannot be checked says so) until the source reads as present or gone.
+  if (source.kind === 'unknown') return undefined;
   const staleSince = registration.secret.annotations[state.keys.staleSince];
   const since = parseTimestamp(staleSince);
   if (
