@@ -43,7 +43,7 @@ import { createPlanMemo, plan } from '../src/plan/index.js';
 import { translateSecretKey, type Translator } from '../src/providers.js';
 import { parseConfig } from '../src/config.js';
 import { labelKeys } from '../src/label-keys.js';
-import { CA_CERT_PEM, CLIENT_CERT_PEM, CLIENT_KEY_PEM } from '../src/test-fixtures/certificates.js';
+import { b64, kubeconfig } from './kubeconfig-fixture.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const sizes = (process.env['PLAN_BENCH_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
@@ -61,33 +61,6 @@ const clusterConfig: Config = parsedClusterConfig.config;
 const keys = labelKeys(namespaceConfig.labelPrefix);
 /** Cluster sources per namespace, as CAPI fleets keep many Clusters in one namespace. */
 const CLUSTERS_PER_NAMESPACE = 100;
-
-const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
-const CA = b64(CA_CERT_PEM);
-const CERT = b64(CLIENT_CERT_PEM);
-const KEY = b64(CLIENT_KEY_PEM);
-
-function kubeconfig(server: string): string {
-  return `apiVersion: v1
-kind: Config
-clusters:
-- name: default
-  cluster:
-    server: ${server}
-    certificate-authority-data: ${CA}
-contexts:
-- name: default
-  context:
-    cluster: default
-    user: default
-current-context: default
-users:
-- name: default
-  user:
-    client-certificate-data: ${CERT}
-    client-key-data: ${KEY}
-`;
-}
 
 /** N managed sources of one kind, each with its kubeconfig Secret; nothing registered yet. */
 function freshSnapshot(count: number, kind: Kind): Snapshot {

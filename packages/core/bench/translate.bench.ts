@@ -1,7 +1,7 @@
 // Benchmark of what a cold start does once per source: decode the kubeconfig Secret's data,
 // translate the kubeconfig, and encode the registration's config, 1,000 times, in process CPU
-// time (median of 5 rounds after a warm-up round). The kubeconfig is a k3k-style one with an
-// embedded CA, client certificate and key (the committed openssl fixtures).
+// time (median of 5 rounds after a warm-up round), on the benchmarks' kubeconfig
+// (kubeconfig-fixture.ts).
 //
 // The daemon runs on the image's Node with --jitless, where this is several times slower than
 // with the JIT; run it that way to see the daemon's figure:
@@ -10,29 +10,9 @@
 
 import { decodeBase64Text, encodeBase64Text } from '../src/base64.js';
 import { translateKubeconfig } from '../src/kubeconfig.js';
-import { CA_CERT_PEM, CLIENT_CERT_PEM, CLIENT_KEY_PEM } from '../src/test-fixtures/certificates.js';
+import { b64, kubeconfig } from './kubeconfig-fixture.js';
 
-const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
-
-const KUBECONFIG = `apiVersion: v1
-kind: Config
-clusters:
-- name: default
-  cluster:
-    server: https://k3k-c1.example.com:6443
-    certificate-authority-data: ${b64(CA_CERT_PEM)}
-contexts:
-- name: default
-  context:
-    cluster: default
-    user: default
-current-context: default
-users:
-- name: default
-  user:
-    client-certificate-data: ${b64(CLIENT_CERT_PEM)}
-    client-key-data: ${b64(CLIENT_KEY_PEM)}
-`;
+const KUBECONFIG = kubeconfig('https://k3k-c1.example.com:6443');
 const SECRET_DATA = b64(KUBECONFIG);
 const CONTEXT = { namespace: 'team-a', secret: 'k3k-c1-kubeconfig', provider: 'k3k' } as const;
 const COUNT = 1000;
