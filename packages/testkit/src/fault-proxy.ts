@@ -60,6 +60,9 @@ export interface ProxyLogEntry {
   readonly at: number;
   readonly method: string;
   readonly path: string;
+  /** The request's Content-Type and Accept, as the client sent them (no credentials kept). */
+  readonly contentType?: string;
+  readonly accept?: string;
   /** Status sent to the client; undefined when none was (reset, hang, cut). */
   readonly status?: number;
   readonly fault?: FaultKind;
@@ -247,6 +250,10 @@ export async function startFaultProxy(
         at: Date.now(),
         method,
         path,
+        ...(req.headers['content-type'] !== undefined
+          ? { contentType: req.headers['content-type'] }
+          : {}),
+        ...(req.headers.accept !== undefined ? { accept: req.headers.accept } : {}),
         ...(status !== undefined ? { status } : {}),
         ...(fault !== undefined ? { fault } : {}),
         forwarded,

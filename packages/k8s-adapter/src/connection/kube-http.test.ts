@@ -1,8 +1,9 @@
-// The HTTP client's transport: request shape, keep-alive, TLS identity, bodies that stall or
-// are cut, the fence and exec re-runs, against local HTTPS servers that speak no Kubernetes
-// (they echo or misbehave as each case needs), with the test plane's serving certificate,
-// which names 127.0.0.1 and localhost. What Kubernetes answers (Status, 404, 409, 429 with
-// Retry-After) comes from the real plane, through the fault proxy where a fault is needed.
+// The HTTP client: the request it sends and the answers it reads, from the real plane (through
+// the fault proxy, which records each request line and its headers, or injects a fault); and
+// its transport (keep-alive, TLS identity, bodies that stall or are cut, the fence, exec
+// re-runs) against local HTTPS servers that speak no Kubernetes (they echo `{}` or misbehave
+// as each case needs, at made-up paths), with the test plane's serving certificate, which
+// names 127.0.0.1 and localhost.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -145,37 +146,93 @@ async function failureOf(
 
 describe('kubeRequest', () => {
   it('sends method, path, query, JSON body, content type, Accept and the token; parses the answer', async () => {
-    const server = await serve((_req, res) => {
-      json(res, 200, { kind: 'Secret', metadata: { name: 's' } });
+    // The real plane answers, through the fault proxy (no faults) so the request line and
+    // headers can be read as they were sent.
+    const admin: KubeAccess = { cluster: kubeClusterFromText(plane.kubeConfig), source: 'plane' };
+    const name = `kube-http-shape-${process.pid}-${Date.now().toString(36)}`;
+    const path = '/api/v1/namespaces/default/secrets';
+    const data = {
+      k: Buffer.from('v').toString('base64'),
+      kept: Buffer.from('w').toString('base64'),
+    };
+    await kubeRequest(admin, {
+      method: 'POST',
+      path,
+      body: { apiVersion: 'v1', kind: 'Secret', metadata: { name }, data },
     });
-    const access = accessTo(server.url, { token: 'tok' });
-    const answer = await patchSecret(
-      access,
-      'ns a',
-      's',
-      { data: { k: null } },
-      { fieldManager: 'fm', dryRun: true },
-    );
-    expect(answer).toEqual({ kind: 'Secret', metadata: { name: 's' } });
-    const [seen] = server.seen;
-    expect(seen?.method).toBe('PATCH');
-    expect(seen?.url).toBe('/api/v1/namespaces/ns%20a/secrets/s?fieldManager=fm&dryRun=All');
-    expect(seen?.headers['content-type']).toBe('application/merge-patch+json');
-    expect(seen?.headers.accept).toBe('application/json');
-    expect(seen?.headers.authorization).toBe('Bearer tok');
-    expect(JSON.parse(seen?.body ?? '')).toEqual({ data: { k: null } });
+    const proxy = await startFaultProxy(plane);
+    try {
+      const access: KubeAccess = {
+        cluster: kubeClusterFromText(proxy.kubeConfig),
+        source: 'fault proxy',
+      };
+      const answer = (await patchSecret(
+        access,
+        'default',
+        name,
+        { data: { k: null } },
+        { fieldManager: 'fm', dryRun: true },
+      )) as {
+        metadata?: { name?: string };
+        data?: Record<string, string>;
+      };
+      expect(answer.metadata?.name).toBe(name);
+      expect(answer.data).toEqual({ kept: data.kept });
+      const stored = await kubeRequest<{ data?: Record<string, string> }>(admin, {
+        method: 'GET',
+        path: `${path}/${name}`,
+      });
+      expect(stored.data).toEqual(data);
+      const [patched] = proxy.log;
+      expect(patched?.method).toBe('PATCH');
+      expect(patched?.path).toBe(`${path}/${name}?fieldManager=fm&dryRun=All`);
+      expect(patched?.contentType).toBe('application/merge-patch+json');
+      expect(patched?.accept).toBe('application/json');
 
-    await rawGetJson(
-      access,
-      {
-        path: '/api/v1/secrets',
-        query: { limit: 2, continue: undefined },
-        accept: ACCEPT_METADATA_LIST,
-      },
-      5000,
+      await failureOf(
+        patchSecret(
+          access,
+          'ns a',
+          's',
+          { data: { k: null } },
+          { fieldManager: 'fm', dryRun: true },
+        ),
+      );
+      expect(proxy.log.at(-1)?.path).toBe(
+        '/api/v1/namespaces/ns%20a/secrets/s?fieldManager=fm&dryRun=All',
+      );
+
+      const page = (await rawGetJson(
+        access,
+        {
+          path: '/api/v1/secrets',
+          query: { limit: 2, continue: undefined },
+          accept: ACCEPT_METADATA_LIST,
+        },
+        5000,
+      )) as { kind?: string; items?: unknown[] };
+      expect(page.kind).toBe('PartialObjectMetadataList');
+      expect(page.items?.length).toBeLessThanOrEqual(2);
+      expect(proxy.log.at(-1)?.path).toBe('/api/v1/secrets?limit=2');
+      expect(proxy.log.at(-1)?.accept).toBe(ACCEPT_METADATA_LIST);
+    } finally {
+      await proxy.close();
+      await kubeRequest(admin, { method: 'DELETE', path: `${path}/${name}` });
+    }
+
+    // The token: the real plane names the ServiceAccount whose token it was sent.
+    const account = `token-${process.pid}-${Date.now().toString(36)}`;
+    await kubeRequest(admin, {
+      method: 'POST',
+      path: '/api/v1/namespaces/default/serviceaccounts',
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account } },
+    });
+    const token = await mintToken(plane, 'default', account, 600);
+    const refused = await failureOf(
+      kubeRequest(accessTo(plane.server, { token }), { method: 'GET', path }),
     );
-    expect(server.seen[1]?.url).toBe('/api/v1/secrets?limit=2');
-    expect(server.seen[1]?.headers.accept).toBe(ACCEPT_METADATA_LIST);
+    expect(refused.failure.kind).toBe('forbidden');
+    expect(refused.failure.message).toContain(`system:serviceaccount:default:${account}`);
   });
 
   it('keeps the connection alive between requests', async () => {
@@ -331,7 +388,7 @@ describe('kubeRequest', () => {
     const watch = new AbortController();
     const stalled = await failureOf(
       rawGet(access, {
-        path: '/api/v1/namespaces',
+        path: '/stall',
         query: { watch: 'true' },
         accept: ACCEPT_METADATA,
         signal: watch.signal,
