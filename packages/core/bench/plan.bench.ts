@@ -9,10 +9,14 @@
 //   steady              every namespace already registered and up to date (the daemon's normal
 //                       pass); a memoising translator keyed by Secret uid+resourceVersion+key
 //                       has seen every kubeconfig and the daemon's plan memo has seen the
-//                       pass, so nothing is parsed or rebuilt. A full GC before each run, and
-//                       the pass starts once V8's helper threads have swept after it.
+//                       pass: the world is the one the memo's last plan, which had no actions,
+//                       was made from, so the memo repeats that plan. A full GC before each
+//                       run, and the pass starts once V8's helper threads have swept after it.
 //   GC tail counted     the same, started straight after the GC (its sweeping counted).
 //   back to back        the same, without the GC in between (a daemon's passes in a row).
+//   one Secret changed  the pass after one watch event: every other run one kubeconfig Secret
+//                       has another resourceVersion, so no two passes in a row see the same
+//                       world and each is planned in full (every other memo still warm).
 //   re-listed           the same, on a fresh copy of the snapshot each run (new objects and
 //                       strings, as a daemon gets from the API on a re-list).
 //   parsing included    the steady pass with a fresh translator and no memo.
@@ -155,6 +159,22 @@ function steadySnapshot(fresh: Snapshot, first: Plan): Snapshot {
   return { ...fresh, clusterSecrets };
 }
 
+/**
+ * The steady world after one watch event: a kubeconfig Secret in the middle at a new
+ * resourceVersion, its content the same (re-translated once, then from the parse cache).
+ */
+function oneSecretChanged(steady: Snapshot): Snapshot {
+  const middle = Math.floor(steady.candidateSecrets.length / 2);
+  return {
+    ...steady,
+    candidateSecrets: steady.candidateSecrets.map((secret, index) =>
+      index === middle
+        ? { ...secret, resourceVersion: `${secret.resourceVersion}-changed` }
+        : secret,
+    ),
+  };
+}
+
 // What a daemon does: parse a kubeconfig once per Secret uid+resourceVersion+key (and the
 // provider and server-override flag, which change the translation). Two levels, so a lookup
 // hashes the uid (already a string) instead of building a composite key on every call.
@@ -213,18 +233,30 @@ async function measure(
   runs: number,
   once: (input: Snapshot) => Plan,
   snapshot: Snapshot,
-  options: { warmUps?: number; gcBefore?: boolean; copy?: boolean; settleGc?: boolean } = {},
+  options: {
+    warmUps?: number;
+    gcBefore?: boolean;
+    copy?: boolean;
+    settleGc?: boolean;
+    /** Every other run (warm-ups too) plans this world instead: no two passes in a row alike. */
+    alternate?: Snapshot;
+  } = {},
 ): Promise<Figures> {
   const { warmUps = WARM_UPS, gcBefore = true, copy = false, settleGc = true } = options;
+  const worlds = [snapshot, options.alternate ?? snapshot];
   const times: number[] = [];
   const cpuTimes: number[] = [];
   let actions = 0;
   // The JIT (a daemon plans every interval for as long as it runs; V8 takes a few passes to
   // optimise, and objects copied by structuredClone have other hidden classes than the
   // generated ones), and for a shared memoising translator its parse cache.
-  for (let i = 0; i < warmUps; i++) once(copy ? structuredClone(snapshot) : snapshot);
+  for (let i = 0; i < warmUps; i++) {
+    const world = worlds[i % 2] as Snapshot;
+    once(copy ? structuredClone(world) : world);
+  }
   for (let run = 0; run < runs; run++) {
-    const input = copy ? structuredClone(snapshot) : snapshot;
+    const world = worlds[(warmUps + run) % 2] as Snapshot;
+    const input = copy ? structuredClone(world) : world;
     if (gcBefore) {
       gc?.();
       if (settleGc) await settle();
@@ -263,6 +295,7 @@ type Scenario =
   | 'steady'
   | 'steady, GC tail counted'
   | 'back to back'
+  | 'one Secret changed'
   | 're-listed'
   | 're-listed, GC tail counted'
   | 'parsing included'
@@ -387,11 +420,17 @@ measures the neighbours. It counts V8's GC helper threads too, so it errs high.
   daemon's does, and the daemon's plan memo (\`createPlanMemo()\`, passed as
   \`PlanOptions.memo\`) has seen the previous pass. A full GC before each run (V8 then drops
   much of the optimised code, so this is a daemon's pass after an idle spell), and the pass
-  starts once V8's helper threads have finished sweeping after that GC.
+  starts once V8's helper threads have finished sweeping after that GC. The world is the one
+  the memo's last plan (without actions) was made from, so the memo checks that (every
+  object's uid and resourceVersion) and repeats that plan: a resync pass over an unchanged world.
 - **GC tail counted**: the same, started straight after the forced GC, so its CPU time also
   counts the concurrent sweeping of the benchmark's own GC (how the earlier figures were
   measured; kept for comparison).
 - **back to back**: the steady pass repeated without a GC in between (a daemon's hot passes).
+- **one Secret changed**: the pass after one watch event. Every other run one kubeconfig
+  Secret has another resourceVersion (same content), so no pass sees the world of the one
+  before and each is planned in full from the per-object memo; a GC before each run, as
+  steady. Not a budget of its own: the cost of a pass that has something to look at.
 - **re-listed**: as steady, on a fresh deep copy of the snapshot each run (new objects and
   strings, as the daemon gets them from the API on a re-list): the memo recognises unchanged
   objects by uid + resourceVersion alone, not by identity.
@@ -464,6 +503,11 @@ for (const [index, { kind, size }] of plans.entries()) {
     'back to back',
     runs,
     measure(runs, daemonPass, steady, { warmUps, gcBefore: false }),
+  );
+  await record(
+    'one Secret changed',
+    runs,
+    measure(runs, daemonPass, steady, { warmUps, alternate: oneSecretChanged(steady) }),
   );
   await record('re-listed', runs, measure(runs, daemonPass, steady, { warmUps, copy: true }));
   await record(

@@ -7,7 +7,7 @@ import { formatDuration } from '../duration.js';
 import { formatTimestamp, parseTimestamp } from '../registration.js';
 import type { CertificateFacts, ObservedSecret } from '../types.js';
 import type { Deferral } from './model.js';
-import type { PassState } from './pass-state.js';
+import { changesAt, type PassState } from './pass-state.js';
 
 /** Why a credential-only update of `existing` waits, or `undefined` when it is written now. */
 export function deferral(
@@ -18,9 +18,14 @@ export function deferral(
   const { config, now } = state;
   const window = config.credentialRefreshWindowMs;
   const notAfter = parseTimestamp(registered?.notAfter);
+  if (notAfter !== undefined) {
+    changesAt(state, notAfter);
+    if (window > 0) changesAt(state, notAfter - window);
+  }
   if (notAfter !== undefined && (notAfter <= now || (window > 0 && notAfter - now <= window)))
     return undefined;
   const lastWrite = parseTimestamp(existing.annotations[state.keys.credentialsUpdatedAt]);
+  if (lastWrite !== undefined) changesAt(state, lastWrite + config.intervalMs);
   if (lastWrite !== undefined && now - lastWrite < config.intervalMs) {
     return {
       message: `the kubeconfig carries new credentials; they are written at most once per interval (${formatDuration(config.intervalMs)}) and were last written at ${formatTimestamp(lastWrite)}`,

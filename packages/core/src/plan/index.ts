@@ -56,7 +56,11 @@ export function plan(
   // Without a memo the pass gets a fresh one: one code path, and what a warm memo returns is
   // by construction what a cold one computes.
   const memo = options.memo ?? new PlanMemo();
-  memo.begin(JSON.stringify(config), translate);
+  const configKey = JSON.stringify(config);
+  // Nothing changed since a pass that found nothing to do: its plan, as it was.
+  const repeated = memo.repeat(snapshot, configKey, translate, now);
+  if (repeated !== undefined) return repeated;
+  memo.begin(configKey, translate);
   const state = createPassState(snapshot, config, now, translate, memo);
   readNamespaces(state);
   readUnreadNamespaces(state);
@@ -72,5 +76,7 @@ export function plan(
     warnings: state.warnings.sort(compareWarnings),
   };
   memo.sweep();
+  // A memo of this pass alone is dropped with it: nothing to remember the world for.
+  if (options.memo !== undefined) memo.settle(snapshot, result, now, state.stableUntil);
   return result;
 }

@@ -10,9 +10,10 @@ import {
   buildSnapshot,
   plannerInputArb,
   PROPERTY_CONFIG,
+  renamingInputArb,
   shuffled,
 } from '../test-support/arbitraries.js';
-import { DAY, HOUR, NOW, testConfig } from '../test-support/fixtures.js';
+import { DAY, HOUR, KEYS, NOW, testConfig } from '../test-support/fixtures.js';
 import type { ObservedSecret, Snapshot, SourceNamespace } from '../types.js';
 
 const config = PROPERTY_CONFIG;
@@ -38,6 +39,18 @@ function versioned(snapshot: Snapshot): Snapshot {
     candidateSecrets: snapshot.candidateSecrets.map(stampSecret),
     clusterSecrets: snapshot.clusterSecrets.map(stampSecret),
   };
+}
+
+/** The instants at which a decision about `snapshot`'s registrations may change. */
+function deadlinesOf(snapshot: Snapshot): number[] {
+  const deadlines: number[] = [];
+  for (const secret of snapshot.clusterSecrets) {
+    const staleSince = Date.parse(secret.annotations[KEYS.staleSince] ?? '');
+    if (!Number.isNaN(staleSince)) deadlines.push(staleSince + config.demotedTtlMs);
+    const written = Date.parse(secret.annotations[KEYS.credentialsUpdatedAt] ?? '');
+    if (!Number.isNaN(written)) deadlines.push(written + config.intervalMs);
+  }
+  return deadlines;
 }
 
 const nowArb = fc.constantFrom(NOW, NOW + 30_000, NOW + HOUR, NOW + 8 * DAY);
@@ -83,6 +96,55 @@ describe('plan memo', () => {
       }),
       { numRuns: 80 },
     );
+  });
+
+  it('repeats a plan that found nothing to do only while none of its decisions has run out', () => {
+    // One world planned again and again as the clock moves (and, in some runs, goes back): a
+    // repeated plan must be the plan made afresh at that instant, also when a deferral ran out
+    // or a demotion expired in between. The instants are drawn around the world's own
+    // deadlines (a demotion's stale-since plus the TTL, a credential write plus the interval,
+    // a certificate's expiry). Counted: passes on the world and memo of a plan without actions
+    // whose fresh plan differs from it (a decision that ran out).
+    let ranOut = 0;
+    fc.assert(
+      fc.property(
+        // Recent writes and renames: deferrals within their interval, and demotions.
+        fc
+          .tuple(renamingInputArb, fc.constantFrom(0, 30_000, HOUR))
+          .map(([input, age]) => ({ ...input, age })),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: -2, max: 2 })), {
+          minLength: 2,
+          maxLength: 8,
+        }),
+        fc.boolean(),
+        (input, picks, monotonic) => {
+          // The world as the writes of its plans at NOW leave it, so that most runs start from
+          // a plan without actions (a deferral or a demotion waiting for its time).
+          let snapshot = versioned(buildSnapshot(input));
+          for (let round = 0; round < 3; round++) {
+            const settling = plan(snapshot, config, NOW);
+            if (settling.actions.length === 0) break;
+            snapshot = versioned(applyPlanToSnapshot(snapshot, settling));
+          }
+          const deadlines = [NOW, NOW + HOUR, NOW + 8 * DAY, ...deadlinesOf(snapshot)];
+          const drawn = picks.map(
+            ([index, nudge]) => (deadlines[index % deadlines.length] as number) + nudge,
+          );
+          const instants = monotonic ? [...drawn].sort((a, b) => a - b) : drawn;
+          const memo = createPlanMemo();
+          let previous: string | undefined;
+          for (const now of instants) {
+            const expected = bytes(plan(snapshot, config, now));
+            if (previous !== undefined && previous !== expected) ranOut += 1;
+            const made = plan(snapshot, config, now, { memo });
+            expect(bytes(made)).toBe(expected);
+            previous = made.actions.length === 0 ? expected : undefined;
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(ranOut, 'passes whose decisions ran out').toBeGreaterThan(0);
   });
 
   it('starts over when the configuration changes', () => {

@@ -5,9 +5,22 @@
 // every plan()); core itself keeps no state between calls. The entry types live in model.ts.
 
 import type { Translator } from '../providers.js';
-import type { ObservedSecret, SourceNamespace } from '../types.js';
+import type { ObservedSecret, Plan, Snapshot, SourceNamespace } from '../types.js';
 import type { NamespaceMemo, SecretMemo, Subject } from './model.js';
 import { readServer } from './secret-fields.js';
+import { identify, sameWorld, type WorldIdentity } from './world-identity.js';
+
+/** A plan without actions and the world, configuration and time span it holds for. */
+interface SettledPass {
+  readonly configKey: string;
+  readonly translate: Translator;
+  readonly world: WorldIdentity;
+  readonly plan: Plan;
+  /** The pass's `now`; a clock that went back replans. */
+  readonly from: number;
+  /** The first instant at which one of its decisions changes (PassState.stableUntil). */
+  readonly until: number;
+}
 
 /**
  * Create with {@link createPlanMemo} and pass the same memo to every plan() of one process.
@@ -29,6 +42,49 @@ export class PlanMemo {
   seenNamespaces = 0;
   /** @internal */
   seenSecrets = 0;
+  /** @internal The last pass, when it found nothing to do. */
+  settled: SettledPass | undefined = undefined;
+
+  /**
+   * @internal The last pass's plan when it found nothing to do and nothing it was made from
+   * has changed: the same world, configuration and translator, and no decision of it has
+   * run out since. Plans with actions are never repeated: they are stamped with their time,
+   * and their writes change the world.
+   */
+  repeat(
+    snapshot: Snapshot,
+    configKey: string,
+    translate: Translator,
+    now: number,
+  ): Plan | undefined {
+    const settled = this.settled;
+    if (
+      settled === undefined ||
+      settled.configKey !== configKey ||
+      settled.translate !== translate ||
+      !Number.isInteger(now) ||
+      now < settled.from ||
+      now >= settled.until ||
+      !sameWorld(settled.world, snapshot)
+    )
+      return undefined;
+    return settled.plan;
+  }
+
+  /** @internal Remembers a pass's plan for repeat(), or forgets the last when it has actions. */
+  settle(snapshot: Snapshot, plan: Plan, now: number, until: number): void {
+    this.settled =
+      plan.actions.length === 0 && this.configKey !== undefined && this.translate !== undefined
+        ? {
+            configKey: this.configKey,
+            translate: this.translate,
+            world: identify(snapshot),
+            plan,
+            from: now,
+            until,
+          }
+        : undefined;
+  }
 
   /** @internal Starts a pass; returns its number. */
   begin(configKey: string, translate: Translator): number {

@@ -43,6 +43,12 @@ export interface PassState {
   readonly withheld: Map<Subject, string>;
   /** Near misses by namespace, for waiting and stale messages (built on first need). */
   nearMisses: ReadonlyMap<string, readonly NearMiss[]> | undefined;
+  /**
+   * The first instant (epoch ms) at which a decision this pass took from `now` turns out
+   * otherwise (a deferral runs out, a demotion expires); `Infinity` while none would. The
+   * memo hands this pass's plan out again for an unchanged world only before it.
+   */
+  stableUntil: number;
 }
 
 export function createPassState(
@@ -73,7 +79,22 @@ export function createPassState(
     written: new Set(),
     withheld: new Map(),
     nearMisses: undefined,
+    stableUntil: Number.POSITIVE_INFINITY,
   };
+}
+
+/**
+ * Records that a decision taken from `now` changes once the clock reaches `instant`: a test
+ * `now < instant` (or `instant <= now`). Instants already reached change nothing later.
+ */
+export function changesAt(state: PassState, instant: number): void {
+  const at = Math.ceil(instant);
+  if (at > state.now && at < state.stableUntil) state.stableUntil = at;
+}
+
+/** As changesAt, for a test `now <= instant`: it changes once the clock passes `instant`. */
+export function changesAfter(state: PassState, instant: number): void {
+  changesAt(state, Math.floor(instant) + 1);
 }
 
 export function warn(

@@ -9,7 +9,7 @@ import { unreachable } from '../unreachable.js';
 import type { Action, ObservedSecret } from '../types.js';
 import { describeSource, isClusterKey, sourceNoun } from '../sources.js';
 import type { RecordedSource, Registration, SecretMemo, SourceStatus } from './model.js';
-import { warn, type PassState } from './pass-state.js';
+import { changesAfter, warn, type PassState } from './pass-state.js';
 import { observedRef } from './secret-fields.js';
 
 /** Whose registration this is, and whether that source is provably gone. */
@@ -129,6 +129,7 @@ export function deletion(state: PassState, registration: Registration): Action |
   if (source.kind === 'unknown') return undefined;
   const staleSince = registration.secret.annotations[state.keys.staleSince];
   const since = parseTimestamp(staleSince);
+  if (since !== undefined) changesAfter(state, since + state.config.demotedTtlMs);
   if (
     staleSince === undefined ||
     since === undefined ||
