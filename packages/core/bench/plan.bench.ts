@@ -189,7 +189,7 @@ function memoisingTranslator(): Translator {
       entry = { resourceVersion: secret.resourceVersion, results: new Map() };
       bySecret.set(secret.uid, entry);
     }
-    const variant = `${key}\u0000${provider.name}\u0000${options?.serverOverridden === true ? '1' : '0'}`;
+    const variant = `${key}\u0000${provider.name}\u0000${options?.serverOverridden === true ? '1' : '0'}${options?.clusterSource === true ? 'c' : 'n'}`;
     let result = entry.results.get(variant);
     if (result === undefined) {
       result = translateSecretKey(secret, key, provider, options);

@@ -46,6 +46,8 @@ export interface TranslateContext {
    * there must not block a namespace that has said where the API server really is.
    */
   readonly serverOverridden?: boolean;
+  /** The kubeconfig is a Cluster API Cluster's: its server override is the Cluster's annotation. */
+  readonly clusterSource?: boolean;
   /**
    * The full key of the server-override annotation (`<label prefix>server`), for messages
    * that suggest it; a placeholder when not given.
@@ -54,7 +56,7 @@ export interface TranslateContext {
 }
 
 const serverAnnotationHint = (context: TranslateContext): string =>
-  `the \`${context.serverAnnotation ?? '<label-prefix>server'}\` namespace annotation`;
+  `the \`${context.serverAnnotation ?? '<label-prefix>server'}\` ${context.clusterSource === true ? 'annotation of the Cluster' : 'namespace annotation'}`;
 
 interface TranslationDraft {
   server: string;

@@ -96,6 +96,12 @@ export interface TranslateOptions {
    * checked. A translation cache must key on this flag too.
    */
   readonly serverOverridden?: boolean;
+  /**
+   * The kubeconfig is a Cluster API Cluster's, so a refusal that suggests `<prefix>server`
+   * names the Cluster's annotation rather than the namespace's. Changes only messages, but a
+   * translation cache must key on it too.
+   */
+  readonly clusterSource?: boolean;
 }
 
 export type Translator = (
@@ -140,6 +146,7 @@ export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions):
       provider,
       key,
       ...(options?.serverOverridden === true ? { serverOverridden: true } : {}),
+      ...(options?.clusterSource === true ? { clusterSource: true } : {}),
       ...(settings.labelPrefix !== undefined
         ? { serverAnnotation: `${settings.labelPrefix}server` }
         : {}),
@@ -179,7 +186,12 @@ export function selectKubeconfig(
   const own = secrets.filter((secret) => secret.namespace === namespace);
   const clusterName = selectOptions?.clusterName;
   const options: TranslateOptions | undefined =
-    selectOptions?.serverOverridden === true ? { serverOverridden: true } : undefined;
+    selectOptions?.serverOverridden === true || clusterName !== undefined
+      ? {
+          ...(selectOptions?.serverOverridden === true ? { serverOverridden: true } : {}),
+          ...(clusterName !== undefined ? { clusterSource: true } : {}),
+        }
+      : undefined;
   for (const provider of providers) {
     const exact =
       clusterName === undefined

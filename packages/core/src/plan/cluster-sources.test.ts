@@ -252,6 +252,25 @@ describe('names and servers across both kinds of source', () => {
     expect(outcomeOf(result, 'fleet/alpha').state).toBe('refused');
   });
 
+  it("names the Cluster's server annotation, not the namespace's, when a Cluster's kubeconfig has a loopback server", () => {
+    const config = testConfig({
+      providers: [PROVIDER_PRESETS.k3k, PROVIDER_PRESETS.capi],
+      capiClusters: true,
+    });
+    const snapshot = scenario()
+      .capiChild('fleet', 'alpha', { server: 'https://127.0.0.1:6443' })
+      .child('team-a', { server: 'https://127.0.0.1:6443' })
+      .build();
+    const result = plan(snapshot, config, NOW);
+    const cluster = outcomeOf(result, 'fleet/alpha');
+    expect(cluster).toMatchObject({ state: 'refused', reason: { code: 'server-loopback' } });
+    expect(cluster.reason?.message).toContain('server` annotation of the Cluster');
+    expect(cluster.reason?.message).not.toContain('namespace annotation');
+    const namespace = outcomeOf(result, 'team-a');
+    expect(namespace).toMatchObject({ state: 'refused', reason: { code: 'server-loopback' } });
+    expect(namespace.reason?.message).toContain('server` namespace annotation');
+  });
+
   it('refuses a Cluster whose server another registration already holds', () => {
     const snapshot = scenario()
       .capiChild('fleet', 'alpha')

@@ -24,7 +24,7 @@ import { NearMissRecord } from './near-misses.js';
 import { byNamespaceThenName } from '../observed-objects.js';
 import { Pass } from './gather-failure.js';
 import { READ_CONCURRENCY, SourceLookups } from './source-lookups.js';
-import type { TranslationCache } from './translation-cache.js';
+import type { TranslationCache, TranslationVariant } from './translation-cache.js';
 import { whatWasUnread } from './unread.js';
 import type { Unread } from './unread.js';
 import type { CandidateMeta, GatherResult, WorldSource } from './world-source.js';
@@ -164,15 +164,18 @@ export class SnapshotAssembler {
    */
   private async candidates(pass: Pass, world: WorldIndex): Promise<readonly ObservedSecret[]> {
     const chosen: ObservedSecret[] = [];
-    const toRead: { candidate: CandidateMeta; variant: boolean }[] = [];
+    const toRead: { candidate: CandidateMeta; variant: TranslationVariant }[] = [];
     for (const candidate of this.source.candidates()) {
+      const namespace = world.managed.get(candidate.namespace);
       const owner =
-        world.managed.get(candidate.namespace) ??
-        world.clusterSecrets.get(`${candidate.namespace}/${candidate.name}`);
+        namespace ?? world.clusterSecrets.get(`${candidate.namespace}/${candidate.name}`);
       if (owner === undefined) continue;
       // A `<prefix>server` override translates differently: a source that gains or loses
-      // one has its candidates read again, once.
-      const variant = owner.annotations[this.keys.server] !== undefined;
+      // one has its candidates read again, once. A Cluster's refusals name its annotation.
+      const variant: TranslationVariant = {
+        serverOverridden: owner.annotations[this.keys.server] !== undefined,
+        clusterSource: namespace === undefined,
+      };
       const ready = this.source.ready(candidate, variant);
       if (ready !== undefined) chosen.push(ready);
       else toRead.push({ candidate, variant });

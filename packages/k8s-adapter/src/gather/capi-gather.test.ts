@@ -183,6 +183,13 @@ describe('watching Cluster sources (the daemon)', () => {
       expect(seen.snapshot.candidateSecrets.map((secret) => secret.name)).toEqual([
         'alpha-kubeconfig',
       ]);
+      // The kubeconfig was translated as a Cluster's when read: the planner's question (a
+      // Cluster source's variant) is answered from what was prepared, not refused as unread.
+      const planned = plan(seen.snapshot, config, Date.now(), { translate: gatherer.translate });
+      expect(planned.actions.map((action) => `${action.kind} ${action.cluster}`)).toEqual([
+        'create alpha',
+      ]);
+      expect(gatherer.stats().translationMisses).toBe(0);
       const requestsBefore = gatherer.stats().secretReads;
       await applyObjects(plane, [
         clusterObject(fleet, 'alpha', { ...managed, [`${PREFIX}env`]: 'prod' }),

@@ -19,12 +19,36 @@ import type {
   Translator,
 } from '@argocd-cluster-registrar/core';
 
-/** One translation kept: of `key`, by the provider at `provider`, for a `variant`. */
+/**
+ * What a translation depends on besides the Secret, from its source: whether it overrides
+ * the server (`<prefix>server`: the kubeconfig's own server is not checked), and whether it
+ * is a Cluster (a refusal then names the Cluster's annotation, not the namespace's).
+ */
+export interface TranslationVariant {
+  readonly serverOverridden: boolean;
+  readonly clusterSource: boolean;
+}
+
+/** A variant as a number from 0 to 3, for comparisons and the prepared-variants bit set. */
+const codeOf = (variant: TranslationVariant): number =>
+  (variant.serverOverridden ? 1 : 0) | (variant.clusterSource ? 2 : 0);
+
+const codeOfOptions = (options: TranslateOptions | undefined): number =>
+  (options?.serverOverridden === true ? 1 : 0) | (options?.clusterSource === true ? 2 : 0);
+
+const optionsOf = (code: number): TranslateOptions | undefined =>
+  code === 0
+    ? undefined
+    : {
+        ...((code & 1) !== 0 ? { serverOverridden: true } : {}),
+        ...((code & 2) !== 0 ? { clusterSource: true } : {}),
+      };
+
+/** One translation kept: of `key`, by the provider at `provider`, for a variant (codeOf). */
 interface KeptTranslation {
   readonly provider: number;
   readonly key: string;
-  /** Whether the source overrides the server (`<prefix>server`): it translates differently. */
-  readonly variant: boolean;
+  readonly variant: number;
   readonly result: TranslationResult;
 }
 
@@ -38,18 +62,20 @@ interface CacheEntry {
   readonly results: KeptTranslation[];
   /** As handed to the planner after `prepare`: `data` holds the key names, empty. */
   prepared: ObservedSecret | undefined;
-  /** The variants prepared so far: bit 1 false, bit 2 true. */
+  /** The variants prepared so far: bit `1 << codeOf(variant)` for each. */
   variants: number;
 }
-
-const variantBit = (variant: boolean): number => (variant ? 2 : 1);
 
 export interface TranslationCache {
   readonly translate: Translator;
   /** The prepared Secret for `uid` when it was read at `resourceVersion` with `variant`. */
-  current(uid: string, resourceVersion: string, variant: boolean): ObservedSecret | undefined;
+  current(
+    uid: string,
+    resourceVersion: string,
+    variant: TranslationVariant,
+  ): ObservedSecret | undefined;
   /** Translates a freshly read Secret for `variant`, keeps the results and drops the data. */
-  prepare(secret: ObservedSecret, variant: boolean): ObservedSecret;
+  prepare(secret: ObservedSecret, variant: TranslationVariant): ObservedSecret;
   /** The prepared Secret for `uid`, whatever its version (a stale answer beats none). */
   kept(uid: string): ObservedSecret | undefined;
   /** Forgets every Secret whose uid is not in `live`. */
@@ -132,10 +158,10 @@ export function createTranslationCache(
   const keep = (
     entry: CacheEntry,
     secret: ObservedSecret,
-    at: { provider: number; key: string; variant: boolean },
+    at: { provider: number; key: string; variant: number },
   ): TranslationResult => {
     const provider = known[at.provider] as Provider;
-    const options = at.variant ? { serverOverridden: true } : undefined;
+    const options = optionsOf(at.variant);
     // Kept for as long as the Secret lives, so keep a compact copy: the translation's
     // strings are built by concatenation (ropes of thousands of small pieces), and a plain
     // copy holds ~2 KiB where the ropes held tens (measured in bench/api.bench.ts).
@@ -155,7 +181,7 @@ export function createTranslationCache(
     provider: Provider,
     options?: TranslateOptions,
   ): TranslationResult => {
-    const at = { provider: indexOf(provider), key, variant: options?.serverOverridden === true };
+    const at = { provider: indexOf(provider), key, variant: codeOfOptions(options) };
     const entry = entryFor(secret);
     for (const kept of entry.results) {
       if (kept.provider === at.provider && kept.key === at.key && kept.variant === at.variant) {
@@ -178,15 +204,16 @@ export function createTranslationCache(
     return keep(entry, secret, at);
   };
 
-  const prepare = (secret: ObservedSecret, variant: boolean): ObservedSecret => {
+  const prepare = (secret: ObservedSecret, prepared: TranslationVariant): ObservedSecret => {
     const entry = entryFor(secret);
+    const variant = codeOf(prepared);
     entry.prepared ??= elide(secret, providers);
     for (let provider = 0; provider < providers.length; provider++) {
       if (!matchGlob((providers[provider] as Provider).secretNamePattern, secret.name)) continue;
       for (const key of (providers[provider] as Provider).keys)
         if (Object.hasOwn(secret.data, key)) keep(entry, secret, { provider, key, variant });
     }
-    entry.variants |= variantBit(variant);
+    entry.variants |= 1 << variant;
     return entry.prepared;
   };
 
@@ -196,7 +223,7 @@ export function createTranslationCache(
       const entry = byUid.get(uid);
       if (entry?.prepared === undefined || entry.resourceVersion !== resourceVersion)
         return undefined;
-      return (entry.variants & variantBit(variant)) !== 0 ? entry.prepared : undefined;
+      return (entry.variants & (1 << codeOf(variant))) !== 0 ? entry.prepared : undefined;
     },
     prepare,
     kept: (uid) => byUid.get(uid)?.prepared,

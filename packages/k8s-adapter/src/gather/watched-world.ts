@@ -21,7 +21,7 @@ import type { WatchName, WorldCache, WorldCacheOptions } from './world-cache.js'
 import { SnapshotAssembler } from './assembler.js';
 import type { Pass } from './gather-failure.js';
 import { gathererTranslations } from './translation-cache.js';
-import type { TranslationCache } from './translation-cache.js';
+import type { TranslationCache, TranslationVariant } from './translation-cache.js';
 import type { CandidateMeta, Gatherer, WorldSource } from './world-source.js';
 
 const PAGE_SIZE = 500;
@@ -75,13 +75,13 @@ export class WatchedWorld implements WorldSource {
   candidates(): Iterable<CandidateMeta> {
     return this.cache.candidates.values();
   }
-  ready(candidate: CandidateMeta, variant: boolean): ObservedSecret | undefined {
+  ready(candidate: CandidateMeta, variant: TranslationVariant): ObservedSecret | undefined {
     return this.translations.current(candidate.uid, candidate.resourceVersion, variant);
   }
   async read(
     pass: Pass,
     candidate: CandidateMeta,
-    variant: boolean,
+    variant: TranslationVariant,
   ): Promise<ObservedSecret | undefined> {
     const { namespace, name } = candidate;
     this.secretReads += 1;

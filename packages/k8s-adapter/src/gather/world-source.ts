@@ -15,6 +15,7 @@ import type { ClusterApi } from '../connection/cluster-api.js';
 import type { KubeSecret } from '../kube-objects.js';
 import type { CandidateMeta } from './world-cache.js';
 import type { GatherFailure, Pass } from './gather-failure.js';
+import type { TranslationVariant } from './translation-cache.js';
 
 export type { CandidateMeta } from './world-cache.js';
 
@@ -35,9 +36,13 @@ export interface WorldSource {
   /** Every Secret a provider's glob matches, in the namespaces the source reads. */
   candidates(): Iterable<CandidateMeta>;
   /** The candidate as the planner sees it, when it needs no read this pass. */
-  ready(candidate: CandidateMeta, variant: boolean): ObservedSecret | undefined;
+  ready(candidate: CandidateMeta, variant: TranslationVariant): ObservedSecret | undefined;
   /** Reads a candidate that is not ready; `undefined` when it is gone. */
-  read(pass: Pass, candidate: CandidateMeta, variant: boolean): Promise<ObservedSecret | undefined>;
+  read(
+    pass: Pass,
+    candidate: CandidateMeta,
+    variant: TranslationVariant,
+  ): Promise<ObservedSecret | undefined>;
   /** Moves whenever candidates(), namespaces() or clusters() may hold something new. */
   version(): string;
   /** Moves whenever a Secret in this managed namespace may have changed (near misses). */
