@@ -259,6 +259,18 @@ describe('startControlPlane', () => {
     await expect.poll(() => existsSync(state), { timeout: 20_000, interval: 250 }).toBe(false);
   });
 
+  it('is stopped by its watcher when the owner exited before the plane was ready', async () => {
+    // The watcher then finds the owner gone at once, before `up` has recorded its pid: it
+    // must still take the plane down, not decide it is a stale watcher of another plane.
+    const owner = spawn('true', [], { stdio: 'ignore' });
+    if (owner.pid === undefined) throw new Error('true did not start');
+    await new Promise((resolve) => owner.on('exit', resolve));
+    const name = uniqueName('smoke-orphan');
+    const plane = await startControlPlane(name, { ownerPid: owner.pid });
+    const state = dirname(plane.kubeconfigPath);
+    await expect.poll(() => existsSync(state), { timeout: 20_000, interval: 250 }).toBe(false);
+  });
+
   it('says how a component ended when it dies', async () => {
     const name = uniqueName('smoke-dies');
     const plane = await startControlPlane(name, { ownerPid: process.pid });
