@@ -86,6 +86,12 @@ export interface FaultProxyOptions {
    * resolves: a test can compare the write with the world at that moment.
    */
   readonly beforeWrite?: (write: ForwardedWrite) => Promise<void>;
+  /**
+   * Replaces the first watch event whose line mentions `needle`, once: `undecodable` puts a
+   * line that does not decode in its place; `endless` starts a line of 9 MiB that never ends,
+   * and that watch then stays open and silent, as a server gone wrong could hold it.
+   */
+  readonly corruptWatchLine?: { readonly needle: string; readonly mode: 'undecodable' | 'endless' };
 }
 
 export interface FaultProxy {
@@ -96,6 +102,8 @@ export interface FaultProxy {
   readonly log: readonly ProxyLogEntry[];
   /** Count per fault kind. */
   readonly counts: Readonly<Record<FaultKind, number>>;
+  /** Watch lines replaced by `corruptWatchLine` (0 or 1). */
+  corruptedLines(): number;
   setFaults(faults: Partial<FaultSettings>): void;
   /** Faults apply to every request again. */
   clearOnly(): void;
@@ -189,6 +197,44 @@ function sendStatus(res: ServerResponse, code: number): void {
   res.end(body);
 }
 
+/**
+ * Forwards a watch line by line, replacing the first line that mentions `needle` (once, across
+ * the proxy's watches: `corrupted` is called when it is).
+ */
+function forwardCorrupting(
+  answer: IncomingMessage,
+  res: ServerResponse,
+  { needle, mode }: NonNullable<FaultProxyOptions['corruptWatchLine']>,
+  corrupted: () => void,
+): void {
+  let pending = '';
+  let done = false;
+  let stalled = false;
+  answer.on('data', (chunk: Buffer) => {
+    if (stalled) return;
+    pending += chunk.toString('utf8');
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      if (done || !line.includes(needle)) {
+        res.write(`${line}\n`);
+        continue;
+      }
+      done = true;
+      corrupted();
+      if (mode === 'undecodable') {
+        res.write('{"type":"ADDED","object":{"metadata":\n');
+        continue;
+      }
+      const piece = `{"type":"ADDED","object":{"metadata":{"name":"${'x'.repeat(2 ** 16)}`;
+      for (let sent = 0; sent < 9 * 2 ** 20; sent += piece.length) res.write(piece);
+      stalled = true;
+      return;
+    }
+  });
+  answer.on('end', () => res.end(pending));
+}
+
 export async function startFaultProxy(
   plane: Pick<ControlPlane, 'kubeconfigPath' | 'kubeConfig' | 'server' | 'caPem'>,
   options: FaultProxyOptions = {},
@@ -209,6 +255,7 @@ export async function startFaultProxy(
   let hangingAll = false;
   const log: ProxyLogEntry[] = [];
   const counts = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+  let corruptedLines = 0;
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const between = ([low, high]: readonly [number, number]): number =>
@@ -330,7 +377,12 @@ export async function startFaultProxy(
         // On as they came: Node holds written headers back until the first body byte, and a
         // quiet watch's first line (a bookmark) comes a minute after its headers.
         res.flushHeaders();
-        answer.pipe(res);
+        const corrupt = options.corruptWatchLine;
+        if (corrupt !== undefined && corruptedLines === 0 && isWatch(url))
+          forwardCorrupting(answer, res, corrupt, () => {
+            corruptedLines += 1;
+          });
+        else answer.pipe(res);
         record(status, true);
         if (fault === 'cut-watch') later(between(settings.watchCutMs), () => req.socket.destroy());
       },
@@ -372,6 +424,7 @@ export async function startFaultProxy(
     kubeConfig,
     log,
     counts,
+    corruptedLines: () => corruptedLines,
     setFaults(faults) {
       settings = { ...settings, ...faults };
     },

@@ -1,11 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { Agent, createServer, request } from 'node:https';
-import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
-import { uniqueName } from '@argocd-cluster-registrar/testkit';
+import { startFaultProxy, uniqueName } from '@argocd-cluster-registrar/testkit';
 import type { ApiFailure } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { kubeClusterFromText } from '../connection/kube-config.js';
@@ -79,95 +73,16 @@ async function watchesOpened(started: ListWatch<Kept>, count: number): Promise<v
   );
 }
 
-function withoutHost(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const copy = { ...headers };
-  delete copy.host;
-  return copy;
-}
-
-/**
- * A TLS-terminating proxy in front of the real API server that replaces the first watch
- * event mentioning `needle`, once; everything else passes. `undecodable` puts a line that
- * does not decode in its place; `endless` starts a line of 9 MiB that never ends, and the
- * stream then stays open and silent, as a server gone wrong could hold it.
- */
+/** The fault proxy in front of the real API server, replacing one watch line (see testkit). */
 async function startCorruptingProxy(
   needle: string,
   mode: 'undecodable' | 'endless' = 'undecodable',
-): Promise<{
-  readonly access: KubeAccess;
-  corrupted(): number;
-  close(): Promise<void>;
-}> {
-  const pki = join(dirname(h.plane.kubeconfigPath), 'pki');
-  const admin = new KubeConfig();
-  admin.loadFromString(h.plane.kubeConfig);
-  const user = admin.getCurrentUser();
-  const agent = new Agent({
-    ca: h.plane.caPem,
-    cert: Buffer.from(user?.certData ?? '', 'base64'),
-    key: Buffer.from(user?.keyData ?? '', 'base64'),
-  });
-  let corrupted = 0;
-  const server = createServer(
-    { cert: readFileSync(join(pki, 'serving.crt')), key: readFileSync(join(pki, 'serving.key')) },
-    (req, res) => {
-      const forward = request(
-        new URL(req.url ?? '/', h.plane.server),
-        { method: req.method ?? 'GET', headers: withoutHost(req.headers), agent },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          if (!(req.url ?? '').includes('watch=true')) {
-            answer.pipe(res);
-            return;
-          }
-          let pending = '';
-          let stalled = false;
-          answer.on('data', (chunk: Buffer) => {
-            if (stalled) return;
-            pending += chunk.toString('utf8');
-            const lines = pending.split('\n');
-            pending = lines.pop() ?? '';
-            for (const line of lines) {
-              const bad = corrupted === 0 && line.includes(needle);
-              if (!bad) {
-                res.write(`${line}\n`);
-                continue;
-              }
-              corrupted += 1;
-              if (mode === 'undecodable') {
-                res.write('{"type":"ADDED","object":{"metadata":\n');
-                continue;
-              }
-              const piece = `{"type":"ADDED","object":{"metadata":{"name":"${'x'.repeat(2 ** 16)}`;
-              for (let sent = 0; sent < 9 * 2 ** 20; sent += piece.length) res.write(piece);
-              stalled = true;
-              return;
-            }
-          });
-          answer.on('end', () => res.end(pending));
-          answer.on('error', () => res.destroy());
-        },
-      );
-      forward.on('error', () => res.destroy());
-      req.pipe(forward);
-    },
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+): Promise<{ readonly access: KubeAccess; corrupted(): number; close(): Promise<void> }> {
+  const proxied = await startFaultProxy(h.plane, { corruptWatchLine: { needle, mode } });
   return {
-    access: {
-      cluster: kubeClusterFromText(h.plane.kubeConfig.replace(h.plane.server, url)),
-      source: 'corrupting proxy',
-    },
-    corrupted: () => corrupted,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
+    access: { cluster: kubeClusterFromText(proxied.kubeConfig), source: 'corrupting proxy' },
+    corrupted: () => proxied.corruptedLines(),
+    close: () => proxied.close(),
   };
 }
 
