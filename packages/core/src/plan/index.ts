@@ -77,6 +77,6 @@ export function plan(
   };
   memo.sweep();
   // A memo of this pass alone is dropped with it: nothing to remember the world for.
-  if (options.memo !== undefined) memo.settle(snapshot, result, now, state.stableUntil);
+  if (options.memo !== undefined) memo.remember(snapshot, result, now, state.stableUntil);
   return result;
 }

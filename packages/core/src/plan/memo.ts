@@ -72,7 +72,7 @@ export class PlanMemo {
   }
 
   /** @internal Remembers a pass's plan for repeat(), or forgets the last when it has actions. */
-  settle(snapshot: Snapshot, plan: Plan, now: number, until: number): void {
+  remember(snapshot: Snapshot, plan: Plan, now: number, until: number): void {
     this.settled =
       plan.actions.length === 0 && this.configKey !== undefined && this.translate !== undefined
         ? {

@@ -29,12 +29,9 @@ export interface TranslationVariant {
   readonly clusterSource: boolean;
 }
 
-/** A variant as a number from 0 to 3, for comparisons and the prepared-variants bit set. */
-const codeOf = (variant: TranslationVariant): number =>
-  (variant.serverOverridden ? 1 : 0) | (variant.clusterSource ? 2 : 0);
-
-const codeOfOptions = (options: TranslateOptions | undefined): number =>
-  (options?.serverOverridden === true ? 1 : 0) | (options?.clusterSource === true ? 2 : 0);
+/** A variant (or the planner's options, which have its shape) as a number from 0 to 3. */
+const codeOf = (variant: TranslateOptions | undefined): number =>
+  (variant?.serverOverridden === true ? 1 : 0) | (variant?.clusterSource === true ? 2 : 0);
 
 const optionsOf = (code: number): TranslateOptions | undefined =>
   code === 0
@@ -181,7 +178,7 @@ export function createTranslationCache(
     provider: Provider,
     options?: TranslateOptions,
   ): TranslationResult => {
-    const at = { provider: indexOf(provider), key, variant: codeOfOptions(options) };
+    const at = { provider: indexOf(provider), key, variant: codeOf(options) };
     const entry = entryFor(secret);
     for (const kept of entry.results) {
       if (kept.provider === at.provider && kept.key === at.key && kept.variant === at.variant) {
