@@ -187,6 +187,12 @@ describe('Dockerfile lint', () => {
     expect(entrypointFlags).toContain('--jitless');
   });
 
+  test('lets V8 give freed heap back once the cold start is over (--optimize-for-size)', () => {
+    // Without it V8's memory reducer never finds the daemon idle and the heap keeps what the
+    // cold start grew: about 12 MiB of the 96 MiB budget at 1,000 clusters (docs/bench/memory.md).
+    expect(entrypointFlags).toContain('--optimize-for-size');
+  });
+
   test('the runtime stage copies only the bundle from the build stage', () => {
     const copies = (runtime?.instructions ?? []).filter((i) => i.keyword === 'COPY');
     expect(copies.map((i) => i.args)).toEqual(['--from=build /app /app']);
