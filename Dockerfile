@@ -79,4 +79,9 @@ EXPOSE 8080 8081
 # resident memory swing from run to run: 116-143 MiB with the JIT, 95-98 MiB without), and no
 # memory is executable at run time. Node marks the flag experimental (it is V8's); the image pins
 # its Node release, and the image tests start the bundle with these flags on that release.
-ENTRYPOINT ["node", "--jitless", "--max-old-space-size-percentage=60", "/app/argocd-cluster-registrar.mjs"]
+# --optimize-for-size: V8 gives freed heap pages back only through its memory reducer, and on
+# this Node release the reducer never finds the daemon idle (V8 reads the embedder's allocation
+# rate of zero as a high one: --trace-memory-reducer says "high alloc" every 8 s for as long as
+# the daemon runs), so the heap kept what the cold start grew. Favouring size, V8 runs the
+# reducer: steady RSS at 1,000 clusters 95-99 MiB -> 82-85 MiB, and the cold start was no slower.
+ENTRYPOINT ["node", "--jitless", "--max-old-space-size-percentage=60", "--optimize-for-size", "/app/argocd-cluster-registrar.mjs"]
