@@ -1,7 +1,5 @@
 // What bounds and fences one request (kube-http.ts applies it).
 
-import type { KubeAccess } from './kube-access.js';
-
 /**
  * Default bound on one request, headers to last byte. A 500-item list page takes well under
  * a second; 20 s leaves room for a slow, loaded API server while a hung request still ends
@@ -16,9 +14,4 @@ export interface RequestGuard {
   readonly beforeSend?: () => void;
   /** Aborts the request early. */
   readonly signal?: AbortSignal;
-}
-
-/** The access's request time-out, when it sets one. */
-export function requestBound(access: KubeAccess): { timeoutMs?: number } {
-  return access.requestTimeoutMs === undefined ? {} : { timeoutMs: access.requestTimeoutMs };
 }

@@ -7,7 +7,6 @@ import { compareStrings } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { listNamespaces, readNamespace } from '../connection/kube-api.js';
-import { requestBound } from '../connection/request-guard.js';
 
 /**
  * 'missing' only on a 404: any other failure (no connection, forbidden) proves nothing, and
@@ -18,7 +17,7 @@ export async function targetNamespaceState(
   name: string,
 ): Promise<'present' | 'missing' | 'unknown'> {
   try {
-    await readNamespace(access, name, requestBound(access));
+    await readNamespace(access, name);
     return 'present';
   } catch (err) {
     return classifyApiError(err).kind === 'not-found' ? 'missing' : 'unknown';

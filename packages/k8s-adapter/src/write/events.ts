@@ -16,7 +16,6 @@ import { classifyApiError } from '../connection/api-failure.js';
 import type { ApiFailure } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { createEvent, patchEvent, readEvent } from '../connection/kube-api.js';
-import { requestBound } from '../connection/request-guard.js';
 import { LeadershipLost, isLeadershipLost } from '../connection/write-fence.js';
 
 export interface NamespaceEvent {
@@ -92,7 +91,6 @@ async function recordEvent(
   const name = eventName(involved, event.type, reason, message, component);
   // Events are writes too: a deposed leader must not report what it no longer decides.
   const guard = {
-    ...requestBound(access),
     beforeSend: () => {
       fence?.check();
     },

@@ -11,7 +11,6 @@ import type { ApiFailure } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { createSecret, deleteSecret, patchSecret } from '../connection/kube-api.js';
 import { toSecretBody } from '../observed-objects.js';
-import { requestBound } from '../connection/request-guard.js';
 import type { RequestGuard } from '../connection/request-guard.js';
 import type { SecretMergePatch } from './secret-patch.js';
 import { isLeadershipLost } from '../connection/write-fence.js';
@@ -81,10 +80,8 @@ const NOT_ATTEMPTED: WriteOutcome = {
  */
 export function secretWriter(access: KubeAccess): SecretWriter {
   const sending = (options: WriteOptions = {}) => {
-    const guard: RequestGuard = {
-      ...requestBound(access),
-      ...(options.beforeSend === undefined ? {} : { beforeSend: options.beforeSend }),
-    };
+    const guard: RequestGuard =
+      options.beforeSend === undefined ? {} : { beforeSend: options.beforeSend };
     return { query: { fieldManager: FIELD_MANAGER, dryRun: options.dryRun === true }, guard };
   };
   return {
