@@ -1,12 +1,23 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { AuthenticationV1Api, Watch, VersionApi } from '@kubernetes/client-node';
 import type { V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CONTROL_PLANE_SCRIPT,
   adminKubeConfig,
   coreApi,
   finalizeNamespace,
@@ -15,13 +26,16 @@ import {
   rbacApi,
   runControlPlaneScript,
   startControlPlane,
+  startFaultProxy,
   statusOf,
   testChildPlane,
   testHostPlane,
   tokenKubeConfig,
   uniqueName,
 } from './index.js';
-import type { ControlPlane } from './index.js';
+import type { ControlPlane, FaultProxy } from './index.js';
+
+const execFileAsync = promisify(execFile);
 
 // Smoke suite against the real etcd + kube-apiserver of the integration project's global setup.
 
@@ -148,6 +162,40 @@ describe('namespaces and Secrets', () => {
     expect(await rejectionStatus(core.readNamespace({ name: doomed }))).toBe(404);
     // Finalizing a namespace that is already gone is fine.
     await finalizeNamespace(host, doomed);
+  });
+
+  it('finalize fails, never reports a namespace gone, when the server stops answering after the delete', async () => {
+    // The plane as the script knows it (its certificates), with its API server behind a
+    // proxy that answers every GET with 503 once the namespace's DELETE has gone through,
+    // as an API server restarting right after the delete does.
+    const live = uniqueName('smoke-cut');
+    await createNamespace(live);
+    const proxy: FaultProxy = await startFaultProxy(host, {
+      beforeWrite: (write) => {
+        if (write.method === 'DELETE' && write.path === `/api/v1/namespaces/${live}`)
+          proxy.setFaults({ rate: 1, kinds: ['status-503'], only: /^GET / });
+        return Promise.resolve();
+      },
+    });
+    const planes = mkdtempSync(join(tmpdir(), 'acr-finalize-'));
+    const state = join(planes, 'behind-proxy');
+    mkdirSync(state);
+    const real = dirname(host.kubeconfigPath);
+    symlinkSync(join(real, 'pki'), join(state, 'pki'));
+    copyFileSync(host.kubeconfigPath, join(state, 'kubeconfig'));
+    writeFileSync(join(state, 'apiserver.port'), new URL(proxy.server).port);
+    try {
+      const run = execFileAsync(CONTROL_PLANE_SCRIPT, ['finalize', 'behind-proxy', live], {
+        env: { ...process.env, REGISTRAR_PLANES_DIR: planes },
+      });
+      await expect(run).rejects.toThrow(/namespace/);
+      const left = await coreApi(host).readNamespace({ name: live });
+      expect(left.metadata?.deletionTimestamp).toBeDefined();
+    } finally {
+      await proxy.close();
+      rmSync(planes, { recursive: true, force: true });
+      await finalizeNamespace(host, live);
+    }
   });
 
   it('deletes a live namespace for good with finalize alone', async () => {
