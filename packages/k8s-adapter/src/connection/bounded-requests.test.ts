@@ -107,6 +107,10 @@ describe('bounded requests', () => {
     });
     try {
       expect((await gatherer.full()).failures).toEqual([]);
+      // A loaded machine can fail a first request past its 1 s bound, and it recovers before
+      // the snapshot above: that is not what this test is about.
+      failed.clear();
+      recovered.clear();
       // The server restarts and hangs: open watches are dropped, and every re-open hangs.
       proxy.hangAll(true);
       proxy.dropConnections();
