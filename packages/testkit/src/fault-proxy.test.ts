@@ -5,7 +5,8 @@
 import { request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
-import { seededRandom, startFaultProxy } from './fault-proxy.js';
+import { seededRandom } from './fault-choice.js';
+import { startFaultProxy } from './fault-proxy.js';
 import type { FaultProxy } from './fault-proxy.js';
 import { testHostPlane } from './shared.js';
 import type { ControlPlane } from './control-plane.js';

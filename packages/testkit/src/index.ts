@@ -16,9 +16,10 @@ export { testChildPlane, testHostPlane } from './shared.js';
 export type { ProvidedPlane } from './provided.js';
 export { kubeconfigText } from './kubeconfig-text.js';
 export type { KubeconfigTextOptions } from './kubeconfig-text.js';
-export { FAULT_KINDS, seededRandom, startFaultProxy } from './fault-proxy.js';
+export { FAULT_KINDS, seededRandom } from './fault-choice.js';
+export type { FaultKind } from './fault-choice.js';
+export { startFaultProxy } from './fault-proxy.js';
 export type {
-  FaultKind,
   FaultProxy,
   FaultProxyOptions,
   FaultSettings,
