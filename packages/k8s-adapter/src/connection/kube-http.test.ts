@@ -381,8 +381,9 @@ describe('kubeRequest', () => {
 
   it('bounds an error answer whose body never ends, even for a watch (whose signal never fires)', async () => {
     const server = await serve((_req, res) => {
-      res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': '100' });
-      res.write('{"kind": "Status",');
+      // A load balancer's error page that never ends: the body is not the point, its end is.
+      res.writeHead(503, { 'Content-Type': 'text/plain', 'Content-Length': '100' });
+      res.write('upstream unavailable');
     });
     const access = accessTo(server.url, {});
     const watch = new AbortController();
