@@ -424,6 +424,22 @@ describe('server rules', () => {
     expect(translation.warnings).toEqual([]);
   });
 
+  it('refuses a loopback rewrite to https://kubernetes.default, the host cluster itself', () => {
+    const context: TranslateContext = {
+      ...VCLUSTER,
+      namespace: 'default',
+      secret: 'vc-kubernetes',
+    };
+    expect(
+      refused(
+        translateKubeconfig(kubeconfig({ cluster: { server: 'https://127.0.0.1' } }), context),
+        'server-in-cluster',
+      ),
+    ).toContain(
+      "the vcluster Service it rewrites to, https://kubernetes.default, is the host cluster's own API service",
+    );
+  });
+
   it('refuses a loopback rewrite when the Secret is not vc-<name>', () => {
     const context: TranslateContext = { ...VCLUSTER, secret: 'my-kubeconfig' };
     expect(

@@ -164,6 +164,14 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
           );
         }
         const rewritten = `https://${name}.${context.namespace}`;
+        // A vcluster named `kubernetes` in `default` would point ArgoCD at the host cluster.
+        if (classifyServer(rewritten).kind !== 'ok') {
+          return new Problem(
+            'server-in-cluster',
+            `${clusterOwner} has server ${redactUrl(server)}, a loopback address, and the vcluster Service it rewrites to, ${rewritten}, is the host cluster's own API service, which ArgoCD would reach with its own service account`,
+            `set ${serverAnnotationHint(context)} to the vcluster's own address`,
+          );
+        }
         warn(
           'loopback-rewritten',
           `server ${redactUrl(server)} is a loopback address; registered the vcluster Service ${rewritten} instead`,
