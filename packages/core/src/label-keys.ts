@@ -6,6 +6,12 @@ export const ARGOCD_SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
 /** The value ArgoCD looks for under {@link ARGOCD_SECRET_TYPE_LABEL}. */
 export const ARGOCD_CLUSTER_SECRET_TYPE = 'cluster';
 
+/**
+ * The name ArgoCD gives its own cluster: `destination.name: in-cluster` resolves to the
+ * cluster ArgoCD runs in only while no cluster Secret carries that name.
+ */
+export const ARGOCD_IN_CLUSTER_NAME = 'in-cluster';
+
 export interface LabelKeys {
   readonly prefix: string;
   readonly managedBy: string;

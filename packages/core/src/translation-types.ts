@@ -56,6 +56,8 @@ export type RefusalCode =
   | 'no-candidate'
   | 'name-missing'
   | 'name-invalid'
+  /** A name ArgoCD gives a meaning of its own (`in-cluster`). */
+  | 'name-reserved'
   /** A managed namespace that also holds managed Clusters: which is meant is not guessed. */
   | 'source-conflict'
   | 'name-claimed'

@@ -9,7 +9,10 @@ import {
   scenario,
   testConfig,
 } from '../test-support/fixtures.js';
+import { PROVIDER_PRESETS } from '../providers.js';
 import { plan } from './index.js';
+
+const CAPI = testConfig({ providers: [PROVIDER_PRESETS.capi], capiClusters: true });
 
 describe('names', () => {
   it('skips a namespace without a cluster label, with a warning, and keeps its registration', () => {
@@ -51,6 +54,52 @@ describe('names', () => {
     const result = plan(snapshot, testConfig(), NOW);
     expect(result.actions).toEqual([]);
     expect(outcomeOf(result, 'team-a')).toMatchObject({
+      state: 'refused',
+      reason: { code: 'name-foreign' },
+    });
+  });
+
+  it('refuses the cluster name in-cluster, which ArgoCD resolves to its own cluster while no Secret claims it', () => {
+    const snapshot = scenario()
+      .child('team-a', { cluster: 'in-cluster' })
+      .child('team-b', { cluster: 'beta' })
+      .build();
+    const result = plan(snapshot, testConfig(), NOW);
+    expect(result.actions.map((action) => `${action.kind} ${action.cluster}`)).toEqual([
+      'create beta',
+    ]);
+    expect(outcomeOf(result, 'team-a')).toMatchObject({
+      state: 'refused',
+      reason: {
+        code: 'name-reserved',
+        message: `cluster name "in-cluster" of namespace team-a is reserved: ArgoCD sends every Application whose destination.name is in-cluster to its own cluster only while no cluster Secret carries that name, so registering it would send them to this cluster instead; change the ${KEYS.cluster} label to another name`,
+      },
+    });
+  });
+
+  it.each([
+    ['a <prefix>cluster label', { cluster: 'in-cluster' }, 'alpha', 'name'],
+    ['its own name', {}, 'in-cluster', 'name'],
+  ] as const)(
+    'refuses a Cluster claiming in-cluster through %s',
+    (_how, options, name, capiClusterNames) => {
+      const snapshot = scenario().capiChild('fleet', name, options).build();
+      const result = plan(snapshot, { ...CAPI, capiClusterNames }, NOW);
+      expect(result.actions).toEqual([]);
+      const outcome = outcomeOf(result, `fleet/${name}`);
+      expect(outcome).toMatchObject({ state: 'refused', reason: { code: 'name-reserved' } });
+      expect(outcome.reason?.message).toContain(`Cluster fleet/${name} is reserved`);
+    },
+  );
+
+  it('refuses a Cluster whose name a foreign cluster Secret already uses as data.name', () => {
+    const snapshot = scenario()
+      .capiChild('fleet', 'alpha')
+      .foreign('hand-made', { clusterName: 'alpha' })
+      .build();
+    const result = plan(snapshot, { ...CAPI, capiClusterNames: 'name' }, NOW);
+    expect(result.actions).toEqual([]);
+    expect(outcomeOf(result, 'fleet/alpha')).toMatchObject({
       state: 'refused',
       reason: { code: 'name-foreign' },
     });

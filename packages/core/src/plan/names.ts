@@ -1,8 +1,10 @@
 // Which cluster name a namespace asks for, and whether it may ask for it at all: the label
-// must be present, non-empty and give a valid Secret name, and the name must not already be
-// an ArgoCD cluster name of a Secret we do not manage (ArgoCD cannot tell two apart).
+// must be present, non-empty and give a valid Secret name, the name must not be one ArgoCD
+// reserves (`in-cluster`), and it must not already be an ArgoCD cluster name of a Secret we do
+// not manage (ArgoCD cannot tell two apart).
 
 import { compareStrings } from '../compare-strings.js';
+import { ARGOCD_IN_CLUSTER_NAME } from '../label-keys.js';
 import { isDnsSubdomain, registrationName } from '../registration.js';
 import { LABEL_VALUE_FORM } from '../config-forms.js';
 import { formProblem } from '../form-checks.js';
@@ -193,6 +195,16 @@ function nameProblemOf(
     return {
       code: 'name-invalid',
       message: `cluster name ${JSON.stringify(cluster)} gives the Secret name ${JSON.stringify(registrationName(cluster))}, which is not a valid Kubernetes name (lower-case letters, digits, '-' and '.', alphanumeric at both ends, at most 253 characters); change the ${key} label`,
+    };
+  }
+  if (cluster === ARGOCD_IN_CLUSTER_NAME) {
+    const fix =
+      namespace.labels[key] === undefined
+        ? `set its ${key} label to another name`
+        : `change the ${key} label to another name`;
+    return {
+      code: 'name-reserved',
+      message: `cluster name ${JSON.stringify(cluster)} of ${describeSource(namespace.name)} is reserved: ArgoCD sends every Application whose destination.name is ${cluster} to its own cluster only while no cluster Secret carries that name, so registering it would send them to this cluster instead; ${fix}`,
     };
   }
   return undefined;
