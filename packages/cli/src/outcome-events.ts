@@ -213,6 +213,16 @@ export class OutcomeReporter {
   }
 }
 
+/**
+ * The reason as the source's owner may read it: a refusal that names another source (its
+ * namespace, Cluster or server) carries a version that does not; the log keeps the full one.
+ */
+function sourceMessage(outcome: NamespaceOutcome): string | undefined {
+  const reason = outcome.reason;
+  if (reason === undefined) return undefined;
+  return ('sourceMessage' in reason ? reason.sourceMessage : undefined) ?? reason.message;
+}
+
 function categorise(outcome: NamespaceOutcome): Category {
   return outcome.state === 'unchanged' ? 'registered' : outcome.state;
 }
@@ -256,7 +266,7 @@ function eventFor(
         namespace,
         type: 'Warning',
         reason: 'Refused',
-        message: outcome.reason?.message ?? 'refused',
+        message: sourceMessage(outcome) ?? 'refused',
       };
     case 'stale':
       return {

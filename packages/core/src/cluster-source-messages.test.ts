@@ -136,14 +136,16 @@ describe('names and servers', () => {
     );
   });
 
-  it('a server collision between Clusters asks to point one of the sources elsewhere', () => {
+  it('a server collision between Clusters says how to hand the server over, or to point one of the sources elsewhere', () => {
     const snapshot = scenario()
       .capiChild('fleet', 'alpha')
       .capiChild('fleet', 'beta', { server: serverOf('alpha.fleet') })
       .build();
-    expect(outcomeOf(plan(snapshot, CONFIG, NOW), 'fleet/beta').reason?.message).toBe(
-      `server ${serverOf('alpha.fleet')} is being registered this pass as cluster-alpha by Cluster fleet/alpha; ArgoCD would pick one of the two at random. Point one of the sources at another server (${KEYS.server} annotation) or stop managing one of them`,
+    const reason = outcomeOf(plan(snapshot, CONFIG, NOW), 'fleet/beta').reason;
+    expect(reason?.message).toBe(
+      `server ${serverOf('alpha.fleet')} is being registered this pass as cluster-alpha by Cluster fleet/alpha; ArgoCD would pick one of the two at random, so the registration that holds a server keeps it. If Cluster fleet/alpha should not have it, remove its ${KEYS.managedBy} label and delete argocd/cluster-alpha: Cluster fleet/beta registers on the next pass; otherwise point one of the sources at another server (${KEYS.server} annotation)`,
     );
+    expect(reason?.sourceMessage).toContain('the server this Cluster’s kubeconfig names');
   });
 
   it("status says relabelling the Cluster back restores a demoted Cluster's registration", () => {

@@ -76,6 +76,12 @@ export interface Refusal {
    * message.
    */
   readonly blocker?: SecretName;
+  /**
+   * What the Events on the source say instead of `message`, when `message` names another
+   * source (its namespace, Cluster or server): whoever owns a source reads its Events, and one
+   * tenant must not learn another's. The operator's status, logs and plan keep `message`.
+   */
+  readonly sourceMessage?: string;
 }
 
 /** A Secret by namespace and name. */

@@ -7,7 +7,7 @@ import { buildRegistration, registrationName, type RegistrationResult } from '..
 import { normaliseServer } from '../server-address.js';
 import type { ObservedSecret } from '../types.js';
 import type { BuildMemo, Claim, Registration, Selection, Subject } from './model.js';
-import { pinnedRefusal, win } from './incumbency.js';
+import { HOLDS_REGISTRATION, pinnedRefusal, win } from './incumbency.js';
 import { foreignRefusal } from './names.js';
 import type { PassState } from './pass-state.js';
 import { movingRefusal, restoration } from './rename.js';
@@ -21,7 +21,7 @@ export function buildClaims(state: PassState): Claim[] {
     if (subject.terminating || subject.nameProblem !== undefined || cluster === undefined) continue;
     const name = subject.secretName ?? registrationName(cluster);
     const held = state.memo.secretNamedFor(subject.memo, name);
-    const refusal = foreignRefusal(state, cluster, name, held);
+    const refusal = foreignRefusal(state, subject, cluster, name, held);
     if (refusal !== undefined) {
       subject.refusal = refusal;
       continue;
@@ -38,7 +38,7 @@ export function buildClaims(state: PassState): Claim[] {
           : pinnedRefusal(state, target, subject);
       continue;
     }
-    if (incumbent) win(state, subject, cluster, 'holds the registration');
+    if (incumbent) win(state, subject, cluster, HOLDS_REGISTRATION);
     // Its kubeconfig is unknown: it keeps a name it holds, and claims nothing else this pass.
     if (subject.unread !== undefined) continue;
     const claim = claimFor(state, subject, cluster, target, incumbent);

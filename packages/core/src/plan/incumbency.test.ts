@@ -101,3 +101,42 @@ describe('contested names', () => {
     });
   });
 });
+
+describe('the Event message of a claimant refused for another source’s name', () => {
+  const eventOf = (reason: { message: string; sourceMessage?: string } | undefined) =>
+    reason?.sourceMessage;
+
+  it('does not name the holder, which the status and logs still do', () => {
+    const registered = settle(scenario().child('team-a', { cluster: 'alpha' }).build());
+    const snapshot = scenario(registered).child('team-b', { cluster: 'alpha' }).build();
+    const reason = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-b').reason;
+    expect(reason?.message).toContain('namespace team-a');
+    expect(eventOf(reason)).toBe(
+      `cluster name "alpha" is already registered for another source; change the ${KEYS.cluster} label of this namespace to another name, or ask the registrar’s operator (argocd-cluster-registrar status names the holder)`,
+    );
+  });
+
+  it('does not name the older claimant that won the name this pass', () => {
+    const snapshot = scenario()
+      .child('young', { cluster: 'alpha', created: '2026-06-01T00:00:00Z' })
+      .child('old', { cluster: 'alpha', created: '2026-01-01T00:00:00Z' })
+      .build();
+    const reason = outcomeOf(plan(snapshot, testConfig(), NOW), 'young').reason;
+    expect(reason?.message).toContain('namespace old');
+    expect(eventOf(reason)).toBe(
+      `cluster name "alpha" is also claimed by another source, which registers it; change the ${KEYS.cluster} label of this namespace to another name, or ask the registrar’s operator (argocd-cluster-registrar status names the holder)`,
+    );
+  });
+
+  it('does not name the holder that is being renamed away', () => {
+    const registered = settle(scenario().child('team-a', { cluster: 'alpha' }).build());
+    const snapshot = scenario(registered)
+      .label('team-a', KEYS.cluster, 'alpha-2')
+      .child('team-b', { cluster: 'alpha' })
+      .build();
+    const reason = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-b').reason;
+    expect(reason?.message).toContain('namespace team-a');
+    expect(eventOf(reason)).not.toContain('team-a');
+    expect(eventOf(reason)).not.toContain('alpha-2');
+  });
+});

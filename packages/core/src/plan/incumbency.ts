@@ -9,8 +9,11 @@ import { unreachable } from '../unreachable.js';
 import type { Refusal } from '../types.js';
 import type { Claim, Registration, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
-import { collisionMessage } from './server-ledger.js';
+import { collisionMessage, collisionSourceMessage } from './server-ledger.js';
 import { describeSource, sourceEnding, sourceNoun } from '../sources.js';
+
+/** Why an incumbent keeps its name, as the losers are told. */
+export const HOLDS_REGISTRATION = 'holds the registration';
 
 export function settle(state: PassState, claims: readonly Claim[]): void {
   // Claims arrive in namespace-name order and sort() is stable: incumbents keep that order,
@@ -42,7 +45,7 @@ function trySettle(state: PassState, claim: Claim): boolean {
   const subject = claim.subject;
   const winner = state.nameWinners.get(claim.cluster);
   if (winner !== undefined && winner !== subject) {
-    claim.refusal = nameClaimedRefusal(state, claim.cluster, winner);
+    claim.refusal = nameClaimedRefusal(state, claim.cluster, winner, subject);
     return false;
   }
   const servers = state.servers;
@@ -53,13 +56,14 @@ function trySettle(state: PassState, claim: Claim): boolean {
       code: 'server-collision',
       blocker: { namespace: state.config.targetNamespace, name: blocker.secret },
       message: collisionMessage(state.config, state.keys, claim, blocker),
+      sourceMessage: collisionSourceMessage(claim),
     };
     return false;
   }
   claim.won = true;
   claim.refusal = undefined;
   // win(), with the winner already looked up.
-  subject.why = claim.incumbent ? 'holds the registration' : 'is older or sorts first';
+  subject.why = claim.incumbent ? HOLDS_REGISTRATION : 'is older or sorts first';
   if (winner !== subject) state.nameWinners.set(claim.cluster, subject);
   const held = servers.heldBy(targetName);
   if (held?.server !== claim.server || held.ownerUid !== subject.namespace.uid)
@@ -101,11 +105,23 @@ export function otherWinner(
 }
 
 /** `name-claimed`: another namespace holds or won the name. */
-export function nameClaimedRefusal(state: PassState, cluster: string, winner: Subject): Refusal {
+export function nameClaimedRefusal(
+  state: PassState,
+  cluster: string,
+  winner: Subject,
+  claimant: Subject,
+): Refusal {
+  const held = winner.why === HOLDS_REGISTRATION;
   return {
     code: 'name-claimed',
     message: `cluster name ${JSON.stringify(cluster)} is also claimed by ${describeSource(winner.namespace.name)}, which ${winner.why ?? ''}; change the ${state.keys.cluster} label of one of them`,
+    sourceMessage: `cluster name ${JSON.stringify(cluster)} is ${held ? 'already registered for another source' : 'also claimed by another source, which registers it'}; ${askOperator(state, claimant)}`,
   };
+}
+
+/** The way out a refused claimant's own Events offer, without naming the other source. */
+function askOperator(state: PassState, claimant: Subject): string {
+  return `change the ${state.keys.cluster} label of this ${sourceNoun(claimant.namespace.name)} to another name, or ask the registrar’s operator (argocd-cluster-registrar status names the holder)`;
 }
 
 /**
@@ -125,14 +141,16 @@ export function pinnedRefusal(state: PassState, target: Registration, claimant: 
     target.sourceName === undefined ? 'is terminating' : sourceEnding(target.sourceName);
   // The holder still claims this very name: its registration is live and stays, so the only
   // fix is on the claimant's side (never suggest deleting it, even with a prune veto).
+  const sourceMessage = `cluster name ${JSON.stringify(target.cluster)} is already registered for another source${source.kind === 'gone' ? ', which is gone: it is removed, and this one registered, shortly' : `; ${askOperator(state, claimant)}`}`;
   if (source.kind === 'managed' && !source.subject.terminating && target.role === 'incumbent') {
     return {
       code: 'name-claimed',
       message: `${name} is the registration of ${owner}, which still claims cluster name ${JSON.stringify(target.cluster)}; to register ${describeSource(claimant.namespace.name)}, change its ${keys.cluster} label to another name`,
+      sourceMessage,
     };
   }
   const fix = `change the ${keys.cluster} label, or delete ${config.targetNamespace}/${name} if that registration is no longer wanted`;
-  const refusal = (message: string): Refusal => ({ code: 'name-claimed', message });
+  const refusal = (message: string): Refusal => ({ code: 'name-claimed', message, sourceMessage });
   if (target.pruneDisabled) {
     return refusal(
       `${name} is the registration of ${owner} and carries ${keys.prune}=disabled, so it is never replaced or removed; remove that label, or ${fix}`,

@@ -55,7 +55,10 @@ describe('names', () => {
     expect(result.actions).toEqual([]);
     expect(outcomeOf(result, 'team-a')).toMatchObject({
       state: 'refused',
-      reason: { code: 'name-foreign' },
+      reason: {
+        code: 'name-foreign',
+        sourceMessage: `ArgoCD cluster name "alpha" is already used by a cluster Secret this registrar does not manage; change the ${KEYS.cluster} label of this namespace to another name, or ask the registrar’s operator`,
+      },
     });
   });
 

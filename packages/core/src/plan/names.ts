@@ -8,7 +8,7 @@ import { ARGOCD_IN_CLUSTER_NAME } from '../label-keys.js';
 import { isDnsSubdomain, registrationName } from '../registration.js';
 import { LABEL_VALUE_FORM } from '../config-forms.js';
 import { formProblem } from '../form-checks.js';
-import { clusterSourceKey, defaultClusterName, describeSource } from '../sources.js';
+import { clusterSourceKey, defaultClusterName, describeSource, sourceNoun } from '../sources.js';
 import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../types.js';
 import {
   NO_REGISTRATIONS,
@@ -227,6 +227,7 @@ export function recordForeignName(
  */
 export function foreignRefusal(
   state: PassState,
+  claimant: Subject,
   cluster: string,
   name: string,
   held: SecretMemo | undefined,
@@ -246,6 +247,7 @@ export function foreignRefusal(
       code: 'name-foreign',
       blocker: { namespace: foreign.namespace, name: foreign.name },
       message: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by Secret ${foreign.namespace}/${foreign.name}, which this registrar does not manage, and ArgoCD cannot tell two clusters of one name apart; change the ${keys.cluster} label or delete that Secret${leftoverHint(foreign)}`,
+      sourceMessage: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by a cluster Secret this registrar does not manage; change the ${keys.cluster} label of this ${sourceNoun(claimant.namespace.name)} to another name, or ask the registrar’s operator`,
     };
   }
   return undefined;

@@ -138,7 +138,11 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
   const cluster = subject.cluster ?? '';
   const winner = otherWinner(state, subject, cluster);
   if (winner !== undefined) {
-    return { ...base, state: 'refused', reason: nameClaimedRefusal(state, cluster, winner) };
+    return {
+      ...base,
+      state: 'refused',
+      reason: nameClaimedRefusal(state, cluster, winner, subject),
+    };
   }
   if (first !== undefined) return { ...base, state: 'refused', reason: first.refusal };
   return {
@@ -149,11 +153,16 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
   };
 }
 
-function withKept<T extends { readonly code: string; readonly message: string }>(
-  reason: T,
-  kept: readonly string[],
-): T {
-  return kept.length === 0
-    ? reason
-    : { ...reason, message: `${reason.message} (${kept.join(', ')} stays registered meanwhile)` };
+function withKept<
+  T extends { readonly code: string; readonly message: string; readonly sourceMessage?: string },
+>(reason: T, kept: readonly string[]): T {
+  if (kept.length === 0) return reason;
+  const meanwhile = ` (${kept.join(', ')} stays registered meanwhile)`;
+  return {
+    ...reason,
+    message: `${reason.message}${meanwhile}`,
+    ...(reason.sourceMessage === undefined
+      ? {}
+      : { sourceMessage: `${reason.sourceMessage}${meanwhile}` }),
+  };
 }

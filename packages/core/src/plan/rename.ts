@@ -50,6 +50,7 @@ export function movingRefusal(state: PassState, target: Registration): Refusal {
   return {
     code: 'name-claimed',
     message: `${target.secret.name} is still the registration of ${describeSource(key)}, which now claims ${next}; it is handed over once ${next} is registered, so ArgoCD never loses that cluster meanwhile (if the two ${them} swapped names, rename one of them to a third name first)`,
+    sourceMessage: `cluster name ${JSON.stringify(target.cluster)} is still registered for another source, which is being renamed; it is handed over once that source's new name is registered`,
   };
 }
 

@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import {
+  KEYS,
   NOW,
   outcomeOf,
   registeredAlpha,
@@ -71,5 +72,19 @@ describe('servers', () => {
       .build();
     const result = plan(snapshot, testConfig(), NOW);
     expect(kinds(result)).toEqual(['create beta', 'delete alpha']);
+  });
+
+  it('tells the operator who holds the server and how to hand it over; the source’s own Events name neither', () => {
+    const snapshot = scenario(registeredAlpha())
+      .child('team-b', { cluster: 'beta', server: serverOf('team-a') })
+      .build();
+    const reason = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-b').reason;
+    expect(reason?.message).toBe(
+      `server ${serverOf('team-a')} is already registered as cluster-alpha by namespace team-a; ArgoCD would pick one of the two at random, so the registration that holds a server keeps it. If namespace team-a should not have it, remove its ${KEYS.managedBy} label and delete argocd/cluster-alpha: namespace team-b registers on the next pass; otherwise point one of the namespaces at another server (${KEYS.server} annotation)`,
+    );
+    const event = reason !== undefined && 'sourceMessage' in reason ? reason.sourceMessage : '';
+    expect(event).toBe(
+      'the server this namespace’s kubeconfig names is already registered with ArgoCD by another source, which keeps it (ArgoCD would pick one of two registrations of one server at random); if the server is this namespace’s, ask the registrar’s operator to hand it over (argocd-cluster-registrar status names the holder)',
+    );
   });
 });
