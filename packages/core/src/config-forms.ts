@@ -51,6 +51,13 @@ export const LABEL_PREFIX_FORM: readonly FormCheck[] = [
     pattern: `^${DNS_SUBDOMAIN}/$`,
     message: `is not a valid label-key prefix; ${PREFIX_FORM}`,
   },
+  // Prefixed labels are copied onto registrations and read off sources: in ArgoCD's or
+  // Kubernetes' own key namespaces they would collide with keys those interpret.
+  {
+    kind: 'reject',
+    pattern: '(?:^|\\.)(?:argoproj\\.io|kubernetes\\.io|k8s\\.io|x-k8s\\.io)/$',
+    message: `is reserved: argoproj.io, kubernetes.io, k8s.io, x-k8s.io and their subdomains hold ArgoCD's, Kubernetes' and Cluster API's own label keys; ${PREFIX_FORM}`,
+  },
 ];
 
 const SECRET_KEY = '[-._a-zA-Z0-9]{1,253}';

@@ -162,6 +162,27 @@ describe('parseConfig validation', () => {
     },
   );
 
+  it.each([
+    'argocd.argoproj.io/',
+    'notifications.argoproj.io/',
+    'kubernetes.io/',
+    'node.kubernetes.io/',
+    'k8s.io/',
+    'cluster.x-k8s.io/',
+  ])('refuses labelPrefix %j, in a namespace ArgoCD or Kubernetes interpret', (labelPrefix) => {
+    const error = onlyError({ labelPrefix });
+    expect(error.setting).toBe('labelPrefix');
+    expect(error.message).toContain('reserved');
+    expect(error.message).toContain('expected a DNS subdomain followed by "/"');
+  });
+
+  it.each(['argocd-cluster-registrar/', 'registrar.example.com/', 'my-kubernetes.io.example.com/'])(
+    'accepts labelPrefix %j outside the reserved namespaces',
+    (labelPrefix) => {
+      expect(valid({ labelPrefix }).labelPrefix).toBe(labelPrefix);
+    },
+  );
+
   it.each(['', '-x', 'x-', 'a b', 'a/b', 'x'.repeat(64)])('refuses managedBy %j', (managedBy) => {
     expect(onlyError({ managedBy })).toEqual({
       setting: 'managedBy',
