@@ -32,11 +32,17 @@ export interface ConfigInput {
    */
   capiClusters?: boolean;
   /**
-   * The cluster name of a Cluster source without a `<prefix>cluster` label: `name` (the
-   * Cluster's name, the default) or `namespace-name` (`<namespace>-<name>`, for fleets that
-   * reuse Cluster names across namespaces).
+   * The cluster name of a Cluster source: `namespace-name` (`<namespace>.<name>`, the default:
+   * Clusters of two namespaces never contend for a name) or `name` (the Cluster's own name, or
+   * its `<prefix>cluster` label).
    */
   capiClusterNames?: string;
+  /**
+   * Under `namespace-name`, let a Cluster's `<prefix>cluster` label choose its cluster name
+   * (`--capi-cluster-name-label`, chart `capiClusterNameLabel`); default false: the label is
+   * ignored, with a warning.
+   */
+  capiClusterNameLabel?: boolean;
 }
 
 export interface ConfigError {
@@ -64,7 +70,8 @@ export const CONFIG_DEFAULTS = {
   execCredentials: false,
   drainOnTerminate: false,
   capiClusters: false,
-  capiClusterNames: 'name',
+  capiClusterNames: 'namespace-name',
+  capiClusterNameLabel: false,
 } as const satisfies Required<Omit<ConfigInput, 'secretNamePattern' | 'secretKey'>>;
 
 /**

@@ -47,7 +47,7 @@ export function durationSetting(
 }
 export function booleanSetting(
   input: ConfigInput,
-  key: 'execCredentials' | 'drainOnTerminate' | 'capiClusters',
+  key: 'execCredentials' | 'drainOnTerminate' | 'capiClusters' | 'capiClusterNameLabel',
   fallback: boolean,
   fail: Fail,
 ): boolean | undefined {

@@ -64,8 +64,14 @@ export interface Config {
    */
   readonly capiClusters: boolean;
   /**
-   * The cluster name of a Cluster source without a `<prefix>cluster` label: its own name, or
-   * `<namespace>-<name>`.
+   * The cluster name of a Cluster source: its own name (or its `<prefix>cluster` label), or
+   * `<namespace>.<name>`.
    */
   readonly capiClusterNames: 'name' | 'namespace-name';
+  /**
+   * Under `namespace-name`, a Cluster's `<prefix>cluster` label may choose its cluster name
+   * (`--capi-cluster-name-label`). Off by default: whoever labels a Cluster could otherwise
+   * claim any name, another namespace's included.
+   */
+  readonly capiClusterNameLabel: boolean;
 }

@@ -44,7 +44,8 @@ describe('parseConfig defaults', () => {
       execCredentials: false,
       drainOnTerminate: false,
       capiClusters: false,
-      capiClusterNames: 'name',
+      capiClusterNames: 'namespace-name',
+      capiClusterNameLabel: false,
     });
   });
 
@@ -60,7 +61,8 @@ describe('parseConfig defaults', () => {
       execCredentials: false,
       drainOnTerminate: false,
       capiClusters: false,
-      capiClusterNames: 'name',
+      capiClusterNames: 'namespace-name',
+      capiClusterNameLabel: false,
     });
     expect(valid({ ...CONFIG_DEFAULTS })).toEqual(valid({}));
   });
@@ -78,7 +80,8 @@ describe('parseConfig defaults', () => {
         execCredentials: true,
         drainOnTerminate: true,
         capiClusters: true,
-        capiClusterNames: 'namespace-name',
+        capiClusterNames: 'name',
+        capiClusterNameLabel: true,
       }),
     ).toEqual({
       targetNamespace: 'gitops',
@@ -104,7 +107,8 @@ describe('parseConfig defaults', () => {
       execCredentials: true,
       drainOnTerminate: true,
       capiClusters: true,
-      capiClusterNames: 'namespace-name',
+      capiClusterNames: 'name',
+      capiClusterNameLabel: true,
     });
   });
 

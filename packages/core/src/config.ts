@@ -38,6 +38,7 @@ const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
   'drainOnTerminate',
   'capiClusters',
   'capiClusterNames',
+  'capiClusterNameLabel',
 ]);
 
 export interface ParseConfigOptions {
@@ -105,6 +106,12 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
 
   const capiClusters = booleanSetting(input, 'capiClusters', CONFIG_DEFAULTS.capiClusters, fail);
   const capiClusterNames = clusterNamesSetting(input, fail);
+  const capiClusterNameLabel = booleanSetting(
+    input,
+    'capiClusterNameLabel',
+    CONFIG_DEFAULTS.capiClusterNameLabel,
+    fail,
+  );
 
   const providers = providerSettings(input, fail, nameOf);
 
@@ -120,6 +127,7 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     drainOnTerminate === undefined ||
     capiClusters === undefined ||
     capiClusterNames === undefined ||
+    capiClusterNameLabel === undefined ||
     providers === undefined
   ) {
     return { ok: false, errors };
@@ -142,6 +150,7 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
       drainOnTerminate,
       capiClusters,
       capiClusterNames,
+      capiClusterNameLabel,
     },
   };
 }

@@ -5,6 +5,7 @@
 // two kinds never collide, and every rule keyed by source (incumbency, proofs, outcomes)
 // holds per source without knowing which kind it is.
 
+import type { Config } from './config-types.js';
 import type { LabelKeys } from './label-keys.js';
 
 /** Where a source lives: the namespace itself, or one Cluster in a namespace. */
@@ -50,15 +51,42 @@ export function sourceRef(key: string): SourceRef {
 }
 
 /**
- * The cluster name a Cluster claims when it carries no `<prefix>cluster` label: its name,
- * or `<namespace>-<name>` (Config.capiClusterNames). A namespace has no default.
+ * The cluster name a Cluster claims when it carries no `<prefix>cluster` label (or one that
+ * is ignored): its name, or `<namespace>.<name>` (Config.capiClusterNames). A namespace name
+ * holds no dot, so two Clusters of different namespaces never get one name (with `-`,
+ * `team-a`'s `prod` and `team`'s `a-prod` would). A namespace has no default.
  */
 export function defaultClusterName(
   source: SourceRef,
   capiClusterNames: 'name' | 'namespace-name',
 ): string | undefined {
   if (source.kind === 'Namespace') return undefined;
-  return capiClusterNames === 'namespace-name' ? `${source.namespace}-${source.name}` : source.name;
+  return capiClusterNames === 'namespace-name' ? `${source.namespace}.${source.name}` : source.name;
+}
+
+type NamingConfig = Pick<Config, 'capiClusterNames' | 'capiClusterNameLabel'>;
+
+/**
+ * Whether a Cluster's `<prefix>cluster` label is ignored: under `namespace-name` it would let
+ * whoever labels a Cluster claim a name outside its namespace's, unless the operator allows it.
+ */
+export function clusterLabelIgnored(source: SourceRef, config: NamingConfig): boolean {
+  return (
+    source.kind === 'Cluster' &&
+    config.capiClusterNames === 'namespace-name' &&
+    !config.capiClusterNameLabel
+  );
+}
+
+/** The cluster name a source with `labels` claims (`undefined`: none, a namespace without a label). */
+export function claimedClusterName(
+  source: SourceRef,
+  labels: Readonly<Record<string, string>>,
+  clusterKey: string,
+  config: NamingConfig,
+): string | undefined {
+  const label = clusterLabelIgnored(source, config) ? undefined : labels[clusterKey];
+  return label ?? defaultClusterName(source, config.capiClusterNames);
 }
 
 /** `namespace team-a` or `Cluster team-a/alpha`, as messages name a source. */

@@ -102,7 +102,9 @@ export type WarningCode =
   /** A demotion or deletion withheld because the input it would rest on was not read. */
   | 'input-incomplete'
   /** A kubeconfig's only cluster and user were used although its current-context dangles. */
-  | 'current-context-dangling';
+  | 'current-context-dangling'
+  /** A Cluster's `<prefix>cluster` label, which `namespace-name` naming does not let choose. */
+  | 'cluster-label-ignored';
 
 export interface Warning {
   readonly code: WarningCode;

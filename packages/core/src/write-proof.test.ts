@@ -123,6 +123,21 @@ describe('a demotion (renamed) rests on its source existing as recorded and clai
       'source-recreated',
     );
   });
+  it('reads a Cluster’s name as the planner does under namespace-name: its label ignored unless allowed', () => {
+    const ofCluster = registration({
+      [KEYS.sourceKind]: 'Cluster',
+      [KEYS.sourceNamespace]: 'fleet',
+      [KEYS.sourceCluster]: 'alpha',
+      [KEYS.sourceClusterUid]: 'uid-c',
+    });
+    const renamed = { ...demote('fleet/alpha'), cluster: 'fleet.alpha' };
+    const namespaced = testConfig({ capiClusterNames: 'namespace-name' });
+    const proof = (config: typeof namespaced) =>
+      writeProof(renamed, ofCluster, present('uid-c', 'beta'), config).holds;
+    // The ignored label changes nothing: the Cluster still claims fleet.alpha.
+    expect(proof(namespaced)).toBe(false);
+    expect(proof({ ...namespaced, capiClusterNameLabel: true })).toBe(true);
+  });
 });
 
 describe('a deletion rests on the proof its reason names', () => {

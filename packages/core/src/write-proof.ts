@@ -7,7 +7,7 @@
 // answer that still proves the point withholds the write.
 
 import { labelKeys } from './label-keys.js';
-import { defaultClusterName, describeSource, sourceRef } from './sources.js';
+import { claimedClusterName, describeSource, sourceRef } from './sources.js';
 import type { LabelKeys } from './label-keys.js';
 import type { Action, Config, Labels, ObservedSecret, SourceLookup } from './types.js';
 
@@ -57,7 +57,7 @@ export function writeProof(
   action: ProvenAction,
   registration: ObservedSecret | undefined,
   now: SourceLookup,
-  config: Pick<Config, 'labelPrefix' | 'capiClusterNames'>,
+  config: Pick<Config, 'labelPrefix' | 'capiClusterNames' | 'capiClusterNameLabel'>,
 ): WriteProof {
   const keys = labelKeys(config.labelPrefix);
   const source = action.reason.namespace;
@@ -123,9 +123,9 @@ function claimedName(
   source: string,
   labels: Labels,
   keys: LabelKeys,
-  config: Pick<Config, 'capiClusterNames'>,
+  config: Pick<Config, 'capiClusterNames' | 'capiClusterNameLabel'>,
 ): string | undefined {
-  return labels[keys.cluster] ?? defaultClusterName(sourceRef(source), config.capiClusterNames);
+  return claimedClusterName(sourceRef(source), labels, keys.cluster, config);
 }
 
 function lapsed(lapse: ProofLapse, why: string): WriteProof {

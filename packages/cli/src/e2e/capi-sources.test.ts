@@ -59,9 +59,11 @@ beforeAll(async () => {
   fleet = uniqueName('fleet');
   await world.hostApi.createNamespace({ body: { metadata: { name: fleet } } });
   // A long interval: what reaches a registration in these tests came through the watches.
+  // Bare Cluster names (not the default <namespace>.<name>): `fleet` is unique per run anyway.
   ({ daemon } = await startReadyDaemon(world, [
     '--provider=capi',
     '--capi-clusters',
+    '--capi-cluster-names=name',
     '--interval=1h',
   ]));
 });
@@ -170,6 +172,7 @@ describe('two Clusters in one namespace', () => {
       ...world.baseArgs,
       '--provider=capi',
       '--capi-clusters',
+      '--capi-cluster-names=name',
       '--namespace',
       fleet,
     ]);

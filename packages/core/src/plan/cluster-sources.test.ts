@@ -65,14 +65,59 @@ describe('registering Cluster API Clusters', () => {
     });
   });
 
-  it('takes the cluster name from the <prefix>cluster label, else the Cluster name, or <namespace>-<name> when asked', () => {
+  it('takes the cluster name from the <prefix>cluster label, else the Cluster name, under capiClusterNames: name', () => {
     const snapshot = scenario()
       .capiChild('fleet', 'alpha', { cluster: 'prod-eu' })
       .capiChild('fleet', 'beta')
       .build();
     expect(kinds(plan(snapshot, CONFIG, NOW))).toEqual(['create beta', 'create prod-eu']);
+  });
+
+  it('names a Cluster <namespace>.<name> under namespace-name, so Clusters of two namespaces never contend', () => {
+    const snapshot = scenario()
+      .capiChild('team-a', 'prod')
+      .capiChild('team-b', 'prod')
+      // Not team-a's prod-x: a dot, which no namespace name holds, separates the two parts.
+      .capiChild('team', 'a-prod-x')
+      .capiChild('team-a', 'prod-x')
+      .build();
     const namespaced = { ...CONFIG, capiClusterNames: 'namespace-name' } as const;
-    expect(kinds(plan(snapshot, namespaced, NOW))).toEqual(['create fleet-beta', 'create prod-eu']);
+    expect(kinds(plan(snapshot, namespaced, NOW))).toEqual([
+      'create team-a.prod',
+      'create team-a.prod-x',
+      'create team-b.prod',
+      'create team.a-prod-x',
+    ]);
+  });
+
+  it('refuses a <namespace>.<name> longer than a label value, which the registration records', () => {
+    const namespace = 'n'.repeat(40);
+    const snapshot = scenario().capiChild(namespace, 'c'.repeat(30)).build();
+    const result = plan(snapshot, { ...CONFIG, capiClusterNames: 'namespace-name' }, NOW);
+    expect(result.actions).toEqual([]);
+    expect(outcomeOf(result, `${namespace}/${'c'.repeat(30)}`)).toMatchObject({
+      state: 'refused',
+      reason: { code: 'name-invalid' },
+    });
+  });
+
+  it('ignores a Cluster’s <prefix>cluster label under namespace-name, with a warning naming the label and the setting, unless capiClusterNameLabel allows it', () => {
+    const snapshot = scenario()
+      .capiChild('team-b', 'squat', { cluster: 'team-a.prod' })
+      .capiChild('team-a', 'prod')
+      .build();
+    const namespaced = { ...CONFIG, capiClusterNames: 'namespace-name' } as const;
+    const result = plan(snapshot, namespaced, NOW);
+    expect(kinds(result)).toEqual(['create team-a.prod', 'create team-b.squat']);
+    expect(result.warnings).toContainEqual({
+      code: 'cluster-label-ignored',
+      namespace: 'team-b/squat',
+      message: `Cluster team-b/squat carries ${KEYS.cluster}=team-a.prod, which is ignored: with \`--capi-cluster-names namespace-name\` a Cluster registers as <namespace>.<name> (team-b.squat) unless \`--capi-cluster-name-label\` (chart value \`capiClusterNameLabel: true\`) lets the label choose its name`,
+    });
+    const allowed = plan(snapshot, { ...namespaced, capiClusterNameLabel: true }, NOW);
+    expect(kinds(allowed)).toEqual(['create team-a.prod']);
+    expect(outcomeOf(allowed, 'team-b/squat').reason?.code).toBe('name-claimed');
+    expect(allowed.warnings.map((warning) => warning.code)).not.toContain('cluster-label-ignored');
   });
 
   it('reads reserved keys off the Cluster as off a namespace, and never copies them', () => {

@@ -8,7 +8,14 @@ import { ARGOCD_IN_CLUSTER_NAME } from '../label-keys.js';
 import { isDnsSubdomain, registrationName } from '../registration.js';
 import { LABEL_VALUE_FORM } from '../config-forms.js';
 import { formProblem } from '../form-checks.js';
-import { clusterSourceKey, defaultClusterName, describeSource, sourceNoun } from '../sources.js';
+import {
+  claimedClusterName,
+  clusterLabelIgnored,
+  clusterSourceKey,
+  describeSource,
+  sourceNoun,
+  type SourceRef,
+} from '../sources.js';
 import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../types.js';
 import {
   NO_REGISTRATIONS,
@@ -139,8 +146,8 @@ function namespaceFacts(state: PassState, namespace: Source, memo: NamespaceMemo
         cached.namespaceVersion === namespace.resourceVersion))
   )
     return cached;
-  const cluster = namespace.labels[state.keys.cluster] ?? defaultName(state, namespace);
   const warnings: Warning[] = [];
+  const cluster = clusterNameOf(state, namespace, warnings);
   const nameProblem = nameProblemOf(state, namespace, cluster, warnings);
   const facts: NamespaceFacts = {
     namespaceVersion: namespace.resourceVersion,
@@ -156,13 +163,25 @@ function namespaceFacts(state: PassState, namespace: Source, memo: NamespaceMemo
 }
 
 /**
- * A Cluster without a `<prefix>cluster` label registers under its own name (or
- * `<namespace>-<name>`): CAPI already gives every Cluster a name, unlike a namespace.
+ * A namespace's cluster name is its `<prefix>cluster` label. A Cluster without one registers
+ * under its own name (or `<namespace>.<name>`): CAPI already gives every Cluster a name,
+ * unlike a namespace. A label the configuration ignores is said, never silently dropped.
  */
-function defaultName(state: PassState, source: Source): string | undefined {
+function clusterNameOf(state: PassState, source: Source, warnings: Warning[]): string | undefined {
+  const { config, keys } = state;
   const capi = source.capi;
-  if (capi === undefined) return undefined;
-  return defaultClusterName({ kind: 'Cluster', ...capi }, state.config.capiClusterNames);
+  const ref: SourceRef =
+    capi === undefined ? { kind: 'Namespace', name: source.name } : { kind: 'Cluster', ...capi };
+  const cluster = claimedClusterName(ref, source.labels, keys.cluster, config);
+  const label = source.labels[keys.cluster];
+  if (label !== undefined && label !== cluster && clusterLabelIgnored(ref, config)) {
+    warnings.push({
+      code: 'cluster-label-ignored',
+      namespace: source.name,
+      message: `${describeSource(source.name)} carries ${keys.cluster}=${label}, which is ignored: with \`--capi-cluster-names namespace-name\` a Cluster registers as <namespace>.<name> (${cluster ?? ''}) unless \`--capi-cluster-name-label\` (chart value \`capiClusterNameLabel: true\`) lets the label choose its name`,
+    });
+  }
+  return cluster;
 }
 
 function nameProblemOf(
@@ -189,6 +208,14 @@ function nameProblemOf(
     return {
       code: 'name-invalid',
       message: `Cluster ${namespace.name} has a name longer than 63 characters, which a registration cannot record in its ${state.keys.sourceCluster} label; it cannot be registered`,
+    };
+  }
+  // The registration records the name in its `<prefix>cluster` label: a label's or a short
+  // Cluster name always fits, `<namespace>.<name>` may not.
+  if (capi !== undefined && formProblem(LABEL_VALUE_FORM, cluster) !== undefined) {
+    return {
+      code: 'name-invalid',
+      message: `cluster name ${JSON.stringify(cluster)} of ${describeSource(namespace.name)} is longer than 63 characters, which a registration cannot record in its ${key} label; shorten the Cluster's name${state.config.capiClusterNames === 'namespace-name' ? ' or its namespace’s' : ''}`,
     };
   }
   if (!isDnsSubdomain(registrationName(cluster))) {

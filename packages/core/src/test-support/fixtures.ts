@@ -52,6 +52,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     drainOnTerminate: false,
     capiClusters: false,
     capiClusterNames: 'name',
+    capiClusterNameLabel: false,
     ...overrides,
   };
 }

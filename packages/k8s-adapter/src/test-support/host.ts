@@ -54,6 +54,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     drainOnTerminate: false,
     capiClusters: false,
     capiClusterNames: 'name',
+    capiClusterNameLabel: false,
     ...overrides,
   };
 }

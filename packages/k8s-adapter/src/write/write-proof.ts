@@ -20,7 +20,7 @@ import { presentLookup, toSourceNamespace } from '../observed-objects.js';
 import type { SecretWriter, WriteOutcome } from './secret-writer.js';
 
 /** What the proof re-check needs of the configuration. */
-export type ProofConfig = Pick<Config, 'labelPrefix' | 'capiClusterNames'>;
+export type ProofConfig = Pick<Config, 'labelPrefix' | 'capiClusterNames' | 'capiClusterNameLabel'>;
 
 /**
  * Every demotion and deletion behind a fresh look at its source: sent only while core's
