@@ -45,6 +45,12 @@ rewrites it. Each acr.form.<setting> prints the problem with a value, or nothing
 {{- $problem = printf "is not a valid label-key prefix; expected a DNS subdomain followed by \"/\" (for example argocd-cluster-registrar/ or registrar.example.com/)" }}
 {{- end }}
 {{- end }}
+{{- if and (not $problem) (not (hasKey $accepted "")) }}
+{{- $subject := $value }}
+{{- if (regexMatch `(?:^|\.)(?:argoproj\.io|kubernetes\.io|k8s\.io|x-k8s\.io)/$` $value) }}
+{{- $problem = printf "is reserved: argoproj.io, kubernetes.io, k8s.io, x-k8s.io and their subdomains hold ArgoCD's, Kubernetes' and Cluster API's own label keys; expected a DNS subdomain followed by \"/\" (for example argocd-cluster-registrar/ or registrar.example.com/)" }}
+{{- end }}
+{{- end }}
 {{- $problem -}}
 {{- end -}}
 
