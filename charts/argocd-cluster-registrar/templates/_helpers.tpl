@@ -109,6 +109,18 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 - {{ printf "--secret-key=%s" . | quote }}
 {{- end }}
 - {{ printf "--exec-credentials=%t" $v.execCredentials | quote }}
+{{- range $v.execAllowedServers }}
+- {{ printf "--exec-allowed-servers=%s" . | quote }}
+{{- end }}
+{{- range $v.execAksServerIds }}
+- {{ printf "--exec-aks-server-ids=%s" . | quote }}
+{{- end }}
+{{- range $v.execEksClusterNames }}
+- {{ printf "--exec-eks-cluster-names=%s" . | quote }}
+{{- end }}
+{{- range $v.execEksRoleArns }}
+- {{ printf "--exec-eks-role-arns=%s" . | quote }}
+{{- end }}
 - {{ printf "--drain-on-terminate=%t" $v.drainOnTerminate | quote }}
 - {{ printf "--capi-clusters=%t" $v.capiClusters | quote }}
 - {{ printf "--capi-cluster-names=%s" $v.capiClusterNames | quote }}

@@ -188,6 +188,26 @@ describe('parseFlags', () => {
     ]);
   });
 
+  it('reads the exec allow-lists as repeatable flags or comma lists in their variables', () => {
+    expect(ok([]).config.execAllowedServers).toBeUndefined();
+    expect(
+      ok(['--exec-allowed-servers=10.0.0.0/8', '--exec-allowed-servers', '.corp.example']).config
+        .execAllowedServers,
+    ).toEqual(['10.0.0.0/8', '.corp.example']);
+    const fromEnv = ok([], {
+      ACR_EXEC_ALLOWED_SERVERS: '34.77.120.15, 2600:1900::/28',
+      ACR_EXEC_AKS_SERVER_IDS: '6dae42f8-4368-4678-94ff-3960e28e3630',
+      ACR_EXEC_EKS_CLUSTER_NAMES: 'prod,team-*',
+      ACR_EXEC_EKS_ROLE_ARNS: 'arn:aws:iam::123456789012:role/argocd',
+    }).config;
+    expect(fromEnv).toMatchObject({
+      execAllowedServers: ['34.77.120.15', '2600:1900::/28'],
+      execAksServerIds: ['6dae42f8-4368-4678-94ff-3960e28e3630'],
+      execEksClusterNames: ['prod', 'team-*'],
+      execEksRoleArns: ['arn:aws:iam::123456789012:role/argocd'],
+    });
+  });
+
   it('reads the status command and its filters', () => {
     const options = ok(['status', '--namespace', 'a,b', '--namespace=c', '--state=refused']);
     expect(options).toMatchObject({

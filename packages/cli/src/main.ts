@@ -4,7 +4,11 @@
 
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { execCredentialsWarning, parseConfig } from '@argocd-cluster-registrar/core';
+import {
+  execCredentialsWarning,
+  execPolicyWarning,
+  parseConfig,
+} from '@argocd-cluster-registrar/core';
 import { targetNamespaceState } from '@argocd-cluster-registrar/k8s-adapter';
 import { runDaemon } from './commands/daemon.js';
 import { runOnce } from './commands/once.js';
@@ -75,6 +79,8 @@ export async function main(io: Io): Promise<number> {
     // One exec gate without the other still refuses exec kubeconfigs: rarely what was meant.
     const execWarning = execCredentialsWarning(config);
     if (execWarning !== undefined) logger.warn(execWarning);
+    const policyWarning = execPolicyWarning(config);
+    if (policyWarning !== undefined) logger.warn(policyWarning);
     if (options.fromSnapshot !== undefined) return replaySnapshot(io, options, config);
 
     const access = connect(options);

@@ -141,6 +141,52 @@ const ROWS: readonly Row[] = [
     defaultText: 'false',
     help: "Translate exec kubeconfigs (EKS, AKS, GKE plugins) into ArgoCD's own forms, for providers that allow it (capa-eks, capz-aks, gke, custom:...;exec); off: they are refused.",
   },
+  // What an exec registration may name: ArgoCD mints a token with its own cloud identity
+  // and sends it to the registration's server, so each of these is the operator's choice.
+  {
+    name: 'exec-allowed-servers',
+    kind: 'list',
+    group: 'Registration',
+    configKey: 'execAllowedServers',
+    chart: { value: 'execAllowedServers', example: ['10.20.0.0/16'], passes: '10.20.0.0/16' },
+    placeholder: 'server',
+    help: "Servers an exec registration may name besides its cloud's endpoints (EKS: *.eks.amazonaws.com forms, AKS: *.azmk8s.io forms; GKE has none, so every GKE server must be listed): CIDRs or addresses, host names matched exactly, .domain suffixes matched by subdomains only; any port. Empty by default. Repeatable; env: comma list.",
+  },
+  {
+    name: 'exec-aks-server-ids',
+    kind: 'list',
+    group: 'Registration',
+    configKey: 'execAksServerIds',
+    chart: {
+      value: 'execAksServerIds',
+      example: ['3f3a8e5e-5f7b-4b8a-9c1d-2e4f6a8b0c1d'],
+      passes: '3f3a8e5e-5f7b-4b8a-9c1d-2e4f6a8b0c1d',
+    },
+    placeholder: 'guid',
+    help: 'AKS token audiences (kubelogin --server-id) allowed besides the AKS server application 6dae42f8-4368-4678-94ff-3960e28e3630; none by default. Repeatable; env: comma list.',
+  },
+  {
+    name: 'exec-eks-cluster-names',
+    kind: 'list',
+    group: 'Registration',
+    configKey: 'execEksClusterNames',
+    chart: { value: 'execEksClusterNames', example: ['prod-*'], passes: 'prod-*' },
+    placeholder: 'glob',
+    help: 'EKS cluster names (globs) an EKS exec registration may name; a token for a cluster opens it wherever it is sent, so none is allowed until listed. Repeatable; env: comma list.',
+  },
+  {
+    name: 'exec-eks-role-arns',
+    kind: 'list',
+    group: 'Registration',
+    configKey: 'execEksRoleArns',
+    chart: {
+      value: 'execEksRoleArns',
+      example: ['arn:aws:iam::123456789012:role/argocd'],
+      passes: 'arn:aws:iam::123456789012:role/argocd',
+    },
+    placeholder: 'arn',
+    help: 'IAM role ARNs an EKS exec registration may have ArgoCD assume (-r, --role-arn), exactly; none by default. Repeatable; env: comma list.',
+  },
   {
     name: 'drain-on-terminate',
     kind: 'bool',

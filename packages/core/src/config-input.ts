@@ -23,6 +23,17 @@ export interface ConfigInput {
   credentialRefreshWindow?: string;
   /** The global exec gate (`--exec-credentials`, chart `execCredentials`); default false. */
   execCredentials?: boolean;
+  /**
+   * Servers an exec registration may name beyond its cloud's endpoint forms
+   * (`--exec-allowed-servers`): CIDRs or addresses, host names, `.`-led domain suffixes.
+   */
+  execAllowedServers?: readonly string[];
+  /** AKS token audiences accepted besides the AKS server application (`--exec-aks-server-ids`). */
+  execAksServerIds?: readonly string[];
+  /** Globs over the EKS cluster names exec registrations may name (`--exec-eks-cluster-names`). */
+  execEksClusterNames?: readonly string[];
+  /** IAM role ARNs an EKS exec registration may assume (`--exec-eks-role-arns`). */
+  execEksRoleArns?: readonly string[];
   /** Drain before deregistration (`--drain-on-terminate`, chart `drainOnTerminate`); default false. */
   drainOnTerminate?: boolean;
   /**
@@ -68,6 +79,10 @@ export const CONFIG_DEFAULTS = {
   demotedTTL: '168h',
   credentialRefreshWindow: '0s',
   execCredentials: false,
+  execAllowedServers: [],
+  execAksServerIds: [],
+  execEksClusterNames: [],
+  execEksRoleArns: [],
   drainOnTerminate: false,
   capiClusters: false,
   capiClusterNames: 'namespace-name',

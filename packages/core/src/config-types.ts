@@ -29,6 +29,29 @@ export interface Provider {
    * parseConfig: a Translator sees only the provider, and both gates must be on.
    */
   readonly execCredentials?: boolean;
+  /** The operator's exec allow-lists (`Config.execPolicy`), copied like `execCredentials`. */
+  readonly execPolicy?: ExecPolicy;
+}
+
+/**
+ * What an exec registration may name besides its cloud's own forms. An exec registration makes
+ * ArgoCD mint a token with its own cloud identity and send it to the registration's server,
+ * so everything that decides where that token goes and what it opens is the operator's
+ * choice, never the kubeconfig's. Every list is empty by default.
+ */
+export interface ExecPolicy {
+  /**
+   * Servers accepted beyond the EKS and AKS endpoint forms (and the only ones for GKE):
+   * CIDRs or IP addresses, host names (matched exactly) and `.`-led domain suffixes
+   * (matched by subdomains only); lower-case, validated by parseConfig.
+   */
+  readonly allowedServers: readonly string[];
+  /** AKS `--server-id` values (token audiences) accepted besides the AKS server application. */
+  readonly aksServerIds: readonly string[];
+  /** Globs over the EKS cluster names a token may be minted for. */
+  readonly eksClusterNames: readonly string[];
+  /** IAM role ARNs ArgoCD may assume for an EKS token (`-r`, `--role-arn`), exactly. */
+  readonly eksRoleArns: readonly string[];
 }
 
 export interface Config {
@@ -51,6 +74,8 @@ export interface Config {
    * are translated into ArgoCD's own forms. Off by default.
    */
   readonly execCredentials: boolean;
+  /** The exec allow-lists (`--exec-allowed-servers`, `--exec-aks-server-ids`, …). */
+  readonly execPolicy: ExecPolicy;
   /**
    * Drain before deregistration (`--drain-on-terminate`): a terminating source namespace's
    * registration loses the labels it copied from the namespace (what ApplicationSet

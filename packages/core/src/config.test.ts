@@ -42,6 +42,7 @@ describe('parseConfig defaults', () => {
       demotedTtlMs: 7 * 24 * 3_600_000,
       credentialRefreshWindowMs: 0,
       execCredentials: false,
+      execPolicy: { allowedServers: [], aksServerIds: [], eksClusterNames: [], eksRoleArns: [] },
       drainOnTerminate: false,
       capiClusters: false,
       capiClusterNames: 'namespace-name',
@@ -59,6 +60,10 @@ describe('parseConfig defaults', () => {
       demotedTTL: '168h',
       credentialRefreshWindow: '0s',
       execCredentials: false,
+      execAllowedServers: [],
+      execAksServerIds: [],
+      execEksClusterNames: [],
+      execEksRoleArns: [],
       drainOnTerminate: false,
       capiClusters: false,
       capiClusterNames: 'namespace-name',
@@ -68,6 +73,13 @@ describe('parseConfig defaults', () => {
   });
 
   it('takes every setting', () => {
+    // Host names and GUIDs compare case-insensitively, so they are kept in lower case.
+    const POLICY = {
+      allowedServers: ['10.0.0.0/8', '.corp.example'],
+      aksServerIds: ['6dae42f8-4368-4678-94ff-3960e28e3630'],
+      eksClusterNames: ['team-*'],
+      eksRoleArns: ['arn:aws:iam::123456789012:role/ArgoCD'],
+    };
     expect(
       valid({
         targetNamespace: 'gitops',
@@ -78,6 +90,10 @@ describe('parseConfig defaults', () => {
         demotedTTL: '24h',
         credentialRefreshWindow: '720h',
         execCredentials: true,
+        execAllowedServers: ['10.0.0.0/8', '.Corp.Example'],
+        execAksServerIds: ['6DAE42F8-4368-4678-94FF-3960E28E3630'],
+        execEksClusterNames: ['team-*'],
+        execEksRoleArns: ['arn:aws:iam::123456789012:role/ArgoCD'],
         drainOnTerminate: true,
         capiClusters: true,
         capiClusterNames: 'name',
@@ -87,10 +103,10 @@ describe('parseConfig defaults', () => {
       targetNamespace: 'gitops',
       labelPrefix: 'registrar.example.com/',
       managedBy: 'team_a.prod-1',
-      // The global exec gate rides on every provider, for the translator.
+      // The global exec gate and the allow-lists ride on every provider, for the translator.
       providers: [
-        { ...PROVIDER_PRESETS.vcluster, execCredentials: true },
-        { ...PROVIDER_PRESETS.capi, execCredentials: true },
+        { ...PROVIDER_PRESETS.vcluster, execCredentials: true, execPolicy: POLICY },
+        { ...PROVIDER_PRESETS.capi, execCredentials: true, execPolicy: POLICY },
         {
           name: 'custom',
           secretNamePattern: '*-kc',
@@ -98,13 +114,15 @@ describe('parseConfig defaults', () => {
           loopbackRewrite: false,
           execClouds: ['aws', 'azure', 'gcp'],
           execCredentials: true,
+          execPolicy: POLICY,
         },
-        { ...PROVIDER_PRESETS['capa-eks'], execCredentials: true },
+        { ...PROVIDER_PRESETS['capa-eks'], execCredentials: true, execPolicy: POLICY },
       ],
       intervalMs: 90_000,
       demotedTtlMs: 86_400_000,
       credentialRefreshWindowMs: 720 * 3_600_000,
       execCredentials: true,
+      execPolicy: POLICY,
       drainOnTerminate: true,
       capiClusters: true,
       capiClusterNames: 'name',

@@ -12,6 +12,7 @@ import { providerSettings } from './config-providers.js';
 import { LABEL_PREFIX_FORM, MANAGED_BY_FORM, TARGET_NAMESPACE_FORM } from './config-forms.js';
 import { booleanSetting, display, durationSetting, stringSetting } from './config-settings.js';
 import { formProblem, type FormCheck } from './form-checks.js';
+import { execPolicySetting } from './exec-credentials/exec-policy.js';
 import type { Config } from './types.js';
 
 export {
@@ -35,6 +36,10 @@ const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
   'demotedTTL',
   'credentialRefreshWindow',
   'execCredentials',
+  'execAllowedServers',
+  'execAksServerIds',
+  'execEksClusterNames',
+  'execEksRoleArns',
   'drainOnTerminate',
   'capiClusters',
   'capiClusterNames',
@@ -97,6 +102,8 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     fail,
   );
 
+  const execPolicy = execPolicySetting(input, fail);
+
   const drainOnTerminate = booleanSetting(
     input,
     'drainOnTerminate',
@@ -124,6 +131,7 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     demotedTtlMs === undefined ||
     credentialRefreshWindowMs === undefined ||
     execCredentials === undefined ||
+    execPolicy === undefined ||
     drainOnTerminate === undefined ||
     capiClusters === undefined ||
     capiClusterNames === undefined ||
@@ -138,15 +146,16 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
       targetNamespace,
       labelPrefix,
       managedBy,
-      // With the global gate on, each provider carries it too: a Translator sees only the
-      // provider, and both gates must be on.
+      // With the global gate on, each provider carries it (and the allow-lists) too: a
+      // Translator sees only the provider, and both gates must be on.
       providers: execCredentials
-        ? providers.map((provider) => ({ ...provider, execCredentials }))
+        ? providers.map((provider) => ({ ...provider, execCredentials, execPolicy }))
         : providers,
       intervalMs,
       demotedTtlMs,
       credentialRefreshWindowMs,
       execCredentials,
+      execPolicy,
       drainOnTerminate,
       capiClusters,
       capiClusterNames,

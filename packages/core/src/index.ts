@@ -32,10 +32,12 @@ export { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
 export { isCandidate, isNearMiss, NEAR_MISS_RECORD_LIMIT, type SecretKeys } from './near-misses.js';
 export {
   execCredentialsWarning,
+  execPolicyWarning,
   providerLabel,
   EXEC_FLAG_HINT,
   EXEC_PROVIDER_HINT,
 } from './exec-credentials/gates.js';
+export { EMPTY_EXEC_POLICY } from './exec-credentials/exec-policy.js';
 export { normaliseServer, classifyServer, type ServerKind } from './server-address.js';
 export { matchGlob, validateGlob } from './glob.js';
 export { formProblem, type FormCheck } from './form-checks.js';

@@ -31,8 +31,9 @@ import {
   readCredentials,
   readTls,
 } from './kubeconfig-fields.js';
-import { isExecProblem, type ExecForm } from './exec-credentials/exec-block.js';
-import { translateExec } from './exec-credentials/translate-exec.js';
+import { isExecProblem } from './exec-credentials/exec-block.js';
+import { EMPTY_EXEC_POLICY, execConnectionProblem } from './exec-credentials/exec-policy.js';
+import { translateExec, type TranslatedExec } from './exec-credentials/translate-exec.js';
 
 export interface TranslateContext {
   readonly namespace: string;
@@ -92,13 +93,14 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
 
   // Commands and files would run or be read inside the ArgoCD pod: refused before anything
   // else, unless both exec gates are on and the plugin has an ArgoCD form of its own.
-  let execForm: ExecForm | undefined;
+  let exec: TranslatedExec | undefined;
   if (present(user['exec'])) {
     const translated = translateExec(user['exec'], userOwner, context.provider);
     if (isExecProblem(translated))
       return new Problem(translated.code, translated.problem, translated.fix);
-    execForm = translated;
+    exec = translated;
   }
+  const execForm = exec?.form;
   if (present(user['auth-provider'])) {
     return new Problem(
       'auth-provider',
@@ -216,6 +218,19 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
         'set it to http://, https:// or socks5://<host>:<port> without credentials, or remove it',
       );
     }
+  }
+
+  // ArgoCD's own cloud token goes wherever an exec registration points. With the server
+  // overridden, the registration is refused when it is built (registration.ts): an override
+  // never applies to an exec registration.
+  if (exec !== undefined && context.serverOverridden !== true) {
+    const unbound = execConnectionProblem(
+      exec.cloud,
+      { server, insecure, proxyUrl },
+      context.provider.execPolicy ?? EMPTY_EXEC_POLICY,
+      clusterOwner,
+    );
+    if (unbound !== undefined) return new Problem(unbound.code, unbound.problem, unbound.fix);
   }
 
   // Fixed key order, so equal configs serialise equally.

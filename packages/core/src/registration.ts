@@ -294,6 +294,17 @@ function applyServerOverride(input: RegistrationInput): Connection {
   const serverOverride = namespace.annotations[keys.server]?.trim();
   const serverName = namespace.annotations[keys.tlsServerName]?.trim();
   let server = translation.server;
+  // The kubeconfig's server was checked against its cloud's endpoints and the operator's
+  // allow-list (ArgoCD sends its own cloud token there); an annotation would bypass that.
+  if (
+    translation.credential === 'exec' &&
+    (serverOverride !== undefined || serverName !== undefined)
+  ) {
+    const key = serverOverride !== undefined ? keys.server : keys.tlsServerName;
+    return refuseOverride(
+      `annotation ${key} on ${describeSource(namespace.name)} does not apply to an exec registration, whose server must be its kubeconfig's own (its cloud's endpoint, or one on --exec-allowed-servers); remove the annotation`,
+    );
+  }
   if (serverOverride !== undefined) {
     const candidate = serverOverride.replace(/\/+$/, '');
     const kind = classifyServer(candidate).kind;

@@ -60,7 +60,7 @@ const REG_NAME = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$/;
 const IPV6 = /^\[([0-9a-f:.]+)\]$/;
 
 /** The 16 bytes of an IPv6 literal (with optional trailing dotted IPv4), or undefined. */
-function parseIpv6(text: string): number[] | undefined {
+export function parseIpv6(text: string): number[] | undefined {
   let head = text;
   let ipv4: number[] = [];
   const lastColon = text.lastIndexOf(':');

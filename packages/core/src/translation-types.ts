@@ -50,6 +50,7 @@ export type RefusalCode =
   | 'file-reference'
   | 'exec-plugin'
   | 'exec-unsupported'
+  | 'exec-not-allowed'
   | 'auth-provider'
   | 'impersonation'
   | 'proxy-url-invalid'

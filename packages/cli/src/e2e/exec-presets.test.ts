@@ -1,8 +1,9 @@
 // Exec credentials end to end: the user kubeconfig Secrets the managed-cluster providers write
 // (CAPA's EKS, CAPZ's AKS, GKE's), one `--once` pass with --exec-credentials and the matching
-// presets, and ArgoCD's own code (tools/argocd's check-secrets: SecretToCluster, RawRestConfig)
-// judging every registration written and printing the exec provider it would run. With either
-// gate off, the same Secrets are refused and nothing is written.
+// presets and the operator's allow-lists, and ArgoCD's own code (tools/argocd's check-secrets:
+// SecretToCluster, RawRestConfig) judging every registration written and printing the exec
+// provider it would run. With either gate off, the same Secrets are refused and nothing is
+// written; a hostile exec Secret is refused by name while its neighbour registers.
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkClusterSecrets } from '@argocd-cluster-registrar/testkit';
@@ -12,6 +13,7 @@ import {
   childCredentials,
   createSourceNamespace,
   createWorld,
+  decoded,
   outcomeOf,
   planJson,
   putSecret,
@@ -23,6 +25,14 @@ const V1BETA1 = 'client.authentication.k8s.io/v1beta1';
 const ROLE = 'arn:aws:iam::123456789012:role/argocd';
 const AKS_SERVER_ID = '6dae42f8-4368-4678-94ff-3960e28e3630';
 const PRESETS = ['--provider=capa-eks', '--provider=capz-aks', '--provider=gke'];
+/** What the operator allows: these EKS clusters and role, and the GKE endpoint. */
+const ALLOWED = [
+  '--exec-eks-cluster-names=team-a_*',
+  '--exec-eks-cluster-names=prod',
+  `--exec-eks-role-arns=${ROLE}`,
+  '--exec-allowed-servers=34.77.120.15',
+];
+const EXEC_ON = ['--exec-credentials', ...PRESETS, ...ALLOWED];
 
 /** A user kubeconfig as clientcmd.Write prints it, with the provider's exec block. */
 function userKubeconfig(world: World, server: string, user: string, exec: readonly string[]) {
@@ -180,7 +190,7 @@ describe('exec presets through ArgoCD’s own parser', () => {
   beforeAll(async () => {
     world = await createWorld();
     await sourceNamespaces(world);
-    const { plan } = await planJson(world, { extra: ['--exec-credentials', ...PRESETS] });
+    const { plan } = await planJson(world, { extra: EXEC_ON });
     expect(plan.outcomes.map((o) => [o.cluster, o.state]).sort()).toEqual(
       SOURCES.map((s) => [s.cluster, 'registered']).sort(),
     );
@@ -287,9 +297,59 @@ describe('exec gates', () => {
     expect(providerOff.plan.actions).toEqual([]);
     expect(await registrationNames(world)).toEqual([]);
 
-    await planJson(world, { extra: ['--exec-credentials', ...PRESETS] });
+    await planJson(world, { extra: EXEC_ON });
     expect(await registrationNames(world)).toEqual(
       SOURCES.map((s) => `cluster-${s.cluster}`).sort(),
     );
+  });
+});
+
+describe('a hostile exec Secret', () => {
+  it('is refused by name, whatever steers the token elsewhere, while its neighbour registers', async () => {
+    const world = await createWorld();
+    const [eks] = SOURCES;
+    if (eks === undefined) throw new Error('no EKS source');
+    const source = async (
+      cluster: string,
+      server: string,
+      annotations?: Record<string, string>,
+    ): Promise<string> => {
+      const ns = await createSourceNamespace(world, {
+        cluster,
+        ...(annotations === undefined ? {} : { annotations }),
+      });
+      const name = ns.metadata?.name ?? '';
+      const text = userKubeconfig(world, server, 'user', eks.exec);
+      await putSecret(world.hostApi, name, eks.secretName, { value: text }, eks.secretType);
+      return name;
+    };
+    const neighbour = await source('neighbour', eks.server);
+    const elsewhere = await source('elsewhere', 'https://attacker.example');
+    const plain = await source('plain', eks.server.replace('https:', 'http:'));
+    const overridden = await source('overridden', eks.server, {
+      [`${PREFIX}server`]: 'https://attacker.example',
+    });
+
+    const { plan } = await planJson(world, { extra: EXEC_ON, allowCodes: [0, 1] });
+    expect(outcomeOf(plan, neighbour)?.state).toBe('registered');
+    for (const [namespace, code, says] of [
+      [elsewhere, 'exec-not-allowed', 'which is not an EKS endpoint'],
+      [plain, 'exec-not-allowed', 'uses http://'],
+      [overridden, 'server-override-invalid', 'does not apply to an exec registration'],
+    ] as const) {
+      const outcome = outcomeOf(plan, namespace);
+      expect({ namespace, state: outcome?.state, code: outcome?.reason?.code }).toEqual({
+        namespace,
+        state: 'refused',
+        code,
+      });
+      expect(outcome?.reason?.message).toContain(namespace);
+      expect(outcome?.reason?.message).toContain(says);
+    }
+    expect(await registrationNames(world)).toEqual(['cluster-neighbour']);
+    const written = [...(await targetSecrets(world)).values()].flatMap((secret) =>
+      Object.keys(secret.data ?? {}).map((key) => decoded(secret, key) ?? ''),
+    );
+    expect(written.join('\n')).not.toContain('attacker');
   });
 });

@@ -64,7 +64,30 @@ describe('start-up messages', () => {
       '--exec-credentials (chart value execCredentials) is on, but no provider allows exec translation',
     );
     const both = await runCli(['--once', '--exec-credentials', '--provider=gke', ...missing]);
-    expect(both.stderr).not.toContain('exec translation');
+    expect(both.stderr).toContain(
+      'exec translation is on, but its allow-lists are empty, so it refuses every GKE registration, until its server is on --exec-allowed-servers (chart value execAllowedServers)',
+    );
+    const allowed = await runCli([
+      '--once',
+      '--exec-credentials',
+      '--provider=gke',
+      '--exec-allowed-servers=34.77.0.0/16',
+      ...missing,
+    ]);
+    expect(allowed.stderr).not.toContain('exec translation');
+  });
+
+  it('refuses a malformed exec allow-list entry, naming the flag and the accepted form', async () => {
+    const run = await runCli(['--once', '--exec-allowed-servers', '*.example.com']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'error: --exec-allowed-servers "*.example.com": must be a CIDR or address (10.0.0.0/8, 34.77.120.15, 2600:1900::/28), a host name matched exactly (api.example.com) or a domain suffix with a leading dot, matched by its subdomains only (.example.com), without a scheme or port; write .example.com for the subdomains of example.com\n',
+    );
+    const fromEnv = await runCli(['--once'], { ACR_EXEC_EKS_ROLE_ARNS: 'arn:aws:iam::1:role/x' });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).toContain(
+      'error: ACR_EXEC_EKS_ROLE_ARNS (for --exec-eks-role-arns) "arn:aws:iam::1:role/x": must be an IAM role ARN',
+    );
   });
 
   it('answers a bad boolean variable in variable terms', async () => {

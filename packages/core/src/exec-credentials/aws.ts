@@ -21,6 +21,9 @@
 import { EXEC_API_VERSION, parseCommandLine, problem, isExecProblem } from './exec-block.js';
 import type { ExecBlock, ExecForm, ExecProblem } from './exec-block.js';
 import { positionalsShape } from './exec-block.js';
+import { EXEC_POLICY_HINTS, ROLE_ARN } from './exec-policy.js';
+import { matchGlob } from '../glob.js';
+import type { ExecPolicy } from '../types.js';
 
 export const AWS_COMMANDS = ['aws-iam-authenticator', 'aws'] as const;
 
@@ -29,13 +32,16 @@ const REGION_ENV = ['AWS_REGION', 'AWS_DEFAULT_REGION'];
 
 // EKS cluster names: 1-100 characters, a letter or digit first (CreateCluster API).
 const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
-const ROLE_ARN = /^arn:aws(-[a-z]+)*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
 const FIX =
   'store the kubeconfig CAPA wrote, or a custom provider with a kubeconfig ArgoCD can use';
 
-export function translateAws(block: ExecBlock, owner: string): ExecForm | ExecProblem {
+export function translateAws(
+  block: ExecBlock,
+  owner: string,
+  policy: ExecPolicy,
+): ExecForm | ExecProblem {
   const unknownFlag = (flag: string): ExecProblem =>
     problem(
       'exec-unsupported',
@@ -109,6 +115,23 @@ export function translateAws(block: ExecBlock, owner: string): ExecForm | ExecPr
       'exec-unsupported',
       `the exec plugin ${block.command} of ${owner} names region ${JSON.stringify(region)}, which is not an AWS region`,
       'give a region such as eu-west-1, or remove it',
+    );
+  }
+
+  // A token minted for cluster X opens X wherever it is presented, and the role decides what
+  // it may do there: both are the operator's choice, never the kubeconfig's.
+  if (!policy.eksClusterNames.some((pattern) => matchGlob(pattern, clusterName))) {
+    return problem(
+      'exec-not-allowed',
+      `the exec plugin ${block.command} of ${owner} names EKS cluster ${JSON.stringify(clusterName)}, which ${EXEC_POLICY_HINTS.eksClusterNames} does not list; ArgoCD would mint a token for it with its own AWS identity`,
+      `if ArgoCD should reach this cluster, add its name (or a glob) to ${EXEC_POLICY_HINTS.eksClusterNames}`,
+    );
+  }
+  if (role !== undefined && !policy.eksRoleArns.includes(role)) {
+    return problem(
+      'exec-not-allowed',
+      `the exec plugin ${block.command} of ${owner} assumes role ${role}, which ${EXEC_POLICY_HINTS.eksRoleArns} does not list; ArgoCD would assume it with its own AWS identity`,
+      `remove ${block.command === 'aws' ? '--role-arn' : '-r/--role'} from the exec args, or add the role to ${EXEC_POLICY_HINTS.eksRoleArns}`,
     );
   }
 

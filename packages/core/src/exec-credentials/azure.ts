@@ -21,6 +21,8 @@ import {
   problem,
 } from './exec-block.js';
 import type { ExecBlock, ExecForm, ExecProblem } from './exec-block.js';
+import { AKS_SERVER_APPLICATION_ID, EXEC_POLICY_HINTS, GUID } from './exec-policy.js';
+import type { ExecPolicy } from '../types.js';
 
 export const AZURE_COMMANDS = ['kubelogin'] as const;
 
@@ -39,7 +41,6 @@ const ENVIRONMENTS = new Map(
     name,
   ]),
 );
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** kubelogin flags that carry or pick credentials: refused, never dropped silently. */
 const IDENTITY_FLAGS = new Set([
@@ -54,7 +55,11 @@ const IDENTITY_FLAGS = new Set([
   '--use-azurerm-env-vars',
 ]);
 
-export function translateAzure(block: ExecBlock, owner: string): ExecForm | ExecProblem {
+export function translateAzure(
+  block: ExecBlock,
+  owner: string,
+  policy: ExecPolicy,
+): ExecForm | ExecProblem {
   const unknownFlag = (flag: string): ExecProblem =>
     IDENTITY_FLAGS.has(flag)
       ? problem(
@@ -120,7 +125,20 @@ export function translateAzure(block: ExecBlock, owner: string): ExecForm | Exec
     return problem(
       'exec-unsupported',
       `the exec plugin kubelogin of ${owner} is given --server-id ${JSON.stringify(serverId)}, which is not an application id (a GUID)`,
-      'give the AKS AAD server application id, 6dae42f8-4368-4678-94ff-3960e28e3630 for AKS-managed Entra ID',
+      `give the AKS AAD server application id, ${AKS_SERVER_APPLICATION_ID} for AKS-managed Entra ID`,
+    );
+  }
+  // The server id is the token's audience: any other would hand the kubeconfig's server an
+  // Entra token of ArgoCD's identity for whatever API that application guards.
+  if (
+    serverId !== undefined &&
+    serverId.toLowerCase() !== AKS_SERVER_APPLICATION_ID &&
+    !policy.aksServerIds.includes(serverId.toLowerCase())
+  ) {
+    return problem(
+      'exec-not-allowed',
+      `the exec plugin kubelogin of ${owner} is given --server-id ${serverId}, not the AKS server application ${AKS_SERVER_APPLICATION_ID}; ArgoCD would request a token for that audience with its own Azure identity`,
+      `remove --server-id (ArgoCD then asks for the AKS server application), or add the id to ${EXEC_POLICY_HINTS.aksServerIds}`,
     );
   }
   const environmentGiven = parsed.flags.get('environment');

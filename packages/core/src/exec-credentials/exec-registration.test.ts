@@ -10,11 +10,22 @@ import { planToJson } from '../render-json.js';
 import { renderPlanText } from '../render-text.js';
 import { registrationProblems } from '../test-support/argo-check.js';
 import { NOW, scenario, settle, DAY } from '../test-support/fixtures.js';
-import { capaUserKubeconfig, gkeUserKubeconfig } from '../test-fixtures/cloud-kubeconfigs.js';
+import {
+  capaUserKubeconfig,
+  GKE_SERVER,
+  gkeUserKubeconfig,
+} from '../test-fixtures/cloud-kubeconfigs.js';
 import type { Config } from '../types.js';
 
 function config(execCredentials: boolean): Config {
-  const result = parseConfig({ providers: ['capa-eks', 'gke'], execCredentials });
+  const result = parseConfig({
+    providers: ['capa-eks', 'gke'],
+    execCredentials,
+    // What the operator allows: the EKS cluster, its role and the GKE endpoint.
+    execEksClusterNames: ['prod'],
+    execEksRoleArns: ['arn:aws:iam::123456789012:role/argocd'],
+    execAllowedServers: [GKE_SERVER.replace('https://', '')],
+  });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.config;
 }

@@ -82,7 +82,15 @@ const execArb = fc
     env,
   }));
 
-const result = parseConfig({ providers: ['custom:*=value;exec'], execCredentials: true });
+// The operator allows the server, cluster and role the generated blocks name, so what is
+// refused here is refused for the block itself.
+const result = parseConfig({
+  providers: ['custom:*=value;exec'],
+  execCredentials: true,
+  execAllowedServers: ['api.example.com'],
+  execEksClusterNames: ['prod'],
+  execEksRoleArns: ['arn:aws:iam::123456789012:role/argocd'],
+});
 if (!result.ok) throw new Error('config');
 const [provider] = result.config.providers;
 if (provider === undefined) throw new Error('provider');

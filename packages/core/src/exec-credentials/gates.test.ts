@@ -13,6 +13,8 @@ function config(providers: readonly string[], execCredentials?: boolean): Config
   const result = parseConfig({
     providers,
     ...(execCredentials === undefined ? {} : { execCredentials }),
+    // The operator lists the cluster, so only the gates decide here.
+    execEksClusterNames: ['prod'],
   });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.config;

@@ -5,6 +5,7 @@
 
 import type { Config, Provider } from '../types.js';
 import { problem, type ExecProblem } from './exec-block.js';
+import { EXEC_POLICY_HINTS } from './exec-policy.js';
 
 export const EXEC_FLAG_HINT = '--exec-credentials (chart value execCredentials)';
 export const EXEC_PROVIDER_HINT =
@@ -66,4 +67,26 @@ export function execCredentialsWarning(
     return `provider${allowing.length === 1 ? '' : 's'} ${allowing.join(', ')} ${allowing.length === 1 ? 'allows' : 'allow'} exec translation, but ${EXEC_FLAG_HINT} is off, so exec kubeconfigs are refused; turn it on to translate them into ArgoCD's own forms`;
   }
   return undefined;
+}
+
+/**
+ * The start-up warning when both gates are on but an allow-list a listed cloud needs is empty:
+ * every EKS registration needs its cluster name listed, every GKE one its server. Refusing them
+ * is the secure default; saying so at start-up saves a hunt through refusals.
+ */
+export function execPolicyWarning(config: Pick<Config, 'providers'>): string | undefined {
+  const needs: string[] = [];
+  const open = config.providers.filter((provider) => provider.execCredentials === true);
+  const clouds = new Set(open.flatMap((provider) => provider.execClouds ?? []));
+  const policy = open[0]?.execPolicy;
+  if (clouds.has('aws') && (policy?.eksClusterNames.length ?? 0) === 0)
+    needs.push(
+      `every EKS registration, until its cluster name is on ${EXEC_POLICY_HINTS.eksClusterNames}`,
+    );
+  if (clouds.has('gcp') && (policy?.allowedServers.length ?? 0) === 0)
+    needs.push(
+      `every GKE registration, until its server is on ${EXEC_POLICY_HINTS.allowedServers}`,
+    );
+  if (needs.length === 0) return undefined;
+  return `exec translation is on, but its allow-lists are empty, so it refuses ${needs.join(', and ')}`;
 }

@@ -13,6 +13,7 @@ import type { ExecBlock, ExecForm, ExecProblem } from './exec-block.js';
 
 export const GCP_COMMANDS = ['gke-gcloud-auth-plugin'] as const;
 
+// The policy binds a GKE registration through its server only (execConnectionProblem).
 export function translateGcp(block: ExecBlock, owner: string): ExecForm | ExecProblem {
   const parsed = parseCommandLine(
     block.args,

@@ -23,9 +23,19 @@ import type { ObservedSecret, Provider, TranslationResult } from '../types.js';
 
 const CA_DATA = encodeBase64Text(CA_CERT_PEM);
 
+/**
+ * What the operator allows for these clusters: their EKS names, the role, the GKE endpoint
+ * (exec-binding.test.ts holds the refusals of everything else).
+ */
+const ALLOWED = {
+  execEksClusterNames: ['prod', 'team-a_prod-control-plane'],
+  execEksRoleArns: ['arn:aws:iam::123456789012:role/argocd'],
+  execAllowedServers: [GKE_SERVER.replace('https://', '')],
+};
+
 /** The providers as parseConfig builds them, so both gates come from real settings. */
 function providers(entries: readonly string[], execCredentials = true): readonly Provider[] {
-  const result = parseConfig({ providers: entries, execCredentials });
+  const result = parseConfig({ providers: entries, execCredentials, ...ALLOWED });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.config.providers;
 }

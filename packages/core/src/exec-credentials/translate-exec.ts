@@ -1,7 +1,7 @@
 // An exec block → one of ArgoCD's own forms, when both gates are on and the plugin is one
 // the provider's cloud translates. Each cloud's rules live in its own module.
 
-import type { ExecCloud, Provider } from '../types.js';
+import type { ExecCloud, ExecPolicy, Provider } from '../types.js';
 import { translateAws, AWS_COMMANDS } from './aws.js';
 import { translateAzure, AZURE_COMMANDS } from './azure.js';
 import {
@@ -13,6 +13,7 @@ import {
   type ExecForm,
   type ExecProblem,
 } from './exec-block.js';
+import { EMPTY_EXEC_POLICY } from './exec-policy.js';
 import { execGateProblem, providerLabel } from './gates.js';
 import { translateGcp, GCP_COMMANDS } from './gcp.js';
 
@@ -21,7 +22,11 @@ interface CloudTranslation {
   /** What the cloud translates, for messages. */
   readonly plugins: string;
   readonly preset: string;
-  readonly translate: (block: ExecBlock, owner: string) => ExecForm | ExecProblem;
+  readonly translate: (
+    block: ExecBlock,
+    owner: string,
+    policy: ExecPolicy,
+  ) => ExecForm | ExecProblem;
 }
 
 const CLOUDS: Readonly<Record<ExecCloud, CloudTranslation>> = {
@@ -47,11 +52,17 @@ const CLOUDS: Readonly<Record<ExecCloud, CloudTranslation>> = {
 
 const CLOUD_ORDER: readonly ExecCloud[] = ['aws', 'azure', 'gcp'];
 
+/** An exec block in ArgoCD's form, and the cloud whose endpoints its server must be. */
+export interface TranslatedExec {
+  readonly cloud: ExecCloud;
+  readonly form: ExecForm;
+}
+
 export function translateExec(
   exec: unknown,
   owner: string,
   provider: Provider,
-): ExecForm | ExecProblem {
+): TranslatedExec | ExecProblem {
   const gate = execGateProblem(provider, execCommandOf(exec));
   if (gate !== undefined) return gate;
   const block = readExecBlock(exec, owner);
@@ -68,5 +79,6 @@ export function translateExec(
         : `use the ${CLOUDS[cloud].preset} provider for it`,
     );
   }
-  return CLOUDS[cloud].translate(block, owner);
+  const form = CLOUDS[cloud].translate(block, owner, provider.execPolicy ?? EMPTY_EXEC_POLICY);
+  return isExecProblem(form) ? form : { cloud, form };
 }

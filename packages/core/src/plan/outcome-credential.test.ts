@@ -35,7 +35,11 @@ describe('NamespaceOutcome.credential', () => {
   });
 
   it('is exec for a translated exec kubeconfig, which has no certificate expiry', () => {
-    const parsed = parseConfig({ providers: ['capa-eks'], execCredentials: true });
+    const parsed = parseConfig({
+      providers: ['capa-eks'],
+      execCredentials: true,
+      execEksClusterNames: ['prod'],
+    });
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     const world = scenario()
       .namespace('team-a', { cluster: 'prod-eks' })

@@ -9,6 +9,7 @@
 import fc from 'fast-check';
 import { encodeBase64Text } from '../base64.js';
 import { PROVIDER_PRESETS } from '../providers.js';
+import { EMPTY_EXEC_POLICY } from '../exec-credentials/exec-policy.js';
 import {
   CA_CERT_PEM,
   CA_KEY_PEM,
@@ -341,10 +342,23 @@ export const renamingInputArb: fc.Arbitrary<PlannerInput> = fc.oneof(
 
 // Both exec gates on (the k3k glob, allowing every cloud's plugin), so generated exec
 // kubeconfigs are translated and their registrations held to ArgoCD's rules too.
+// The pool's servers and the one EKS cluster name are on the operator's allow-lists, so
+// exec registrations are planned (not all refused) wherever their TLS settings allow.
+const PROPERTY_EXEC_POLICY = {
+  ...EMPTY_EXEC_POLICY,
+  allowedServers: ['.example.com'],
+  eksClusterNames: ['prod'],
+};
 export const PROPERTY_CONFIG: Config = testConfig({
   execCredentials: true,
+  execPolicy: PROPERTY_EXEC_POLICY,
   providers: [
-    { ...PROVIDER_PRESETS.k3k, execClouds: ['aws', 'azure', 'gcp'], execCredentials: true },
+    {
+      ...PROVIDER_PRESETS.k3k,
+      execClouds: ['aws', 'azure', 'gcp'],
+      execCredentials: true,
+      execPolicy: PROPERTY_EXEC_POLICY,
+    },
   ],
 });
 

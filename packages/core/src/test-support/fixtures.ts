@@ -8,6 +8,7 @@ import { decodeBase64Text, encodeBase64Text } from '../base64.js';
 import { labelKeys } from '../label-keys.js';
 import { plan } from '../plan/index.js';
 import { PROVIDER_PRESETS } from '../providers.js';
+import { EMPTY_EXEC_POLICY } from '../exec-credentials/exec-policy.js';
 import {
   CA_CERT_PEM,
   CLIENT2_CERT_PEM,
@@ -49,6 +50,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     demotedTtlMs: DAY,
     credentialRefreshWindowMs: 0,
     execCredentials: false,
+    execPolicy: EMPTY_EXEC_POLICY,
     drainOnTerminate: false,
     capiClusters: false,
     capiClusterNames: 'name',

@@ -1,7 +1,9 @@
-// The cache must key on everything that changes a translation: the exec gates included, or
-// a provider that refuses an exec kubeconfig would hand its refusal to one that translates it.
+// The cache must key on everything that changes a translation: the exec gates and allow-lists
+// included, or a provider that refuses an exec kubeconfig would hand its refusal to one that
+// translates it (and the other way round).
 import { describe, expect, it } from 'vitest';
 import {
+  EMPTY_EXEC_POLICY,
   PROVIDER_PRESETS,
   encodeBase64Text,
   translateSecretKey,
@@ -19,6 +21,13 @@ const kubeconfig = [
   '',
 ].join('\n');
 
+/** The operator allows the cluster name and the server. */
+const ALLOWED = {
+  ...EMPTY_EXEC_POLICY,
+  allowedServers: ['eks.example.com'],
+  eksClusterNames: ['prod'],
+};
+
 const secret: ObservedSecret = {
   namespace: 'team-a',
   name: 'prod-user-kubeconfig',
@@ -34,9 +43,19 @@ describe('createTranslationCache', () => {
   it('keeps apart providers that differ only in their exec gates', () => {
     const cache = createTranslationCache(translateSecretKey);
     const gated = PROVIDER_PRESETS['capa-eks'];
-    const open = { ...gated, execCredentials: true };
+    const open = { ...gated, execCredentials: true, execPolicy: ALLOWED };
     expect(cache.translate(secret, 'value', gated).ok).toBe(false);
     expect(cache.translate(secret, 'value', open).ok).toBe(true);
+    expect(cache.stats().translations).toBe(2);
+  });
+
+  it('keeps apart providers that differ only in their exec allow-lists', () => {
+    const cache = createTranslationCache(translateSecretKey);
+    const open = { ...PROVIDER_PRESETS['capa-eks'], execCredentials: true };
+    expect(cache.translate(secret, 'value', { ...open, execPolicy: ALLOWED }).ok).toBe(true);
+    expect(cache.translate(secret, 'value', { ...open, execPolicy: EMPTY_EXEC_POLICY }).ok).toBe(
+      false,
+    );
     expect(cache.stats().translations).toBe(2);
   });
 });

@@ -124,6 +124,7 @@ export function createTranslationCache(
       provider.loopbackRewrite,
       provider.execClouds ?? [],
       provider.execCredentials === true,
+      provider.execPolicy ?? null,
     ]);
   const indexOf = (provider: Provider): number => {
     const exact = known.indexOf(provider);

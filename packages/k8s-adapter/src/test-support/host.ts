@@ -14,7 +14,7 @@ import {
   uniqueName,
 } from '@argocd-cluster-registrar/testkit';
 import type { ControlPlane } from '@argocd-cluster-registrar/testkit';
-import { PROVIDER_PRESETS } from '@argocd-cluster-registrar/core';
+import { EMPTY_EXEC_POLICY, PROVIDER_PRESETS } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { loadKubeAccess } from '../connection/kube-access.js';
 import type { KubeAccess } from '../connection/kube-access.js';
@@ -51,6 +51,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     demotedTtlMs: 7 * 24 * 3600_000,
     credentialRefreshWindowMs: 0,
     execCredentials: false,
+    execPolicy: EMPTY_EXEC_POLICY,
     drainOnTerminate: false,
     capiClusters: false,
     capiClusterNames: 'name',
