@@ -72,6 +72,15 @@ annotations:
 {{- printf "%scluster" .Values.labelPrefix -}}
 {{- end -}}
 
+{{/* The usernames admissionPolicy allows, as a JSON list: allowedUsers and allowedServiceAccounts. */}}
+{{- define "acr.policyUsers" -}}
+{{- $users := .Values.admissionPolicy.allowedUsers | default list -}}
+{{- range .Values.admissionPolicy.allowedServiceAccounts -}}
+{{- $users = append $users (printf "system:serviceaccount:%s:%s" .namespace .name) -}}
+{{- end -}}
+{{- toJson $users -}}
+{{- end -}}
+
 {{/*
 The leader-election Lease name, computed exactly as the daemon does (k8s-adapter leaseName):
 the prefix without its trailing "/", "-", managedBy; lower-cased, runs of other characters
@@ -151,8 +160,9 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 {{- fail (printf "values: metrics.%s.enabled is true but metrics.enabled is false: it reads the registrar's /metrics; enable metrics or disable it" $part) -}}
 {{- end -}}
 {{- end -}}
-{{- if and .Values.admissionPolicy.enabled (not .Values.admissionPolicy.allowedUsers) (not .Values.admissionPolicy.allowedGroups) -}}
-{{- fail "values: admissionPolicy.enabled is true but allowedUsers and allowedGroups are both empty: nobody could ever mark a namespace for registration; list who may (e.g. allowedGroups: [system:masters])" -}}
+{{- $policy := .Values.admissionPolicy -}}
+{{- if and $policy.enabled (not $policy.allowedUsers) (not $policy.allowedGroups) (not $policy.allowedServiceAccounts) -}}
+{{- fail "values: admissionPolicy.enabled is true but allowedUsers, allowedGroups and allowedServiceAccounts are all empty: nobody could ever mark a namespace or Cluster for registration; list who may (e.g. allowedGroups: [system:masters]), or set admissionPolicy.enabled: false" -}}
 {{- end -}}
 {{- if and (not .Values.serviceAccount.create) (not .Values.serviceAccount.name) -}}
 {{- fail "values: serviceAccount.create is false, so serviceAccount.name must name the existing ServiceAccount to run as and bind the roles to" -}}

@@ -16,6 +16,7 @@ import {
   render,
   rulesOf,
 } from './chart-support.js';
+import type { Manifest } from './chart-support.js';
 
 const FULLNAME = 'acr-argocd-cluster-registrar';
 
@@ -54,7 +55,7 @@ describe('Chart.yaml', () => {
 });
 
 describe('default render', () => {
-  test('renders exactly the ServiceAccount, RBAC and Deployment', async () => {
+  test('renders exactly the ServiceAccount, RBAC, Deployment and the two admission policies', async () => {
     const manifests = await render();
     expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual(
       [
@@ -64,6 +65,10 @@ describe('default render', () => {
         `Role/${FULLNAME}`,
         `RoleBinding/${FULLNAME}`,
         `ServiceAccount/${FULLNAME}`,
+        `ValidatingAdmissionPolicy/${FULLNAME}-source-keys`,
+        `ValidatingAdmissionPolicyBinding/${FULLNAME}-source-keys`,
+        `ValidatingAdmissionPolicy/${FULLNAME}-registrar-writes`,
+        `ValidatingAdmissionPolicyBinding/${FULLNAME}-registrar-writes`,
       ].sort(),
     );
     expect(find(manifests, 'ServiceAccount')?.metadata.namespace).toBe(RELEASE_NAMESPACE);
@@ -412,52 +417,111 @@ describe('options', () => {
   });
 });
 
-describe('admission policy', () => {
+describe('admission policies', () => {
   interface PolicySpec {
     failurePolicy: string;
     matchConstraints: { resourceRules: { resources: string[]; operations: string[] }[] };
+    matchConditions?: { name: string; expression: string }[];
     variables: { name: string; expression: string }[];
     validations: { expression: string; messageExpression: string }[];
   }
+  const specOf = (manifests: readonly Manifest[], suffix: string): PolicySpec => {
+    const policy = find(manifests, 'ValidatingAdmissionPolicy', `${FULLNAME}-${suffix}`);
+    if (policy === undefined) throw new Error(`no policy ${suffix}`);
+    expect(policy.apiVersion).toBe('admissionregistration.k8s.io/v1');
+    return policy['spec'] as PolicySpec;
+  };
+  const variable = (spec: PolicySpec, name: string): string =>
+    spec.variables.find((v) => v.name === name)?.expression ?? '';
 
-  test('is off by default', async () => {
-    expect(find(await render(), 'ValidatingAdmissionPolicy')).toBeUndefined();
+  test('both are on by default, each with a binding that denies', async () => {
+    const manifests = await render();
+    for (const suffix of ['source-keys', 'registrar-writes']) {
+      expect(specOf(manifests, suffix).failurePolicy).toBe('Fail');
+      expect(
+        find(manifests, 'ValidatingAdmissionPolicyBinding', `${FULLNAME}-${suffix}`)?.['spec'],
+      ).toEqual({
+        policyName: `${FULLNAME}-${suffix}`,
+        validationActions: ['Deny'],
+      });
+    }
   });
 
-  test('guards both registration labels of the configured prefix, for the allowed users and groups', async () => {
+  test('each can be turned off on its own', async () => {
+    const names = (manifests: readonly Manifest[]): string[] =>
+      manifests.filter((m) => m.kind.startsWith('ValidatingAdmission')).map((m) => m.metadata.name);
+    expect(names(await render({ admissionPolicy: { enabled: false } }))).toEqual([
+      `${FULLNAME}-registrar-writes`,
+      `${FULLNAME}-registrar-writes`,
+    ]);
+    expect(names(await render({ registrarPolicy: { enabled: false } }))).toEqual([
+      `${FULLNAME}-source-keys`,
+      `${FULLNAME}-source-keys`,
+    ]);
+  });
+
+  test('the source policy guards every key of the configured prefix on namespaces and Clusters, for the allowed identities', async () => {
     const manifests = await render({
       labelPrefix: 'registrar.example.com/',
       admissionPolicy: {
-        enabled: true,
-        allowedUsers: ['system:serviceaccount:argocd:argocd-application-controller'],
+        allowedUsers: ['oidc:alice'],
         allowedGroups: ['platform-admins'],
+        allowedServiceAccounts: [{ namespace: 'argocd', name: 'argocd-application-controller' }],
         validationActions: ['Deny', 'Audit'],
       },
     });
-    const policy = only(manifests, 'ValidatingAdmissionPolicy');
-    expect(policy.apiVersion).toBe('admissionregistration.k8s.io/v1');
-    const spec = policy['spec'] as PolicySpec;
-    expect(spec.failurePolicy).toBe('Fail');
+    const spec = specOf(manifests, 'source-keys');
     expect(spec.matchConstraints.resourceRules).toEqual([
       {
         apiGroups: [''],
         apiVersions: ['v1'],
         operations: ['CREATE', 'UPDATE'],
-        resources: ['namespaces'],
+        resources: ['namespaces', 'namespaces/status', 'namespaces/finalize'],
+      },
+      {
+        apiGroups: ['cluster.x-k8s.io'],
+        apiVersions: ['*'],
+        operations: ['CREATE', 'UPDATE'],
+        resources: ['clusters', 'clusters/status'],
       },
     ]);
-    const changed = spec.variables.find((v) => v.name === 'changed')?.expression ?? '';
-    expect(changed).toContain(
-      '["registrar.example.com/managed-by","registrar.example.com/cluster"]',
+    expect(variable(spec, 'prefix')).toBe('"registrar.example.com/"');
+    const allowed = variable(spec, 'allowed');
+    expect(allowed).toContain(
+      '["oidc:alice","system:serviceaccount:argocd:argocd-application-controller"]',
     );
-    const allowed = spec.variables.find((v) => v.name === 'allowed')?.expression ?? '';
-    expect(allowed).toContain('["system:serviceaccount:argocd:argocd-application-controller"]');
     expect(allowed).toContain('["platform-admins"]');
+    expect(
+      find(manifests, 'ValidatingAdmissionPolicyBinding', `${FULLNAME}-source-keys`)?.['spec'],
+    ).toMatchObject({ validationActions: ['Deny', 'Audit'] });
+  });
 
-    const binding = only(manifests, 'ValidatingAdmissionPolicyBinding');
-    expect(binding['spec']).toEqual({
-      policyName: policy.metadata.name,
-      validationActions: ['Deny', 'Audit'],
-    });
+  test("the registrar policy matches only the chart's ServiceAccount and names its owner label and target namespace", async () => {
+    const spec = specOf(
+      await render({
+        labelPrefix: 'registrar.example.com/',
+        managedBy: 'team-a',
+        targetNamespace: 'gitops',
+        serviceAccount: { name: 'registrar' },
+      }),
+      'registrar-writes',
+    );
+    expect(spec.matchConstraints.resourceRules).toEqual([
+      {
+        apiGroups: [''],
+        apiVersions: ['v1'],
+        operations: ['CREATE', 'UPDATE', 'DELETE'],
+        resources: ['secrets'],
+      },
+    ]);
+    expect(spec.matchConditions).toEqual([
+      {
+        name: 'registrar',
+        expression: `request.userInfo.username == "system:serviceaccount:${RELEASE_NAMESPACE}:registrar"`,
+      },
+    ]);
+    expect(variable(spec, 'ownedAfter')).toContain('[?"registrar.example.com/managed-by"]');
+    expect(variable(spec, 'ownedAfter')).toContain('== "team-a"');
+    expect(spec.validations[0]?.expression).toContain('request.namespace == "gitops"');
   });
 });

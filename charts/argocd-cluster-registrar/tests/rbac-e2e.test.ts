@@ -2,9 +2,12 @@
 // and Role(Binding) are applied to the `test-host` plane, a token is minted for that
 // ServiceAccount, and the CLI runs with exactly the container arguments the chart renders,
 // authenticated by that token. Registrations (and removals) must work; everything else the
-// identity tries must be refused with 403. With `capiClusters` on, the same on a plane of its
-// own (Cluster API's CRDs are cluster-wide, and the shared host plane must serve none): the
-// daemon starts before the CRDs exist, and registers a Cluster once they do.
+// identity tries must be refused with 403. The chart's admission policies (on by default) are
+// applied beside the RBAC and enforced before the CLI starts, so every run here also proves
+// that they let the registrar do its job (admission-e2e.test.ts proves what they refuse). With
+// `capiClusters` on, the same on a plane of its own (Cluster API's CRDs are cluster-wide, and
+// the shared host plane must serve none): the daemon starts before the CRDs exist, and
+// registers a Cluster once they do.
 
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -38,7 +41,6 @@ import {
   containerOf,
   helm,
   only,
-  parseManifests,
   render,
   repoRoot,
   run,
@@ -69,6 +71,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (scratch !== '') await rm(scratch, { recursive: true, force: true });
+  // The policies are cluster-wide: the next test file gets a plane without them.
+  await kubectl([
+    'delete',
+    'validatingadmissionpolicybinding,validatingadmissionpolicy',
+    '-l',
+    'app.kubernetes.io/part-of=argocd-cluster-registrar',
+  ]);
 });
 
 async function kubectl(
@@ -148,8 +157,9 @@ async function install(
   for (const name of [releaseNamespace, targetNamespace]) {
     await api.createNamespace({ body: { metadata: { name } } });
   }
+  // The RBAC and the chart's admission policies: the registrar must work within both.
   await applyAsAdmin(
-    manifests.filter((m) => RBAC_KINDS.has(m.kind)),
+    manifests.filter((m) => RBAC_KINDS.has(m.kind) || m.kind.startsWith('ValidatingAdmission')),
     plane,
   );
   const serviceAccount = only(manifests, 'ServiceAccount').metadata.name;
@@ -158,6 +168,28 @@ async function install(
   const kubeconfigPath = join(scratch, `${release}.kubeconfig`);
   await writeFile(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
   await chmod(kubeconfigPath, 0o600);
+  const tokenApi = coreApi(kubeConfig);
+  if (manifests.some((m) => m.metadata.name.endsWith('-registrar-writes'))) {
+    // Policies take effect once the API server has loaded them: from then on, a Secret that
+    // is not a registration is refused even as a server-side dry run.
+    await eventually(
+      async () => {
+        try {
+          await tokenApi.createNamespacedSecret({
+            namespace: targetNamespace,
+            body: { metadata: { name: 'argocd-secret' } },
+            dryRun: 'All',
+          });
+          return undefined;
+        } catch (error) {
+          return statusOf(error) === 403 ? true : undefined;
+        }
+      },
+      'the registrar policy to be enforced',
+      30_000,
+      250,
+    );
+  }
   return {
     releaseNamespace,
     targetNamespace,
@@ -165,7 +197,7 @@ async function install(
     serviceAccount,
     args: containerOf(manifests).args,
     kubeconfigPath,
-    tokenApi: coreApi(kubeConfig),
+    tokenApi,
     manifests,
   };
 }
@@ -716,132 +748,5 @@ describe('the whole chart on a real API server', () => {
     expect(notes).toContain(
       'kubectl label namespace <namespace> \\\n    registrar.example.com/managed-by=team-a \\\n    registrar.example.com/cluster=<name>',
     );
-  });
-});
-
-describe('the admission policy on a real API server', () => {
-  test('only allowed users and groups may set or change the registration labels', async () => {
-    // A prefix of its own: the policy is cluster-wide and other tests share this plane.
-    const labelPrefix = `${uniqueName('vap')}.example/`;
-    const labeller = uniqueName('labeller');
-    const manifests = await render(
-      {
-        labelPrefix,
-        admissionPolicy: { enabled: true, allowedGroups: ['system:masters'], allowedUsers: [] },
-      },
-      { release: uniqueName('acr'), namespace: 'default' },
-    );
-    await applyAsAdmin(manifests.filter((m) => m.kind.startsWith('ValidatingAdmissionPolicy')));
-    // An identity that may edit namespaces, but is not in the allowed lists.
-    await applyAsAdmin(
-      parseManifests(`
-apiVersion: v1
-kind: ServiceAccount
-metadata: { name: ${labeller}, namespace: default }
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: { name: ${labeller} }
-rules: [{ apiGroups: [""], resources: [namespaces], verbs: [get, create, update, patch] }]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: { name: ${labeller} }
-roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ${labeller} }
-subjects: [{ kind: ServiceAccount, name: ${labeller}, namespace: default }]
-`),
-    );
-    const api = coreApi(
-      tokenKubeConfig(host, await mintToken(host, 'default', labeller), labeller),
-    );
-    const target = uniqueName('tenant');
-    await api.createNamespace({
-      body: { metadata: { name: target, labels: { unrelated: 'ok' } } },
-    });
-
-    // The policy takes effect once the API server has loaded it.
-    const message = await eventually(
-      async () => {
-        try {
-          await api.replaceNamespace({
-            name: target,
-            body: {
-              metadata: {
-                name: target,
-                labels: { unrelated: 'ok', [`${labelPrefix}cluster`]: 'stolen' },
-              },
-            },
-          });
-          // Not enforced yet: undo and retry.
-          await coreApi(host).replaceNamespace({
-            name: target,
-            body: { metadata: { name: target, labels: { unrelated: 'ok' } } },
-          });
-          return undefined;
-        } catch (error) {
-          return statusOf(error) === 403
-            ? String((error as { body?: unknown }).body ?? error)
-            : undefined;
-        }
-      },
-      'the admission policy to be enforced',
-      30_000,
-      250,
-    );
-    expect(message).toContain(`${labelPrefix}cluster`);
-
-    // Other labels stay editable by the same identity.
-    await api.replaceNamespace({
-      name: target,
-      body: { metadata: { name: target, labels: { unrelated: 'changed' } } },
-    });
-    // An allowed identity (system:masters) may set them.
-    await coreApi(host).replaceNamespace({
-      name: target,
-      body: {
-        metadata: {
-          name: target,
-          labels: {
-            unrelated: 'changed',
-            [`${labelPrefix}managed-by`]: 'x',
-            [`${labelPrefix}cluster`]: 'c',
-          },
-        },
-      },
-    });
-    // ...and the other identity may neither change nor remove them.
-    await denied('change the cluster label', () =>
-      api.replaceNamespace({
-        name: target,
-        body: {
-          metadata: {
-            name: target,
-            labels: {
-              unrelated: 'changed',
-              [`${labelPrefix}managed-by`]: 'x',
-              [`${labelPrefix}cluster`]: 'other',
-            },
-          },
-        },
-      }),
-    );
-    await denied('remove the managed-by label', () =>
-      api.replaceNamespace({
-        name: target,
-        body: {
-          metadata: {
-            name: target,
-            labels: { unrelated: 'changed', [`${labelPrefix}cluster`]: 'c' },
-          },
-        },
-      }),
-    );
-    // Clean up the cluster-wide policy.
-    await kubectl([
-      'delete',
-      'validatingadmissionpolicybinding,validatingadmissionpolicy',
-      '-l',
-      `app.kubernetes.io/instance=${only(manifests, 'ValidatingAdmissionPolicy').metadata.labels?.['app.kubernetes.io/instance'] ?? ''}`,
-    ]);
   });
 });

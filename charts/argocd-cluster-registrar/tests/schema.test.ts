@@ -59,6 +59,24 @@ describe('values.schema.json', () => {
     );
   });
 
+  // The API server refuses a binding with both Deny and Warn (admission-e2e.test.ts shows it);
+  // the schema refuses the values first, before anything is installed.
+  test('validationActions: only the combinations the API server accepts', async () => {
+    for (const policy of ['admissionPolicy', 'registrarPolicy']) {
+      for (const actions of [
+        ['Deny', 'Warn'],
+        ['Warn', 'Audit', 'Deny'],
+      ])
+        expect(await rejection({ [policy]: { validationActions: actions } })).toContain(
+          `at '/${policy}/validationActions'`,
+        );
+      for (const actions of [['Deny'], ['Deny', 'Audit'], ['Warn', 'Audit'], ['Audit']]) {
+        const result = await template({ [policy]: { validationActions: actions } });
+        expect(result.code, `${policy} ${actions.join(',')}: ${result.stderr}`).toBe(0);
+      }
+    }
+  });
+
   test('wrong types are rejected with the expected type', async () => {
     expect(await rejection({ replicaCount: 'two' })).toContain(
       "at '/replicaCount': got string, want integer",
@@ -197,9 +215,16 @@ describe('combinations that make no sense fail the render', () => {
   });
 
   test('an admission policy that nobody could satisfy', async () => {
-    expect(await rejection({ admissionPolicy: { enabled: true, allowedGroups: [] } })).toContain(
-      'allowedUsers and allowedGroups are both empty',
+    expect(await rejection({ admissionPolicy: { allowedGroups: [] } })).toContain(
+      'allowedUsers, allowedGroups and allowedServiceAccounts are all empty',
     );
+    const result = await template({
+      admissionPolicy: {
+        allowedGroups: [],
+        allowedServiceAccounts: [{ namespace: 'a', name: 'b' }],
+      },
+    });
+    expect(result.code, result.stderr).toBe(0);
   });
 
   test('no ServiceAccount to run as', async () => {
