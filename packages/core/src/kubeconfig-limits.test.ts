@@ -49,9 +49,9 @@ const nested = (open: string, inner: string, close: string, depth: number): stri
   open.repeat(depth) + inner + close.repeat(depth);
 
 describe('limits before parsing', () => {
-  it('refuses 50,000 keys by their count (uniqueness checks were quadratic)', () => {
+  it('refuses 30,000 keys by their count (uniqueness checks were quadratic)', () => {
     // Short keys, so that the text is well under the size limit.
-    const keys = Array.from({ length: 50_000 }, (_, i) => `${i.toString(36)}: 1`).join('\n');
+    const keys = Array.from({ length: 30_000 }, (_, i) => `${i.toString(36)}: 1`).join('\n');
     expect(keys.length).toBeLessThan(KUBECONFIG_LIMITS.maxLength);
     const message = expectRefusedByName(
       translateKubeconfig(usable(keys), CONTEXT),
@@ -76,6 +76,20 @@ describe('limits before parsing', () => {
       'kubeconfig-over-limit',
     );
     expect(message).toContain(`nested more than ${KUBECONFIG_LIMITS.maxDepth} levels deep`);
+  });
+
+  it.each([
+    ['empty strings', '""'],
+    ['blank lines', '\n'],
+    ['anchors', '&a '],
+    ['tags', '!!str '],
+  ])('refuses a text of nothing but %s by its tokens', (_what, unit) => {
+    const text = unit.repeat(Math.floor((KUBECONFIG_LIMITS.maxLength - 1024) / unit.length));
+    const message = expectRefusedByName(
+      translateKubeconfig(usable(text), CONTEXT),
+      'kubeconfig-over-limit',
+    );
+    expect(message).toContain(`more than ${KUBECONFIG_LIMITS.maxTokens} YAML tokens`);
   });
 
   it('refuses an alias bomb by its aliases', () => {

@@ -10,11 +10,12 @@ import { Lexer } from 'yaml';
 
 export const KUBECONFIG_LIMITS = {
   /**
-   * Characters of text. A provisioner's kubeconfig is a few KiB; a CA bundle of every public
-   * root (~150 certificates, ~220 KB of PEM, ~300 KB in base64) still fits with room to spare,
-   * and the whole Secret is limited to 1 MiB anyway.
+   * Characters of text. A provisioner's kubeconfig is a few KiB and a CA bundle of ten
+   * certificates about 30 KiB in base64, so this leaves room for several bundles; the worst
+   * text within it costs about a third of a second to refuse or read under the image's
+   * `--jitless`, and a tenant can write many Secrets.
    */
-  maxLength: 512 * 1024,
+  maxLength: 256 * 1024,
   /** Nesting of mappings and lists; a kubeconfig needs about 8 (extensions, exec env). */
   maxDepth: 64,
   /**
@@ -25,6 +26,12 @@ export const KUBECONFIG_LIMITS = {
   maxNodes: 2_000,
   /** Alias references (`*name`); kubeconfigs written by tools use none. */
   maxAliases: 100,
+  /**
+   * Everything the lexer yields (scalars, indicators, anchors, tags, spaces, line breaks): the
+   * library's work per token is small but not nothing (500 KiB of empty strings or blank lines
+   * take seconds), and a kubeconfig at the key limit has about 10,000.
+   */
+  maxTokens: 20_000,
 } as const;
 
 /**
@@ -33,11 +40,12 @@ export const KUBECONFIG_LIMITS = {
  * limit exceeded.
  */
 export function scanYamlShape(text: string): string | undefined {
-  const { maxLength, maxDepth, maxNodes, maxAliases } = KUBECONFIG_LIMITS;
+  const { maxLength, maxDepth, maxNodes, maxAliases, maxTokens } = KUBECONFIG_LIMITS;
   if (text.length > maxLength) return `is larger than ${maxLength / 1024} KiB`;
   let flowDepth = 0;
   let nodes = 0;
   let aliases = 0;
+  let tokens = 0;
   // Columns of the block collections open here. A nested block collection starts at a greater
   // column than its parent, except a list under a key at the key's own column, so twice this
   // stack's height bounds the block nesting.
@@ -49,6 +57,8 @@ export function scanYamlShape(text: string): string | undefined {
     const first = lexeme[0];
     // Markers the lexer adds for the parser: no source text.
     if (first === '\x02' || first === '\x18' || first === '\x1f') continue;
+    tokens += 1;
+    if (tokens > maxTokens) return `has more than ${maxTokens} YAML tokens`;
     if (lexeme === '' || lexeme === '\n' || lexeme === '\r\n') {
       column = 0;
       leading = true;
