@@ -29,6 +29,7 @@ export {
   type KubeconfigSelection,
 } from './providers.js';
 export { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
+export { KUBECONFIG_LIMITS } from './kubeconfig-limits.js';
 export { isCandidate, isNearMiss, NEAR_MISS_RECORD_LIMIT, type SecretKeys } from './near-misses.js';
 export {
   execCredentialsWarning,

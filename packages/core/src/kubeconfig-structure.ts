@@ -2,12 +2,15 @@
 // cluster and user the current context selects. kubeconfig.ts turns what this reads into an
 // ArgoCD cluster config.
 
-import { parseDocument } from 'yaml';
-import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
+import { isMap as isYamlMap, isScalar, isSeq, parseDocument } from 'yaml';
+import type { Document, DocumentOptions, ErrorCode, ParseOptions, SchemaOptions } from 'yaml';
+import { scanYamlShape } from './kubeconfig-limits.js';
 import type { RefusalCode } from './types.js';
 
 // YAML, as kubectl reads it: one document, YAML 1.1 scalars (`yes` is a boolean), no
-// custom or exotic tags, no duplicate keys, bounded alias expansion.
+// custom or exotic tags, no duplicate keys, bounded alias expansion. The library's own
+// duplicate-key check compares each key with every earlier one (quadratic in a mapping's size),
+// so duplicates are found afterwards, in one pass (`problemInTree`).
 
 const EXCLUDED_TAGS = new Set([
   'tag:yaml.org,2002:binary',
@@ -24,7 +27,7 @@ const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.1',
   schema: 'yaml-1.1',
   strict: true,
-  uniqueKeys: true,
+  uniqueKeys: false,
   prettyErrors: false,
   customTags: (tags) =>
     tags.filter((tag) =>
@@ -42,27 +45,94 @@ export const isMap = (value: unknown): value is YamlMap =>
 
 type Parsed =
   | { readonly ok: true; readonly root: YamlMap }
-  | { readonly ok: false; readonly problem: string; readonly empty: boolean };
+  | {
+      readonly ok: false;
+      readonly problem: string;
+      readonly empty: boolean;
+      /** The text is over one of KUBECONFIG_LIMITS. */
+      readonly overLimit?: true;
+    };
+
+// The library's messages can quote the text (a tag, a directive, the token it stumbled on),
+// and the text holds credentials: refusals say what kind of problem and where, in our words.
+const YAML_PROBLEMS: Partial<Record<ErrorCode, string>> = {
+  BAD_ALIAS: 'an alias without its anchor',
+  BAD_DIRECTIVE: 'an unknown directive',
+  BAD_DQ_ESCAPE: 'a bad escape in a double-quoted string',
+  BAD_INDENT: 'bad indentation',
+  BAD_SCALAR_START: 'a value that starts with a reserved character',
+  BLOCK_AS_IMPLICIT_KEY: 'a block value used as a key',
+  BLOCK_IN_FLOW: 'a block value inside brackets or braces',
+  DUPLICATE_KEY: 'duplicate key',
+  KEY_OVER_1024_CHARS: 'a key longer than 1024 characters',
+  MISSING_CHAR: 'an unclosed quote, bracket or brace',
+  MULTILINE_IMPLICIT_KEY: 'a key spanning lines',
+  MULTIPLE_DOCS: 'more than one document',
+  NON_STRING_KEY: 'a key that is not a plain value',
+  RESOURCE_EXHAUSTION: 'a structure too deep to read',
+  TAB_AS_INDENT: 'a tab as indentation',
+  TAG_RESOLVE_FAILED: 'a value that does not match its tag',
+};
+
+const lineAt = (text: string, offset: number): number => {
+  let line = 1;
+  for (let at = text.indexOf('\n'); at >= 0 && at < offset; at = text.indexOf('\n', at + 1))
+    line += 1;
+  return line;
+};
+
+const notYaml = (text: string, what: string, offset: number | undefined): Parsed => ({
+  ok: false,
+  problem: `is not valid YAML (${what}${offset === undefined ? '' : ` at line ${lineAt(text, offset)}`})`,
+  empty: false,
+});
+
+/**
+ * A duplicate key, or a key that is a mapping, list or alias (kubectl reads keys as strings;
+ * the library would turn such a key into a string by printing it, at a cost that grows with
+ * its depth), in one pass over the parsed tree: a Set per mapping.
+ */
+function problemInTree(
+  document: Document.Parsed,
+): { readonly what: string; readonly offset: number | undefined } | undefined {
+  const pending: unknown[] = [document.contents];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (isSeq(node)) pending.push(...node.items);
+    if (!isYamlMap(node)) continue;
+    const keys = new Set<unknown>();
+    for (const pair of node.items) {
+      const key: unknown = pair.key;
+      if (key !== null && !isScalar(key))
+        return { what: 'a key that is not a plain value', offset: node.range?.[0] };
+      // The library's own rule: keys are equal when their values are (`yes` and `true` too).
+      const value = key === null ? null : key.value;
+      if (keys.has(value)) return { what: 'duplicate key', offset: key?.range?.[0] };
+      keys.add(value);
+      pending.push(pair.value);
+    }
+  }
+  return undefined;
+}
 
 export function parseYaml(text: string): Parsed {
+  const overLimit = scanYamlShape(text);
+  if (overLimit !== undefined)
+    return { ok: false, problem: overLimit, empty: false, overLimit: true };
   try {
     const document = parseDocument(text, PARSE_OPTIONS);
     const issue = document.errors[0] ?? document.warnings[0];
-    if (issue !== undefined) {
-      const line = issue.linePos?.[0].line;
-      const detail = (issue.message.split('\n')[0] ?? '').slice(0, 120);
-      return {
-        ok: false,
-        problem: `is not valid YAML (${detail}${line === undefined ? '' : ` at line ${line}`})`,
-        empty: false,
-      };
-    }
+    if (issue !== undefined)
+      return notYaml(text, YAML_PROBLEMS[issue.code] ?? 'malformed YAML', issue.pos[0]);
+    const inTree = problemInTree(document);
+    if (inTree !== undefined) return notYaml(text, inTree.what, inTree.offset);
     const root: unknown = document.toJS({ maxAliasCount: 100 });
     if (root === null || root === undefined) return { ok: false, problem: 'is empty', empty: true };
     if (!isMap(root)) return { ok: false, problem: 'is not a YAML mapping', empty: false };
     return { ok: true, root };
   } catch {
-    // toJS throws on alias bombs and similar; to the user that is simply unreadable YAML.
+    // toJS throws on alias bombs; the bounds above keep anything else from throwing, and
+    // whatever the library might still throw is, to the user, unreadable YAML.
     return {
       ok: false,
       problem: 'is not valid YAML (too many aliases or a malformed structure)',
@@ -85,6 +155,9 @@ export class Problem {
 
 export const NOT_A_KUBECONFIG_FIX =
   'store a kubeconfig as written by `kubectl config view --raw --flatten`';
+
+export const OVER_LIMIT_FIX =
+  "store only the child cluster's kubeconfig, as written by `kubectl config view --raw --flatten --minify`";
 
 export function notKubeconfig(problem: string): Problem {
   return new Problem(

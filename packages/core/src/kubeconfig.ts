@@ -17,6 +17,7 @@ import type {
 import { classifyServer, proxyUrlProblem, redactUrl } from './server-address.js';
 import {
   NOT_A_KUBECONFIG_FIX,
+  OVER_LIMIT_FIX,
   parseYaml,
   Problem,
   readString,
@@ -277,11 +278,13 @@ export function translateKubeconfig(
       ok: false,
       refusal: refusal(
         context,
-        new Problem(
-          'kubeconfig-not-yaml',
-          `the kubeconfig ${parsed.problem}`,
-          NOT_A_KUBECONFIG_FIX,
-        ),
+        parsed.overLimit === true
+          ? new Problem('kubeconfig-over-limit', `the kubeconfig ${parsed.problem}`, OVER_LIMIT_FIX)
+          : new Problem(
+              'kubeconfig-not-yaml',
+              `the kubeconfig ${parsed.problem}`,
+              NOT_A_KUBECONFIG_FIX,
+            ),
       ),
     };
   }

@@ -14,6 +14,8 @@ import type {
 import { decodeBase64Text } from './base64.js';
 import { matchGlob } from './glob.js';
 import { translateKubeconfig } from './kubeconfig.js';
+import { KUBECONFIG_LIMITS } from './kubeconfig-limits.js';
+import { OVER_LIMIT_FIX } from './kubeconfig-structure.js';
 import { clusterSecretName } from './sources.js';
 
 export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, Provider>> = {
@@ -127,6 +129,17 @@ export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions):
         refusal: {
           code: 'kubeconfig-unreadable',
           message: `${where}: the Secret has no such key; store the kubeconfig under ${key}`,
+        },
+      };
+    }
+    // Decoding is a loop over every character (interpreted under the image's `--jitless`):
+    // a value that cannot decode to a kubeconfig within the size limit is refused unread.
+    if (value.length > Math.ceil(KUBECONFIG_LIMITS.maxLength / 3) * 4) {
+      return {
+        ok: false,
+        refusal: {
+          code: 'kubeconfig-over-limit',
+          message: `${where}: the value is larger than ${KUBECONFIG_LIMITS.maxLength / 1024} KiB; ${OVER_LIMIT_FIX}`,
         },
       };
     }

@@ -37,6 +37,8 @@ export type CredentialKind = 'client-certificate' | 'bearer-token' | 'basic-auth
 export type RefusalCode =
   | 'kubeconfig-unreadable'
   | 'kubeconfig-not-yaml'
+  /** Over one of KUBECONFIG_LIMITS (size, depth, keys, aliases): refused before parsing. */
+  | 'kubeconfig-over-limit'
   | 'kubeconfig-no-context'
   | 'kubeconfig-context-dangling'
   | 'server-missing'

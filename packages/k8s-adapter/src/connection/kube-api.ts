@@ -6,6 +6,17 @@ import type { Query } from './kube-http.js';
 import type { KubeEvent, KubeLease, KubeList, KubeNamespace, KubeSecret } from '../kube-objects.js';
 import type { RequestGuard } from './request-guard.js';
 
+/**
+ * Items per list page: a page is what one read holds in memory at once, and tenants write the
+ * objects listed. Kubernetes limits an object's annotations to 256 KiB in total, the bulk of
+ * what a tenant can put in a namespace's, a Cluster's or a Secret's metadata: 100 of those
+ * stay near 25 MiB.
+ */
+export const LIST_PAGE_SIZE = 100;
+
+/** Items per page of whole Secrets, whose data can add up to 1 MiB each: about 25 MiB. */
+export const SECRET_PAGE_SIZE = 25;
+
 export interface ListPage {
   readonly labelSelector?: string;
   readonly limit?: number;

@@ -1,7 +1,7 @@
 // What bounds and fences one request (kube-http.ts applies it).
 
 /**
- * Default bound on one request, headers to last byte. A 500-item list page takes well under
+ * Default bound on one request, headers to last byte. A list page (at most 100 items) takes well under
  * a second; 20 s leaves room for a slow, loaded API server while a hung request still ends
  * well within one pass interval.
  */

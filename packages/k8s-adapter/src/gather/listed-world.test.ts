@@ -3,6 +3,7 @@ import { finalizeNamespace, kubeconfigText, uniqueName } from '@argocd-cluster-r
 import { plan } from '@argocd-cluster-registrar/core';
 import type { Config, ObservedSecret } from '@argocd-cluster-registrar/core';
 import { createGatherer } from './listed-world.js';
+import { SECRET_PAGE_SIZE } from '../connection/kube-api.js';
 import { createApplier } from '../write/plan-writer.js';
 import { createTranslationCache } from './translation-cache.js';
 import {
@@ -123,6 +124,26 @@ describe('full gather', () => {
     });
     // 1 namespace list + 2 candidate lists + 2 cluster Secret lists + 2 lookups.
     expect(result.requests).toBe(7);
+  });
+
+  it("reads a namespace's Secrets a bounded page at a time", async () => {
+    // Whole Secrets carry up to 1 MiB of data each: a page holds SECRET_PAGE_SIZE of them.
+    const config = testConfig();
+    const source = uniqueName('k3k-many');
+    await createNamespace(h.core, source, {
+      [MANAGED_BY_KEY]: config.managedBy,
+      [`${PREFIX}cluster`]: 'many',
+    });
+    await createNamespace(h.core, config.targetNamespace);
+    for (let i = 0; i <= SECRET_PAGE_SIZE; i++)
+      await h.core.createNamespacedSecret({
+        namespace: source,
+        body: opaque(`k3k-s${i}-kubeconfig`, {}, { 'kubeconfig.yaml': 'x' }),
+      });
+    const result = await createGatherer(h.access, config).full();
+    expect(result.snapshot.candidateSecrets).toHaveLength(SECRET_PAGE_SIZE + 1);
+    // 1 namespace list + 2 pages of candidates + 2 cluster Secret lists.
+    expect(result.requests).toBe(5);
   });
 
   it('reports a terminating source namespace as present with its deletion timestamp', async () => {

@@ -13,7 +13,12 @@ import { discoverClusterApi, listClusters } from '../connection/cluster-api.js';
 import type { ClusterApi } from '../connection/cluster-api.js';
 import { mapBounded } from '../concurrency.js';
 import type { KubeAccess } from '../connection/kube-access.js';
-import { listNamespaces, listSecrets } from '../connection/kube-api.js';
+import {
+  LIST_PAGE_SIZE,
+  listNamespaces,
+  listSecrets,
+  SECRET_PAGE_SIZE,
+} from '../connection/kube-api.js';
 import type { KubeNamespace, KubeSecret, PartialObjectMetadata } from '../kube-objects.js';
 import {
   byName,
@@ -28,8 +33,6 @@ import type { Pass } from './gather-failure.js';
 import { READ_CONCURRENCY } from './source-lookups.js';
 import { gathererTranslations } from './translation-cache.js';
 import type { CandidateMeta, Gatherer, WorldSource } from './world-source.js';
-
-const PAGE_SIZE = 500;
 
 export class ListedWorld implements WorldSource {
   private passes = 0;
@@ -111,7 +114,7 @@ export class ListedWorld implements WorldSource {
       (token) =>
         listClusters(this.access, version, {
           labelSelector: managedNamespaceSelector(this.config),
-          limit: PAGE_SIZE,
+          limit: LIST_PAGE_SIZE,
           continue: token,
         }),
     );
@@ -122,7 +125,7 @@ export class ListedWorld implements WorldSource {
     const listed = await pass.listAll<KubeNamespace>({ verb: 'list', kind: 'Namespace' }, (token) =>
       listNamespaces(this.access, {
         labelSelector: managedNamespaceSelector(this.config),
-        limit: PAGE_SIZE,
+        limit: LIST_PAGE_SIZE,
         continue: token,
       }),
     );
@@ -132,7 +135,7 @@ export class ListedWorld implements WorldSource {
   private async listSecretsIn(pass: Pass, namespace: string): Promise<void> {
     const secrets = await pass.listAll<KubeSecret>(
       { verb: 'list', kind: 'Secret', namespace },
-      (token) => listSecrets(this.access, namespace, { limit: PAGE_SIZE, continue: token }),
+      (token) => listSecrets(this.access, namespace, { limit: SECRET_PAGE_SIZE, continue: token }),
     );
     if (secrets === undefined) return;
     const providers = this.config.providers;
@@ -161,7 +164,7 @@ export class ListedWorld implements WorldSource {
           (token) =>
             listSecrets(this.access, namespace, {
               labelSelector,
-              limit: PAGE_SIZE,
+              limit: LIST_PAGE_SIZE,
               continue: token,
             }),
         ),

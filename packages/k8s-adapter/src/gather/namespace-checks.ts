@@ -6,7 +6,7 @@
 import { compareStrings } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
-import { listNamespaces, readNamespace } from '../connection/kube-api.js';
+import { LIST_PAGE_SIZE, listNamespaces, readNamespace } from '../connection/kube-api.js';
 
 /**
  * 'missing' only on a 404: any other failure (no connection, forbidden) proves nothing, and
@@ -30,7 +30,7 @@ export async function targetNamespaceState(
  */
 export async function listManagedByValues(access: KubeAccess, key: string): Promise<string[]> {
   try {
-    const page = await listNamespaces(access, { labelSelector: key, limit: 500 });
+    const page = await listNamespaces(access, { labelSelector: key, limit: LIST_PAGE_SIZE });
     const counts = new Map<string, number>();
     for (const item of page.items ?? []) {
       const value = item.metadata?.labels?.[key];

@@ -12,7 +12,7 @@ import type {
 } from '@argocd-cluster-registrar/core';
 import type { ClusterApi } from '../connection/cluster-api.js';
 import type { KubeAccess } from '../connection/kube-access.js';
-import { listSecrets, readSecret } from '../connection/kube-api.js';
+import { listSecrets, readSecret, SECRET_PAGE_SIZE } from '../connection/kube-api.js';
 import type { KubeSecret } from '../kube-objects.js';
 import type { ListWatchStats } from '../watch/list-watch.js';
 import { byName, byNamespaceThenName, toObservedSecret } from '../observed-objects.js';
@@ -23,8 +23,6 @@ import type { Pass } from './gather-failure.js';
 import { gathererTranslations } from './translation-cache.js';
 import type { TranslationCache, TranslationVariant } from './translation-cache.js';
 import type { CandidateMeta, Gatherer, WorldSource } from './world-source.js';
-
-const PAGE_SIZE = 500;
 
 export class WatchedWorld implements WorldSource {
   secretReads = 0;
@@ -106,7 +104,7 @@ export class WatchedWorld implements WorldSource {
   secretsOf(pass: Pass, namespace: string): Promise<readonly KubeSecret[] | undefined> {
     return pass.listAll<KubeSecret>({ verb: 'list', kind: 'Secret', namespace }, (token) => {
       this.nearMissLists += 1;
-      return listSecrets(this.access, namespace, { limit: PAGE_SIZE, continue: token });
+      return listSecrets(this.access, namespace, { limit: SECRET_PAGE_SIZE, continue: token });
     });
   }
 }

@@ -10,6 +10,7 @@ import { classifyApiError } from '../connection/api-failure.js';
 import type { ApiFailure } from '../connection/api-failure.js';
 import { retryDelayMs } from '../connection/backoff.js';
 import type { KubeAccess } from '../connection/kube-access.js';
+import { LIST_PAGE_SIZE } from '../connection/kube-api.js';
 import { createListWatchState } from './list-watch-state.js';
 import type { ListWatchState } from './list-watch-state.js';
 import type { ListWatch, ListWatchOptions, Versioned, WatchedObject } from './list-watch-types.js';
@@ -34,8 +35,6 @@ export {
   type Versioned,
   type WatchedObject,
 } from './list-watch-types.js';
-
-const PAGE_SIZE = 500;
 
 interface ListPage {
   readonly items?: readonly WatchedObject[];
@@ -146,7 +145,7 @@ async function list<T extends Versioned>(
         state.access,
         {
           path: options.path,
-          query: { labelSelector: options.labelSelector, limit: PAGE_SIZE, continue: token },
+          query: { labelSelector: options.labelSelector, limit: LIST_PAGE_SIZE, continue: token },
           accept: options.metadataOnly === true ? ACCEPT_METADATA_LIST : ACCEPT_JSON,
           signal,
         },

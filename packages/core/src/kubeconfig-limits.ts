@@ -1,0 +1,88 @@
+// Bounds on kubeconfig text, checked before the YAML library builds anything from it. The text
+// comes from whoever can write a Secret in a source namespace, and the daemon parses it on its
+// only thread: the library's cost must be bounded by these limits, whatever the text.
+//
+// The library recurses once per nesting level and overflows the stack at a few hundred
+// levels, so depth is bounded well below that; the number of keys and list entries bounds its
+// work (and the duplicate-key check done after parsing is linear in it).
+
+import { Lexer } from 'yaml';
+
+export const KUBECONFIG_LIMITS = {
+  /**
+   * Characters of text. A provisioner's kubeconfig is a few KiB and a CA bundle of ten
+   * certificates about 30 KiB in base64, so this leaves room for several bundles; the worst
+   * text within it costs about a third of a second to refuse or read under the image's
+   * `--jitless`, and a tenant can write many Secrets.
+   */
+  maxLength: 256 * 1024,
+  /** Nesting of mappings and lists; a kubeconfig needs about 8 (extensions, exec env). */
+  maxDepth: 64,
+  /**
+   * Mapping keys and list entries together: about 15 per cluster, user and context, so a
+   * merged kubeconfig of a hundred clusters fits; parsing this many costs well under a second
+   * under the image's `--jitless`.
+   */
+  maxNodes: 2_000,
+  /** Alias references (`*name`); kubeconfigs written by tools use none. */
+  maxAliases: 100,
+  /**
+   * Everything the lexer yields (scalars, indicators, anchors, tags, spaces, line breaks): the
+   * library's work per token is small but not nothing (500 KiB of empty strings or blank lines
+   * take seconds), and a kubeconfig at the key limit has about 10,000.
+   */
+  maxTokens: 20_000,
+} as const;
+
+/**
+ * What is over a limit in `text`, as a phrase after "the kubeconfig", or undefined. One pass
+ * over the library's own lexer (a state machine, linear in the text), which stops at the first
+ * limit exceeded.
+ */
+export function scanYamlShape(text: string): string | undefined {
+  const { maxLength, maxDepth, maxNodes, maxAliases, maxTokens } = KUBECONFIG_LIMITS;
+  if (text.length > maxLength) return `is larger than ${maxLength / 1024} KiB`;
+  let flowDepth = 0;
+  let nodes = 0;
+  let aliases = 0;
+  let tokens = 0;
+  // Columns of the block collections open here. A nested block collection starts at a greater
+  // column than its parent, except a list under a key at the key's own column, so twice this
+  // stack's height bounds the block nesting.
+  const blockColumns: number[] = [];
+  let column = 0;
+  // The next content opens a block level: it starts a line, or follows `- `, `? ` or a leading `: `.
+  let leading = true;
+  for (const lexeme of new Lexer().lex(text)) {
+    const first = lexeme[0];
+    // Markers the lexer adds for the parser: no source text.
+    if (first === '\x02' || first === '\x18' || first === '\x1f') continue;
+    tokens += 1;
+    if (tokens > maxTokens) return `has more than ${maxTokens} YAML tokens`;
+    if (lexeme === '' || lexeme === '\n' || lexeme === '\r\n') {
+      column = 0;
+      leading = true;
+      continue;
+    }
+    const start = column;
+    const newline = lexeme.lastIndexOf('\n');
+    column = newline < 0 ? column + lexeme.length : lexeme.length - newline - 1;
+    if (first === ' ' || first === '\t' || first === '#') continue;
+    if (flowDepth === 0 && leading) {
+      while ((blockColumns.at(-1) ?? -1) > start) blockColumns.pop();
+      if (blockColumns.at(-1) !== start) blockColumns.push(start);
+    }
+    leading = flowDepth === 0 && (lexeme === '-' || lexeme === '?' || (lexeme === ':' && leading));
+    if (lexeme === '[' || lexeme === '{') flowDepth += 1;
+    else if ((lexeme === ']' || lexeme === '}') && flowDepth > 0) flowDepth -= 1;
+    if (lexeme === '[' || lexeme === '{' || lexeme === ',' || lexeme === '-' || lexeme === '?')
+      nodes += 1;
+    else if (lexeme === ':' && flowDepth === 0) nodes += 1;
+    else if (first === '*') aliases += 1;
+    if (blockColumns.length + flowDepth > maxDepth)
+      return `is nested more than ${maxDepth} levels deep`;
+    if (nodes > maxNodes) return `has more than ${maxNodes} keys and list entries`;
+    if (aliases > maxAliases) return `has more than ${maxAliases} aliases`;
+  }
+  return undefined;
+}
