@@ -157,6 +157,24 @@ describe('unparseable text', () => {
     expect(message).toMatch(/is not valid YAML \([^)]* at line \d+\)/);
   });
 
+  it.each([
+    ['NUL', '\0'],
+    ['BEL', '\x07'],
+    ['DEL', '\x7f'],
+    ['a C1 control', '\x9b'],
+  ])(
+    'refuses %s inside a value of an otherwise usable kubeconfig, as kubectl does',
+    (_what, char) => {
+      const text = usable().replace('name: u', `name: u${char}x`);
+      const message = expectRefusedByName(
+        translateKubeconfig(text, CONTEXT),
+        'kubeconfig-not-yaml',
+      );
+      expect(message).toContain('control character');
+      expect(message).toMatch(/at line 5\)/);
+    },
+  );
+
   it('refuses binary garbage without echoing it', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 1, maxLength: 4_000 }), (bytes) => {

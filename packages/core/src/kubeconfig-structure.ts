@@ -115,10 +115,19 @@ function problemInTree(
   return undefined;
 }
 
+/**
+ * Characters outside YAML's printable set (C0 controls but tab and line breaks, DEL, C1
+ * controls but NEL, non-characters). The library passes them through inside scalars; kubectl's
+ * YAML reader refuses them, and a NUL in a token would reach ArgoCD's config as it stands.
+ */
+const NON_PRINTABLE = /[\0-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]/;
+
 export function parseYaml(text: string): Parsed {
   const overLimit = scanYamlShape(text);
   if (overLimit !== undefined)
     return { ok: false, problem: overLimit, empty: false, overLimit: true };
+  const control = NON_PRINTABLE.exec(text);
+  if (control !== null) return notYaml(text, 'a control character', control.index);
   try {
     const document = parseDocument(text, PARSE_OPTIONS);
     const issue = document.errors[0] ?? document.warnings[0];
