@@ -214,3 +214,8 @@ export function redactUrl(url: string): string {
   const fragment = parsed.fragment === undefined ? '' : '#***';
   return `${parsed.scheme}://${userInfo}${parsed.host}${port}${parsed.path}${query}${fragment}`;
 }
+
+/** {@link redactUrl} of a URL; `undefined` for text that is no URL, which cannot be masked. */
+export function maskedUrl(url: string): string | undefined {
+  return parseServer(url) === undefined ? undefined : redactUrl(url);
+}
