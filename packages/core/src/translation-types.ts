@@ -94,7 +94,11 @@ export type WarningCode =
   /** A demotion or deletion withheld because the input it would rest on was not read. */
   | 'input-incomplete'
   /** A kubeconfig's only cluster and user were used although its current-context dangles. */
-  | 'current-context-dangling';
+  | 'current-context-dangling'
+  // Registered as asked, but what ArgoCD is told to do deserves a word (a tenant chose it).
+  | 'server-plain-http'
+  | 'tls-unverified'
+  | 'proxy-url';
 
 export interface Warning {
   readonly code: WarningCode;
