@@ -207,6 +207,18 @@ describe('scripts/release-check', () => {
     expect(problems[0]?.message).toContain('builds FROM node:22.0.0-bookworm-slim');
   });
 
+  it('refuses a Node image pinned by tag alone: a re-pushed tag would change what ships', async () => {
+    await cut('0.3.0');
+    await steps.range('0.3.0', '0.4.0');
+    await edit('Dockerfile', (t) =>
+      t.replace(/^(ARG NODE_IMAGE=[^@\n]+)@sha256:[0-9a-f]+$/m, '$1'),
+    );
+    const problems = await releaseProblems(root, 'v0.3.0');
+    expect(problems.map((problem) => problem.message)).toEqual([
+      expect.stringContaining('pins its Node image by tag alone'),
+    ]);
+  });
+
   it('refuses a workflow that overrides NODE_IMAGE at build time', async () => {
     await cut('0.3.0');
     await steps.range('0.3.0', '0.4.0');

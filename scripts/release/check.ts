@@ -109,17 +109,22 @@ function installProblems(readme: string, version: string): string[] {
 }
 
 /**
- * Problems with the Dockerfile: its version label, and its Node release (one `ARG NODE_IMAGE`
- * that every base stage uses, so the image tests, which start the bundle on that release, test
- * what ships).
+ * Problems with the Dockerfile: its version label, and its Node release (one `ARG NODE_IMAGE`,
+ * pinned by digest, that every base stage uses, so the image tests, which start the bundle on
+ * that release, test what ships).
  */
 function dockerfileProblems(dockerfile: string, version: string): string[] {
   const problems: string[] = [];
   const label = /org\.opencontainers\.image\.version="([^"]*)"/.exec(dockerfile)?.[1];
   if (label !== version)
     problems.push(`labels the image version "${label ?? ''}", not "${version}"`);
-  if (!/^ARG NODE_IMAGE=node:\d+\.\d+\.\d+-\S+$/m.test(dockerfile))
+  const nodeImage = /^ARG NODE_IMAGE=(node:\d+\.\d+\.\d+-\S+)$/m.exec(dockerfile)?.[1];
+  if (nodeImage === undefined)
     problems.push('has no "ARG NODE_IMAGE=node:<x.y.z>-<variant>" naming its Node release');
+  else if (!/@sha256:[0-9a-f]{64}$/.test(nodeImage))
+    problems.push(
+      `pins its Node image by tag alone (${nodeImage}): add @sha256:<digest of the tag's image index>, or a re-pushed tag changes what ships`,
+    );
   const stages = new Set<string>();
   for (const match of dockerfile.matchAll(/^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/gim)) {
     const [image = '', stage] = [match[1], match[2]];

@@ -317,12 +317,28 @@ describe('production bundle (the Dockerfile build stage, replayed here)', () => 
     if (root !== '') await rm(root, { recursive: true, force: true });
   });
 
-  test('holds the bundle, its source map and the licences of what it holds: nothing else', async () => {
+  test('holds the bundle, its source map, the licences and the SBOM of what it holds: nothing else', async () => {
+    const spdx = BUNDLE.replace(/\.mjs$/, '.spdx.json');
     expect((await readdir(app)).sort()).toEqual(
-      [BUNDLE, `${BUNDLE}.map`, 'THIRD-PARTY-LICENSES.txt'].sort(),
+      [BUNDLE, `${BUNDLE}.map`, spdx, 'THIRD-PARTY-LICENSES.txt'].sort(),
     );
     const licences = await readFile(join(app, 'THIRD-PARTY-LICENSES.txt'), 'utf8');
     expect(licences).toContain('@kubernetes/client-node@');
+    // Each package whose licence is shipped is in the SPDX document, by its npm purl: what the
+    // image's SBOM lists, since the scanner finds no node_modules.
+    const document = JSON.parse(await readFile(join(app, spdx), 'utf8')) as {
+      packages: { externalRefs?: { referenceLocator: string }[] }[];
+    };
+    const purls = document.packages.flatMap((pkg) =>
+      (pkg.externalRefs ?? []).map((ref) => ref.referenceLocator),
+    );
+    // Sections are separated by a line of dashes; each opens with `name@version (licence)`.
+    const shipped = licences.split(`\n${'-'.repeat(72)}\n\n`).map((section) => {
+      const [, name = '', version = ''] = /^(@?[^@\s]+)@(\S+) \(/.exec(section) ?? [];
+      return `pkg:npm/${name.replace(/^@/, '%40')}@${version}`;
+    });
+    expect(shipped.length).toBeGreaterThan(0);
+    expect(purls.sort()).toEqual(shipped.sort());
   });
 
   test("starts on this machine's Node: --version", async () => {

@@ -52,6 +52,63 @@ describe('the daemon bundle', () => {
     expect(map.sources.some((source) => source.endsWith('packages/cli/src/main.ts'))).toBe(true);
   });
 
+  it('ships an SPDX document of the npm packages inside it, which the image SBOM scanner reads', () => {
+    // A bundle leaves no node_modules for a scanner to find; BuildKit's Syft scanner reads
+    // SBOM documents it finds in the image (`*.spdx.json`) instead.
+    interface SpdxPackage {
+      readonly SPDXID: string;
+      readonly name: string;
+      readonly versionInfo?: string;
+      readonly externalRefs?: readonly { referenceType: string; referenceLocator: string }[];
+    }
+    const document = JSON.parse(
+      readFileSync(join(outdir, name.replace(/\.mjs$/, '.spdx.json')), 'utf8'),
+    ) as {
+      spdxVersion: string;
+      documentDescribes: string[];
+      packages: SpdxPackage[];
+      relationships: {
+        spdxElementId: string;
+        relationshipType: string;
+        relatedSpdxElement: string;
+      }[];
+    };
+    expect(document.spdxVersion).toBe('SPDX-2.3');
+    const purls = document.packages.flatMap((pkg) =>
+      (pkg.externalRefs ?? [])
+        .filter((ref) => ref.referenceType === 'purl')
+        .map((ref) => ref.referenceLocator),
+    );
+    // Every package whose code went in, by the path esbuild read it from, and nothing else.
+    const roots = new Set(
+      bundled.flatMap((path) => {
+        const match = /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
+        return match?.[1] === undefined ? [] : [match[1]];
+      }),
+    );
+    const named = new Set(
+      purls.map((purl) => decodeURIComponent(/^pkg:npm\/(.+)@[^@]+$/.exec(purl)?.[1] ?? purl)),
+    );
+    expect(named).toEqual(roots);
+    const clientNode = JSON.parse(
+      readFileSync(
+        new URL('../k8s-adapter/node_modules/@kubernetes/client-node/package.json', packageDir),
+        'utf8',
+      ),
+    ) as { version: string };
+    expect(purls).toContain(`pkg:npm/%40kubernetes/client-node@${clientNode.version}`);
+    // The registrar is the document's subject and contains each of them.
+    const [subject] = document.documentDescribes;
+    expect(document.packages.find((pkg) => pkg.SPDXID === subject)?.name).toBe(
+      'argocd-cluster-registrar',
+    );
+    expect(
+      document.relationships.filter(
+        (r) => r.spdxElementId === subject && r.relationshipType === 'CONTAINS',
+      ),
+    ).toHaveLength(roots.size);
+  });
+
   it('pins @kubernetes/client-node exactly in the adapter, whose file layout the bundle relies on', () => {
     const manifest = JSON.parse(
       readFileSync(new URL('../k8s-adapter/package.json', packageDir), 'utf8'),

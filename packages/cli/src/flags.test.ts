@@ -29,8 +29,10 @@ describe('parseFlags', () => {
       leaderElect: false,
       output: 'text',
       logFormat: 'auto',
-      healthAddr: ':8081',
-      metricsAddr: ':8080',
+      // Loopback: metrics name clusters and their certificates' expiry; the chart listens on
+      // the pod's interfaces explicitly, for the kubelet and Prometheus.
+      healthAddr: '127.0.0.1:8081',
+      metricsAddr: '127.0.0.1:8080',
       help: false,
       version: false,
     });

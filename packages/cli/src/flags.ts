@@ -214,8 +214,10 @@ export function parseFlags(
     ...(replaying ? { fromSnapshot } : {}),
     output: choice<OutputFormat>('output', 'text'),
     logFormat: choice<LogFormat>('log-format', 'auto'),
-    healthAddr: address('health-addr', ':8081'),
-    metricsAddr: address('metrics-addr', ':8080'),
+    // Loopback unless told otherwise: /metrics names every cluster and when its credentials
+    // expire. The chart passes the pod's interfaces (`:port`) for the kubelet and Prometheus.
+    healthAddr: address('health-addr', '127.0.0.1:8081'),
+    metricsAddr: address('metrics-addr', '127.0.0.1:8080'),
     help,
     version,
     sources,

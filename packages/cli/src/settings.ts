@@ -377,18 +377,18 @@ const ROWS: readonly Row[] = [
     kind: 'addr',
     group: 'Runtime',
     chart: { value: 'probes.port', example: 9091, passes: ':9091' },
-    defaultText: ':8081',
+    defaultText: '127.0.0.1:8081',
     placeholder: 'host:port',
-    help: "Address of /healthz and /readyz ('' disables).",
+    help: "Address of /healthz and /readyz ('' disables; :8081 listens on every interface, as the kubelet's probes need in a pod).",
   },
   {
     name: 'metrics-addr',
     kind: 'addr',
     group: 'Runtime',
     chart: { value: 'metrics.port', example: 9090, passes: ':9090' },
-    defaultText: ':8080',
+    defaultText: '127.0.0.1:8080',
     placeholder: 'host:port',
-    help: "Address of /metrics ('' disables; may equal --health-addr).",
+    help: "Address of /metrics ('' disables; may equal --health-addr). It names every cluster and its credentials' expiry: :8080 listens on every interface, for Prometheus to scrape the pod.",
   },
 ];
 

@@ -97,11 +97,14 @@ export function readTls(cluster: YamlMap, clusterOwner: string, warn: Warn): Tls
   const caField = readString(cluster, 'certificate-authority-data', clusterOwner);
   if (caField instanceof Problem) return caField;
   let caData: string | undefined;
-  if (caField !== undefined && insecure) {
-    warn(
-      'insecure-drops-ca',
-      `${clusterOwner} sets insecure-skip-tls-verify, so its certificate-authority-data is not registered (ArgoCD rejects both together)`,
-    );
+  if (insecure) {
+    const unverified = `${clusterOwner} sets insecure-skip-tls-verify: ArgoCD will not verify the server's certificate, so anyone on the network path can pose as the server and receive the credentials`;
+    if (caField === undefined) warn('tls-unverified', unverified);
+    else
+      warn(
+        'insecure-drops-ca',
+        `${unverified}; its certificate-authority-data is not registered (ArgoCD rejects both together)`,
+      );
   } else if (caField !== undefined) {
     const ca = readPemData(caField);
     const certificates =

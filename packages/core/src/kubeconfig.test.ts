@@ -344,6 +344,21 @@ describe('context choice', () => {
 });
 
 describe('server rules', () => {
+  it('warns that an http:// server gets the credentials unencrypted', () => {
+    expect(
+      translated(
+        translateKubeconfig(kubeconfig({ cluster: { server: 'HTTP://api.child:8080' } }), K3K),
+      ).warnings,
+    ).toEqual([
+      {
+        code: 'server-plain-http',
+        namespace: 'k3k-a',
+        secret: 'k3k-a-kubeconfig',
+        message: `${WHERE}cluster "default" has server http://api.child:8080, plain HTTP: ArgoCD will send the credentials and everything it deploys unencrypted, readable and alterable on the way`,
+      },
+    ]);
+  });
+
   it('refuses a missing server, naming the fix', () => {
     expect(
       refused(
@@ -491,9 +506,10 @@ describe('TLS', () => {
     });
     expect(translation.warnings.map((warning) => warning.code)).toEqual(['insecure-drops-ca']);
     expect(translation.warnings[0]?.message).toContain(WHERE);
+    expect(translation.warnings[0]?.message).toContain('will not verify');
   });
 
-  it('insecure without a CA gives no warning', () => {
+  it('insecure without a CA is warned about too: ArgoCD will not verify the server', () => {
     const translation = translated(
       translateKubeconfig(
         kubeconfig({
@@ -502,7 +518,14 @@ describe('TLS', () => {
         K3K,
       ),
     );
-    expect(translation.warnings).toEqual([]);
+    expect(translation.warnings).toEqual([
+      {
+        code: 'tls-unverified',
+        namespace: 'k3k-a',
+        secret: 'k3k-a-kubeconfig',
+        message: `${WHERE}cluster "default" sets insecure-skip-tls-verify: ArgoCD will not verify the server's certificate, so anyone on the network path can pose as the server and receive the credentials`,
+      },
+    ]);
   });
 
   it('reads YAML 1.1 booleans as kubectl does', () => {
@@ -748,6 +771,21 @@ describe('proxy-url', () => {
       ).toBe(proxy);
     },
   );
+
+  it('warns that ArgoCD will connect through the proxy the kubeconfig names', () => {
+    expect(
+      translated(
+        translateKubeconfig(kubeconfig({ cluster: { 'proxy-url': 'http://proxy:3128' } }), K3K),
+      ).warnings,
+    ).toEqual([
+      {
+        code: 'proxy-url',
+        namespace: 'k3k-a',
+        secret: 'k3k-a-kubeconfig',
+        message: `${WHERE}cluster "default" sets proxy-url http://proxy:3128: ArgoCD will connect to this cluster through that proxy, which learns where ArgoCD connects and can block the connection`,
+      },
+    ]);
+  });
 
   it.each(['ftp://proxy', 'http://user:secret@proxy:3128', 'proxy:3128'])('refuses %j', (proxy) => {
     const message = refused(

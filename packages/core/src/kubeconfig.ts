@@ -14,7 +14,7 @@ import type {
   TranslationResult,
   Warning,
 } from './types.js';
-import { classifyServer, proxyUrlProblem, redactUrl } from './server-address.js';
+import { classifyServer, plainHttpWarning, proxyUrlProblem, redactUrl } from './server-address.js';
 import {
   NOT_A_KUBECONFIG_FIX,
   OVER_LIMIT_FIX,
@@ -185,6 +185,12 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
     }
   }
 
+  if (context.serverOverridden !== true) {
+    const plainHttp = plainHttpWarning(server);
+    if (plainHttp !== undefined)
+      warn('server-plain-http', `${clusterOwner} has server ${plainHttp}`);
+  }
+
   // TLS.
   const tls = readTls(cluster, clusterOwner, warn);
   if (tls instanceof Problem) return tls;
@@ -219,6 +225,10 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
         'set it to http://, https:// or socks5://<host>:<port> without credentials, or remove it',
       );
     }
+    warn(
+      'proxy-url',
+      `${clusterOwner} sets proxy-url ${redactUrl(proxyUrl)}: ArgoCD will connect to this cluster through that proxy, which learns where ArgoCD connects and can block the connection`,
+    );
   }
 
   // ArgoCD's own cloud token goes wherever an exec registration points. With the server

@@ -9,7 +9,7 @@ import {
   hasPrefix,
   type LabelKeys,
 } from './label-keys.js';
-import { classifyServer } from './server-address.js';
+import { classifyServer, plainHttpWarning } from './server-address.js';
 import { CLUSTER_SOURCE_KIND, describeSource } from './sources.js';
 import type {
   ArgoClusterConfig,
@@ -120,6 +120,16 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   const connection = applyServerOverride(input);
   if (!connection.ok) return { ok: false, refusal: connection.refusal, warnings };
   const { server, clusterConfig } = connection;
+  // Without the annotation, the kubeconfig's server was warned about when it was translated.
+  const plainHttp =
+    namespace.annotations[keys.server] === undefined ? undefined : plainHttpWarning(server);
+  if (plainHttp !== undefined) {
+    warnings.push({
+      code: 'server-plain-http',
+      namespace: namespace.name,
+      message: `annotation ${keys.server} of ${describeSource(namespace.name)} sets server ${plainHttp}`,
+    });
+  }
 
   const labels: Record<string, string> = keepForeignKeys(existing?.labels, keys);
   // The prune veto is set by people on the registration itself; it is not ours to drop.

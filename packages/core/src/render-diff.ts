@@ -14,7 +14,12 @@ import {
 import { compareStrings } from './compare-strings.js';
 import { REGISTRATION_DATA_KEYS } from './registration.js';
 import { fingerprint } from './sha256.js';
-import { isPublicExecEnv, sensitiveDisplay } from './sensitive-display.js';
+import {
+  execArgsDisplay,
+  isPublicExecEnv,
+  sensitiveDisplay,
+  urlDisplay,
+} from './sensitive-display.js';
 import type { Action, DesiredSecret, FieldChange, Labels, ObservedSecret } from './types.js';
 import { unreachable } from './unreachable.js';
 
@@ -33,12 +38,12 @@ const CONFIG_FIELDS: readonly {
   { path: ['tlsClientConfig', 'certData'], sensitive: true },
   { path: ['tlsClientConfig', 'keyData'], sensitive: true },
   { path: ['proxyUrl'], sensitive: false },
-  // ArgoCD's exec forms: names, ARNs and command lines, no credential (ArgoCD gets those from
-  // its own identity). An exec block's env is diffed per variable below.
+  // ArgoCD's exec forms: names and ARNs, no credential (ArgoCD gets those from its own
+  // identity). An exec block's args and env are diffed below: a registration the registrar
+  // did not write may carry a credential in them.
   { path: ['awsAuthConfig', 'clusterName'], sensitive: false },
   { path: ['awsAuthConfig', 'roleARN'], sensitive: false },
   { path: ['execProviderConfig', 'command'], sensitive: false },
-  { path: ['execProviderConfig', 'args'], sensitive: false },
   { path: ['execProviderConfig', 'apiVersion'], sensitive: false },
 ].map((entry) => ({ ...entry, field: `config.${entry.path.join('.')}` }));
 
@@ -52,6 +57,7 @@ const KNOWN_CONFIG_KEYS: ReadonlySet<string> = new Set([
   'tlsClientConfig',
   'awsAuthConfig',
   'execProviderConfig',
+  'args',
   'env',
   ...CONFIG_FIELDS.map(({ path }) => path[path.length - 1] ?? ''),
 ]);
@@ -95,6 +101,7 @@ export function diffSecret(
       for (const { path, sensitive, field } of CONFIG_FIELDS) {
         push(changes, field, configValue(from, path), configValue(to, path), sensitive);
       }
+      diffExecArgs(changes, execArgsOf(from), execArgsOf(to));
       diffExecEnv(changes, execEnvOf(from), execEnvOf(to));
       // Fields this registrar never writes disappear; show that they do.
       for (const [scope, fromObject, toObject] of [
@@ -149,8 +156,12 @@ function push(
   );
 }
 
+/** Fields holding a URL whose user-info may be a credential (hand-edited registrations). */
+const URL_FIELDS: ReadonlySet<string> = new Set(['data.server', 'config.proxyUrl']);
+
 function show(field: string, value: string, sensitive: boolean): string {
-  return sensitive ? sensitiveDisplay(field, value) : value;
+  if (sensitive) return sensitiveDisplay(field, value);
+  return URL_FIELDS.has(field) ? urlDisplay(value) : value;
 }
 
 function diffRecord(changes: FieldChange[], scope: string, before: Labels, after: Labels): void {
@@ -185,6 +196,26 @@ function objectAt(config: JsonObject, key: string): JsonObject {
 
 function execEnvOf(config: JsonObject): JsonObject {
   return objectAt(objectAt(config, 'execProviderConfig'), 'env');
+}
+
+function execArgsOf(config: JsonObject): unknown {
+  return objectAt(config, 'execProviderConfig')['args'];
+}
+
+/** An exec block's args: in clear when every word is public on both sides, else concealed. */
+function diffExecArgs(changes: FieldChange[], from: unknown, to: unknown): void {
+  const isPublic = (args: unknown): boolean =>
+    args === undefined ||
+    (Array.isArray(args) &&
+      args.every((arg) => typeof arg === 'string') &&
+      execArgsDisplay(args).every((arg, index) => arg === args[index]));
+  push(
+    changes,
+    'config.execProviderConfig.args',
+    from === undefined ? undefined : canonicalJson(from),
+    to === undefined ? undefined : canonicalJson(to),
+    !(isPublic(from) && isPublic(to)),
+  );
 }
 
 /** An exec block's env, per variable: values in clear only where they are public. */

@@ -4,7 +4,7 @@ import type { Action, ArgoClusterConfig, DesiredSecret, FieldChange, Plan } from
 import { encodeBase64, encodeBase64Text } from './base64.js';
 import { fingerprint } from './sha256.js';
 import { PLAN_FORMAT_VERSION, planToJson, planToJsonWith, summarisePlan } from './render-json.js';
-import { renderPlanTextWith } from './render-text.js';
+import { renderPlanText, renderPlanTextWith } from './render-text.js';
 
 const ref = (name: string) => ({
   namespace: 'argocd',
@@ -312,6 +312,79 @@ describe('secrecy', () => {
         },
       ),
     );
+  });
+
+  it("an existing registration's proxy and server user-info and exec arguments appear in no output", () => {
+    // A registration this registrar did not write (hand-edited, or another tool's) may carry
+    // credentials where its own never do: in a URL's user-info or in an exec command line.
+    const password = 'proxy-pass-0123456789';
+    const serverPassword = 'server-pass-0123456789';
+    const token = 'arg-token-0123456789';
+    const envToken = 'env-token-0123456789';
+    const before = {
+      ...registration('alpha', {
+        tlsClientConfig: { insecure: false },
+        proxyUrl: `http://ops:${password}@proxy.example:3128`,
+        execProviderConfig: {
+          command: 'my-plugin',
+          args: ['get-token', '--token', token, `--secret=${token}`],
+          env: { MY_TOKEN: envToken, AWS_REGION: 'eu-west-1' },
+          apiVersion: 'client.authentication.k8s.io/v1beta1',
+        },
+      }),
+      ...ref('cluster-alpha'),
+    };
+    before.data = {
+      ...before.data,
+      server: encodeBase64Text(`https://ops:${serverPassword}@alpha.example:6443`),
+    };
+    const after = registration('alpha', {
+      tlsClientConfig: { insecure: false },
+      execProviderConfig: {
+        command: 'argocd-k8s-auth',
+        args: ['aws', '--cluster-name', 'prod', '--role-arn', 'arn:aws:iam::1:role/r'],
+        env: { AWS_REGION: 'eu-west-1' },
+        apiVersion: 'client.authentication.k8s.io/v1beta1',
+      },
+    });
+    const update: Action = {
+      kind: 'update',
+      cluster: 'alpha',
+      target: ref('cluster-alpha'),
+      before,
+      secret: after,
+      reason: { code: 'credentials-changed', namespace: 'k3k-alpha' },
+    };
+    // A demotion writes the existing registration back, relabelled: its own data is shown.
+    const demote: Action = {
+      kind: 'demote',
+      cluster: 'alpha',
+      target: ref('cluster-alpha'),
+      before,
+      secret: before,
+      reason: { code: 'renamed', namespace: 'k3k-alpha', supersededBy: 'cluster-beta' },
+    };
+    for (const action of [update, demote]) {
+      const plan: Plan = { actions: [action], outcomes: [], warnings: [] };
+      const outputs = [renderPlanText(plan), JSON.stringify(planToJson(plan))];
+      for (const output of outputs) {
+        for (const secret of [password, serverPassword, token, envToken]) {
+          expect(output).not.toContain(secret);
+        }
+      }
+    }
+    const shown = JSON.stringify(
+      planToJson({ actions: [demote], outcomes: [], warnings: [] }).actions[0],
+    );
+    // What is not a credential stays readable: the proxy's and server's hosts, the command.
+    expect(shown).toContain('"proxyUrl":"http://***@proxy.example:3128"');
+    expect(shown).toContain('"server":"https://***@alpha.example:6443"');
+    expect(shown).toContain('"command":"my-plugin"');
+    expect(shown).toContain(`"args":[${Array(4).fill('"(sensitive value)"').join(',')}]`);
+    // The registrar's own exec form is public and shown whole.
+    expect(
+      JSON.stringify(planToJson({ actions: [update], outcomes: [], warnings: [] }).actions[0]),
+    ).toContain('"args":["aws","--cluster-name","prod","--role-arn","arn:aws:iam::1:role/r"]');
   });
 
   it('no byte string stored under an unknown key appears either', () => {

@@ -21,7 +21,13 @@ import type {
   Warning,
 } from './types.js';
 import { decodeBase64Text } from './base64.js';
-import { CONCEALED, isPublicExecEnv, sensitiveDisplay } from './sensitive-display.js';
+import {
+  CONCEALED,
+  execArgsDisplay,
+  isPublicExecEnv,
+  sensitiveDisplay,
+  urlDisplay,
+} from './sensitive-display.js';
 import { unreachable } from './unreachable.js';
 import { describeChanges, type ChangeDescriber } from './render-diff.js';
 
@@ -237,6 +243,7 @@ function redactDataValue(key: string, encoded: string): RedactedValue {
   // Undecodable data cannot be shown in clear safely.
   if (text === undefined) return CONCEALED;
   if (key === 'config') return redactConfig(text);
+  if (key === 'server') return urlDisplay(text);
   return CLEAR_DATA_KEYS.has(key) ? text : CONCEALED;
 }
 
@@ -259,6 +266,8 @@ function redactConfigObject(
       out[field] = redactConfigObject(value);
     } else if ((field === 'awsAuthConfig' || field === 'execProviderConfig') && isObject(value)) {
       out[field] = redactExecForm(value);
+    } else if (field === 'proxyUrl' && typeof value === 'string') {
+      out[field] = urlDisplay(value);
     } else if (
       CLEAR_CONFIG_FIELDS.has(field) &&
       (typeof value === 'string' || typeof value === 'boolean')
@@ -276,16 +285,31 @@ function redactConfigObject(
   return out;
 }
 
+/** Fields of ArgoCD's exec forms that hold a name, an ARN or a version, never a credential. */
+const CLEAR_EXEC_FIELDS: ReadonlySet<string> = new Set([
+  'command',
+  'apiVersion',
+  'installHint',
+  'clusterName',
+  'roleARN',
+  'profile',
+]);
+
 /**
- * ArgoCD's exec forms hold names, ARNs and command lines, never a credential: shown as they
- * are, except an env value that is not known to be public.
+ * ArgoCD's exec forms as the registrar writes them hold no credential, but a registration it
+ * did not write may carry one in an argument or a variable: args and env are shown word by
+ * word, in clear only where known to be public; fields ArgoCD does not define are concealed.
  */
 function redactExecForm(object: Readonly<Record<string, unknown>>): Record<string, RedactedValue> {
   const out: Record<string, RedactedValue> = {};
   for (const [field, value] of Object.entries(object)) {
-    if (typeof value === 'string') out[field] = value;
-    else if (Array.isArray(value) && value.every((item) => typeof item === 'string'))
-      out[field] = [...value];
+    if (typeof value === 'string' && CLEAR_EXEC_FIELDS.has(field)) out[field] = value;
+    else if (
+      field === 'args' &&
+      Array.isArray(value) &&
+      value.every((item) => typeof item === 'string')
+    )
+      out[field] = execArgsDisplay(value);
     else if (field === 'env' && isObject(value))
       out[field] = Object.fromEntries(
         Object.entries(value).map(([name, setting]) => [

@@ -4,6 +4,7 @@
 // can be guessed offline, and core is pure (no per-process key to make a keyed one), so the
 // preview says only that the value is there and, in a diff, that it changed.
 
+import { maskedUrl } from './server-address.js';
 import { fingerprint } from './sha256.js';
 
 /** The stand-in for a password, token, key or any unrecognised sensitive value. */
@@ -43,4 +44,37 @@ const PUBLIC_EXEC_ENV: ReadonlySet<string> = new Set([
 
 export function isPublicExecEnv(name: string): boolean {
   return PUBLIC_EXEC_ENV.has(name);
+}
+
+/**
+ * A server or proxy URL for display: its user-info, query and fragment can hold credentials
+ * (a hand-edited registration's proxy password), so they are masked; text that is no URL is
+ * concealed whole.
+ */
+export function urlDisplay(value: string): string {
+  return maskedUrl(value) ?? CONCEALED;
+}
+
+/**
+ * The words of argocd-k8s-auth's command lines that the translations write: subcommands, the
+ * flags, and the values of the flags that name an EKS cluster and an IAM role (identifiers, as
+ * in awsAuthConfig). Any other argument may be a credential (a hand-edited plugin's
+ * `--token`), so it is concealed.
+ */
+const PUBLIC_EXEC_ARGS: ReadonlySet<string> = new Set([
+  'aws',
+  'azure',
+  'gcp',
+  '--cluster-name',
+  '--role-arn',
+]);
+const FLAGS_WITH_PUBLIC_VALUES: ReadonlySet<string> = new Set(['--cluster-name', '--role-arn']);
+
+/** An exec block's args for display: public words as they are, any other one concealed. */
+export function execArgsDisplay(args: readonly string[]): string[] {
+  return args.map((arg, index) =>
+    PUBLIC_EXEC_ARGS.has(arg) || FLAGS_WITH_PUBLIC_VALUES.has(args[index - 1] ?? '')
+      ? arg
+      : CONCEALED,
+  );
 }

@@ -214,3 +214,15 @@ export function redactUrl(url: string): string {
   const fragment = parsed.fragment === undefined ? '' : '#***';
   return `${parsed.scheme}://${userInfo}${parsed.host}${port}${parsed.path}${query}${fragment}`;
 }
+
+/** {@link redactUrl} of a URL; `undefined` for text that is no URL, which cannot be masked. */
+export function maskedUrl(url: string): string | undefined {
+  return parseServer(url) === undefined ? undefined : redactUrl(url);
+}
+
+/** The warning for a server that ArgoCD would reach without TLS, or `undefined`. */
+export function plainHttpWarning(server: string): string | undefined {
+  return /^http:\/\//i.test(server)
+    ? `${redactUrl(server)}, plain HTTP: ArgoCD will send the credentials and everything it deploys unencrypted, readable and alterable on the way`
+    : undefined;
+}

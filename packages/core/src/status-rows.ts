@@ -9,6 +9,7 @@ import { compareStrings } from './compare-strings.js';
 import { ARGOCD_CLUSTER_SECRET_TYPE, ARGOCD_SECRET_TYPE_LABEL, labelKeys } from './label-keys.js';
 import { registrationName } from './registration.js';
 import { normaliseServer } from './server-address.js';
+import { urlDisplay } from './sensitive-display.js';
 import type {
   Action,
   Config,
@@ -252,7 +253,8 @@ function plannedSecret(
 
 function serverOf(data: Readonly<Record<string, string>> | undefined): string | undefined {
   const text = data === undefined ? undefined : decodeBase64Text(data['server'] ?? '');
-  return text === undefined || text === '' ? undefined : normaliseServer(text);
+  // A Secret the registrar did not write may carry a credential in the URL's user-info.
+  return text === undefined || text === '' ? undefined : urlDisplay(normaliseServer(text));
 }
 
 /** The credential form a registration's `config` carries. */

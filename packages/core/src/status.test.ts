@@ -149,6 +149,18 @@ describe('status', () => {
     expect(JSON.parse(JSON.stringify(document))).toEqual(document);
   });
 
+  it("masks the user-info of a foreign Secret's server", () => {
+    const world = scenario()
+      .child('team-x', { cluster: 'taken' })
+      .foreign('by-hand', { clusterName: 'taken', server: 'https://ops:hunter2@x.example' })
+      .build();
+    const text = renderStatusText(statusRows(plan(world, config, NOW), world, config), {
+      now: NOW,
+    });
+    expect(text).toContain('https://***@x.example');
+    expect(text).not.toContain('hunter2');
+  });
+
   it('shows no expiry for exec credentials, and marks an expired one', () => {
     const text = renderStatusText(
       [

@@ -107,7 +107,11 @@ export type WarningCode =
   /** A kubeconfig's only cluster and user were used although its current-context dangles. */
   | 'current-context-dangling'
   /** A Cluster's `<prefix>cluster` label, which `namespace-name` naming does not let choose. */
-  | 'cluster-label-ignored';
+  | 'cluster-label-ignored'
+  // Registered as asked, but what ArgoCD is told to do deserves a word (a tenant chose it).
+  | 'server-plain-http'
+  | 'tls-unverified'
+  | 'proxy-url';
 
 export interface Warning {
   readonly code: WarningCode;

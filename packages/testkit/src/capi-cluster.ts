@@ -147,6 +147,48 @@ export async function waitForCapiKubeconfig(
 }
 
 /**
+ * Pauses the Cluster (`spec.paused: true`, which CAPI's controllers honour) and waits until its
+ * KubeadmControlPlane reports the pause (condition Paused=True), so KCP no longer writes the
+ * cluster's Secrets: a test may then delete `<cluster>-kubeconfig` without KCP writing it again.
+ * The condition is written by a KCP reconcile that saw the pause, after any earlier reconcile of
+ * that KubeadmControlPlane ended (controller-runtime never runs two of one object at once).
+ */
+export async function pauseCapiCluster(
+  capi: Capi,
+  namespace: string,
+  cluster: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  await kubectl(capi.plane, [
+    'patch',
+    `clusters.cluster.x-k8s.io/${cluster}`,
+    '--namespace',
+    namespace,
+    '--type=merge',
+    '--patch',
+    JSON.stringify({ spec: { paused: true } }),
+  ]);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const paused = await kubectl(capi.plane, [
+      'get',
+      `kubeadmcontrolplanes.controlplane.cluster.x-k8s.io/${cluster}-control-plane`,
+      '--namespace',
+      namespace,
+      '--output',
+      'jsonpath={.status.conditions[?(@.type=="Paused")].status}',
+    ]);
+    if (paused.trim() === 'True') return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `KCP did not report ${namespace}/${cluster} paused in time\n${await capiState(capi, namespace, cluster)}\n${capi.logs()}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
  * Creates a Cluster, its KubeadmControlPlane and the infrastructure cluster in `namespace`
  * (which must exist), reports the infrastructure provisioned, and waits for the kubeconfig
  * Secret KCP writes. Several clusters may share a namespace.

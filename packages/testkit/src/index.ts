@@ -54,6 +54,7 @@ export {
   capiClusterCa,
   capiClusterObjects,
   createCapiCluster,
+  pauseCapiCluster,
   waitForCapiKubeconfig,
 } from './capi-cluster.js';
 export type { CapiClusterCa, CapiClusterSpec } from './capi-cluster.js';

@@ -1,6 +1,5 @@
 // `--once`: one pass, the plan on stdout, an exit code that says how it went.
 
-import { writeFileSync } from 'node:fs';
 import { createPlanMemo, snapshotToJson, summarisePlan } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import {
@@ -14,6 +13,7 @@ import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REJECTED } from '../exit-codes.
 import type { CliOptions } from '../flags.js';
 import type { Io } from '../io.js';
 import type { Logger } from '../logging.js';
+import { writeOwnerOnlyFile } from '../owner-only-file.js';
 import { RegistrarMetrics } from '../metrics.js';
 import { OutcomeReporter } from '../outcome-events.js';
 import { anyRejected, printPlan } from '../print-plan.js';
@@ -64,7 +64,7 @@ export async function runOnce(
   if (options.saveSnapshot !== undefined) {
     // What the first round planned from, so `replay` shows the plan this run started with.
     // The snapshot holds the kubeconfig Secrets as gathered: owner-only, like a kubeconfig.
-    writeFileSync(options.saveSnapshot, snapshotToJson(firstRound.snapshot), { mode: 0o600 });
+    writeOwnerOnlyFile(options.saveSnapshot, snapshotToJson(firstRound.snapshot));
     logger.info('snapshot saved; it contains credentials', { file: options.saveSnapshot });
   }
   // Every round's actions and results as one plan; the warnings are where the run ended, each

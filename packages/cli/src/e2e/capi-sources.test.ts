@@ -15,6 +15,7 @@ import {
   freePort,
   kubectl,
   listApplications,
+  pauseCapiCluster,
   refreshApplicationSet,
   startArgoCd,
   startCapi,
@@ -191,6 +192,9 @@ describe('two Clusters in one namespace', () => {
 
   it('keeps a registration whose kubeconfig Secret was deleted by hand, as stale', async () => {
     const before = await registration(world, 'beta');
+    // KCP writes a deleted kubeconfig again at its next reconcile, which would race the Stale
+    // verdict; a paused Cluster's KCP writes nothing.
+    await explained(pauseCapiCluster(running(), fleet, 'beta'));
     await kubectl(world.host, ['delete', 'secret', 'beta-kubeconfig', '-n', fleet]);
     await explained(
       eventually(async () => {

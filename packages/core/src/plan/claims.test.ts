@@ -177,6 +177,24 @@ describe('registering a namespace', () => {
     });
   });
 
+  it('warns about a server override that is plain HTTP, naming the annotation', () => {
+    const result = plan(
+      scenario()
+        .child('team-a', { annotations: { [KEYS.server]: 'http://10.0.0.7:8080' } })
+        .build(),
+      testConfig(),
+      NOW,
+    );
+    expect(dataOf(only(result, 'create').secret, 'server')).toBe('http://10.0.0.7:8080');
+    expect(result.warnings).toEqual([
+      {
+        code: 'server-plain-http',
+        namespace: 'team-a',
+        message: `annotation ${KEYS.server} of namespace team-a sets server http://10.0.0.7:8080, plain HTTP: ArgoCD will send the credentials and everything it deploys unencrypted, readable and alterable on the way`,
+      },
+    ]);
+  });
+
   it('refuses a TLS server name override that is not a DNS name', () => {
     const snapshot = scenario()
       .child('team-a', { annotations: { [KEYS.tlsServerName]: 'not a name' } })
