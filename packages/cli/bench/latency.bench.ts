@@ -16,7 +16,7 @@ import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { startControlPlane } from '../../testkit/src/index.js';
-import { imageRuntime } from './image-runtime.js';
+import { imageRuntime } from '../src/test-support/image-runtime.js';
 
 const TRIALS = Number(process.argv[2] ?? 60);
 const TARGET = 'argocd';

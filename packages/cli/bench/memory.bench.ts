@@ -53,8 +53,8 @@ import {
   installCapiCrds,
   startControlPlane,
 } from '../../testkit/src/index.js';
-import { imageRuntime } from './image-runtime.js';
-import type { ImageRuntime } from './image-runtime.js';
+import { imageRuntime } from '../src/test-support/image-runtime.js';
+import type { ImageRuntime } from '../src/test-support/image-runtime.js';
 import type { ControlPlane } from '../../testkit/src/index.js';
 
 const N = parseCount(process.argv[2]);

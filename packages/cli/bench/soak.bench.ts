@@ -38,7 +38,7 @@ import {
   startChurn,
 } from '../src/test-support/chaos.js';
 import { startBenchWorld } from './chaos-world.js';
-import { imageRuntime } from './image-runtime.js';
+import { imageRuntime } from '../src/test-support/image-runtime.js';
 import { DIAG, PROBE, RESYNC_PERIOD, diagFigures, diagFlags, residentSplit } from './soak-diag.js';
 import type { ResidentSplit } from './soak-diag.js';
 

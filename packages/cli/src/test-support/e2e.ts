@@ -375,7 +375,12 @@ export interface JsonPlan {
 /** One pass with --output json (applying unless `dryRun`); returns the parsed document. */
 export async function planJson(
   world: World,
-  options: { dryRun?: boolean; extra?: readonly string[]; allowCodes?: readonly number[] } = {},
+  options: {
+    dryRun?: boolean;
+    extra?: readonly string[];
+    allowCodes?: readonly number[];
+    env?: Record<string, string>;
+  } = {},
 ): Promise<{ plan: JsonPlan; run: CliRun }> {
   const args = [
     ...world.baseArgs,
@@ -385,7 +390,7 @@ export async function planJson(
     ...(options.dryRun === true ? ['--dry-run'] : []),
     ...(options.extra ?? []),
   ];
-  const run = await runCli(args);
+  const run = await runCli(args, options.env);
   if (!(options.allowCodes ?? [0]).includes(run.code ?? -1))
     throw new Error(`cli exited ${String(run.code)}\n${run.stderr}`);
   return { plan: JSON.parse(run.stdout) as JsonPlan, run };
@@ -495,11 +500,19 @@ export interface RunningDaemon {
 export function startDaemon(
   args: readonly string[],
   env: Record<string, string> = {},
-  /** Another build's compiled main.js (a previous release); default: these sources. */
-  main?: string,
+  /**
+   * Another build's compiled main.js (a previous release), or a command that runs a script (a
+   * bundle under the image's runtime: image-runtime.ts); default: these sources.
+   */
+  main?: string | { readonly file: string; readonly args: readonly string[] },
 ): RunningDaemon {
-  const entry = main === undefined ? ['--import', 'tsx', MAIN] : [main];
-  const child = spawn(process.execPath, [...entry, '--log-format=json', ...args], {
+  const [file, entry] =
+    main === undefined
+      ? [process.execPath, ['--import', 'tsx', MAIN]]
+      : typeof main === 'string'
+        ? [process.execPath, [main]]
+        : [main.file, main.args];
+  const child = spawn(file, [...entry, '--log-format=json', ...args], {
     cwd: REPO,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -562,13 +575,15 @@ export async function httpGet(
 export async function startReadyDaemon(
   world: World,
   extra: readonly string[] = [],
+  env: Record<string, string> = {},
+  /** A command that runs the daemon (startDaemon's `main`); default: these sources. */
+  main?: Parameters<typeof startDaemon>[2],
 ): Promise<{ daemon: RunningDaemon; port: number }> {
-  const daemon = startDaemon([
-    ...world.baseArgs,
-    '--health-addr=127.0.0.1:0',
-    '--metrics-addr=127.0.0.1:0',
-    ...extra,
-  ]);
+  const daemon = startDaemon(
+    [...world.baseArgs, '--health-addr=127.0.0.1:0', '--metrics-addr=127.0.0.1:0', ...extra],
+    env,
+    main,
+  );
   const port = await daemon.healthPort();
   await eventually(
     async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined),
