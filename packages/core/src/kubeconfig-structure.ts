@@ -120,6 +120,7 @@ function problemInTree(
  * controls but NEL, non-characters). The library passes them through inside scalars; kubectl's
  * YAML reader refuses them, and a NUL in a token would reach ArgoCD's config as it stands.
  */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const NON_PRINTABLE = /[\0-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]/;
 
 export function parseYaml(text: string): Parsed {
