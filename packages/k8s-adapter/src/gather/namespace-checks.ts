@@ -25,17 +25,26 @@ export async function targetNamespaceState(
 }
 
 /**
- * The values of the `key` label on namespaces (the first page is enough for a hint), most
- * frequent first; empty when the list fails.
+ * The values of the `key` label on namespaces, most frequent first; empty when a list fails.
+ * Every page is read (only the counts are kept): the value a typo is close to can be on any
+ * page of a busy cluster.
  */
 export async function listManagedByValues(access: KubeAccess, key: string): Promise<string[]> {
   try {
-    const page = await listNamespaces(access, { labelSelector: key, limit: LIST_PAGE_SIZE });
     const counts = new Map<string, number>();
-    for (const item of page.items ?? []) {
-      const value = item.metadata?.labels?.[key];
-      if (value !== undefined) counts.set(value, (counts.get(value) ?? 0) + 1);
-    }
+    let token: string | undefined;
+    do {
+      const page = await listNamespaces(access, {
+        labelSelector: key,
+        limit: LIST_PAGE_SIZE,
+        ...(token === undefined ? {} : { continue: token }),
+      });
+      for (const item of page.items ?? []) {
+        const value = item.metadata?.labels?.[key];
+        if (value !== undefined) counts.set(value, (counts.get(value) ?? 0) + 1);
+      }
+      token = page.metadata?.continue || undefined;
+    } while (token !== undefined);
     return [...counts]
       .sort(([a, x], [b, y]) => y - x || compareStrings(a, b))
       .map(([value]) => value);
