@@ -678,7 +678,8 @@ describe('the chart RBAC with capiClusters: the daemon, exactly as deployed, on 
         value: kubeconfigYaml(child, { server }),
       });
       const secret = await waitFor('the registration of Cluster alpha', () =>
-        getSecret(admin, installation.targetNamespace, 'cluster-alpha'),
+        // Named <namespace>.<name>, the default for Cluster sources.
+        getSecret(admin, installation.targetNamespace, `cluster-${fleet}.alpha`),
       );
       expect(secret.metadata?.labels).toMatchObject({
         [`${PREFIX}source-kind`]: 'Cluster',
