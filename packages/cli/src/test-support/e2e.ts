@@ -544,15 +544,21 @@ export function startDaemon(
     logs,
     exited,
     healthPort: () =>
-      eventually(() => {
-        const line = logs.find(
-          (l) => l['msg'] === 'listening' && String(l['serves']).includes('/healthz'),
-        );
-        const address = line === undefined ? undefined : String(line['address']);
-        return Promise.resolve(
-          address === undefined ? undefined : Number(address.slice(address.lastIndexOf(':') + 1)),
-        );
-      }, 'the daemon to listen'),
+      eventually(
+        () => {
+          const line = logs.find(
+            (l) => l['msg'] === 'listening' && String(l['serves']).includes('/healthz'),
+          );
+          const address = line === undefined ? undefined : String(line['address']);
+          return Promise.resolve(
+            address === undefined ? undefined : Number(address.slice(address.lastIndexOf(':') + 1)),
+          );
+        },
+        'the daemon to listen',
+        // Starting tsx and the sources takes seconds on a quiet machine and more than 30 on a
+        // loaded one (seen with a Go build beside the tests): a wait, not a measurement.
+        120_000,
+      ),
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null) child.kill(signal);
       return exited;
