@@ -209,7 +209,7 @@ describe('Dockerfile lint', () => {
 
   test('.dockerignore keeps dependencies, build output and git out of the context', () => {
     // Sources whose names look like credentials must still reach the build.
-    expect(isIgnored('packages/core/src/kubeconfig.ts')).toBe(false);
+    expect(isIgnored('packages/core/src/translate/kubeconfig.ts')).toBe(false);
     for (const path of [
       'node_modules/x',
       'packages/core/node_modules/yaml',

@@ -42,11 +42,11 @@ import type {
   SourceCluster,
   SourceNamespace,
   TranslationResult,
-} from '../src/types.js';
+} from '../src/shared/types.js';
 import { createPlanMemo, plan } from '../src/plan/index.js';
-import { translateSecretKey, type Translator } from '../src/providers.js';
-import { parseConfig } from '../src/config.js';
-import { labelKeys } from '../src/label-keys.js';
+import { translateSecretKey, type Translator } from '../src/translate/providers.js';
+import { parseConfig } from '../src/config/config.js';
+import { labelKeys } from '../src/config/label-keys.js';
 import { b64, kubeconfig } from './kubeconfig-fixture.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

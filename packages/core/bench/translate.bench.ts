@@ -8,8 +8,8 @@
 //   npx -y node@24 --jitless --import tsx packages/core/bench/translate.bench.ts
 // or `pnpm bench translate` on the local Node.
 
-import { decodeBase64Text, encodeBase64Text } from '../src/base64.js';
-import { translateKubeconfig } from '../src/kubeconfig.js';
+import { decodeBase64Text, encodeBase64Text } from '../src/shared/base64.js';
+import { translateKubeconfig } from '../src/translate/kubeconfig.js';
 import { b64, kubeconfig } from './kubeconfig-fixture.js';
 
 const KUBECONFIG = kubeconfig('https://k3k-c1.example.com:6443');

@@ -1,7 +1,7 @@
 // The workspace's import graph, checked: no module imports itself through others (a cycle
 // makes "read this file first" impossible and initialisation order fragile), packages
-// depend in one direction only, cli -> k8s-adapter -> core, and so do the adapter's folders
-// (each folder's README.md says what it may import). Type-only imports count too: a
+// depend in one direction only, cli -> k8s-adapter -> core, and so do the adapter's and
+// core's folders (each folder's README.md says what it may import). Type-only imports count too: a
 // cycle of types is still a cycle a reader has to hold in their head. Lives in core's unit
 // project because it needs no servers; it reads every package's sources.
 
@@ -22,53 +22,87 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   testkit: [],
 };
 
-const ADAPTER = 'packages/k8s-adapter/src/';
-/** The adapter's shared files (`kube-objects.ts`, ...) sit at its root: every folder may use them. */
+/** A package's source root and the folders each of its folders may import. */
+interface FolderTable {
+  readonly name: string;
+  readonly src: string;
+  /** Besides its own files (and, for the adapter, the root's shared files). */
+  readonly folders: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The root of a package's `src/`: its shared files (the adapter's) or only its entry (core's). */
 const ROOT = '';
 
 /**
- * Folders of the adapter each folder may import, besides its own and the root's shared files.
- * The root's files import no folder (except `index.ts`, the entry, which exports them all).
- * A test may import any folder: it exercises the parts together, as the CLI does.
+ * The adapter's folders. Its root holds shared files (`kube-objects.ts`, ...) every folder may
+ * use; they import no folder (except `index.ts`, the entry, which exports them all).
  */
-const ADAPTER_FOLDERS: Readonly<Record<string, readonly string[]>> = {
-  [ROOT]: [],
-  connection: [],
-  watch: ['connection'],
-  gather: ['watch', 'connection'],
-  write: ['connection'],
-  lease: ['connection'],
-  'test-support': ['connection'],
+const ADAPTER: FolderTable = {
+  name: 'adapter',
+  src: 'packages/k8s-adapter/src/',
+  folders: {
+    [ROOT]: [],
+    connection: [],
+    watch: ['connection'],
+    gather: ['watch', 'connection'],
+    write: ['connection'],
+    lease: ['connection'],
+    'test-support': ['connection'],
+  },
 };
 
-/** The adapter folder of a repository-relative path (`ROOT` for its root files). */
-function adapterFolder(file: string): string | undefined {
-  if (!file.startsWith(ADAPTER)) return undefined;
-  const rest = file.slice(ADAPTER.length);
+/**
+ * Core's folders, one way: shared <- config <- translate <- plan <- present. Its root holds
+ * only the entry, so no folder may import the root.
+ */
+const CORE: FolderTable = {
+  name: 'core',
+  src: 'packages/core/src/',
+  folders: {
+    [ROOT]: [],
+    shared: [],
+    config: ['shared'],
+    translate: ['config', 'shared'],
+    plan: ['translate', 'config', 'shared'],
+    present: ['plan', 'translate', 'config', 'shared'],
+    'test-fixtures': ['shared'],
+    'test-support': ['plan', 'translate', 'config', 'shared', 'test-fixtures'],
+  },
+};
+
+/** The folder of a repository-relative path in `table`'s package (`ROOT` for its root files). */
+function folderOf(table: FolderTable, file: string): string | undefined {
+  if (!file.startsWith(table.src)) return undefined;
+  const rest = file.slice(table.src.length);
   const slash = rest.indexOf('/');
   return slash === -1 ? ROOT : rest.slice(0, slash);
 }
 
 const describeFolder = (folder: string): string => (folder === ROOT ? 'the root' : `${folder}/`);
 
-/** Every import between the adapter's folders against the direction of `folders`. */
-function wrongFolderImports(
-  graph: Graph,
-  folders: Readonly<Record<string, readonly string[]>>,
-): string[] {
+/**
+ * Every import between a package's folders against the direction of its table. A test may
+ * import any folder: it exercises the parts together, as the CLI does.
+ */
+function wrongFolderImports(graph: Graph, table: FolderTable): string[] {
   const wrong: string[] = [];
   for (const [file, targets] of graph) {
-    const from = adapterFolder(file);
-    if (from === undefined || file === `${ADAPTER}index.ts` || file.endsWith('.test.ts')) continue;
-    const allowed = folders[from];
+    const from = folderOf(table, file);
+    if (from === undefined || file === `${table.src}index.ts` || file.endsWith('.test.ts'))
+      continue;
+    const allowed = table.folders[from];
     if (allowed === undefined) {
-      wrong.push(`${file}: folder ${from}/ is not in the adapter's folder table`);
+      wrong.push(`${file}: folder ${from}/ is not in the ${table.name}'s folder table`);
       continue;
     }
     for (const target of targets) {
-      const to = adapterFolder(target);
-      if (to === undefined || to === from || to === ROOT || allowed.includes(to)) continue;
-      wrong.push(`${file} imports ${target}: ${describeFolder(from)} may not import ${to}/`);
+      const to = folderOf(table, target);
+      if (to === undefined || to === from || allowed.includes(to)) continue;
+      // The adapter's root files are shared by every folder; core's root is only its entry.
+      if (to === ROOT && table === ADAPTER) continue;
+      wrong.push(
+        `${file} imports ${target}: ${describeFolder(from)} may not import ${describeFolder(to)}`,
+      );
     }
   }
   return wrong;
@@ -254,31 +288,33 @@ describe('import graph', () => {
     expect(wrong).toEqual([]);
   });
 
-  it("keeps the adapter's folders in one direction", () => {
-    expect(wrongFolderImports(workspace.graph, ADAPTER_FOLDERS)).toEqual([]);
-  });
+  for (const table of [ADAPTER, CORE]) {
+    it(`keeps the ${table.name}'s folders in one direction`, () => {
+      expect(wrongFolderImports(workspace.graph, table)).toEqual([]);
+    });
 
-  it("says in each adapter folder's README what the folder may import", () => {
-    const folders = readdirSync(join(root, ADAPTER), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort();
-    expect(folders).toEqual(
-      Object.keys(ADAPTER_FOLDERS)
-        .filter((f) => f !== ROOT)
-        .sort(),
-    );
-    for (const folder of folders) {
-      const readme = join(root, ADAPTER, folder, 'README.md');
-      expect(existsSync(readme), `${readme} is missing`).toBe(true);
-      expect(readmeAllows(readFileSync(readme, 'utf8')), `${folder}/README.md`).toEqual(
-        [...(ADAPTER_FOLDERS[folder] ?? [])].sort(),
+    it(`says in each ${table.name} folder's README what the folder may import`, () => {
+      const folders = readdirSync(join(root, table.src), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort();
+      expect(folders).toEqual(
+        Object.keys(table.folders)
+          .filter((f) => f !== ROOT)
+          .sort(),
       );
-    }
-  });
+      for (const folder of folders) {
+        const readme = join(root, table.src, folder, 'README.md');
+        expect(existsSync(readme), `${readme} is missing`).toBe(true);
+        expect(readmeAllows(readFileSync(readme, 'utf8')), `${folder}/README.md`).toEqual(
+          [...(table.folders[folder] ?? [])].sort(),
+        );
+      }
+    });
+  }
 
   it('finds an import between folders against their direction', () => {
-    const a = ADAPTER;
+    const a = ADAPTER.src;
     const graph: Graph = new Map([
       [`${a}index.ts`, [`${a}write/x.ts`]],
       [`${a}kube-objects.ts`, []],
@@ -290,10 +326,25 @@ describe('import graph', () => {
       [`${a}new/x.ts`, []],
       ['packages/cli/src/x.ts', [`${a}write/x.ts`]],
     ]);
-    expect(wrongFolderImports(graph, ADAPTER_FOLDERS)).toEqual([
+    expect(wrongFolderImports(graph, ADAPTER)).toEqual([
       `${a}connection/y.ts imports ${a}watch/x.ts: connection/ may not import watch/`,
       `${a}write/x.ts imports ${a}gather/x.ts: write/ may not import gather/`,
       `${a}new/x.ts: folder new/ is not in the adapter's folder table`,
+    ]);
+    const c = CORE.src;
+    const core: Graph = new Map([
+      [`${c}index.ts`, [`${c}present/x.ts`]],
+      [`${c}shared/x.ts`, []],
+      [`${c}config/x.ts`, [`${c}shared/x.ts`, `${c}translate/x.ts`]],
+      [`${c}translate/x.ts`, [`${c}config/x.ts`, `${c}shared/x.ts`]],
+      [`${c}plan/x.ts`, [`${c}translate/x.ts`, `${c}present/x.ts`]],
+      [`${c}present/x.ts`, [`${c}plan/x.ts`, `${c}index.ts`]],
+      [`${c}present/x.test.ts`, [`${c}index.ts`]],
+    ]);
+    expect(wrongFolderImports(core, CORE)).toEqual([
+      `${c}config/x.ts imports ${c}translate/x.ts: config/ may not import translate/`,
+      `${c}plan/x.ts imports ${c}present/x.ts: plan/ may not import present/`,
+      `${c}present/x.ts imports ${c}index.ts: present/ may not import the root`,
     ]);
     expect(
       readmeAllows('# x/\n\nMay import: `watch/`,\n`connection/` and the root.\n\nNot `gather/`.'),

@@ -1,5 +1,5 @@
 // Public entry of @argocd-cluster-registrar/core: the pure planning library. Named exports only.
-export type * from './types.js';
+export type * from './shared/types.js';
 
 // Configuration
 export {
@@ -13,13 +13,16 @@ export {
   type ParseConfigOptions,
   type ConfigError,
   type ConfigResult,
-} from './config.js';
-export { parseDuration, formatDuration, DURATION_FORM, type DurationResult } from './duration.js';
+} from './config/config.js';
+export {
+  parseDuration,
+  formatDuration,
+  DURATION_FORM,
+  type DurationResult,
+} from './config/duration.js';
 
 // Providers and kubeconfig translation
 export {
-  PROVIDER_PRESETS,
-  PROVIDER_PRESET_NAMES,
   translateSecretKey,
   createSecretKeyTranslator,
   type SecretKeyTranslatorOptions,
@@ -27,21 +30,27 @@ export {
   type Translator,
   type TranslateOptions,
   type KubeconfigSelection,
-} from './providers.js';
-export { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
-export { KUBECONFIG_LIMITS } from './kubeconfig-limits.js';
-export { isCandidate, isNearMiss, NEAR_MISS_RECORD_LIMIT, type SecretKeys } from './near-misses.js';
+} from './translate/providers.js';
+export { PROVIDER_PRESETS, PROVIDER_PRESET_NAMES } from './config/provider-presets.js';
+export { translateKubeconfig, type TranslateContext } from './translate/kubeconfig.js';
+export { KUBECONFIG_LIMITS } from './translate/kubeconfig-limits.js';
+export {
+  isCandidate,
+  isNearMiss,
+  NEAR_MISS_RECORD_LIMIT,
+  type SecretKeys,
+} from './translate/near-misses.js';
 export {
   execCredentialsWarning,
   execPolicyWarning,
   providerLabel,
   EXEC_FLAG_HINT,
   EXEC_PROVIDER_HINT,
-} from './exec-credentials/gates.js';
-export { EMPTY_EXEC_POLICY } from './exec-credentials/exec-policy.js';
-export { normaliseServer, classifyServer, type ServerKind } from './server-address.js';
-export { matchGlob, validateGlob } from './glob.js';
-export { formProblem, type FormCheck } from './form-checks.js';
+} from './translate/exec/gates.js';
+export { EMPTY_EXEC_POLICY } from './config/exec-policy.js';
+export { normaliseServer, classifyServer, type ServerKind } from './shared/server-address.js';
+export { matchGlob, validateGlob } from './config/glob.js';
+export { formProblem, type FormCheck } from './config/form-checks.js';
 export {
   INTERVAL_FORM,
   LABEL_PREFIX_FORM,
@@ -53,27 +62,27 @@ export {
   durationForm,
   EXEC_CAPABLE_PROVIDER,
   secretNamePatternForm,
-} from './config-forms.js';
-export { readCertificateFacts } from './x509.js';
-export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from './base64.js';
-export { sha256Hex, fingerprint } from './sha256.js';
+} from './config/forms.js';
+export { readCertificateFacts } from './translate/x509.js';
+export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from './shared/base64.js';
+export { sha256Hex, fingerprint } from './present/sha256.js';
 
 // Planning
 export { plan, createPlanMemo, type PlanOptions, type PlanMemo } from './plan/index.js';
-export { describeChanges, type ChangeDescriber } from './render-diff.js';
+export { describeChanges, type ChangeDescriber } from './present/render-diff.js';
 export {
   labelKeys,
   ARGOCD_SECRET_TYPE_LABEL,
   ARGOCD_CLUSTER_SECRET_TYPE,
   type LabelKeys,
-} from './label-keys.js';
+} from './config/label-keys.js';
 export {
   registrationName,
   buildRegistration,
   isDnsSubdomain,
   REGISTRATION_DATA_KEYS,
-} from './registration.js';
-export { compareStrings } from './compare-strings.js';
+} from './translate/registration.js';
+export { compareStrings } from './shared/compare-strings.js';
 export {
   CAPI_CLUSTERS_RESOURCE,
   CAPI_GROUP,
@@ -85,14 +94,14 @@ export {
   sourceNamespaceOf,
   sourceRef,
   type SourceRef,
-} from './sources.js';
+} from './config/sources.js';
 export {
   proofSource,
   writeProof,
   type ProofLapse,
   type ProvenAction,
   type WriteProof,
-} from './write-proof.js';
+} from './plan/write-proof.js';
 
 // Rendering and snapshots
 export {
@@ -101,15 +110,19 @@ export {
   LEGEND,
   type DryRunNote,
   type RenderTextOptions,
-} from './render-text.js';
+} from './present/render-text.js';
 export {
   planToJson,
   summarisePlan,
   PLAN_FORMAT_VERSION,
   type PlanDocument,
   type PlanSummary,
-} from './render-json.js';
-export { snapshotToJson, snapshotFromJson, SNAPSHOT_FORMAT_VERSION } from './snapshot-io.js';
+} from './present/render-json.js';
+export {
+  snapshotToJson,
+  snapshotFromJson,
+  SNAPSHOT_FORMAT_VERSION,
+} from './present/snapshot-io.js';
 export {
   statusRows,
   statusRowSource,
@@ -119,14 +132,14 @@ export {
   STATUS_STATES,
   type StatusRow,
   type StatusState,
-} from './status-rows.js';
+} from './present/status-rows.js';
 export {
   renderStatusText,
   statusToJson,
   statusFailing,
   type RenderStatusOptions,
   type StatusDocument,
-} from './render-status.js';
+} from './present/render-status.js';
 
 // Exhaustiveness
-export { assertNever } from './assert-never.js';
+export { assertNever } from './shared/assert-never.js';

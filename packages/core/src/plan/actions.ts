@@ -3,10 +3,10 @@
 // its credential-only change waits; then, for every other registration we own, a demotion
 // (rename.ts) or a deletion on proof (source-proof.ts). Everything sorted once at the end.
 
-import { actionTarget } from '../action-target.js';
-import { compareStrings } from '../compare-strings.js';
-import { stampCredentials } from '../registration.js';
-import type { Action, DesiredSecret, UpdateReason, Warning } from '../types.js';
+import { actionTarget } from './action-target.js';
+import { compareStrings } from '../shared/compare-strings.js';
+import { stampCredentials } from '../translate/registration.js';
+import type { Action, DesiredSecret, UpdateReason, Warning } from '../shared/types.js';
 import { compareClaim } from './compare.js';
 import { deferral } from './credential-churn.js';
 import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';

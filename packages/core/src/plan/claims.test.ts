@@ -2,7 +2,7 @@
 // ArgoCD needs, the labels and annotations copied from the namespace, and its overrides.
 
 import { describe, expect, it } from 'vitest';
-import { ARGOCD_SECRET_TYPE_LABEL as SECRET_TYPE } from '../label-keys.js';
+import { ARGOCD_SECRET_TYPE_LABEL as SECRET_TYPE } from '../config/label-keys.js';
 import {
   configOf,
   dataOf,

@@ -3,9 +3,13 @@
 // way (names.ts) or the name's registration is pinned to another namespace (incumbency.ts);
 // the rest are settled by incumbency.ts.
 
-import { buildRegistration, registrationName, type RegistrationResult } from '../registration.js';
-import { normaliseServer } from '../server-address.js';
-import type { ObservedSecret } from '../types.js';
+import {
+  buildRegistration,
+  registrationName,
+  type RegistrationResult,
+} from '../translate/registration.js';
+import { normaliseServer } from '../shared/server-address.js';
+import type { ObservedSecret } from '../shared/types.js';
 import type { BuildMemo, Claim, Registration, Selection, Subject } from './model.js';
 import { HOLDS_REGISTRATION, pinnedRefusal, win } from './incumbency.js';
 import { foreignRefusal } from './names.js';

@@ -1,7 +1,7 @@
 // Cluster API Clusters as sources: every rule stated for a namespace holds per Cluster.
 
 import { describe, expect, it } from 'vitest';
-import { PROVIDER_PRESETS } from '../providers.js';
+import { PROVIDER_PRESETS } from '../config/provider-presets.js';
 import { plan } from './index.js';
 import {
   clusterSecretOf,
@@ -14,9 +14,9 @@ import {
   settle,
   testConfig,
 } from '../test-support/fixtures.js';
-import { renderStatusText } from '../render-status.js';
-import { statusRows } from '../status-rows.js';
-import type { Action, Plan } from '../types.js';
+import { renderStatusText } from '../present/render-status.js';
+import { statusRows } from '../present/status-rows.js';
+import type { Action, Plan } from '../shared/types.js';
 
 const SECRET_TYPE = 'argocd.argoproj.io/secret-type';
 const CONFIG = testConfig({ providers: [PROVIDER_PRESETS.capi], capiClusters: true });

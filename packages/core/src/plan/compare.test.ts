@@ -2,8 +2,8 @@
 // then nothing is written.
 
 import { describe, expect, it } from 'vitest';
-import { encodeBase64Text } from '../base64.js';
-import { describeChanges } from '../render-diff.js';
+import { encodeBase64Text } from '../shared/base64.js';
+import { describeChanges } from '../present/render-diff.js';
 import {
   configOf,
   dataOf,

@@ -2,8 +2,8 @@
 // written at once (compare.ts).
 
 import { describe, expect, it } from 'vitest';
-import { encodeBase64Text } from '../base64.js';
-import { describeChanges } from '../render-diff.js';
+import { encodeBase64Text } from '../shared/base64.js';
+import { describeChanges } from '../present/render-diff.js';
 import {
   DAY,
   HOUR,
@@ -19,7 +19,7 @@ import {
   testConfig,
 } from '../test-support/fixtures.js';
 import { only } from '../test-support/plan-assertions.js';
-import type { Snapshot } from '../types.js';
+import type { Snapshot } from '../shared/types.js';
 import { createPlanMemo, plan } from './index.js';
 
 describe('credential churn', () => {

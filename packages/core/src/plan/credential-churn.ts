@@ -3,9 +3,9 @@
 // refresh window, waits until the registered certificate nears its expiry. An expired (or
 // expiring) registered certificate is always replaced at once.
 
-import { formatDuration } from '../duration.js';
-import { formatTimestamp, parseTimestamp } from '../registration.js';
-import type { CertificateFacts, ObservedSecret } from '../types.js';
+import { formatDuration } from '../config/duration.js';
+import { formatTimestamp, parseTimestamp } from '../translate/registration.js';
+import type { CertificateFacts, ObservedSecret } from '../shared/types.js';
 import type { Deferral } from './model.js';
 import { changesAt, type PassState } from './pass-state.js';
 

@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { plan } from './index.js';
-import { describeChanges } from '../render-diff.js';
-import { renderPlanText } from '../render-text.js';
+import { describeChanges } from '../present/render-diff.js';
+import { renderPlanText } from '../present/render-text.js';
 import { applyPlanToSnapshot } from '../test-support/apply-plan.js';
 import {
   buildSnapshot,
@@ -23,7 +23,7 @@ import {
   settle,
   testConfig,
 } from '../test-support/fixtures.js';
-import type { Action, Config, ObservedSecret, Snapshot } from '../types.js';
+import type { Action, Config, ObservedSecret, Snapshot } from '../shared/types.js';
 
 const SECRET_TYPE = 'argocd.argoproj.io/secret-type';
 const DRAIN = testConfig({ drainOnTerminate: true });

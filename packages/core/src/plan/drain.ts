@@ -8,12 +8,18 @@
 // owners' labels, every annotation and the data. The registration itself is deleted only
 // once the namespace is provably gone, as without drain.
 
-import { hasPrefix, type LabelKeys } from '../label-keys.js';
-import type { Action, DesiredSecret, Labels, NamespaceOutcome, ObservedSecret } from '../types.js';
+import { hasPrefix, type LabelKeys } from '../config/label-keys.js';
+import type {
+  Action,
+  DesiredSecret,
+  Labels,
+  NamespaceOutcome,
+  ObservedSecret,
+} from '../shared/types.js';
 import type { Registration, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
-import { describeSource, sourceEnding, sourceNoun } from '../sources.js';
+import { describeSource, sourceEnding, sourceNoun } from '../config/sources.js';
 
 /** The labels a registration carries that were copied from its namespace, sorted. */
 export function copiedLabels(labels: Labels, keys: LabelKeys): string[] {

@@ -4,13 +4,13 @@
 // never blocks a younger healthy one, and a claim refused for a server that a later claim
 // gave up is retried.
 
-import { parseTimestamp, registrationName } from '../registration.js';
-import { unreachable } from '../unreachable.js';
-import type { Refusal } from '../types.js';
+import { parseTimestamp, registrationName } from '../translate/registration.js';
+import { unreachable } from '../shared/unreachable.js';
+import type { Refusal } from '../shared/types.js';
 import type { Claim, Registration, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { collisionMessage, collisionSourceMessage } from './server-ledger.js';
-import { describeSource, sourceEnding, sourceNoun } from '../sources.js';
+import { describeSource, sourceEnding, sourceNoun } from '../config/sources.js';
 
 /** Why an incumbent keeps its name, as the losers are told. */
 export const HOLDS_REGISTRATION = 'holds the registration';

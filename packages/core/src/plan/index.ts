@@ -15,8 +15,8 @@
 //                           withholding what incomplete input rules out (input-completeness.ts);
 //   7. outcomes.ts          one outcome per namespace; sort everything once.
 
-import { translateSecretKey, type Translator } from '../providers.js';
-import type { Config, Plan, Snapshot } from '../types.js';
+import { translateSecretKey, type Translator } from '../translate/providers.js';
+import type { Config, Plan, Snapshot } from '../shared/types.js';
 import {
   compareActions,
   compareWarnings,

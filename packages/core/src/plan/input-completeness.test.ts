@@ -17,7 +17,7 @@ import {
   testConfig,
 } from '../test-support/fixtures.js';
 import { kinds, only } from '../test-support/plan-assertions.js';
-import type { Snapshot } from '../types.js';
+import type { Snapshot } from '../shared/types.js';
 import { plan } from './index.js';
 
 describe('incomplete input', () => {

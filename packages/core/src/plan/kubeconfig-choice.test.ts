@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeBase64Text } from '../base64.js';
-import { PROVIDER_PRESETS } from '../providers.js';
+import { encodeBase64Text } from '../shared/base64.js';
+import { PROVIDER_PRESETS } from '../config/provider-presets.js';
 import {
   kubeconfigYaml,
   NOW,
@@ -9,9 +9,9 @@ import {
   settle,
   testConfig,
 } from '../test-support/fixtures.js';
-import type { NearMissSecret, Snapshot } from '../types.js';
+import type { NearMissSecret, Snapshot } from '../shared/types.js';
 import { plan } from './index.js';
-import { parseConfig } from '../config.js';
+import { parseConfig } from '../config/config.js';
 
 const withNearMisses = (snapshot: Snapshot, nearMisses: NearMissSecret[]): Snapshot => ({
   ...snapshot,

@@ -4,10 +4,10 @@
 // since the remembered choice, and reports the translation's warnings and the candidates
 // skipped for the chosen one.
 
-import { describeNearMisses, type SecretKeys } from '../near-misses.js';
-import { selectKubeconfig } from '../providers.js';
-import { clusterOfSecretName, clusterSecretName } from '../sources.js';
-import type { ObservedSecret } from '../types.js';
+import { describeNearMisses, type SecretKeys } from '../translate/near-misses.js';
+import { selectKubeconfig } from '../translate/providers.js';
+import { clusterOfSecretName, clusterSecretName } from '../config/sources.js';
+import type { ObservedSecret } from '../shared/types.js';
 import type { NearMiss, Selection, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 

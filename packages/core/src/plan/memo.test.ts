@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createPlanMemo, plan } from './index.js';
-import { sha256Hex } from '../sha256.js';
+import { sha256Hex } from '../present/sha256.js';
 import { applyPlanToSnapshot } from '../test-support/apply-plan.js';
 import {
   buildSnapshot,
@@ -14,7 +14,7 @@ import {
   shuffled,
 } from '../test-support/arbitraries.js';
 import { DAY, HOUR, KEYS, NOW, testConfig } from '../test-support/fixtures.js';
-import type { ObservedSecret, Snapshot, SourceNamespace } from '../types.js';
+import type { ObservedSecret, Snapshot, SourceNamespace } from '../shared/types.js';
 
 const config = PROPERTY_CONFIG;
 const bytes = (value: unknown): string => JSON.stringify(value);

@@ -4,8 +4,8 @@
 // byte-identical to one made without it. The caller owns the memo (one per daemon, passed to
 // every plan()); core itself keeps no state between calls. The entry types live in model.ts.
 
-import type { Translator } from '../providers.js';
-import type { ObservedSecret, Plan, Snapshot, SourceNamespace } from '../types.js';
+import type { Translator } from '../translate/providers.js';
+import type { ObservedSecret, Plan, Snapshot, SourceNamespace } from '../shared/types.js';
 import type { NamespaceMemo, SecretMemo, Subject } from './model.js';
 import { readServer } from './secret-fields.js';
 import { identify, sameWorld, type WorldIdentity } from './world-identity.js';

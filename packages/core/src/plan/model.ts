@@ -3,8 +3,8 @@
 // entries the memo keeps of them between passes. Types only (and one shared empty list), so
 // every step and the memo can import them without importing each other.
 
-import type { KubeconfigSelection } from '../providers.js';
-import type { RegistrationResult } from '../registration.js';
+import type { KubeconfigSelection } from '../translate/providers.js';
+import type { RegistrationResult } from '../translate/registration.js';
 import type {
   CandidateRef,
   CertificateFacts,
@@ -19,7 +19,7 @@ import type {
   SourceNamespace,
   Translation,
   Warning,
-} from '../types.js';
+} from '../shared/types.js';
 
 /**
  * A source as the planner sees it: a managed namespace, or a managed Cluster API Cluster

@@ -9,7 +9,7 @@ import {
   scenario,
   testConfig,
 } from '../test-support/fixtures.js';
-import { PROVIDER_PRESETS } from '../providers.js';
+import { PROVIDER_PRESETS } from '../config/provider-presets.js';
 import { plan } from './index.js';
 
 const CAPI = testConfig({ providers: [PROVIDER_PRESETS.capi], capiClusters: true });

@@ -3,11 +3,11 @@
 // reserves (`in-cluster`), and it must not already be an ArgoCD cluster name of a Secret we do
 // not manage (ArgoCD cannot tell two apart).
 
-import { compareStrings } from '../compare-strings.js';
-import { ARGOCD_IN_CLUSTER_NAME } from '../label-keys.js';
-import { isDnsSubdomain, registrationName } from '../registration.js';
-import { LABEL_VALUE_FORM } from '../config-forms.js';
-import { formProblem } from '../form-checks.js';
+import { compareStrings } from '../shared/compare-strings.js';
+import { ARGOCD_IN_CLUSTER_NAME } from '../config/label-keys.js';
+import { isDnsSubdomain, registrationName } from '../translate/registration.js';
+import { LABEL_VALUE_FORM } from '../config/forms.js';
+import { formProblem } from '../config/form-checks.js';
 import {
   claimedClusterName,
   clusterLabelIgnored,
@@ -15,8 +15,8 @@ import {
   describeSource,
   sourceNoun,
   type SourceRef,
-} from '../sources.js';
-import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../types.js';
+} from '../config/sources.js';
+import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../shared/types.js';
 import {
   NO_REGISTRATIONS,
   type NamespaceFacts,

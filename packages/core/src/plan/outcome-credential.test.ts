@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { createPlanMemo, plan } from './index.js';
-import { parseConfig } from '../config.js';
+import { parseConfig } from '../config/config.js';
 import {
   MINUTE,
   NOW,

@@ -4,7 +4,7 @@
 // refused claim, incomplete input (input-completeness.ts), deferred credentials, no usable
 // kubeconfig, name taken anyway, waiting.
 
-import type { CandidateRef, NamespaceOutcome } from '../types.js';
+import type { CandidateRef, NamespaceOutcome } from '../shared/types.js';
 import { nameClaimedRefusal, otherWinner } from './incumbency.js';
 import { unreadMessage } from './input-completeness.js';
 import { noKubeconfigLeft, waitingMessage } from './kubeconfig-choice.js';
@@ -12,7 +12,7 @@ import { drainOutcome } from './drain.js';
 import { registeredCertificateOf } from './compare.js';
 import type { Subject } from './model.js';
 import type { PassState } from './pass-state.js';
-import { describeSource, sourceEnding } from '../sources.js';
+import { describeSource, sourceEnding } from '../config/sources.js';
 
 export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
   const namespace = subject.namespace.name;

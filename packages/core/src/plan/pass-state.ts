@@ -2,10 +2,17 @@
 // given, what it has read, and what it has decided so far. The steps are functions of this
 // state; nothing else is shared between them.
 
-import { labelKeys, type LabelKeys } from '../label-keys.js';
-import type { Translator } from '../providers.js';
-import { formatTimestamp } from '../registration.js';
-import type { Action, Config, ObservedSecret, Snapshot, Timestamp, Warning } from '../types.js';
+import { labelKeys, type LabelKeys } from '../config/label-keys.js';
+import type { Translator } from '../translate/providers.js';
+import { formatTimestamp } from '../translate/registration.js';
+import type {
+  Action,
+  Config,
+  ObservedSecret,
+  Snapshot,
+  Timestamp,
+  Warning,
+} from '../shared/types.js';
 import type { PlanMemo } from './memo.js';
 import type { Deferral, NearMiss, Registration, Subject } from './model.js';
 import { ServerLedger } from './server-ledger.js';

@@ -1,7 +1,7 @@
 // A renamed namespace's old registration: demoted, restored or expired (rename.ts).
 
 import { describe, expect, it } from 'vitest';
-import { ARGOCD_SECRET_TYPE_LABEL as SECRET_TYPE } from '../label-keys.js';
+import { ARGOCD_SECRET_TYPE_LABEL as SECRET_TYPE } from '../config/label-keys.js';
 import { applyPlanToSnapshot } from '../test-support/apply-plan.js';
 import {
   clusterSecretOf,
@@ -18,7 +18,7 @@ import {
   testConfig,
 } from '../test-support/fixtures.js';
 import { kinds, only } from '../test-support/plan-assertions.js';
-import type { Snapshot } from '../types.js';
+import type { Snapshot } from '../shared/types.js';
 import { plan } from './index.js';
 
 describe('rename', () => {

@@ -7,13 +7,13 @@
 // Reverting the label restores the demoted registration as it was, even without a usable
 // kubeconfig. Demoted registrations expire after the demoted TTL (source-proof.ts).
 
-import { demotedSecret, restoredSecret } from '../registration.js';
-import type { Action, DesiredSecret, Refusal } from '../types.js';
+import { demotedSecret, restoredSecret } from '../translate/registration.js';
+import type { Action, DesiredSecret, Refusal } from '../shared/types.js';
 import type { Registration } from './model.js';
 import type { PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { vetoed } from './source-proof.js';
-import { describeSource, sourceNoun } from '../sources.js';
+import { describeSource, sourceNoun } from '../config/sources.js';
 
 /**
  * What putting a demoted registration back writes, when its namespace claims that name again

@@ -3,11 +3,11 @@
 // server. Servers are compared normalised (server-address.ts), so `https://x:443/` and
 // `https://x` collide.
 
-import { compareStrings } from '../compare-strings.js';
-import type { LabelKeys } from '../label-keys.js';
-import type { Config } from '../types.js';
+import { compareStrings } from '../shared/compare-strings.js';
+import type { LabelKeys } from '../config/label-keys.js';
+import type { Config } from '../shared/types.js';
 import type { Claim, Holder, Registration } from './model.js';
-import { describeSource, sourceNoun } from '../sources.js';
+import { describeSource, sourceNoun } from '../config/sources.js';
 
 export class ServerLedger {
   /**

@@ -4,10 +4,10 @@
 // demoted TTL. A missing label or a failed lookup proves nothing: the registration is kept,
 // with a warning. `<prefix>prune=disabled` vetoes every deletion and demotion.
 
-import { parseTimestamp } from '../registration.js';
-import { unreachable } from '../unreachable.js';
-import type { Action, ObservedSecret } from '../types.js';
-import { describeSource, isClusterKey, sourceNoun } from '../sources.js';
+import { parseTimestamp } from '../translate/registration.js';
+import { unreachable } from '../shared/unreachable.js';
+import type { Action, ObservedSecret } from '../shared/types.js';
+import { describeSource, isClusterKey, sourceNoun } from '../config/sources.js';
 import type { RecordedSource, Registration, SecretMemo, SourceStatus } from './model.js';
 import { changesAfter, warn, type PassState } from './pass-state.js';
 import { observedRef } from './secret-fields.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NOW, scenario, settle, testConfig } from '../test-support/fixtures.js';
-import type { Snapshot } from '../types.js';
+import type { Snapshot } from '../shared/types.js';
 import { identify, sameWorld } from './world-identity.js';
 
 /** Two registered namespaces, every object with a resourceVersion, as a gather returns them. */

@@ -5,7 +5,7 @@
 // snapshot's other fields (lookups, unread namespaces, near misses) are small and compared
 // as data, so a field added to Snapshot is compared without anyone remembering to.
 
-import type { Snapshot } from '../types.js';
+import type { Snapshot } from '../shared/types.js';
 
 interface Versioned {
   readonly uid: string;

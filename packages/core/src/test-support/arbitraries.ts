@@ -7,9 +7,9 @@
 // foreign Secrets appear; the present world is planned against that.
 
 import fc from 'fast-check';
-import { encodeBase64Text } from '../base64.js';
-import { PROVIDER_PRESETS } from '../providers.js';
-import { EMPTY_EXEC_POLICY } from '../exec-credentials/exec-policy.js';
+import { encodeBase64Text } from '../shared/base64.js';
+import { PROVIDER_PRESETS } from '../config/provider-presets.js';
+import { EMPTY_EXEC_POLICY } from '../config/exec-policy.js';
 import {
   CA_CERT_PEM,
   CA_KEY_PEM,
@@ -18,7 +18,7 @@ import {
   OTHER_CA_CERT_PEM,
   RSA_TRADITIONAL_KEY_PEM,
 } from '../test-fixtures/certificates.js';
-import type { Config, ObservedSecret, Snapshot, SourceLookup } from '../types.js';
+import type { Config, ObservedSecret, Snapshot, SourceLookup } from '../shared/types.js';
 import {
   DAY,
   HOUR,

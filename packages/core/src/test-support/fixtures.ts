@@ -4,11 +4,11 @@
 // (`settle`), so fixtures never drift from what the registrar actually writes.
 
 import { kubeconfigText } from '@argocd-cluster-registrar/testkit';
-import { decodeBase64Text, encodeBase64Text } from '../base64.js';
-import { labelKeys } from '../label-keys.js';
+import { decodeBase64Text, encodeBase64Text } from '../shared/base64.js';
+import { labelKeys } from '../config/label-keys.js';
 import { plan } from '../plan/index.js';
-import { PROVIDER_PRESETS } from '../providers.js';
-import { EMPTY_EXEC_POLICY } from '../exec-credentials/exec-policy.js';
+import { PROVIDER_PRESETS } from '../config/provider-presets.js';
+import { EMPTY_EXEC_POLICY } from '../config/exec-policy.js';
 import {
   CA_CERT_PEM,
   CLIENT2_CERT_PEM,
@@ -28,7 +28,7 @@ import type {
   SourceCluster,
   SourceLookup,
   SourceNamespace,
-} from '../types.js';
+} from '../shared/types.js';
 import { applyPlanToSnapshot } from './apply-plan.js';
 
 export const NOW = Date.parse('2026-11-30T12:00:00Z');

@@ -1,0 +1,159 @@
+// Provider-list parsing: presets, `custom:<glob>=<key>[,<key>...][;exec]` entries and the
+// legacy secretNamePattern/secretKey pair, each validated, with duplicates refused.
+
+import type { Provider } from '../shared/types.js';
+import {
+  CONFIG_DEFAULTS,
+  LEGACY_DEFAULTS,
+  PROVIDER_FORM,
+  type ConfigInput,
+  type Fail,
+} from './input.js';
+import {
+  PROVIDER_ENTRY_FORM,
+  PROVIDER_LISTED_TWICE,
+  SECRET_KEY_FORM,
+  secretNamePatternForm,
+} from './forms.js';
+import { stringSetting } from './settings.js';
+import { formProblem } from './form-checks.js';
+import { PROVIDER_PRESET_NAMES, PROVIDER_PRESETS } from './provider-presets.js';
+
+type PresetName = (typeof PROVIDER_PRESET_NAMES)[number];
+
+/** Parses one `--provider` entry. Exported for the CLI's per-flag help and for tests. */
+export function parseProviderEntry(
+  entry: string,
+): { ok: true; provider: Provider } | { ok: false; message: string } {
+  // The form first (the chart checks the same): what follows may take it as given.
+  const problem = formProblem(PROVIDER_ENTRY_FORM, entry);
+  if (problem !== undefined) return { ok: false, message: problem };
+  if ((PROVIDER_PRESET_NAMES as readonly string[]).includes(entry)) {
+    return { ok: true, provider: PROVIDER_PRESETS[entry as PresetName] };
+  }
+  const body = entry.slice('custom:'.length);
+  const equals = body.indexOf('=');
+  const pattern = body.slice(0, equals);
+  const [keyList = '', ...options] = body.slice(equals + 1).split(';');
+  const keys = keyList.split(',');
+  return { ok: true, provider: customProvider(pattern, keys, options.length > 0) };
+}
+/** Why `providers` and the legacy pair may not both be given (the chart says the same). */
+export function legacyCombinationProblem(
+  input: Pick<ConfigInput, 'secretNamePattern' | 'secretKey'>,
+  nameOf: (setting: keyof ConfigInput) => string,
+): string {
+  const legacy = [
+    input.secretNamePattern !== undefined ? nameOf('secretNamePattern') : undefined,
+    input.secretKey !== undefined ? nameOf('secretKey') : undefined,
+  ].filter((name) => name !== undefined);
+  return `cannot be combined with ${legacy.join(' and ')}; pick one: either list ${nameOf('providers')} (for example custom:${input.secretNamePattern ?? LEGACY_DEFAULTS.secretNamePattern}=${input.secretKey ?? LEGACY_DEFAULTS.secretKey}) or keep the legacy ${nameOf('secretNamePattern')}/${nameOf('secretKey')} pair without ${nameOf('providers')}`;
+}
+
+export function providerSettings(
+  input: ConfigInput,
+  fail: Fail,
+  nameOf: (setting: keyof ConfigInput) => string,
+): readonly Provider[] | undefined {
+  const legacyGiven = input.secretNamePattern !== undefined || input.secretKey !== undefined;
+  if (input.providers !== undefined && legacyGiven) {
+    fail('providers', input.providers.join(' '), legacyCombinationProblem(input, nameOf));
+    return undefined;
+  }
+
+  if (legacyGiven) {
+    const pattern = stringSetting(
+      input,
+      'secretNamePattern',
+      LEGACY_DEFAULTS.secretNamePattern,
+      fail,
+    );
+    const key = stringSetting(input, 'secretKey', LEGACY_DEFAULTS.secretKey, fail);
+    let valid = pattern !== undefined && key !== undefined;
+    if (pattern !== undefined) {
+      const problem = secretNamePatternProblem(pattern);
+      if (problem !== undefined) {
+        fail('secretNamePattern', pattern, problem);
+        valid = false;
+      }
+    }
+    if (key !== undefined) {
+      const problem = secretKeyProblem(key);
+      if (problem !== undefined) {
+        fail('secretKey', key, problem);
+        valid = false;
+      }
+    }
+    return valid && pattern !== undefined && key !== undefined
+      ? [customProvider(pattern, [key])]
+      : undefined;
+  }
+
+  const entries: unknown = input.providers ?? CONFIG_DEFAULTS.providers;
+  if (!Array.isArray(entries)) {
+    fail('providers', entries, `must be a list of providers, each ${PROVIDER_FORM}`);
+    return undefined;
+  }
+  if (entries.length === 0) {
+    fail('providers', '', `must list at least one provider, each ${PROVIDER_FORM}`);
+    return undefined;
+  }
+  const providers: Provider[] = [];
+  const seen = new Map<string, string>();
+  let valid = true;
+  for (const entry of entries as unknown[]) {
+    if (typeof entry !== 'string') {
+      fail('providers', entry, `each provider must be a string: ${PROVIDER_FORM}`);
+      valid = false;
+      continue;
+    }
+    const parsed = parseProviderEntry(entry);
+    if (!parsed.ok) {
+      fail('providers', entry, parsed.message);
+      valid = false;
+      continue;
+    }
+    // Same glob and keys twice can only be a mistake: the second entry could never win.
+    // Exec presets share a glob (CAPA and GKE both write `<cluster>-user-kubeconfig`) but
+    // translate different plugins, so what a provider translates is part of its identity.
+    const identity = `${parsed.provider.secretNamePattern}=${parsed.provider.keys.join(',')};${(parsed.provider.execClouds ?? []).join('+')}`;
+    const earlier = seen.get(identity);
+    if (earlier !== undefined) {
+      fail(
+        'providers',
+        entry,
+        earlier === entry
+          ? PROVIDER_LISTED_TWICE
+          : `duplicates ${earlier} (same Secret-name glob and keys); list each provider once`,
+      );
+      valid = false;
+      continue;
+    }
+    seen.set(identity, entry);
+    providers.push(parsed.provider);
+  }
+  return valid ? providers : undefined;
+}
+
+function customProvider(
+  secretNamePattern: string,
+  keys: readonly string[],
+  exec = false,
+): Provider {
+  // `;exec` allows every cloud the registrar translates: the kubeconfig's command picks one.
+  return {
+    name: 'custom',
+    secretNamePattern,
+    keys,
+    loopbackRewrite: false,
+    ...(exec ? { execClouds: ['aws', 'azure', 'gcp'] as const } : {}),
+  };
+}
+
+function secretNamePatternProblem(pattern: string): string | undefined {
+  return formProblem(secretNamePatternForm(), pattern);
+}
+
+function secretKeyProblem(key: string): string | undefined {
+  return formProblem(SECRET_KEY_FORM, key);
+}

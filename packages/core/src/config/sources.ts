@@ -1,0 +1,146 @@
+// The two kinds of source a registration can come from: a labelled namespace (one cluster
+// per namespace: k3k, vcluster, Kamaji) or a labelled Cluster API `Cluster` (many per
+// namespace). The planner keys every source by one string: a namespace by its name, a
+// Cluster by `<namespace>/<name>`. A namespace name never holds a `/`, so the keys of the
+// two kinds never collide, and every rule keyed by source (incumbency, proofs, outcomes)
+// holds per source without knowing which kind it is.
+
+import type { Config } from '../shared/config-types.js';
+import type { LabelKeys } from './label-keys.js';
+
+/** Where a source lives: the namespace itself, or one Cluster in a namespace. */
+export type SourceRef =
+  | { readonly kind: 'Namespace'; readonly name: string }
+  | { readonly kind: 'Cluster'; readonly namespace: string; readonly name: string };
+
+/** The value of `<prefix>source-kind` on the registration of a Cluster. */
+export const CLUSTER_SOURCE_KIND = 'Cluster';
+
+/** The Cluster API group and resource the registrar reads Cluster sources from. */
+export const CAPI_GROUP = 'cluster.x-k8s.io';
+export const CAPI_CLUSTERS_RESOURCE = 'clusters';
+
+/** The source key of a Cluster: `<namespace>/<name>`. */
+export function clusterSourceKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/**
+ * The source key an owned registration's labels record: its namespace, or
+ * `<namespace>/<cluster>` when `<prefix>source-kind` says Cluster; `undefined` when they
+ * record none that could be looked up (the planner then keeps the registration, saying why).
+ */
+export function recordedSourceKey(
+  labels: Readonly<Record<string, string>>,
+  keys: LabelKeys,
+): string | undefined {
+  const namespace = labels[keys.sourceNamespace];
+  if (namespace === undefined || namespace === '') return undefined;
+  const kind = labels[keys.sourceKind];
+  if (kind === undefined) return namespace;
+  const cluster = labels[keys.sourceCluster];
+  if (kind !== CLUSTER_SOURCE_KIND || cluster === undefined || cluster === '') return undefined;
+  return clusterSourceKey(namespace, cluster);
+}
+
+/** What a source key names. */
+export function sourceRef(key: string): SourceRef {
+  const slash = key.indexOf('/');
+  if (slash < 0) return { kind: 'Namespace', name: key };
+  return { kind: 'Cluster', namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/**
+ * The cluster name a Cluster claims when it carries no `<prefix>cluster` label (or one that
+ * is ignored): its name, or `<namespace>.<name>` (Config.capiClusterNames). A namespace name
+ * holds no dot, so two Clusters of different namespaces never get one name (with `-`,
+ * `team-a`'s `prod` and `team`'s `a-prod` would). A namespace has no default.
+ */
+export function defaultClusterName(
+  source: SourceRef,
+  capiClusterNames: 'name' | 'namespace-name',
+): string | undefined {
+  if (source.kind === 'Namespace') return undefined;
+  return capiClusterNames === 'namespace-name' ? `${source.namespace}.${source.name}` : source.name;
+}
+
+type NamingConfig = Pick<Config, 'capiClusterNames' | 'capiClusterNameLabel'>;
+
+/**
+ * Whether a Cluster's `<prefix>cluster` label is ignored: under `namespace-name` it would let
+ * whoever labels a Cluster claim a name outside its namespace's, unless the operator allows it.
+ */
+export function clusterLabelIgnored(source: SourceRef, config: NamingConfig): boolean {
+  return (
+    source.kind === 'Cluster' &&
+    config.capiClusterNames === 'namespace-name' &&
+    !config.capiClusterNameLabel
+  );
+}
+
+/** The cluster name a source with `labels` claims (`undefined`: none, a namespace without a label). */
+export function claimedClusterName(
+  source: SourceRef,
+  labels: Readonly<Record<string, string>>,
+  clusterKey: string,
+  config: NamingConfig,
+): string | undefined {
+  const label = clusterLabelIgnored(source, config) ? undefined : labels[clusterKey];
+  return label ?? defaultClusterName(source, config.capiClusterNames);
+}
+
+/** `namespace team-a` or `Cluster team-a/alpha`, as messages name a source. */
+export function describeSource(key: string): string {
+  return `${sourceNoun(key)} ${key}`;
+}
+
+/** Whether a source key names a Cluster (`<namespace>/<name>`) rather than a namespace. */
+export function isClusterKey(key: string): boolean {
+  return key.includes('/');
+}
+
+/** `namespace` or `Cluster`: what a source key names, as messages say it ("the Cluster is gone"). */
+export function sourceNoun(key: string): 'namespace' | 'Cluster' {
+  return isClusterKey(key) ? 'Cluster' : 'namespace';
+}
+
+/**
+ * How messages say a source is on its way out: a namespace is terminating (its phase says
+ * so); a Cluster is being deleted (Cluster API runs its finalizers meanwhile).
+ */
+export function sourceEnding(key: string): 'is terminating' | 'is being deleted' {
+  return isClusterKey(key) ? 'is being deleted' : 'is terminating';
+}
+
+/** The namespace a source's Secrets live in. */
+export function sourceNamespaceOf(key: string): string {
+  const slash = key.indexOf('/');
+  return slash < 0 ? key : key.slice(0, slash);
+}
+
+/**
+ * The Secret-name pattern of a provider for one Cluster: its single `*` replaced by the
+ * Cluster's name (`*-kubeconfig` → `alpha-kubeconfig`), so each Cluster of a namespace reads
+ * only its own kubeconfig. `undefined` for a pattern without exactly one `*` (or with other
+ * wildcards): it cannot tell the Clusters of one namespace apart, so it serves none of them.
+ */
+export function clusterSecretName(pattern: string, cluster: string): string | undefined {
+  const split = splitPattern(pattern);
+  return split === undefined ? undefined : `${split.prefix}${cluster}${split.suffix}`;
+}
+
+/** The Cluster a Secret name is the kubeconfig of under `pattern`, when it is one. */
+export function clusterOfSecretName(pattern: string, secret: string): string | undefined {
+  const split = splitPattern(pattern);
+  if (split === undefined) return undefined;
+  const { prefix, suffix } = split;
+  if (secret.length <= prefix.length + suffix.length) return undefined;
+  if (!secret.startsWith(prefix) || !secret.endsWith(suffix)) return undefined;
+  return secret.slice(prefix.length, secret.length - suffix.length);
+}
+
+function splitPattern(pattern: string): { prefix: string; suffix: string } | undefined {
+  const star = pattern.indexOf('*');
+  if (star < 0 || pattern.includes('*', star + 1) || /[?[\]\\]/.test(pattern)) return undefined;
+  return { prefix: pattern.slice(0, star), suffix: pattern.slice(star + 1) };
+}

@@ -1,0 +1,331 @@
+// The machine-readable plan: a versioned JSON document with the same content as the text
+// preview and no secret material. Registration data is shown decoded (it is for reading, not
+// for applying); certificates are replaced by their fingerprints, so a rotation is visible,
+// and every other credential by a fixed stand-in with no hash of it (sensitive-display.ts).
+
+import { compareStrings } from '../shared/compare-strings.js';
+import type {
+  Action,
+  ActionKind,
+  CreateReason,
+  DeleteReason,
+  DemoteReason,
+  DesiredSecret,
+  FieldChange,
+  Labels,
+  NamespaceOutcome,
+  ObservedRef,
+  OutcomeState,
+  Plan,
+  UpdateReason,
+  Warning,
+} from '../shared/types.js';
+import { decodeBase64Text } from '../shared/base64.js';
+import {
+  CONCEALED,
+  execArgsDisplay,
+  isPublicExecEnv,
+  sensitiveDisplay,
+  urlDisplay,
+} from './sensitive-display.js';
+import { unreachable } from '../shared/unreachable.js';
+import { describeChanges, type ChangeDescriber } from './render-diff.js';
+
+/**
+ * Bumped when a field changes meaning or disappears; a new field that readers may ignore (the
+ * CLI's `results`, with a dry run's `verdict`) keeps it.
+ */
+export const PLAN_FORMAT_VERSION = '1';
+
+/** Counts by action kind and by outcome state. */
+export interface PlanSummary {
+  readonly create: number;
+  readonly update: number;
+  readonly demote: number;
+  readonly delete: number;
+  readonly registered: number;
+  readonly unchanged: number;
+  readonly waiting: number;
+  readonly refused: number;
+  readonly stale: number;
+  readonly skipped: number;
+  readonly drained: number;
+  readonly warnings: number;
+  /**
+   * Verdicts and writes that incomplete input withheld (namespaces reported `unchanged` with
+   * `input-incomplete`, and demotions or deletions warned about): what waits for a complete
+   * read. Included in the counts above.
+   */
+  readonly withheld: number;
+}
+
+/** A JSON value with no undefined: what a redacted registration `data` value may be. */
+export type RedactedValue =
+  string | number | boolean | null | RedactedValue[] | { readonly [key: string]: RedactedValue };
+
+/** A registration Secret as shown: data decoded, credential material fingerprinted or concealed. */
+export interface RedactedSecret {
+  readonly namespace: string;
+  readonly name: string;
+  readonly type: 'Opaque';
+  readonly labels: Labels;
+  readonly annotations: Labels;
+  readonly data: Readonly<Record<string, RedactedValue>>;
+}
+
+export type PlanDocumentAction =
+  | {
+      readonly kind: 'create';
+      readonly cluster: string;
+      readonly reason: CreateReason;
+      readonly secret: RedactedSecret;
+      readonly changes: readonly FieldChange[];
+    }
+  | {
+      readonly kind: 'update';
+      readonly cluster: string;
+      readonly reason: UpdateReason;
+      readonly target: ObservedRef;
+      readonly secret: RedactedSecret;
+      readonly changes: readonly FieldChange[];
+    }
+  | {
+      readonly kind: 'demote';
+      readonly cluster: string;
+      readonly reason: DemoteReason;
+      readonly target: ObservedRef;
+      readonly secret: RedactedSecret;
+      readonly changes: readonly FieldChange[];
+    }
+  | {
+      readonly kind: 'delete';
+      readonly cluster: string;
+      readonly reason: DeleteReason;
+      readonly target: ObservedRef;
+    };
+
+export interface PlanDocument {
+  readonly formatVersion: typeof PLAN_FORMAT_VERSION;
+  readonly actions: readonly PlanDocumentAction[];
+  readonly outcomes: readonly NamespaceOutcome[];
+  readonly warnings: readonly Warning[];
+  readonly summary: PlanSummary;
+}
+
+/**
+ * The plan as a JSON-ready document, each write's `changes` computed from its before and
+ * after (render-diff.ts). `JSON.stringify(planToJson(plan))` is safe to print: the before is
+ * shown only through those changes.
+ */
+export function planToJson(plan: Plan): PlanDocument {
+  return planToJsonWith(plan, describeChanges);
+}
+
+/** {@link planToJson} with each action's changes given: the document's layout alone. */
+export function planToJsonWith(plan: Plan, describe: ChangeDescriber): PlanDocument {
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    actions: plan.actions.map((action) => documentAction(action, describe(action))),
+    outcomes: plan.outcomes,
+    warnings: plan.warnings,
+    summary: summarisePlan(plan),
+  };
+}
+
+export function summarisePlan(plan: Plan): PlanSummary {
+  const kinds: Record<ActionKind, number> = { create: 0, update: 0, demote: 0, delete: 0 };
+  for (const action of plan.actions) kinds[action.kind] += 1;
+  const states: Record<OutcomeState, number> = {
+    registered: 0,
+    unchanged: 0,
+    waiting: 0,
+    refused: 0,
+    stale: 0,
+    skipped: 0,
+    drained: 0,
+  };
+  let withheld = 0;
+  for (const outcome of plan.outcomes) {
+    states[outcome.state] += 1;
+    if (outcome.reason?.code === 'input-incomplete') withheld += 1;
+  }
+  for (const warning of plan.warnings) if (warning.code === 'input-incomplete') withheld += 1;
+  return { ...kinds, ...states, warnings: plan.warnings.length, withheld };
+}
+
+/** A FieldChange whose sensitive values are guaranteed fingerprinted (certificates) or concealed. */
+export function redactChange(change: FieldChange): FieldChange {
+  if (!change.sensitive) return change;
+  const show = (value: string): string => sensitiveDisplay(change.field, value);
+  return {
+    field: change.field,
+    ...(change.before === undefined ? {} : { before: show(change.before) }),
+    ...(change.after === undefined ? {} : { after: show(change.after) }),
+    sensitive: true,
+  };
+}
+
+/** Decodes a registration's data; certificates fingerprinted, every other credential concealed. */
+export function redactSecret(secret: DesiredSecret): RedactedSecret {
+  const data: Record<string, RedactedValue> = {};
+  for (const key of Object.keys(secret.data).sort()) {
+    const encoded = secret.data[key];
+    if (encoded === undefined) continue;
+    data[key] = redactDataValue(key, encoded);
+  }
+  return {
+    namespace: secret.namespace,
+    name: secret.name,
+    type: secret.type,
+    labels: sortedRecord(secret.labels),
+    annotations: sortedRecord(secret.annotations),
+    data,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+
+/** Registration data keys that hold no secret; anything else is concealed. */
+const CLEAR_DATA_KEYS: ReadonlySet<string> = new Set([
+  'name',
+  'server',
+  'project',
+  'namespaces',
+  'clusterResources',
+]);
+
+/** ClusterConfig fields shown in clear: they configure the connection, they do not grant it. */
+const CLEAR_CONFIG_FIELDS: ReadonlySet<string> = new Set(['insecure', 'serverName', 'proxyUrl']);
+
+function documentAction(action: Action, fieldChanges: readonly FieldChange[]): PlanDocumentAction {
+  const changes = fieldChanges.map(redactChange);
+  switch (action.kind) {
+    case 'create':
+      return {
+        kind: 'create',
+        cluster: action.cluster,
+        reason: action.reason,
+        secret: redactSecret(action.secret),
+        changes,
+      };
+    case 'update':
+      return {
+        kind: 'update',
+        cluster: action.cluster,
+        reason: action.reason,
+        target: action.target,
+        secret: redactSecret(action.secret),
+        changes,
+      };
+    case 'demote':
+      return {
+        kind: 'demote',
+        cluster: action.cluster,
+        reason: action.reason,
+        target: action.target,
+        secret: redactSecret(action.secret),
+        changes,
+      };
+    case 'delete':
+      return {
+        kind: 'delete',
+        cluster: action.cluster,
+        reason: action.reason,
+        target: action.target,
+      };
+    default:
+      return unreachable(action);
+  }
+}
+
+function redactDataValue(key: string, encoded: string): RedactedValue {
+  const text = decodeBase64Text(encoded);
+  // Undecodable data cannot be shown in clear safely.
+  if (text === undefined) return CONCEALED;
+  if (key === 'config') return redactConfig(text);
+  if (key === 'server') return urlDisplay(text);
+  return CLEAR_DATA_KEYS.has(key) ? text : CONCEALED;
+}
+
+function redactConfig(text: string): RedactedValue {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return CONCEALED;
+  }
+  return isObject(parsed) ? redactConfigObject(parsed) : CONCEALED;
+}
+
+function redactConfigObject(
+  object: Readonly<Record<string, unknown>>,
+): Record<string, RedactedValue> {
+  const out: Record<string, RedactedValue> = {};
+  for (const [field, value] of Object.entries(object)) {
+    if (field === 'tlsClientConfig' && isObject(value)) {
+      out[field] = redactConfigObject(value);
+    } else if ((field === 'awsAuthConfig' || field === 'execProviderConfig') && isObject(value)) {
+      out[field] = redactExecForm(value);
+    } else if (field === 'proxyUrl' && typeof value === 'string') {
+      out[field] = urlDisplay(value);
+    } else if (
+      CLEAR_CONFIG_FIELDS.has(field) &&
+      (typeof value === 'string' || typeof value === 'boolean')
+    ) {
+      out[field] = value;
+    } else {
+      // caData and certData as fingerprints; username, password, bearerToken, keyData and
+      // anything unknown concealed.
+      out[field] = sensitiveDisplay(
+        field,
+        typeof value === 'string' ? value : JSON.stringify(value),
+      );
+    }
+  }
+  return out;
+}
+
+/** Fields of ArgoCD's exec forms that hold a name, an ARN or a version, never a credential. */
+const CLEAR_EXEC_FIELDS: ReadonlySet<string> = new Set([
+  'command',
+  'apiVersion',
+  'installHint',
+  'clusterName',
+  'roleARN',
+  'profile',
+]);
+
+/**
+ * ArgoCD's exec forms as the registrar writes them hold no credential, but a registration it
+ * did not write may carry one in an argument or a variable: args and env are shown word by
+ * word, in clear only where known to be public; fields ArgoCD does not define are concealed.
+ */
+function redactExecForm(object: Readonly<Record<string, unknown>>): Record<string, RedactedValue> {
+  const out: Record<string, RedactedValue> = {};
+  for (const [field, value] of Object.entries(object)) {
+    if (typeof value === 'string' && CLEAR_EXEC_FIELDS.has(field)) out[field] = value;
+    else if (
+      field === 'args' &&
+      Array.isArray(value) &&
+      value.every((item) => typeof item === 'string')
+    )
+      out[field] = execArgsDisplay(value);
+    else if (field === 'env' && isObject(value))
+      out[field] = Object.fromEntries(
+        Object.entries(value).map(([name, setting]) => [
+          name,
+          typeof setting === 'string' && isPublicExecEnv(name) ? setting : CONCEALED,
+        ]),
+      );
+    else out[field] = CONCEALED;
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function sortedRecord(record: Labels): Labels {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
+}

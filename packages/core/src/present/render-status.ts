@@ -1,0 +1,173 @@
+// `status` on a terminal (an aligned table, then why each row is what it is) and as JSON
+// (versioned). Pure: rows in, text out; `now` only marks expired credentials and dates the
+// JSON document.
+
+import { compareStrings } from '../shared/compare-strings.js';
+import { formatTimestamp } from '../translate/registration.js';
+import {
+  FAILING_STATES,
+  STATUS_FORMAT_VERSION,
+  STATUS_STATES,
+  type StatusRow,
+  type StatusState,
+  statusRowSource,
+} from './status-rows.js';
+import { describeSource } from '../config/sources.js';
+
+export interface RenderStatusOptions {
+  readonly color?: boolean;
+  readonly now: number;
+}
+
+export interface StatusDocument {
+  readonly formatVersion: string;
+  readonly generatedAt: string;
+  readonly targetNamespace: string;
+  readonly rows: readonly StatusRow[];
+  /** Rows by state: every state, zeros included (as the plan's summary counts every kind). */
+  readonly summary: Readonly<Record<string, number>>;
+  /** True when a managed namespace is refused or stale (the command exits 2). */
+  readonly failing: boolean;
+}
+
+/** True when a managed namespace among `rows` is refused or stale. */
+export function statusFailing(rows: readonly StatusRow[]): boolean {
+  return rows.some((row) => row.kind === 'namespace' && FAILING_STATES.has(row.state));
+}
+
+export function statusToJson(
+  rows: readonly StatusRow[],
+  targetNamespace: string,
+  now: number,
+): StatusDocument {
+  const summary: Record<string, number> = {};
+  for (const state of STATUS_STATES) summary[state] = 0;
+  for (const row of rows) summary[row.state] = (summary[row.state] ?? 0) + 1;
+  return {
+    formatVersion: STATUS_FORMAT_VERSION,
+    generatedAt: formatTimestamp(now),
+    targetNamespace,
+    rows,
+    summary: Object.fromEntries(Object.entries(summary).sort(([a], [b]) => compareStrings(a, b))),
+    failing: statusFailing(rows),
+  };
+}
+
+const HEADERS = ['NAMESPACE', 'CLUSTER', 'STATE', 'CREDENTIAL', 'EXPIRES', 'SERVER', 'LAST WRITE'];
+/** Shown after NAMESPACE only when a row's source is a Cluster: namespaces alone need none. */
+const SOURCE_HEADER = 'SOURCE';
+const STATE_COLUMN = HEADERS.indexOf('STATE');
+
+const RED: ReadonlySet<StatusState> = new Set(['refused', 'stale', 'foreign']);
+const YELLOW: ReadonlySet<StatusState> = new Set(['waiting', 'drained', 'demoted', 'pinned']);
+
+export function renderStatusText(rows: readonly StatusRow[], options: RenderStatusOptions): string {
+  if (rows.length === 0) return 'No managed namespaces and no registrations.\n';
+  const paint = (state: StatusState, text: string): string => {
+    if (options.color !== true) return text;
+    const code = RED.has(state)
+      ? '31'
+      : YELLOW.has(state)
+        ? '33'
+        : state === 'skipped' || state === 'source-gone'
+          ? '2'
+          : '32';
+    return `\u001b[${code}m${text}\u001b[0m`;
+  };
+  const withSource = rows.some((row) => row.sourceCluster !== undefined);
+  const headers = withSource ? [HEADERS[0] ?? '', SOURCE_HEADER, ...HEADERS.slice(1)] : HEADERS;
+  const stateColumn = withSource ? STATE_COLUMN + 1 : STATE_COLUMN;
+  const cells = rows.map((row) => [
+    row.kind === 'foreign' ? `(${row.secret ?? ''})` : (row.namespace ?? '-'),
+    ...(withSource ? [sourceCell(row)] : []),
+    row.cluster ?? '-',
+    row.state,
+    row.credential ?? '-',
+    expires(row, options.now),
+    row.server ?? '-',
+    row.lastWrite ?? '-',
+  ]);
+  const widths = headers.map((header, i) =>
+    Math.max(header.length, ...cells.map((line) => (line[i] ?? '').length)),
+  );
+  const line = (values: readonly string[], state?: StatusState): string =>
+    values
+      .map((value, i) => {
+        const padded = i === values.length - 1 ? value : value.padEnd(widths[i] ?? 0);
+        return i === stateColumn && state !== undefined ? paint(state, padded) : padded;
+      })
+      .join('  ')
+      .trimEnd();
+  const out = [line(headers), ...cells.map((values, i) => line(values, rows[i]?.state))];
+
+  const explained = rows.filter((row) => row.reason !== undefined || row.next !== undefined);
+  if (explained.length > 0) {
+    out.push('', 'Why:');
+    for (const row of explained) {
+      const source = statusRowSource(row);
+      const who =
+        row.kind === 'namespace'
+          ? describeSource(source ?? '')
+          : row.kind === 'registration'
+            ? `${row.secret ?? ''} (registration${source === undefined ? '' : ` of ${row.sourceCluster === undefined ? source : describeSource(source)}`})`
+            : `${row.secret ?? ''} (not ours)`;
+      const reason = row.reason === undefined ? '' : ` (${row.reason.code}): ${row.reason.message}`;
+      out.push(`  ${who}: ${row.state}${reason}`);
+      if (row.next !== undefined) out.push(`    next pass: ${row.next}`);
+    }
+  }
+  out.push('', summaryLine(rows));
+  return `${out.join('\n')}\n`;
+}
+
+/** `Namespace` or `Cluster/<name>`: which kind of object the row's source is. */
+function sourceCell(row: StatusRow): string {
+  if (row.kind === 'foreign' || row.namespace === undefined) return '-';
+  return row.sourceCluster === undefined ? 'Namespace' : `Cluster/${row.sourceCluster}`;
+}
+
+function expires(row: StatusRow, now: number): string {
+  if (row.credential === 'exec') return 'n/a (exec)';
+  if (row.credentialNotAfter === undefined) return '-';
+  const date = row.credentialNotAfter.slice(0, 10);
+  return Date.parse(row.credentialNotAfter) <= now ? `EXPIRED ${date}` : date;
+}
+
+function summaryLine(rows: readonly StatusRow[]): string {
+  const sources = rows.filter((row) => row.kind === 'namespace');
+  const counts = new Map<string, number>();
+  for (const row of sources) counts.set(row.state, (counts.get(row.state) ?? 0) + 1);
+  const states = [...counts]
+    .sort(([a], [b]) => compareStrings(a, b))
+    .map(([state, count]) => `${count} ${state}`)
+    .join(', ');
+  const managed = new Set(sources.map(statusRowSource));
+  const registrations = rows.filter((row) => row.kind === 'registration');
+  // A renamed source's demoted registration belongs to a managed source all the same.
+  const earlier = registrations.filter((row) => managed.has(statusRowSource(row))).length;
+  const others = registrations.length - earlier;
+  const foreign = rows.filter((row) => row.kind === 'foreign').length;
+  const clusters = sources.filter((row) => row.sourceCluster !== undefined).length;
+  const namespaces = sources.length - clusters;
+  const managedWhat =
+    clusters === 0
+      ? plural(namespaces, 'managed namespace')
+      : namespaces === 0
+        ? plural(clusters, 'managed Cluster')
+        : `${plural(namespaces, 'managed namespace')} and ${plural(clusters, 'managed Cluster')}`;
+  // Namespaces and Clusters are both sources: "namespace" alone is true only without Clusters.
+  const noun = rows.some((row) => row.sourceCluster !== undefined) ? 'source' : 'namespace';
+  const parts = [`${managedWhat}${states === '' ? '' : ` (${states})`}`];
+  if (earlier > 0)
+    parts.push(
+      `${earlier} earlier registration${earlier === 1 ? '' : 's'} of a managed ${noun} (renamed away)`,
+    );
+  if (others > 0)
+    parts.push(`${others} registration${others === 1 ? '' : 's'} without a managed ${noun}`);
+  if (foreign > 0) parts.push(`${foreign} foreign Secret${foreign === 1 ? '' : 's'} in the way`);
+  return `${parts.join('; ')}.`;
+}
+
+function plural(count: number, what: string): string {
+  return `${count} ${what}${count === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,353 @@
+// The human preview of a plan, in the manner of `terraform plan`: one block per action with
+// its symbol, its reason and a field-level diff; then the namespaces that need attention,
+// the warnings and a summary line. The diffs are computed here, from each action's before and
+// after (render-diff.ts), as Terraform computes them when it renders a plan.
+// Credentials appear only as `(sensitive value)`: certificates with their fingerprint, so a
+// rotation is visible; passwords, tokens and keys with no hash at all, only that they changed.
+
+import type {
+  Action,
+  ActionKind,
+  FieldChange,
+  NamespaceOutcome,
+  Plan,
+  Warning,
+} from '../shared/types.js';
+import { redactChange, summarisePlan } from './render-json.js';
+import { CONCEALED } from './sensitive-display.js';
+import { actionTarget } from '../plan/action-target.js';
+import { unreachable } from '../shared/unreachable.js';
+import { describeSource, sourceEnding, sourceNoun } from '../config/sources.js';
+import { describeChanges, type ChangeDescriber } from './render-diff.js';
+
+export interface RenderTextOptions {
+  /** ANSI colours (default off: logs and tests get plain text). */
+  readonly color?: boolean;
+  /** Say that nothing will be written. */
+  readonly dryRun?: boolean;
+  /**
+   * After an apply: each action's result (`undefined`: not attempted). The headers then say
+   * what was done ("was created") or not done, instead of what will be.
+   */
+  readonly results?: (action: Action) => 'applied' | 'failed' | undefined;
+  /**
+   * A dry run's verdict from the API server, which validated each write without storing it:
+   * why it would reject the action, or why it could not validate it; undefined when it
+   * would accept it.
+   */
+  readonly verdicts?: (action: Action) => DryRunNote | undefined;
+}
+
+/** What the API server's own dry run said of one write, when it did not simply accept it. */
+export type DryRunNote = { readonly rejected: string } | { readonly notValidated: string };
+
+/** Symbol per action kind. `»` for demote: the registration moves aside, it is not removed. */
+export const ACTION_SYMBOLS: Readonly<Record<ActionKind, string>> = {
+  create: '+',
+  update: '~',
+  demote: '»',
+  delete: '-',
+};
+
+const ACTION_VERBS: Readonly<Record<ActionKind, string>> = {
+  create: 'created',
+  update: 'updated',
+  demote: 'demoted',
+  delete: 'deleted',
+};
+
+export const LEGEND = 'Symbols: + create, ~ update, » demote (kept aside for a revert), - delete';
+
+// Outcomes worth a line of their own; registered/unchanged are covered by the actions and
+// the summary, skipped namespaces by their warning.
+const ATTENTION_STATES = ['waiting', 'refused', 'stale'] as const;
+
+export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): string {
+  return renderPlanTextWith(plan, describeChanges, options);
+}
+
+/** {@link renderPlanText} with each action's changes given: the layout alone. */
+export function renderPlanTextWith(
+  plan: Plan,
+  describe: ChangeDescriber,
+  options: RenderTextOptions = {},
+): string {
+  const paint = painter(options.color === true);
+  const lines: string[] = [];
+
+  if (options.dryRun === true) {
+    lines.push(paint.bold('Dry run: this is what would change; nothing will be written.'), '');
+  }
+
+  if (plan.actions.length > 0) {
+    lines.push(LEGEND, '');
+    for (const action of plan.actions) {
+      const note = options.verdicts?.(action);
+      const result = note !== undefined && 'rejected' in note ? note : options.results?.(action);
+      const unvalidated = note !== undefined && 'notValidated' in note ? note : undefined;
+      lines.push(...renderAction(action, describe(action), paint, result, unvalidated), '');
+    }
+  }
+
+  // A verdict withheld for incomplete input is `unchanged`, but it is not up to date: shown.
+  const attention = plan.outcomes.filter(
+    (outcome) =>
+      (ATTENTION_STATES as readonly string[]).includes(outcome.state) ||
+      outcome.reason?.code === 'input-incomplete',
+  );
+  if (attention.length > 0) {
+    // Namespaces alone keep the heading they always had; with a Cluster among them it says
+    // what both kinds are.
+    const clusters = attention.some((outcome) => sourceNoun(outcome.namespace) === 'Cluster');
+    lines.push(paint.bold(`${clusters ? 'Sources' : 'Namespaces'} needing attention:`));
+    const width = Math.max(...attention.map((outcome) => outcome.state.length));
+    for (const outcome of attention) lines.push(...renderOutcome(outcome, width, paint));
+    lines.push('');
+  }
+
+  if (plan.warnings.length > 0) {
+    lines.push(paint.bold('Warnings:'));
+    for (const warning of plan.warnings) lines.push(renderWarning(warning, paint));
+    lines.push('');
+  }
+
+  const rejectedCount = plan.actions.filter((action) => {
+    const note = options.verdicts?.(action);
+    return note !== undefined && 'rejected' in note;
+  }).length;
+  if (rejectedCount > 0) {
+    lines.push(
+      paint.red(
+        `${rejectedCount} of ${plan.actions.length} ${plan.actions.length === 1 ? 'change' : 'changes'} would be rejected by the API server (see above): applying this plan would fail.`,
+      ),
+    );
+  }
+  const results = options.results;
+  lines.push(
+    paint.bold(
+      results !== undefined && plan.actions.length > 0
+        ? applySummaryLine(plan, results)
+        : summaryLine(plan),
+    ),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * After an apply, what was done, as Terraform ends one: `Apply complete! Registrations: 1
+ * created, 0 updated, 0 demoted, 0 deleted.`, or `Apply incomplete: …` naming how many
+ * changes were not applied.
+ */
+export function applySummaryLine(
+  plan: Plan,
+  results: (action: Action) => 'applied' | 'failed' | undefined,
+): string {
+  const done = { create: 0, update: 0, demote: 0, delete: 0 };
+  let notApplied = 0;
+  for (const action of plan.actions) {
+    if (results(action) === 'applied') done[action.kind] += 1;
+    else notApplied += 1;
+  }
+  const counts = `${done.create} created, ${done.update} updated, ${done.demote} demoted, ${done.delete} deleted`;
+  if (notApplied === 0) return `Apply complete! Registrations: ${counts}.`;
+  return `Apply incomplete: ${notApplied} of ${plan.actions.length} ${plan.actions.length === 1 ? 'change' : 'changes'} not applied (see above and the log). Registrations: ${counts}.`;
+}
+
+/** `Plan: 1 to create, 2 to update, 0 to demote, 1 to delete.` or `No changes. …`. */
+export function summaryLine(plan: Plan): string {
+  const summary = summarisePlan(plan);
+  const withheld =
+    summary.withheld === 0
+      ? ''
+      : ` ${summary.withheld} withheld: part of the input could not be read.`;
+  if (plan.actions.length === 0) {
+    const pending = plan.outcomes.filter(
+      (outcome) => outcome.state === 'unchanged' && outcome.reason?.code === 'input-incomplete',
+    ).length;
+    const upToDate = summary.unchanged + summary.registered - pending;
+    return `No changes. ${upToDate} ${upToDate === 1 ? 'registration' : 'registrations'} up to date.${withheld}`;
+  }
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.demote} to demote, ${summary.delete} to delete.${withheld}`;
+}
+
+/** The one-line reason for an action, in words. */
+export function describeReason(action: Action): string {
+  switch (action.kind) {
+    case 'create': {
+      const reason = action.reason;
+      switch (reason.code) {
+        case 'new-registration':
+          return `${describeSource(reason.namespace)} is not registered yet`;
+        case 'restored':
+          return `the registration of ${describeSource(reason.namespace)} is missing and is restored`;
+        default:
+          return unreachable(reason);
+      }
+    }
+    case 'update': {
+      const reason = action.reason;
+      switch (reason.code) {
+        case 'credentials-changed':
+          return `the credentials in the kubeconfig of ${describeSource(reason.namespace)} changed`;
+        case 'server-changed':
+          return `the server address of ${describeSource(reason.namespace)} changed`;
+        case 'ca-changed':
+          return `the certificate authority of ${describeSource(reason.namespace)} changed`;
+        case 'metadata-changed':
+          return `the labels or annotations of ${describeSource(reason.namespace)} changed`;
+        case 'restored-from-demotion':
+          return `${describeSource(reason.namespace)} claims this cluster again: the demoted registration is restored`;
+        case 'taken-over':
+          return `${describeSource(reason.namespace)} takes over the registration that ${describeSource(reason.previousNamespace)} gave up`;
+        case 'drained':
+          return `${describeSource(reason.namespace)} ${sourceEnding(reason.namespace)}: the copied labels (${reason.labels.join(', ')}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the ${sourceNoun(reason.namespace)} is gone`;
+        default:
+          return unreachable(reason);
+      }
+    }
+    case 'demote': {
+      const reason = action.reason;
+      return `${describeSource(reason.namespace)} now registers as ${reason.supersededBy}; this one is kept aside until the demoted TTL expires, so reverting the label restores it`;
+    }
+    case 'delete': {
+      const reason = action.reason;
+      switch (reason.code) {
+        case 'source-namespace-not-found':
+        case 'source-cluster-not-found':
+          return `source ${describeSource(reason.namespace)} no longer exists`;
+        case 'source-namespace-replaced':
+        case 'source-cluster-replaced':
+          return `source ${describeSource(reason.namespace)} was re-created (recorded uid ${reason.recordedUid}, now ${reason.observedUid})`;
+        case 'demotion-expired':
+          return `demoted since ${reason.staleSince} (${describeSource(reason.namespace)}), longer than the demoted TTL`;
+        default:
+          return unreachable(reason);
+      }
+    }
+    default:
+      return unreachable(action);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+interface Painter {
+  readonly bold: (text: string) => string;
+  readonly dim: (text: string) => string;
+  readonly kind: (kind: ActionKind, text: string) => string;
+  readonly red: (text: string) => string;
+  readonly yellow: (text: string) => string;
+}
+
+function painter(color: boolean): Painter {
+  const sgr =
+    (code: string) =>
+    (text: string): string =>
+      color ? `\u001b[${code}m${text}\u001b[0m` : text;
+  const green = sgr('32');
+  const yellow = sgr('33');
+  const red = sgr('31');
+  const cyan = sgr('36');
+  const byKind: Readonly<Record<ActionKind, (text: string) => string>> = {
+    create: green,
+    update: yellow,
+    demote: cyan,
+    delete: red,
+  };
+  return { bold: sgr('1'), dim: sgr('2'), kind: (kind, text) => byKind[kind](text), red, yellow };
+}
+
+function renderAction(
+  action: Action,
+  fieldChanges: readonly FieldChange[],
+  paint: Painter,
+  result: 'applied' | 'failed' | { readonly rejected: string } | undefined,
+  unvalidated?: { readonly notValidated: string },
+): string[] {
+  const target = actionTarget(action);
+  const verb = ACTION_VERBS[action.kind];
+  const done =
+    result === 'applied'
+      ? `was ${verb}`
+      : result === 'failed'
+        ? paint.red(`was not ${verb}: the write failed, see the log`)
+        : result !== undefined
+          ? paint.red(`would be rejected by the API server: ${result.rejected}`)
+          : `will be ${verb}`;
+  const lines = [
+    `${paint.kind(action.kind, ACTION_SYMBOLS[action.kind])} ${paint.bold(`${target.namespace}/${target.name}`)} ${done} (cluster ${JSON.stringify(action.cluster)})`,
+    `    ${paint.dim('reason:')} ${describeReason(action)}`,
+  ];
+  if (unvalidated !== undefined) {
+    lines.push(
+      `    ${paint.dim('note:')} the API server could not validate this write: ${unvalidated.notValidated}`,
+    );
+  }
+  const changes = fieldChanges.map(redactChange);
+  const width = Math.max(0, ...changes.map((change) => change.field.length));
+  for (const change of changes) lines.push(`    ${renderChange(change, width, paint)}`);
+  return lines;
+}
+
+function renderChange(change: FieldChange, width: number, paint: Painter): string {
+  const label = `${change.field}:`.padEnd(width + 1);
+  // A concealed side is shown as the prefix alone; a fingerprint after it.
+  const show = (value: string): string =>
+    !change.sensitive ? JSON.stringify(value) : value === CONCEALED ? '' : ` ${value}`;
+  const prefix = change.sensitive ? CONCEALED : '';
+  const { before, after } = change;
+  if (before === undefined && after !== undefined) {
+    return `${paint.kind('create', '+')} ${label} ${prefix}${show(after)}`;
+  }
+  if (before !== undefined && after === undefined) {
+    return `${paint.kind('delete', '-')} ${label} ${prefix}${show(before)}`;
+  }
+  if (before !== undefined && after !== undefined) {
+    if (!change.sensitive)
+      return `${paint.kind('update', '~')} ${label} ${show(before)} → ${show(after)}`;
+    const fingerprints = show(before) !== '' && show(after) !== '';
+    return `${paint.kind('update', '~')} ${label} ${prefix}${fingerprints ? `${show(before)} →${show(after)}` : ' changed'}`;
+  }
+  // Neither side: a field the planner names without values (e.g. a redacted rotation).
+  return `${paint.kind('update', '~')} ${label} ${prefix}`.trimEnd();
+}
+
+function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter): string[] {
+  const state =
+    outcome.state === 'refused'
+      ? paint.red(outcome.state.padEnd(width))
+      : paint.yellow(outcome.state.padEnd(width));
+  const cluster =
+    outcome.cluster === undefined ? '' : ` (cluster ${JSON.stringify(outcome.cluster)})`;
+  const why =
+    outcome.reason === undefined ? '' : `: ${outcome.reason.message} [${outcome.reason.code}]`;
+  const lines = [`  ${state}  ${sourceLabel(outcome.namespace)}${cluster}${why}`];
+  for (const { candidate, refusal } of outcome.rejected) {
+    // The reason already quotes a lone candidate's refusal (a stale reason wraps it in what
+    // is kept); saying it twice is noise.
+    if (outcome.reason?.message.includes(refusal.message) === true) continue;
+    lines.push(
+      `  ${' '.repeat(width)}    ${paint.dim('candidate')} ${candidate.secret}[${candidate.key}] (${candidate.provider}): ${refusal.message} [${refusal.code}]`,
+    );
+  }
+  return lines;
+}
+
+/** A namespace by its bare name, as these lines always showed it; a Cluster named as one. */
+function sourceLabel(key: string): string {
+  return sourceNoun(key) === 'Cluster' ? describeSource(key) : key;
+}
+
+function renderWarning(warning: Warning, paint: Painter): string {
+  const source = warning.namespace;
+  const secret = warning.secret;
+  // `<namespace>/<registration>` for a namespace; a Cluster's key already holds a `/`, so
+  // its registration is named in words.
+  const where =
+    source === undefined
+      ? ''
+      : sourceNoun(source) === 'Cluster'
+        ? `${describeSource(source)}${secret === undefined ? '' : `, registration ${secret}`}: `
+        : `${source}${secret === undefined ? '' : `/${secret}`}: `;
+  return `  ${paint.yellow('!')} ${where}${warning.message} [${warning.code}]`;
+}

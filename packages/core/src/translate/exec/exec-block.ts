@@ -1,0 +1,202 @@
+// Reading a kubeconfig user's `exec` block and its command line, strictly: every field, flag
+// and environment variable must be one the cloud's translation knows, or the kubeconfig is
+// refused with the offending item named. Nothing unknown is passed on to ArgoCD.
+
+import type { ArgoClusterConfig, RefusalCode } from '../../shared/types.js';
+
+/** An expected problem, phrased like the kubeconfig translator's: what is wrong, and the fix. */
+export interface ExecProblem {
+  readonly code: RefusalCode;
+  readonly problem: string;
+  readonly fix: string;
+}
+
+/** What an exec block becomes: exactly one of ArgoCD's own exec forms. */
+export type ExecForm =
+  | { readonly awsAuthConfig: NonNullable<ArgoClusterConfig['awsAuthConfig']> }
+  | { readonly execProviderConfig: NonNullable<ArgoClusterConfig['execProviderConfig']> };
+
+export interface ExecBlock {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** In the kubeconfig's order; names are unique. */
+  readonly env: readonly { readonly name: string; readonly value: string }[];
+}
+
+/**
+ * The ExecCredential version argocd-k8s-auth prints (`formatJSON` in
+ * cmd/argocd-k8s-auth/commands/aws.go, ArgoCD v3.6.1), and the one ArgoCD itself sets for
+ * awsAuthConfig in `Cluster.rawRestConfig`.
+ */
+export const EXEC_API_VERSION = 'client.authentication.k8s.io/v1beta1';
+
+/** Versions a kubeconfig may name: client-go's (v1alpha1 was removed in Kubernetes 1.24). */
+const KUBECONFIG_API_VERSIONS = new Set([
+  'client.authentication.k8s.io/v1alpha1',
+  EXEC_API_VERSION,
+  'client.authentication.k8s.io/v1',
+]);
+
+/**
+ * Fields of client-go's ExecConfig that only shape how the plugin runs on the kubeconfig
+ * user's machine; ArgoCD runs argocd-k8s-auth with its own settings (interactiveMode Never),
+ * so these are read and dropped.
+ */
+const DROPPED_FIELDS = new Set([
+  'apiVersion',
+  'installHint',
+  'provideClusterInfo',
+  'interactiveMode',
+]);
+const READ_FIELDS = new Set(['command', 'args', 'env']);
+
+export const problem = (code: RefusalCode, text: string, fix: string): ExecProblem => ({
+  code,
+  problem: text,
+  fix,
+});
+
+const isMap = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const absent = (value: unknown): boolean => value === undefined || value === null;
+
+/** The exec block's command, for messages; `undefined` when it has none. */
+export function execCommandOf(exec: unknown): string | undefined {
+  return isMap(exec) && typeof exec['command'] === 'string' ? exec['command'] : undefined;
+}
+
+export function readExecBlock(exec: unknown, owner: string): ExecBlock | ExecProblem {
+  const malformed = (what: string): ExecProblem =>
+    problem(
+      'exec-unsupported',
+      `the exec block of ${owner} ${what}`,
+      'store the kubeconfig exactly as the provisioner wrote it',
+    );
+  if (!isMap(exec)) return malformed('is not a mapping');
+  for (const field of Object.keys(exec)) {
+    if (!READ_FIELDS.has(field) && !DROPPED_FIELDS.has(field)) {
+      return problem(
+        'exec-unsupported',
+        `the exec block of ${owner} sets "${field}", which the translation does not know`,
+        `remove "${field}" from the exec block`,
+      );
+    }
+  }
+  const apiVersion = exec['apiVersion'];
+  if (!absent(apiVersion) && !KUBECONFIG_API_VERSIONS.has(String(apiVersion)))
+    return malformed(
+      `names apiVersion ${JSON.stringify(apiVersion)}, not a client.authentication.k8s.io version`,
+    );
+  const command = exec['command'];
+  if (typeof command !== 'string' || command === '') return malformed('has no command');
+  const rawArgs = exec['args'];
+  if (
+    !absent(rawArgs) &&
+    !(Array.isArray(rawArgs) && rawArgs.every((arg) => typeof arg === 'string'))
+  )
+    return malformed('has "args" that are not a list of strings (quote them)');
+  const rawEnv = exec['env'];
+  const env: { name: string; value: string }[] = [];
+  if (!absent(rawEnv)) {
+    if (!Array.isArray(rawEnv)) return malformed('has "env" that is not a list');
+    for (const entry of rawEnv as unknown[]) {
+      if (!isMap(entry) || typeof entry['name'] !== 'string' || entry['name'] === '')
+        return malformed('has an "env" entry without a name');
+      const name = entry['name'];
+      const value = entry['value'];
+      if (typeof value !== 'string')
+        return malformed(`has env ${name} whose value is not a string (quote it)`);
+      if (env.some((seen) => seen.name === name)) return malformed(`sets env ${name} twice`);
+      env.push({ name, value });
+    }
+  }
+  return { command, args: (rawArgs as string[] | null | undefined) ?? [], env };
+}
+
+// ---------------------------------------------------------------------------------------
+// Command lines
+
+export interface FlagSpec {
+  /** Canonical name → every spelling (`--cluster-name`, `-i`). */
+  readonly valued: Readonly<Record<string, readonly string[]>>;
+  /** Flags without a value (`--use_application_default_credentials`). */
+  readonly switches?: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface ParsedCommandLine {
+  readonly positionals: readonly string[];
+  readonly flags: ReadonlyMap<string, string>;
+}
+
+/**
+ * Parses `args` as Go's pflag and the AWS CLI do (`--flag value`, `--flag=value`, `-f value`),
+ * accepting only the flags in `spec`; an unknown or repeated flag is named in the problem.
+ */
+export function parseCommandLine(
+  args: readonly string[],
+  spec: FlagSpec,
+  unknownFlag: (flag: string) => ExecProblem,
+  owner: string,
+): ParsedCommandLine | ExecProblem {
+  const canonical = new Map<string, { name: string; valued: boolean }>();
+  for (const [name, spellings] of Object.entries(spec.valued))
+    for (const spelling of spellings) canonical.set(spelling, { name, valued: true });
+  for (const [name, spellings] of Object.entries(spec.switches ?? {}))
+    for (const spelling of spellings) canonical.set(spelling, { name, valued: false });
+  const positionals: string[] = [];
+  const flags = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (!arg.startsWith('-') || arg === '-') {
+      positionals.push(arg);
+      continue;
+    }
+    const equals = arg.indexOf('=');
+    const spelling = equals < 0 ? arg : arg.slice(0, equals);
+    const known = canonical.get(spelling);
+    if (known === undefined) return unknownFlag(spelling);
+    let value: string;
+    if (equals >= 0) value = arg.slice(equals + 1);
+    else if (!known.valued) value = 'true';
+    else {
+      const next = args[i + 1];
+      if (next === undefined)
+        return problem(
+          'exec-unsupported',
+          `the exec args of ${owner} end with ${spelling} but give it no value`,
+          `give ${spelling} its value`,
+        );
+      value = next;
+      i++;
+    }
+    if (flags.has(known.name))
+      return problem(
+        'exec-unsupported',
+        `the exec args of ${owner} give ${spelling} twice`,
+        `give ${spelling} once`,
+      );
+    flags.set(known.name, value);
+  }
+  return { positionals, flags };
+}
+
+export const isExecProblem = (value: object): value is ExecProblem => 'problem' in value;
+
+/**
+ * Positional arguments for a message, without their text (one could be a credential): a
+ * known subcommand word is shown, anything else as `<argument>`.
+ */
+export function positionalsShape(positionals: readonly string[]): string {
+  const words = new Set([
+    'token',
+    'eks',
+    'get-token',
+    'verify',
+    'convert-kubeconfig',
+    'remove-tokens',
+  ]);
+  return JSON.stringify(
+    positionals.map((word) => (words.has(word) ? word : '<argument>')).join(' '),
+  );
+}

@@ -1,0 +1,334 @@
+// Reading a kubeconfig's structure as kubectl does: the YAML itself, typed fields, and the
+// cluster and user the current context selects. kubeconfig.ts turns what this reads into an
+// ArgoCD cluster config.
+
+import { isMap as isYamlMap, isScalar, isSeq, parseDocument } from 'yaml';
+import type { Document, DocumentOptions, ErrorCode, ParseOptions, SchemaOptions } from 'yaml';
+import { scanYamlShape } from './kubeconfig-limits.js';
+import type { RefusalCode } from '../shared/types.js';
+
+// YAML, as kubectl reads it: one document, YAML 1.1 scalars (`yes` is a boolean), no
+// custom or exotic tags, no duplicate keys, bounded alias expansion. The library's own
+// duplicate-key check compares each key with every earlier one (quadratic in a mapping's size),
+// so duplicates are found afterwards, in one pass (`problemInTree`).
+
+const EXCLUDED_TAGS = new Set([
+  'tag:yaml.org,2002:binary',
+  'tag:yaml.org,2002:omap',
+  'tag:yaml.org,2002:pairs',
+  'tag:yaml.org,2002:set',
+  // Date-looking strings stay strings.
+  'tag:yaml.org,2002:timestamp',
+]);
+
+const EXCLUDED_TAG_IDS = new Set(['binary', 'omap', 'pairs', 'set', 'timestamp']);
+
+const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
+  version: '1.1',
+  schema: 'yaml-1.1',
+  strict: true,
+  uniqueKeys: false,
+  prettyErrors: false,
+  customTags: (tags) =>
+    tags.filter((tag) =>
+      typeof tag === 'string' ? !EXCLUDED_TAG_IDS.has(tag) : !EXCLUDED_TAGS.has(tag.tag),
+    ),
+};
+
+export type YamlMap = Readonly<Record<string, unknown>>;
+
+export const isMap = (value: unknown): value is YamlMap =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.getPrototypeOf(value) === Object.prototype;
+
+type Parsed =
+  | { readonly ok: true; readonly root: YamlMap }
+  | {
+      readonly ok: false;
+      readonly problem: string;
+      readonly empty: boolean;
+      /** The text is over one of KUBECONFIG_LIMITS. */
+      readonly overLimit?: true;
+    };
+
+// The library's messages can quote the text (a tag, a directive, the token it stumbled on),
+// and the text holds credentials: refusals say what kind of problem and where, in our words.
+const YAML_PROBLEMS: Partial<Record<ErrorCode, string>> = {
+  BAD_ALIAS: 'an alias without its anchor',
+  BAD_DIRECTIVE: 'an unknown directive',
+  BAD_DQ_ESCAPE: 'a bad escape in a double-quoted string',
+  BAD_INDENT: 'bad indentation',
+  BAD_SCALAR_START: 'a value that starts with a reserved character',
+  BLOCK_AS_IMPLICIT_KEY: 'a block value used as a key',
+  BLOCK_IN_FLOW: 'a block value inside brackets or braces',
+  DUPLICATE_KEY: 'duplicate key',
+  KEY_OVER_1024_CHARS: 'a key longer than 1024 characters',
+  MISSING_CHAR: 'an unclosed quote, bracket or brace',
+  MULTILINE_IMPLICIT_KEY: 'a key spanning lines',
+  MULTIPLE_DOCS: 'more than one document',
+  NON_STRING_KEY: 'a key that is not a plain value',
+  RESOURCE_EXHAUSTION: 'a structure too deep to read',
+  TAB_AS_INDENT: 'a tab as indentation',
+  TAG_RESOLVE_FAILED: 'a value that does not match its tag',
+};
+
+const lineAt = (text: string, offset: number): number => {
+  let line = 1;
+  for (let at = text.indexOf('\n'); at >= 0 && at < offset; at = text.indexOf('\n', at + 1))
+    line += 1;
+  return line;
+};
+
+const notYaml = (text: string, what: string, offset: number | undefined): Parsed => ({
+  ok: false,
+  problem: `is not valid YAML (${what}${offset === undefined ? '' : ` at line ${lineAt(text, offset)}`})`,
+  empty: false,
+});
+
+/**
+ * A duplicate key, or a key that is a mapping, list or alias (kubectl reads keys as strings;
+ * the library would turn such a key into a string by printing it, at a cost that grows with
+ * its depth), in one pass over the parsed tree: a Set per mapping.
+ */
+function problemInTree(
+  document: Document.Parsed,
+): { readonly what: string; readonly offset: number | undefined } | undefined {
+  const pending: unknown[] = [document.contents];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (isSeq(node)) pending.push(...node.items);
+    if (!isYamlMap(node)) continue;
+    const keys = new Set<unknown>();
+    for (const pair of node.items) {
+      const key: unknown = pair.key;
+      if (key !== null && !isScalar(key))
+        return { what: 'a key that is not a plain value', offset: node.range?.[0] };
+      // The library's own rule: keys are equal when their values are (`yes` and `true` too).
+      const value = key === null ? null : key.value;
+      if (keys.has(value)) return { what: 'duplicate key', offset: key?.range?.[0] };
+      keys.add(value);
+      pending.push(pair.value);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Characters outside YAML's printable set (C0 controls but tab and line breaks, DEL, C1
+ * controls but NEL, non-characters). The library passes them through inside scalars; kubectl's
+ * YAML reader refuses them, and a NUL in a token would reach ArgoCD's config as it stands.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const NON_PRINTABLE = /[\0-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]/;
+
+export function parseYaml(text: string): Parsed {
+  const overLimit = scanYamlShape(text);
+  if (overLimit !== undefined)
+    return { ok: false, problem: overLimit, empty: false, overLimit: true };
+  const control = NON_PRINTABLE.exec(text);
+  if (control !== null) return notYaml(text, 'a control character', control.index);
+  try {
+    const document = parseDocument(text, PARSE_OPTIONS);
+    const issue = document.errors[0] ?? document.warnings[0];
+    if (issue !== undefined)
+      return notYaml(text, YAML_PROBLEMS[issue.code] ?? 'malformed YAML', issue.pos[0]);
+    const inTree = problemInTree(document);
+    if (inTree !== undefined) return notYaml(text, inTree.what, inTree.offset);
+    const root: unknown = document.toJS({ maxAliasCount: 100 });
+    if (root === null || root === undefined) return { ok: false, problem: 'is empty', empty: true };
+    if (!isMap(root)) return { ok: false, problem: 'is not a YAML mapping', empty: false };
+    return { ok: true, root };
+  } catch {
+    // toJS throws on alias bombs; the bounds above keep anything else from throwing, and
+    // whatever the library might still throw is, to the user, unreadable YAML.
+    return {
+      ok: false,
+      problem: 'is not valid YAML (too many aliases or a malformed structure)',
+      empty: false,
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Typed reading of the kubeconfig structure. Each reader returns the value or a problem
+// phrase; `null` and empty strings read as absent, as they do in client-go.
+
+export class Problem {
+  constructor(
+    readonly code: RefusalCode,
+    readonly problem: string,
+    readonly fix: string,
+  ) {}
+}
+
+export const NOT_A_KUBECONFIG_FIX =
+  'store a kubeconfig as written by `kubectl config view --raw --flatten`';
+
+export const OVER_LIMIT_FIX =
+  "store only the child cluster's kubeconfig, as written by `kubectl config view --raw --flatten --minify`";
+
+export function notKubeconfig(problem: string): Problem {
+  return new Problem(
+    'kubeconfig-not-yaml',
+    `the kubeconfig is malformed: ${problem}`,
+    NOT_A_KUBECONFIG_FIX,
+  );
+}
+
+export function readString(
+  body: YamlMap,
+  field: string,
+  owner: string,
+): string | undefined | Problem {
+  const value = body[field];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string')
+    return notKubeconfig(`"${field}" of ${owner} is not a string (quote it)`);
+  return value;
+}
+
+export function readBoolean(body: YamlMap, field: string, owner: string): boolean | Problem {
+  const value = body[field];
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean')
+    return notKubeconfig(`"${field}" of ${owner} is not true or false`);
+  return value;
+}
+
+interface NamedEntry {
+  readonly name: string;
+  readonly body: YamlMap;
+}
+
+function readNamedList(
+  root: YamlMap,
+  list: 'clusters' | 'users' | 'contexts',
+  field: 'cluster' | 'user' | 'context',
+): NamedEntry[] | Problem {
+  const value = root[list];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return notKubeconfig(`"${list}" is not a list`);
+  const entries: NamedEntry[] = [];
+  for (const [index, entry] of (value as unknown[]).entries()) {
+    if (!isMap(entry)) return notKubeconfig(`${list}[${index}] is not a mapping`);
+    const name = entry['name'];
+    if (typeof name !== 'string' || name === '')
+      return notKubeconfig(`${list}[${index}] has no name`);
+    const body = entry[field];
+    if (body !== undefined && body !== null && !isMap(body))
+      return notKubeconfig(
+        `"${field}" of ${list}[${index}] (${JSON.stringify(name)}) is not a mapping`,
+      );
+    entries.push({ name, body: body ?? {} });
+  }
+  return entries;
+}
+
+function findNamed(
+  entries: readonly NamedEntry[],
+  name: string,
+  kind: string,
+  referrer: string,
+): NamedEntry | Problem {
+  const found = entries.filter((entry) => entry.name === name);
+  if (found.length === 1 && found[0] !== undefined) return found[0];
+  const known = entries
+    .map((entry) => JSON.stringify(entry.name))
+    .slice(0, 10)
+    .join(', ');
+  if (found.length > 1) {
+    return new Problem(
+      'kubeconfig-context-dangling',
+      `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig defines ${found.length} times`,
+      `keep a single ${kind} of that name`,
+    );
+  }
+  return new Problem(
+    'kubeconfig-context-dangling',
+    `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig does not define`,
+    entries.length === 0 ? `add the ${kind} to the kubeconfig` : `point it at one of ${known}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------
+// Context choice: the only cluster+user pair, else current-context. Never a guess.
+
+interface Selected {
+  readonly cluster: NamedEntry;
+  readonly user: NamedEntry;
+  /**
+   * Set when the only pair was used although current-context does not lead to it (kubectl
+   * would refuse the kubeconfig): what is wrong with current-context, for a warning.
+   */
+  readonly danglingContext?: string;
+}
+
+export function selectPair(root: YamlMap): Selected | Problem {
+  const clusters = readNamedList(root, 'clusters', 'cluster');
+  if (clusters instanceof Problem) return clusters;
+  const users = readNamedList(root, 'users', 'user');
+  if (users instanceof Problem) return users;
+  const contexts = readNamedList(root, 'contexts', 'context');
+  if (contexts instanceof Problem) return contexts;
+
+  const [onlyCluster] = clusters;
+  const [onlyUser] = users;
+  if (
+    clusters.length === 1 &&
+    users.length === 1 &&
+    onlyCluster !== undefined &&
+    onlyUser !== undefined
+  ) {
+    // The single pair is unambiguous, so it is used; a current-context that leads nowhere is
+    // still worth a warning (the provisioner wrote something kubectl would not accept).
+    const followed = followCurrentContext(root, contexts, clusters, users);
+    return followed instanceof Problem
+      ? { cluster: onlyCluster, user: onlyUser, danglingContext: followed.problem }
+      : { cluster: onlyCluster, user: onlyUser };
+  }
+  const followed = followCurrentContext(root, contexts, clusters, users);
+  if (followed !== undefined) return followed;
+  const what =
+    clusters.length === 0
+      ? 'defines no cluster'
+      : users.length === 0
+        ? 'defines no user'
+        : `has ${clusters.length} clusters and ${users.length} users and no current-context`;
+  return new Problem(
+    'kubeconfig-no-context',
+    `the kubeconfig ${what}, so there is no way to tell which cluster to register`,
+    'set current-context, or store a kubeconfig with exactly one cluster and one user',
+  );
+}
+
+/** The pair current-context selects, a problem when it leads nowhere, undefined when unset. */
+function followCurrentContext(
+  root: YamlMap,
+  contexts: readonly NamedEntry[],
+  clusters: readonly NamedEntry[],
+  users: readonly NamedEntry[],
+): Selected | Problem | undefined {
+  const current = readString(root, 'current-context', 'the kubeconfig');
+  if (current instanceof Problem || current === undefined) return current;
+  const context = findNamed(contexts, current, 'context', 'current-context');
+  if (context instanceof Problem) return context;
+  const referrer = `context ${JSON.stringify(current)}`;
+  const clusterName = readString(context.body, 'cluster', referrer);
+  if (clusterName instanceof Problem) return clusterName;
+  const userName = readString(context.body, 'user', referrer);
+  if (userName instanceof Problem) return userName;
+  if (clusterName === undefined || userName === undefined) {
+    return new Problem(
+      'kubeconfig-context-dangling',
+      `${referrer} (the current-context) names no ${clusterName === undefined ? 'cluster' : 'user'}`,
+      `set its ${clusterName === undefined ? 'cluster' : 'user'}`,
+    );
+  }
+  const cluster = findNamed(clusters, clusterName, 'cluster', referrer);
+  if (cluster instanceof Problem) return cluster;
+  const user = findNamed(users, userName, 'user', referrer);
+  if (user instanceof Problem) return user;
+  return { cluster, user };
+}

@@ -1,0 +1,310 @@
+// kubeconfig → ArgoCD cluster config. Pure and total: any text gives either a
+// Translation that ArgoCD's parser accepts or a Refusal that names the Secret and the fix.
+//
+// One malformed cluster Secret breaks ApplicationSet pruning for every cluster, so the output
+// is held to ArgoCD's rules (padded standard base64, exactly one credential form, never
+// `insecure` together with `caData`) rather than passed through.
+
+import type {
+  ArgoClusterConfig,
+  CertificateFacts,
+  CredentialKind,
+  Provider,
+  Refusal,
+  TranslationResult,
+  Warning,
+} from '../shared/types.js';
+import {
+  classifyServer,
+  plainHttpWarning,
+  proxyUrlProblem,
+  redactUrl,
+} from '../shared/server-address.js';
+import {
+  NOT_A_KUBECONFIG_FIX,
+  OVER_LIMIT_FIX,
+  parseYaml,
+  Problem,
+  readString,
+  selectPair,
+  type YamlMap,
+} from './kubeconfig-structure.js';
+import {
+  CREDENTIAL_FIX,
+  fileReferences,
+  IMPERSONATION_FIELDS,
+  present,
+  readCredentials,
+  readTls,
+} from './kubeconfig-fields.js';
+import { isExecProblem } from './exec/exec-block.js';
+import { execConnectionProblem } from './exec/exec-policy.js';
+import { EMPTY_EXEC_POLICY } from '../config/exec-policy.js';
+import { translateExec, type TranslatedExec } from './exec/translate-exec.js';
+
+export interface TranslateContext {
+  readonly namespace: string;
+  readonly secret: string;
+  readonly provider: Provider;
+  /** The Secret data key the kubeconfig came from, for messages. */
+  readonly key?: string;
+  /**
+   * The namespace overrides the server address (`<prefix>server` annotation), so the
+   * kubeconfig's own `server` is not used and not checked: a loopback or in-cluster address
+   * there must not block a namespace that has said where the API server really is.
+   */
+  readonly serverOverridden?: boolean;
+  /** The kubeconfig is a Cluster API Cluster's: its server override is the Cluster's annotation. */
+  readonly clusterSource?: boolean;
+  /**
+   * The full key of the server-override annotation (`<label prefix>server`), for messages
+   * that suggest it; a placeholder when not given.
+   */
+  readonly serverAnnotation?: string;
+}
+
+const serverAnnotationHint = (context: TranslateContext): string =>
+  `the \`${context.serverAnnotation ?? '<label-prefix>server'}\` ${context.clusterSource === true ? 'annotation of the Cluster' : 'namespace annotation'}`;
+
+interface TranslationDraft {
+  server: string;
+  config: ArgoClusterConfig;
+  warnings: Warning[];
+  credential: CredentialKind;
+  clientCertificate?: CertificateFacts;
+}
+
+function translateRoot(root: YamlMap, context: TranslateContext): TranslationDraft | Problem {
+  const selected = selectPair(root);
+  if (selected instanceof Problem) return selected;
+  const clusterOwner = `cluster ${JSON.stringify(selected.cluster.name)}`;
+  const userOwner = `user ${JSON.stringify(selected.user.name)}`;
+  const cluster = selected.cluster.body;
+  const user = selected.user.body;
+  const warnings: Warning[] = [];
+  const warn = (code: Warning['code'], message: string): void => {
+    warnings.push({
+      code,
+      namespace: context.namespace,
+      secret: context.secret,
+      message: `${where(context)}: ${message}`,
+    });
+  };
+
+  if (selected.danglingContext !== undefined) {
+    warn(
+      'current-context-dangling',
+      `${selected.danglingContext}; used its only ${clusterOwner} and ${userOwner} (kubectl would refuse this kubeconfig: point current-context at a context for them)`,
+    );
+  }
+
+  // Commands and files would run or be read inside the ArgoCD pod: refused before anything
+  // else, unless both exec gates are on and the plugin has an ArgoCD form of its own.
+  let exec: TranslatedExec | undefined;
+  if (present(user['exec'])) {
+    const translated = translateExec(user['exec'], userOwner, context.provider);
+    if (isExecProblem(translated))
+      return new Problem(translated.code, translated.problem, translated.fix);
+    exec = translated;
+  }
+  const execForm = exec?.form;
+  if (present(user['auth-provider'])) {
+    return new Problem(
+      'auth-provider',
+      `the kubeconfig uses an auth-provider plugin, which ArgoCD would have to run with its own credentials`,
+      CREDENTIAL_FIX,
+    );
+  }
+  const fileProblem = fileReferences(cluster, user, clusterOwner, userOwner);
+  if (fileProblem !== undefined) return fileProblem;
+  const impersonation = IMPERSONATION_FIELDS.find((field) => present(user[field]));
+  if (impersonation !== undefined) {
+    return new Problem(
+      'impersonation',
+      `${userOwner} impersonates another identity ("${impersonation}"), which ArgoCD's cluster config cannot express; registering it would give ArgoCD the unimpersonated identity`,
+      'use a kubeconfig whose credentials belong to the identity ArgoCD should act as',
+    );
+  }
+
+  // Server.
+  const rawServer = readString(cluster, 'server', clusterOwner);
+  if (rawServer instanceof Problem) return rawServer;
+  let server = rawServer?.replace(/\/+$/, '') ?? '';
+  if (context.serverOverridden !== true) {
+    if (rawServer === undefined) {
+      return new Problem(
+        'server-missing',
+        `${clusterOwner} has no server`,
+        `set its server to the child API server's https:// address, or set ${serverAnnotationHint(context)}`,
+      );
+    }
+    const classified = classifyServer(server);
+    switch (classified.kind) {
+      case 'ok':
+        break;
+      case 'invalid':
+        return new Problem(
+          'server-invalid',
+          `${clusterOwner} has server ${JSON.stringify(redactUrl(rawServer))}, which is not an https:// (or http://) URL with a host and without user-info, query or fragment`,
+          `set it to the child API server's address, e.g. https://api.child.example.com:6443, or set ${serverAnnotationHint(context)}`,
+        );
+      case 'in-cluster':
+        return new Problem(
+          'server-in-cluster',
+          `${clusterOwner} has server ${redactUrl(server)}, the host cluster's own API service, which ArgoCD would reach with its own service account`,
+          `use a kubeconfig that addresses the child cluster, or set ${serverAnnotationHint(context)} to the child API server's address`,
+        );
+      case 'loopback': {
+        if (!context.provider.loopbackRewrite) {
+          return new Problem(
+            'server-loopback',
+            `${clusterOwner} has server ${redactUrl(server)}, a loopback address, which from ArgoCD's pod is ArgoCD itself`,
+            `expose the child API server and set ${serverAnnotationHint(context)} to its address`,
+          );
+        }
+        // vcluster writes a localhost kubeconfig for port-forwarding; its Service `<vcluster>`
+        // serves on 443 with `<vcluster>.<namespace>` on its certificate.
+        const name = context.secret.startsWith('vc-') ? context.secret.slice(3) : '';
+        if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63) {
+          return new Problem(
+            'server-loopback',
+            `${clusterOwner} has server ${redactUrl(server)}, a loopback address, and the Secret name is not vc-<vcluster>, so the vcluster Service cannot be derived`,
+            `set ${serverAnnotationHint(context)} to the vcluster Service address (https://<vcluster>.<namespace>)`,
+          );
+        }
+        const rewritten = `https://${name}.${context.namespace}`;
+        // A vcluster named `kubernetes` in `default` would point ArgoCD at the host cluster.
+        if (classifyServer(rewritten).kind !== 'ok') {
+          return new Problem(
+            'server-in-cluster',
+            `${clusterOwner} has server ${redactUrl(server)}, a loopback address, and the vcluster Service it rewrites to, ${rewritten}, is the host cluster's own API service, which ArgoCD would reach with its own service account`,
+            `set ${serverAnnotationHint(context)} to the vcluster's own address`,
+          );
+        }
+        warn(
+          'loopback-rewritten',
+          `server ${redactUrl(server)} is a loopback address; registered the vcluster Service ${rewritten} instead`,
+        );
+        server = rewritten;
+        break;
+      }
+    }
+  }
+
+  if (context.serverOverridden !== true) {
+    const plainHttp = plainHttpWarning(server);
+    if (plainHttp !== undefined)
+      warn('server-plain-http', `${clusterOwner} has server ${plainHttp}`);
+  }
+
+  // TLS.
+  const tls = readTls(cluster, clusterOwner, warn);
+  if (tls instanceof Problem) return tls;
+  const { insecure, serverName, caData } = tls;
+
+  // Credentials: client certificate, else token, else basic auth; exactly one is emitted.
+  const read = readCredentials(user, userOwner, execForm !== undefined);
+  if (read instanceof Problem) return read;
+
+  const tlsClientConfig: {
+    insecure: boolean;
+    serverName?: string;
+    caData?: string;
+    certData?: string;
+    keyData?: string;
+  } = { insecure };
+  if (serverName !== undefined) tlsClientConfig.serverName = serverName;
+  if (caData !== undefined) tlsClientConfig.caData = caData;
+  if (read.certData !== undefined) tlsClientConfig.certData = read.certData;
+  if (read.keyData !== undefined) tlsClientConfig.keyData = read.keyData;
+  const credentials = read.credentials;
+  const clientCertificate: CertificateFacts | undefined = read.clientCertificate;
+
+  const proxyUrl = readString(cluster, 'proxy-url', clusterOwner);
+  if (proxyUrl instanceof Problem) return proxyUrl;
+  if (proxyUrl !== undefined) {
+    const problem = proxyUrlProblem(proxyUrl);
+    if (problem !== undefined) {
+      return new Problem(
+        'proxy-url-invalid',
+        `proxy-url ${JSON.stringify(redactUrl(proxyUrl))} of ${clusterOwner} ${problem}`,
+        'set it to http://, https:// or socks5://<host>:<port> without credentials, or remove it',
+      );
+    }
+    warn(
+      'proxy-url',
+      `${clusterOwner} sets proxy-url ${redactUrl(proxyUrl)}: ArgoCD will connect to this cluster through that proxy, which learns where ArgoCD connects and can block the connection`,
+    );
+  }
+
+  // ArgoCD's own cloud token goes wherever an exec registration points. With the server
+  // overridden, the registration is refused when it is built (registration.ts): an override
+  // never applies to an exec registration.
+  if (exec !== undefined && context.serverOverridden !== true) {
+    const unbound = execConnectionProblem(
+      exec.cloud,
+      { server, insecure, proxyUrl },
+      context.provider.execPolicy ?? EMPTY_EXEC_POLICY,
+      clusterOwner,
+    );
+    if (unbound !== undefined) return new Problem(unbound.code, unbound.problem, unbound.fix);
+  }
+
+  // Fixed key order, so equal configs serialise equally.
+  const config: ArgoClusterConfig = {
+    ...(credentials !== undefined && 'username' in credentials
+      ? { username: credentials.username, password: credentials.password }
+      : {}),
+    ...(credentials !== undefined && 'bearerToken' in credentials
+      ? { bearerToken: credentials.bearerToken }
+      : {}),
+    tlsClientConfig,
+    ...execForm,
+    ...(proxyUrl !== undefined ? { proxyUrl } : {}),
+  };
+  const credential: CredentialKind =
+    execForm !== undefined
+      ? 'exec'
+      : clientCertificate !== undefined
+        ? 'client-certificate'
+        : credentials !== undefined && 'bearerToken' in credentials
+          ? 'bearer-token'
+          : 'basic-auth';
+  const draft: TranslationDraft = { server, config, warnings, credential };
+  if (clientCertificate !== undefined) draft.clientCertificate = clientCertificate;
+  return draft;
+}
+
+function where(context: TranslateContext): string {
+  return `namespace ${context.namespace}, Secret ${context.secret}${context.key === undefined ? '' : ` key ${context.key}`}`;
+}
+
+function refusal(context: TranslateContext, problem: Problem): Refusal {
+  return { code: problem.code, message: `${where(context)}: ${problem.problem}; ${problem.fix}` };
+}
+
+/** Translates one kubeconfig; never throws. */
+export function translateKubeconfig(
+  kubeconfigText: string,
+  context: TranslateContext,
+): TranslationResult {
+  const parsed = parseYaml(kubeconfigText);
+  if (!parsed.ok) {
+    return {
+      ok: false,
+      refusal: refusal(
+        context,
+        parsed.overLimit === true
+          ? new Problem('kubeconfig-over-limit', `the kubeconfig ${parsed.problem}`, OVER_LIMIT_FIX)
+          : new Problem(
+              'kubeconfig-not-yaml',
+              `the kubeconfig ${parsed.problem}`,
+              NOT_A_KUBECONFIG_FIX,
+            ),
+      ),
+    };
+  }
+  const draft = translateRoot(parsed.root, context);
+  if (draft instanceof Problem) return { ok: false, refusal: refusal(context, draft) };
+  return { ok: true, translation: draft };
+}

@@ -1,0 +1,156 @@
+// Near misses: in a namespace without a kubeconfig candidate, the Secrets that almost are one.
+// A Secret another provider would read (the wrong provider is configured), a Secret with the
+// configured name but other keys, a Secret with a configured key but another name. They only
+// shape the message of a waiting or stale namespace, never a decision: what is registered is
+// still exactly what the configured providers select. Names and key names only: a Secret's
+// values are never recorded or printed.
+
+import { providerLabel } from './exec/gates.js';
+import { matchGlob } from '../config/glob.js';
+import { PROVIDER_PRESETS } from '../config/provider-presets.js';
+import type { Provider } from '../shared/types.js';
+
+const PRESETS: readonly Provider[] = Object.values(PROVIDER_PRESETS);
+
+/** The gatherer keeps at most this many per namespace: a hint, not an inventory. */
+export const NEAR_MISS_RECORD_LIMIT = 8;
+/** A message names at most this many. */
+const NAMED_LIMIT = 3;
+const KEYS_SHOWN = 10;
+
+/** A Secret as far as near misses are concerned. */
+export interface SecretKeys {
+  readonly name: string;
+  readonly keys: readonly string[];
+}
+
+/** A candidate: a configured provider's glob matches the name and the Secret has one of its keys. */
+export function isCandidate(secret: SecretKeys, providers: readonly Provider[]): boolean {
+  return providers.some(
+    (provider) =>
+      matchGlob(provider.secretNamePattern, secret.name) &&
+      provider.keys.some((key) => secret.keys.includes(key)),
+  );
+}
+
+/**
+ * Whether a Secret that is not a candidate is worth recording: its name matches any
+ * provider's glob (preset or configured), or it carries any preset or configured key.
+ */
+export function isNearMiss(secret: SecretKeys, providers: readonly Provider[]): boolean {
+  return [...PRESETS, ...providers].some(
+    (provider) =>
+      matchGlob(provider.secretNamePattern, secret.name) ||
+      provider.keys.some((key) => secret.keys.includes(key)),
+  );
+}
+
+type Kind = 'provider' | 'key' | 'name';
+const RANK: Readonly<Record<Kind, number>> = { provider: 0, key: 1, name: 2 };
+
+interface Classified {
+  readonly kind: Kind;
+  readonly secret: SecretKeys;
+  readonly provider: Provider;
+  /** The key that matched (provider and name near misses). */
+  readonly key?: string;
+}
+
+function classify(secret: SecretKeys, providers: readonly Provider[]): Classified | undefined {
+  const configured = new Set(providers.map((provider) => provider.name));
+  // The most specific glob wins: `x-user-kubeconfig` is what capa-eks and gke read (an exec
+  // user kubeconfig), though capi's `*-kubeconfig` matches it too and refuses exec.
+  let best: Classified | undefined;
+  for (const preset of PRESETS) {
+    const key = preset.keys.find((candidate) => secret.keys.includes(candidate));
+    if (key === undefined || configured.has(preset.name)) continue;
+    if (!matchGlob(preset.secretNamePattern, secret.name)) continue;
+    if (best === undefined || specificity(preset) > specificity(best.provider))
+      best = { kind: 'provider', secret, provider: preset, key };
+  }
+  if (best !== undefined) return best;
+  for (const provider of providers)
+    if (matchGlob(provider.secretNamePattern, secret.name))
+      return { kind: 'key', secret, provider };
+  for (const provider of providers) {
+    const key = provider.keys.find((candidate) => secret.keys.includes(candidate));
+    if (key !== undefined) return { kind: 'name', secret, provider, key };
+  }
+  return undefined;
+}
+
+/** How much of a name a provider's glob fixes: its characters that are not wildcards. */
+const specificity = (provider: Provider): number =>
+  provider.secretNamePattern.replace(/[*?]/g, '').length;
+
+/** How a provider is written on the command line and in the chart's `providers` list. */
+const entryOf = providerLabel;
+
+/** A custom entry reading `key` of `glob`, keeping `;exec` when `like` allows exec. */
+const customEntry = (glob: string, key: string, like: Provider): string =>
+  `custom:${glob}=${key}${(like.execClouds ?? []).length > 0 ? ';exec' : ''}`;
+
+// Quoted for the shell: a custom entry's glob must reach the registrar unexpanded.
+const quotedFlag = (entry: string): string =>
+  `\`--provider ${entry.startsWith('custom:') ? `'${entry}'` : entry}\``;
+const chartValue = (entry: string): string =>
+  `providers: [${entry.startsWith('custom:') ? JSON.stringify(entry) : entry}]`;
+const suggestion = (entry: string): string =>
+  `${quotedFlag(entry)} (chart value \`${chartValue(entry)}\`)`;
+
+function keysText(keys: readonly string[]): string {
+  if (keys.length === 0) return 'it has no keys';
+  const shown = [...keys].sort().slice(0, KEYS_SHOWN).join(', ');
+  return `its keys: ${shown}${keys.length > KEYS_SHOWN ? ', …' : ''}`;
+}
+
+function phrase(near: Classified, providers: readonly Provider[]): string {
+  const { secret, provider } = near;
+  switch (near.kind) {
+    case 'provider': {
+      const others = providers.map(entryOf);
+      const alike = PRESETS.filter(
+        (preset) =>
+          preset.name !== provider.name && preset.secretNamePattern === provider.secretNamePattern,
+      ).map((preset) => preset.name);
+      const exec =
+        (provider.execClouds ?? []).length === 0
+          ? ''
+          : ` with \`--exec-credentials\` (its exec plugin is translated into ArgoCD's own form)${alike.length === 0 ? '' : `, or ${alike.join(' or ')} if that is the cloud it signs in to`}`;
+      return `Secret ${secret.name} (${keysText(secret.keys)}) matches the ${provider.name} provider (${provider.secretNamePattern} with ${provider.keys.join(' or ')}), which is not configured; add it with ${suggestion(provider.name)}${exec}, keeping ${others.join(' and ')} in the list if other namespaces need ${others.length === 1 ? 'it' : 'them'}`;
+    }
+    case 'key': {
+      const wanted = provider.keys.join(' or ');
+      const head = `Secret ${secret.name} matches ${provider.secretNamePattern} of the ${entryOf(provider)} provider but has no key ${wanted} (${keysText(secret.keys)}); store the kubeconfig under ${provider.keys[0] ?? wanted}`;
+      if (secret.keys.length === 0) return head;
+      const key = secret.keys.length === 1 ? (secret.keys[0] ?? '<key>') : '<key>';
+      return `${head}, or read ${secret.keys.length === 1 ? `key ${key}` : 'the key that holds it'} with ${suggestion(customEntry(provider.secretNamePattern, key, provider))}`;
+    }
+    case 'name': {
+      const key = near.key ?? '<key>';
+      return `Secret ${secret.name} has key ${key}, but its name does not match ${provider.secretNamePattern} of the ${entryOf(provider)} provider; rename it to match, or read it with ${suggestion(customEntry(secret.name, key, provider))}`;
+    }
+  }
+}
+
+/**
+ * The near misses among a namespace's Secrets (none of which is a candidate), most useful
+ * first, as one phrase; undefined when there is none worth naming.
+ */
+export function describeNearMisses(
+  secrets: readonly SecretKeys[],
+  providers: readonly Provider[],
+): string | undefined {
+  const classified = secrets
+    .map((secret) => classify(secret, providers))
+    .filter((near): near is Classified => near !== undefined)
+    .sort(
+      (a, b) =>
+        RANK[a.kind] - RANK[b.kind] ||
+        (a.secret.name < b.secret.name ? -1 : a.secret.name > b.secret.name ? 1 : 0),
+    );
+  if (classified.length === 0) return undefined;
+  const named = classified.slice(0, NAMED_LIMIT).map((near) => phrase(near, providers));
+  const more = classified.length - named.length;
+  return `${named.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}`;
+}

@@ -1,0 +1,399 @@
+// The registration Secret a namespace asks for, built from its translated
+// kubeconfig, and the two metadata-only variants: demoted and restored.
+
+import { encodeBase64Text } from '../shared/base64.js';
+import { clusterConfigJson } from './cluster-config-json.js';
+import {
+  ARGOCD_CLUSTER_SECRET_TYPE,
+  ARGOCD_SECRET_TYPE_LABEL,
+  hasPrefix,
+  type LabelKeys,
+} from '../config/label-keys.js';
+import { classifyServer, plainHttpWarning } from '../shared/server-address.js';
+import { CLUSTER_SOURCE_KIND, describeSource } from '../config/sources.js';
+import type {
+  ArgoClusterConfig,
+  Config,
+  DesiredSecret,
+  Labels,
+  ObservedSecret,
+  ProviderName,
+  Refusal,
+  SourceNamespace,
+  Timestamp,
+  Translation,
+  Warning,
+} from '../shared/types.js';
+
+/** Per-annotation, count and total limits for copied namespace annotations. */
+export const ANNOTATION_LIMITS = { valueBytes: 4096, keys: 32, totalBytes: 32768 } as const;
+
+/** Data keys the registrar writes; any other data key on a registration belongs to someone else. */
+export const REGISTRATION_DATA_KEYS = [
+  'name',
+  'server',
+  'config',
+  'project',
+  'namespaces',
+  'clusterResources',
+] as const;
+const OWN_DATA_KEYS: ReadonlySet<string> = new Set(REGISTRATION_DATA_KEYS);
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const HOST_NAME =
+  /^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*$/;
+
+/** The registration Secret's name for a cluster. */
+export function registrationName(cluster: string): string {
+  return `cluster-${cluster}`;
+}
+
+/** A Kubernetes object name that must be a DNS-1123 subdomain (Secrets are). */
+export function isDnsSubdomain(name: string): boolean {
+  return name.length > 0 && name.length <= 253 && DNS_SUBDOMAIN.test(name);
+}
+
+/** RFC 3339 in UTC at second precision, the way the API server writes timestamps. */
+export function formatTimestamp(epochMs: number): Timestamp {
+  return new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Epoch ms of an RFC 3339 timestamp, `undefined` when it is not one. */
+export function parseTimestamp(text: string | undefined): number | undefined {
+  if (
+    text === undefined ||
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(text)
+  ) {
+    return undefined;
+  }
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+// ---------------------------------------------------------------------------------------
+// ArgoCD ClusterConfig JSON (written by cluster-config-json.ts)
+
+export { clusterConfigJson };
+
+/** base64 of short text (names, servers, projects). */
+export function encodeText(text: string): string {
+  return encodeBase64Text(text);
+}
+
+/** base64 of {@link clusterConfigJson}. Cross-pass reuse is the plan memo's job. */
+export function encodeClusterConfig(config: ArgoClusterConfig): string {
+  return encodeBase64Text(clusterConfigJson(config));
+}
+
+// ---------------------------------------------------------------------------------------
+// Building the desired Secret
+
+export interface RegistrationInput {
+  /** The source's metadata; for a Cluster, `name` is its source key (sources.ts). */
+  readonly namespace: SourceNamespace;
+  /** Set when the source is a Cluster API Cluster: its namespace and name. */
+  readonly capi?: { readonly namespace: string; readonly name: string };
+  readonly cluster: string;
+  readonly provider: ProviderName;
+  readonly translation: Translation;
+  readonly keys: LabelKeys;
+  readonly config: Pick<Config, 'targetNamespace' | 'managedBy'>;
+  /** The registration as it exists now: other owners' keys and our bookkeeping survive. */
+  readonly existing?: ObservedSecret;
+}
+
+export type RegistrationResult =
+  | {
+      readonly ok: true;
+      readonly secret: DesiredSecret;
+      /** The server written to `data.server` (after any namespace override). */
+      readonly server: string;
+      readonly clusterConfig: ArgoClusterConfig;
+      readonly warnings: readonly Warning[];
+    }
+  | { readonly ok: false; readonly refusal: Refusal; readonly warnings: readonly Warning[] };
+
+export function buildRegistration(input: RegistrationInput): RegistrationResult {
+  const { namespace, keys, existing } = input;
+  const warnings: Warning[] = [];
+
+  const connection = applyServerOverride(input);
+  if (!connection.ok) return { ok: false, refusal: connection.refusal, warnings };
+  const { server, clusterConfig } = connection;
+  // Without the annotation, the kubeconfig's server was warned about when it was translated.
+  const plainHttp =
+    namespace.annotations[keys.server] === undefined ? undefined : plainHttpWarning(server);
+  if (plainHttp !== undefined) {
+    warnings.push({
+      code: 'server-plain-http',
+      namespace: namespace.name,
+      message: `annotation ${keys.server} of ${describeSource(namespace.name)} sets server ${plainHttp}`,
+    });
+  }
+
+  const labels: Record<string, string> = keepForeignKeys(existing?.labels, keys);
+  // The prune veto is set by people on the registration itself; it is not ours to drop.
+  const prune = existing?.labels[keys.prune];
+  if (prune !== undefined) labels[keys.prune] = prune;
+  // for-in rather than Object.entries: this runs for every namespace on every pass.
+  for (const key in namespace.labels) {
+    const value = namespace.labels[key];
+    if (value !== undefined && hasPrefix(keys, key) && !keys.reserved.has(key)) labels[key] = value;
+  }
+  labels[ARGOCD_SECRET_TYPE_LABEL] = ARGOCD_CLUSTER_SECRET_TYPE;
+  labels[keys.managedBy] = input.config.managedBy;
+  labels[keys.cluster] = input.cluster;
+  const capi = input.capi;
+  if (capi === undefined) {
+    labels[keys.sourceNamespace] = namespace.name;
+    labels[keys.sourceNamespaceUid] = namespace.uid;
+  } else {
+    // The kind tells a deletion proof which object to look up (sources.ts).
+    labels[keys.sourceKind] = CLUSTER_SOURCE_KIND;
+    labels[keys.sourceNamespace] = capi.namespace;
+    labels[keys.sourceCluster] = capi.name;
+    labels[keys.sourceClusterUid] = namespace.uid;
+  }
+  labels[keys.provider] = input.provider;
+
+  const annotations: Record<string, string> = keepForeignKeys(existing?.annotations, keys);
+  const copied = copyAnnotations(namespace, keys, warnings);
+  for (const key in copied) annotations[key] = copied[key] ?? '';
+  const stamped = existing?.annotations[keys.credentialsUpdatedAt];
+  if (stamped !== undefined) annotations[keys.credentialsUpdatedAt] = stamped;
+
+  const data: Record<string, string> = {
+    name: encodeText(input.cluster),
+    server: encodeText(server),
+    config: encodeClusterConfig(clusterConfig),
+  };
+  const project = namespace.labels[keys.project];
+  if (project !== undefined && project !== '') data['project'] = encodeText(project);
+  const namespaces = namespaceList(namespace.annotations[keys.namespaces]);
+  if (namespaces !== undefined) data['namespaces'] = encodeText(namespaces);
+  const clusterResources =
+    namespace.labels[keys.clusterResources] ?? namespace.annotations[keys.clusterResources];
+  if (clusterResources === 'true') data['clusterResources'] = encodeText('true');
+  // ArgoCD data keys we never write (`shard`, say) are an operator's: keep them.
+  if (existing !== undefined) {
+    for (const key in existing.data) {
+      const value = existing.data[key];
+      if (value !== undefined && !OWN_DATA_KEYS.has(key)) data[key] = value;
+    }
+  }
+
+  return {
+    ok: true,
+    secret: {
+      namespace: input.config.targetNamespace,
+      name: registrationName(input.cluster),
+      type: 'Opaque',
+      labels,
+      annotations,
+      data,
+    },
+    server,
+    clusterConfig,
+    warnings,
+  };
+}
+
+/**
+ * The same registration with the credentials stamp set to `stamp`, the pass's
+ * {@link formatTimestamp} of now (credentials are written).
+ */
+export function stampCredentials(
+  secret: DesiredSecret,
+  keys: LabelKeys,
+  stamp: Timestamp,
+): DesiredSecret {
+  return {
+    ...secret,
+    annotations: { ...secret.annotations, [keys.credentialsUpdatedAt]: stamp },
+  };
+}
+
+/** Other owners' keys: everything outside our prefix, except ArgoCD's selector label we set. */
+function keepForeignKeys(existing: Labels | undefined, keys: LabelKeys): Record<string, string> {
+  const kept: Record<string, string> = {};
+  if (existing === undefined) return kept;
+  for (const key in existing) {
+    const value = existing[key];
+    if (value !== undefined && !hasPrefix(keys, key) && key !== ARGOCD_SECRET_TYPE_LABEL)
+      kept[key] = value;
+  }
+  return kept;
+}
+
+/** `a, b,,c` → `a,b,c`; nothing left → no `namespaces` key. */
+function namespaceList(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  return items.length === 0 ? undefined : items.join(',');
+}
+
+function copyAnnotations(
+  namespace: SourceNamespace,
+  keys: LabelKeys,
+  warnings: Warning[],
+): Record<string, string> {
+  const copied: Record<string, string> = {};
+  const prefixed: string[] = [];
+  for (const key in namespace.annotations) {
+    if (hasPrefix(keys, key) && !keys.reserved.has(key)) prefixed.push(key);
+  }
+  if (prefixed.length === 0) return copied;
+  prefixed.sort();
+  const overLimit: string[] = [];
+  let count = 0;
+  let total = 0;
+  for (const key of prefixed) {
+    const value = namespace.annotations[key] ?? '';
+    const valueBytes = utf8Length(value);
+    if (valueBytes > ANNOTATION_LIMITS.valueBytes) {
+      warnings.push({
+        code: 'annotation-too-large',
+        namespace: namespace.name,
+        message: `annotation ${key} of ${describeSource(namespace.name)} is ${valueBytes} bytes, over the ${ANNOTATION_LIMITS.valueBytes}-byte limit for copied annotations; it is not copied (shorten it, or move the data elsewhere)`,
+      });
+      continue;
+    }
+    const size = utf8Length(key) + valueBytes;
+    if (count >= ANNOTATION_LIMITS.keys || total + size > ANNOTATION_LIMITS.totalBytes) {
+      overLimit.push(key);
+      continue;
+    }
+    copied[key] = value;
+    count += 1;
+    total += size;
+  }
+  if (overLimit.length > 0) {
+    warnings.push({
+      code: 'annotations-over-limit',
+      namespace: namespace.name,
+      message: `copied annotations are limited to ${ANNOTATION_LIMITS.keys} keys and ${ANNOTATION_LIMITS.totalBytes} bytes; not copied: ${overLimit.join(', ')}`,
+    });
+  }
+  return copied;
+}
+
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+type Connection =
+  | { readonly ok: true; readonly server: string; readonly clusterConfig: ArgoClusterConfig }
+  | { readonly ok: false; readonly refusal: Refusal };
+
+/** `<prefix>server` / `<prefix>tls-server-name` annotations replace what the kubeconfig says. */
+function applyServerOverride(input: RegistrationInput): Connection {
+  const { namespace, keys, translation } = input;
+  const serverOverride = namespace.annotations[keys.server]?.trim();
+  const serverName = namespace.annotations[keys.tlsServerName]?.trim();
+  let server = translation.server;
+  // The kubeconfig's server was checked against its cloud's endpoints and the operator's
+  // allow-list (ArgoCD sends its own cloud token there); an annotation would bypass that.
+  if (
+    translation.credential === 'exec' &&
+    (serverOverride !== undefined || serverName !== undefined)
+  ) {
+    const key = serverOverride !== undefined ? keys.server : keys.tlsServerName;
+    return refuseOverride(
+      `annotation ${key} on ${describeSource(namespace.name)} does not apply to an exec registration, whose server must be its kubeconfig's own (its cloud's endpoint, or one on --exec-allowed-servers); remove the annotation`,
+    );
+  }
+  if (serverOverride !== undefined) {
+    const candidate = serverOverride.replace(/\/+$/, '');
+    const kind = classifyServer(candidate).kind;
+    if (kind !== 'ok') {
+      const why: Record<typeof kind, string> = {
+        'in-cluster': 'points ArgoCD at its own cluster',
+        loopback: 'is a loopback address, which ArgoCD cannot reach',
+        invalid: 'is not an https:// (or http://) URL with a host',
+      };
+      return refuseOverride(
+        `annotation ${keys.server}=${JSON.stringify(serverOverride)} on ${describeSource(namespace.name)} ${why[kind]}; set it to the child API server's address, e.g. https://api.child.example.com:6443, or remove it`,
+      );
+    }
+    server = candidate;
+  }
+  if (serverName !== undefined && !(serverName.length <= 253 && HOST_NAME.test(serverName))) {
+    return refuseOverride(
+      `annotation ${keys.tlsServerName}=${JSON.stringify(serverName)} on ${describeSource(namespace.name)} is not a DNS name; set it to a name on the child API server's certificate, or remove it`,
+    );
+  }
+  if (server === translation.server && serverName === undefined) {
+    return { ok: true, server, clusterConfig: translation.config };
+  }
+  const tls = translation.config.tlsClientConfig;
+  const clusterConfig: ArgoClusterConfig = {
+    ...translation.config,
+    tlsClientConfig: serverName === undefined ? tls : { ...tls, serverName },
+  };
+  return { ok: true, server, clusterConfig };
+}
+
+function refuseOverride(message: string): Connection {
+  return { ok: false, refusal: { code: 'server-override-invalid', message } };
+}
+
+// ---------------------------------------------------------------------------------------
+// Demotion and restoration: metadata only, data untouched
+
+/** ArgoCD stops seeing the registration; everything needed to restore it stays on it. */
+export function demotedSecret(
+  existing: ObservedSecret,
+  keys: LabelKeys,
+  supersededBy: string,
+  now: number,
+): DesiredSecret {
+  const labels = {
+    ...without(existing.labels, [ARGOCD_SECRET_TYPE_LABEL]),
+    [keys.orphanedSecretType]:
+      existing.labels[ARGOCD_SECRET_TYPE_LABEL] ?? ARGOCD_CLUSTER_SECRET_TYPE,
+    [keys.supersededBy]: supersededBy,
+  };
+  // RFC 3339 holds colons, which label values cannot: the timestamp is an annotation.
+  const annotations = { ...existing.annotations, [keys.staleSince]: formatTimestamp(now) };
+  return relabelled(existing, labels, annotations);
+}
+
+/** A demoted registration put back exactly as it was before demotion. */
+export function restoredSecret(existing: ObservedSecret, keys: LabelKeys): DesiredSecret {
+  const labels = {
+    ...without(existing.labels, [keys.orphanedSecretType, keys.supersededBy]),
+    [ARGOCD_SECRET_TYPE_LABEL]:
+      existing.labels[keys.orphanedSecretType] ?? ARGOCD_CLUSTER_SECRET_TYPE,
+  };
+  const annotations = without(existing.annotations, [keys.staleSince]);
+  return relabelled(existing, labels, annotations);
+}
+
+/** The existing registration with other labels and annotations; its data stays as it is. */
+function relabelled(existing: ObservedSecret, labels: Labels, annotations: Labels): DesiredSecret {
+  return {
+    namespace: existing.namespace,
+    name: existing.name,
+    type: 'Opaque',
+    labels,
+    annotations,
+    data: existing.data,
+  };
+}
+
+function without(record: Labels, drop: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).filter(([key]) => !drop.includes(key)));
+}
