@@ -4,8 +4,8 @@
 // share one set of rules and messages. An unknown flag or ACR_* variable is an error,
 // never ignored: a stale invocation must fail loudly.
 
-import { parseDuration } from '@argocd-cluster-registrar/core';
-import type { ConfigInput } from '@argocd-cluster-registrar/core';
+import { durationForm, formProblem, parseDuration } from '@argocd-cluster-registrar/core';
+import type { ConfigInput, FormCheck } from '@argocd-cluster-registrar/core';
 import { envForm, readEnv } from './env.js';
 import { FLAGS, describeSource, settingNamed } from './settings.js';
 import type { LogFormat, OutputFormat, Setting } from './settings.js';
@@ -167,17 +167,18 @@ class SettingReader {
     return defaultText(name);
   }
 
-  /** A duration of at least a minute (the daemon's own durations: core checks its own). */
-  durationOfMinutes(name: string): number {
-    const fallback = defaultMs(name);
+  /** A duration of the daemon's own (core checks its own), in milliseconds. */
+  duration(name: string, form: readonly FormCheck[]): number {
     const value = this.single(name);
-    if (value === undefined) return fallback;
+    if (value === undefined) return defaultMs(name);
+    const problem = formProblem(form, value.text);
     const parsed = parseDuration(value.text);
-    if (parsed.ok && parsed.ms >= 60_000) return parsed.ms;
-    const setting = settingOf(name);
-    const expected = `a duration of at least 1m such as ${setting.examples ?? '10m'}`;
-    this.invalid(setting, value.source, value.text, expected);
-    return fallback;
+    if (problem === undefined && parsed.ok) return parsed.ms;
+    this.errors.push({
+      flag: `--${name}`,
+      message: `${describeSource(name, value.source)} ${JSON.stringify(value.text)}: ${problem ?? 'is not a Go duration'}`,
+    });
+    return defaultMs(name);
   }
 
   /** Comma lists, repeatable: every entry of every occurrence. */
@@ -209,6 +210,21 @@ function defaultMs(name: string): number {
 }
 
 export const DEFAULT_RESYNC_PERIOD_MS = defaultMs('resync-period');
+
+const RESYNC_EXAMPLES = 'such as 5m, 10m, 30m or 1h';
+/**
+ * The form of --resync-period, as data: the chart checks its value with these very checks
+ * (charts/argocd-cluster-registrar/tests/settings-validation.ts generates them).
+ */
+export const RESYNC_PERIOD_FORM: readonly FormCheck[] = [
+  ...durationForm(`a Go duration of at least 1m, ${RESYNC_EXAMPLES}`),
+  {
+    kind: 'minimum',
+    seconds: 60,
+    // A re-list costs a list of every Secret's metadata: more often than a minute is polling.
+    message: `must be at least 1m, as each re-list reads every Secret's metadata; ${RESYNC_EXAMPLES}`,
+  },
+];
 
 /** Core settings, straight off the table, only those given: core validates and defaults them. */
 function coreSettings(read: SettingReader): ConfigInput {
@@ -257,8 +273,7 @@ export function parseFlags(
     trace: read.bool('trace'),
     detailedExitcode: read.bool('detailed-exitcode'),
     leaderElect: read.bool('leader-elect'),
-    // A re-list costs a list of every Secret's metadata: more often than a minute is polling.
-    resyncPeriodMs: read.durationOfMinutes('resync-period'),
+    resyncPeriodMs: read.duration('resync-period', RESYNC_PERIOD_FORM),
     ...(kubeconfig !== undefined ? { kubeconfig } : {}),
     ...(context !== undefined ? { context } : {}),
     ...(saveSnapshot !== undefined ? { saveSnapshot } : {}),
