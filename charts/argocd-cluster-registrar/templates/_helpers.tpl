@@ -146,9 +146,26 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 - {{ printf "--metrics-addr=%s" (ternary (include "acr.listen" $v.metrics.port) "" $v.metrics.enabled) | quote }}
 {{- end -}}
 
-{{/* Combinations the schema cannot express; each fails the render with what to change. */}}
+{{/*
+What values.schema.json cannot say well, each failing the render with what to change: the 0.1.x
+values (with what replaced them), the settings' forms (acr.validateSettings, generated from the
+CLI's own checks into _settings-validation.tpl: helm prints a schema failure with the raw
+pattern), the image digest's form, and combinations of values.
+*/}}
 {{- define "acr.validate" -}}
-{{- include "acr.validateForms" . -}}
+{{- $removed := dict
+  "clusters" (printf "clusters are now found through namespace labels: label each namespace with %smanaged-by and %scluster" .Values.labelPrefix .Values.labelPrefix)
+  "autoDiscovery" "discovery through namespace labels is always on"
+  "service" "the metrics endpoint has its own optional Service, metrics.service" -}}
+{{- range $key := list "clusters" "autoDiscovery" "service" -}}
+{{- if hasKey $.Values $key -}}
+{{- fail (printf "values: %s is a 0.1.x value, removed in 0.2.0: delete it (%s). How to migrate: see \"Migrating from 0.1.x\" in the chart's README (helm show readme <chart>)" $key (get $removed $key)) -}}
+{{- end -}}
+{{- end -}}
+{{- include "acr.validateSettings" . -}}
+{{- if not (regexMatch "^(sha256:[a-f0-9]{64})?$" .Values.image.digest) -}}
+{{- fail (printf "values: image.digest %q is not an image digest: write sha256: followed by 64 lower-case hex digits (e.g. image.digest: sha256:%s), or leave it empty to use image.tag" .Values.image.digest (repeat 64 "0")) -}}
+{{- end -}}
 {{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) -}}
 {{- fail (printf "values: replicaCount is %d but leaderElection.enabled is false: several replicas would all write the same Secrets; set leaderElection.enabled: true (only the leader writes) or replicaCount: 1" (int .Values.replicaCount)) -}}
 {{- end -}}

@@ -104,11 +104,11 @@ describe('values.schema.json', () => {
     ],
     [
       { resyncPeriod: '30s' },
-      'values: resyncPeriod "30s" is shorter than the minimum of 1m: each re-list reads every Secret\'s metadata (e.g. resyncPeriod: 10m)',
+      'values: resyncPeriod "30s": must be at least 1m, as each re-list reads every Secret\'s metadata; such as 5m, 10m, 30m or 1h',
     ],
     [
       { resyncPeriod: '10' },
-      'values: resyncPeriod "10" is not a duration: write a number followed by a unit (ns, us, ms, s, m, h), units may be combined (e.g. resyncPeriod: 10m, or 1m30s)',
+      'values: resyncPeriod "10": must be a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)',
     ],
     [
       { targetNamespace: 'a'.repeat(64) },

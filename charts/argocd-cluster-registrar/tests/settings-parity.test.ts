@@ -2,7 +2,7 @@
 // each values file below is turned into the flags the chart renders for it (through the
 // settings table) and handed to the CLI's main; helm must fail with the CLI's words, naming
 // the chart value instead of the flag. The chart's checks are generated from the CLI's
-// (packages/cli/src/chart-validation.ts); this proves the generated template means the same.
+// (settings-validation.ts); this proves the generated template means the same.
 
 import { describe, expect, test } from 'vitest';
 import { main } from '../../../packages/cli/src/main.js';
@@ -50,6 +50,9 @@ describe('the chart refuses what the CLI refuses, in the same words', () => {
     { demotedTTL: '-5s' },
     { demotedTTL: '3000000h' },
     { credentialRefreshWindow: '7d' },
+    { resyncPeriod: '30s' },
+    { resyncPeriod: '10' },
+    { resyncPeriod: '-1h' },
     { targetNamespace: 'Argo_CD' },
     { labelPrefix: 'example.com' },
     { labelPrefix: 'Example.com/' },

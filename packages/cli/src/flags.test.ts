@@ -44,7 +44,10 @@ describe('parseFlags', () => {
     expect(ok(['--resync-period', '30m']).resyncPeriodMs).toBe(1_800_000);
     expect(ok([], { ACR_RESYNC_PERIOD: '1h' }).resyncPeriodMs).toBe(3_600_000);
     expect(errors(['--resync-period=30s'])).toEqual([
-      '--resync-period has invalid value "30s": expected a duration of at least 1m such as 5m, 10m, 30m or 1h',
+      `--resync-period "30s": must be at least 1m, as each re-list reads every Secret's metadata; such as 5m, 10m, 30m or 1h`,
+    ]);
+    expect(errors([], { ACR_RESYNC_PERIOD: '10' })).toEqual([
+      'ACR_RESYNC_PERIOD (for --resync-period) "10": must be a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)',
     ]);
   });
 

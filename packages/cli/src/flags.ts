@@ -4,8 +4,8 @@
 // share one set of rules and messages. An unknown flag or ACR_* variable is an error,
 // never ignored: a stale invocation must fail loudly.
 
-import { parseDuration } from '@argocd-cluster-registrar/core';
-import type { ConfigInput } from '@argocd-cluster-registrar/core';
+import { durationForm, formProblem, parseDuration } from '@argocd-cluster-registrar/core';
+import type { ConfigInput, FormCheck } from '@argocd-cluster-registrar/core';
 import { envForm, readEnv } from './env.js';
 import { FLAGS, describeSource, settingNamed } from './settings.js';
 import type { LogFormat, OutputFormat, Setting } from './settings.js';
@@ -63,14 +63,183 @@ interface Tokens {
   readonly version: boolean;
 }
 
-export const DEFAULT_RESYNC_PERIOD_MS = 600_000;
-
 const FLAG_BY_NAME = new Map(FLAGS.map((s) => [s.name, s]));
 const FLAG_BY_SHORT = new Map(
   FLAGS.flatMap((s) => (s.short === undefined ? [] : [[s.short, s] as const])),
 );
 /** The command words; anything else first is a flag (the daemon or --once). */
 const COMMANDS = ['status'];
+
+/** A setting's values as given, and where: flags win over env vars. */
+interface Given {
+  readonly source: 'flag' | 'env';
+  readonly values: readonly string[];
+}
+
+/**
+ * Reads settings off the tokens and the environment, recording where each given one came
+ * from and what was wrong with it; what was not given is the settings table's default.
+ */
+class SettingReader {
+  readonly sources: Record<string, ValueSource> = {};
+
+  constructor(
+    private readonly tokens: Tokens,
+    private readonly env: ReadonlyMap<string, string>,
+    private readonly errors: FlagError[],
+  ) {}
+
+  /** A flag wins over its env var; every occurrence of a flag is kept. */
+  given(name: string): Given | undefined {
+    const flags = this.tokens.given.get(name);
+    const value = flags === undefined ? this.env.get(name) : undefined;
+    const given: Given | undefined =
+      flags !== undefined
+        ? { source: 'flag', values: flags }
+        : value === undefined
+          ? undefined
+          : { source: 'env', values: [value] };
+    if (given !== undefined) this.sources[name] = given.source;
+    return given;
+  }
+
+  /** A setting that takes one value: the last one, and an error when it was given twice. */
+  single(name: string): { text: string; source: 'flag' | 'env' } | undefined {
+    const given = this.given(name);
+    if (given === undefined) return undefined;
+    if (given.values.length > 1 && settingNamed(name)?.kind !== 'list') {
+      this.errors.push({
+        flag: `--${name}`,
+        message: `${describeSource(name, given.source)} given ${given.values.length} times; it takes one value`,
+      });
+    }
+    return { text: given.values[given.values.length - 1] ?? '', source: given.source };
+  }
+
+  text(name: string): string | undefined {
+    return this.single(name)?.text;
+  }
+
+  /** A non-empty path or name, or nothing ('' means "not given"). */
+  nonEmpty(name: string): string | undefined {
+    const value = this.text(name);
+    return value === '' ? undefined : value;
+  }
+
+  /** true or false in any case; undefined when not given or malformed (reported). */
+  givenBool(name: string): boolean | undefined {
+    const value = this.single(name);
+    if (value === undefined) return undefined;
+    const lower = value.text.toLowerCase();
+    if (lower === 'true') return true;
+    if (lower === 'false') return false;
+    const setting = settingOf(name);
+    const expected = value.source === 'env' ? envForm(setting) : flagForm(setting);
+    this.invalid(setting, value.source, value.text, expected);
+    return undefined;
+  }
+
+  bool(name: string): boolean {
+    return this.givenBool(name) ?? defaultText(name) === 'true';
+  }
+
+  choice(name: string): string {
+    const value = this.single(name);
+    const setting = settingOf(name);
+    if (value !== undefined && setting.values?.includes(value.text) === true) return value.text;
+    if (value !== undefined)
+      this.invalid(
+        setting,
+        value.source,
+        value.text,
+        `one of ${(setting.values ?? []).join(', ')}`,
+      );
+    return defaultText(name);
+  }
+
+  /** A listen address, or '' (disabled). */
+  address(name: string): string {
+    const value = this.single(name);
+    if (value === undefined) return defaultText(name);
+    if (value.text === '' || parseListenAddress(value.text) !== undefined) return value.text;
+    const expected = "[host]:port such as :8080 or 127.0.0.1:8080, or '' to disable";
+    this.invalid(settingOf(name), value.source, value.text, expected);
+    return defaultText(name);
+  }
+
+  /** A duration of the daemon's own (core checks its own), in milliseconds. */
+  duration(name: string, form: readonly FormCheck[]): number {
+    const value = this.single(name);
+    if (value === undefined) return defaultMs(name);
+    const problem = formProblem(form, value.text);
+    const parsed = parseDuration(value.text);
+    if (problem === undefined && parsed.ok) return parsed.ms;
+    this.errors.push({
+      flag: `--${name}`,
+      message: `${describeSource(name, value.source)} ${JSON.stringify(value.text)}: ${problem ?? 'is not a Go duration'}`,
+    });
+    return defaultMs(name);
+  }
+
+  /** Comma lists, repeatable: every entry of every occurrence. */
+  list(name: string): readonly string[] {
+    const given = this.given(name);
+    if (given === undefined) return [];
+    return given.values.flatMap((v) => v.split(',').map((part) => part.trim())).filter(Boolean);
+  }
+
+  private invalid(setting: Setting, source: 'flag' | 'env', text: string, expected: string): void {
+    this.errors.push({
+      flag: `--${setting.name}`,
+      message: `${describeSource(setting.name, source)} has invalid value ${JSON.stringify(text)}: expected ${expected}`,
+    });
+  }
+}
+
+/** The default the settings table shows, which is the one applied. */
+function defaultText(name: string): string {
+  const text = settingOf(name).defaultText;
+  if (text === undefined) throw new Error(`setting ${name} has no default in the table`);
+  return text;
+}
+
+function defaultMs(name: string): number {
+  const parsed = parseDuration(defaultText(name));
+  if (!parsed.ok) throw new Error(`the default of ${name} is not a duration`);
+  return parsed.ms;
+}
+
+export const DEFAULT_RESYNC_PERIOD_MS = defaultMs('resync-period');
+
+const RESYNC_EXAMPLES = 'such as 5m, 10m, 30m or 1h';
+/**
+ * The form of --resync-period, as data: the chart checks its value with these very checks
+ * (charts/argocd-cluster-registrar/tests/settings-validation.ts generates them).
+ */
+export const RESYNC_PERIOD_FORM: readonly FormCheck[] = [
+  ...durationForm(`a Go duration of at least 1m, ${RESYNC_EXAMPLES}`),
+  {
+    kind: 'minimum',
+    seconds: 60,
+    // A re-list costs a list of every Secret's metadata: more often than a minute is polling.
+    message: `must be at least 1m, as each re-list reads every Secret's metadata; ${RESYNC_EXAMPLES}`,
+  },
+];
+
+/** Core settings, straight off the table, only those given: core validates and defaults them. */
+function coreSettings(read: SettingReader): ConfigInput {
+  const config: Record<string, unknown> = {};
+  for (const setting of FLAGS) {
+    if (setting.configKey === undefined) continue;
+    let value: unknown;
+    if (setting.kind === 'list')
+      value = read.given(setting.name)?.values.flatMap(splitProviderList);
+    else if (setting.kind === 'bool') value = read.givenBool(setting.name);
+    else value = read.text(setting.name);
+    if (value !== undefined) config[setting.configKey] = value;
+  }
+  return config;
+}
 
 /** Parses argv (without node and script) and the environment. Flags win over env vars. */
 export function parseFlags(
@@ -84,143 +253,40 @@ export function parseFlags(
   const fromEnv = readEnv(env);
   for (const problem of fromEnv.problems)
     errors.push({ flag: problem.variable, message: problem.message });
+  const read = new SettingReader(tokens, fromEnv.values, errors);
 
-  const sources: Record<string, ValueSource> = {};
-  const raw = (name: string): { source: 'flag' | 'env'; values: readonly string[] } | undefined => {
-    const given = tokens.given.get(name);
-    if (given !== undefined) return { source: 'flag', values: given };
-    const value = fromEnv.values.get(name);
-    return value === undefined ? undefined : { source: 'env', values: [value] };
-  };
-  const invalid = (setting: Setting, source: 'flag' | 'env', text: string, expected: string) => {
-    errors.push({
-      flag: `--${setting.name}`,
-      message: `${describeSource(setting.name, source)} has invalid value ${JSON.stringify(text)}: expected ${expected}`,
-    });
-  };
-  const single = (name: string): { text: string; source: 'flag' | 'env' } | undefined => {
-    const value = raw(name);
-    if (value === undefined) return undefined;
-    sources[name] = value.source;
-    if (value.values.length > 1 && settingNamed(name)?.kind !== 'list') {
-      errors.push({
-        flag: `--${name}`,
-        message: `${describeSource(name, value.source)} given ${value.values.length} times; it takes one value`,
-      });
-    }
-    return { text: value.values[value.values.length - 1] ?? '', source: value.source };
-  };
-  const text = (name: string): string | undefined => single(name)?.text;
-  const bool = (name: string): boolean | undefined => {
-    const value = single(name);
-    if (value === undefined) return undefined;
-    const lower = value.text.toLowerCase();
-    if (lower === 'true') return true;
-    if (lower === 'false') return false;
-    const setting = settingOf(name);
-    invalid(
-      setting,
-      value.source,
-      value.text,
-      value.source === 'env' ? envForm(setting) : flagForm(setting),
-    );
-    return undefined;
-  };
-  const choice = <T extends string>(name: string, fallback: T): T => {
-    const value = single(name);
-    if (value === undefined) return fallback;
-    const setting = settingOf(name);
-    if (setting.values?.includes(value.text) === true) return value.text as T;
-    invalid(setting, value.source, value.text, `one of ${(setting.values ?? []).join(', ')}`);
-    return fallback;
-  };
-  const address = (name: string, fallback: string): string => {
-    const value = single(name);
-    if (value === undefined) return fallback;
-    if (value.text === '' || parseListenAddress(value.text) !== undefined) return value.text;
-    invalid(
-      settingOf(name),
-      value.source,
-      value.text,
-      "[host]:port such as :8080 or 127.0.0.1:8080, or '' to disable",
-    );
-    return fallback;
-  };
-
-  const duration = (name: string, fallbackMs: number, minimumMs: number): number => {
-    const value = single(name);
-    if (value === undefined) return fallbackMs;
-    const parsed = parseDuration(value.text);
-    if (parsed.ok && parsed.ms >= minimumMs) return parsed.ms;
-    const setting = settingOf(name);
-    invalid(
-      setting,
-      value.source,
-      value.text,
-      `a duration of at least 1m such as ${setting.examples ?? '10m'}`,
-    );
-    return fallbackMs;
-  };
-
-  // Core settings, straight off the table: core validates their values.
-  const config: ConfigInput = {};
-  for (const setting of FLAGS) {
-    if (setting.configKey === undefined) continue;
-    if (setting.kind === 'list') {
-      const value = raw(setting.name);
-      if (value === undefined) continue;
-      sources[setting.name] = value.source;
-      (config as Record<string, unknown>)[setting.configKey] =
-        value.values.flatMap(splitProviderList);
-    } else if (setting.kind === 'bool') {
-      const value = bool(setting.name);
-      if (value !== undefined) (config as Record<string, unknown>)[setting.configKey] = value;
-    } else {
-      const value = text(setting.name);
-      if (value !== undefined) (config as Record<string, unknown>)[setting.configKey] = value;
-    }
-  }
-
-  const list = (name: string): readonly string[] => {
-    const value = raw(name);
-    if (value === undefined) return [];
-    sources[name] = value.source;
-    return value.values.flatMap((v) => v.split(',').map((part) => part.trim())).filter(Boolean);
-  };
-
-  const kubeconfig = text('kubeconfig');
-  const context = text('context');
-  const saveSnapshot = text('save-snapshot');
-  const fromSnapshot = text('from-snapshot');
-  const replaying = fromSnapshot !== undefined && fromSnapshot !== '';
+  const config = coreSettings(read);
+  const kubeconfig = read.nonEmpty('kubeconfig');
+  const context = read.nonEmpty('context');
+  const saveSnapshot = read.nonEmpty('save-snapshot');
+  const fromSnapshot = read.nonEmpty('from-snapshot');
   const { help, version } = tokens;
   const options: CliOptions = {
     command,
-    statusNamespaces: list('namespace'),
-    statusStates: list('state'),
+    statusNamespaces: read.list('namespace'),
+    statusStates: read.list('state'),
     config,
-    once: replaying || (bool('once') ?? false),
     // Replaying a snapshot is a preview by definition: nothing to connect to, nothing to write.
-    dryRun: (bool('dry-run') ?? false) || replaying,
-    debug: bool('debug') ?? false,
-    trace: bool('trace') ?? false,
-    detailedExitcode: bool('detailed-exitcode') ?? false,
-    leaderElect: bool('leader-elect') ?? false,
-    // A re-list costs a list of every Secret's metadata: more often than a minute is polling.
-    resyncPeriodMs: duration('resync-period', DEFAULT_RESYNC_PERIOD_MS, 60_000),
-    ...(kubeconfig !== undefined && kubeconfig !== '' ? { kubeconfig } : {}),
-    ...(context !== undefined && context !== '' ? { context } : {}),
-    ...(saveSnapshot !== undefined && saveSnapshot !== '' ? { saveSnapshot } : {}),
-    ...(replaying ? { fromSnapshot } : {}),
-    output: choice<OutputFormat>('output', 'text'),
-    logFormat: choice<LogFormat>('log-format', 'auto'),
-    // Loopback unless told otherwise: /metrics names every cluster and when its credentials
-    // expire. The chart passes the pod's interfaces (`:port`) for the kubelet and Prometheus.
-    healthAddr: address('health-addr', '127.0.0.1:8081'),
-    metricsAddr: address('metrics-addr', '127.0.0.1:8080'),
+    once: fromSnapshot !== undefined || read.bool('once'),
+    dryRun: read.bool('dry-run') || fromSnapshot !== undefined,
+    debug: read.bool('debug'),
+    trace: read.bool('trace'),
+    detailedExitcode: read.bool('detailed-exitcode'),
+    leaderElect: read.bool('leader-elect'),
+    resyncPeriodMs: read.duration('resync-period', RESYNC_PERIOD_FORM),
+    ...(kubeconfig !== undefined ? { kubeconfig } : {}),
+    ...(context !== undefined ? { context } : {}),
+    ...(saveSnapshot !== undefined ? { saveSnapshot } : {}),
+    ...(fromSnapshot !== undefined ? { fromSnapshot } : {}),
+    output: read.choice('output') as OutputFormat,
+    logFormat: read.choice('log-format') as LogFormat,
+    // Loopback unless told otherwise (the table's defaults): /metrics names every cluster and
+    // when its credentials expire. The chart passes `:port` for the kubelet and Prometheus.
+    healthAddr: read.address('health-addr'),
+    metricsAddr: read.address('metrics-addr'),
     help,
     version,
-    sources,
+    sources: read.sources,
   };
   if (!help && !version) errors.push(...combinationErrors(options));
   if (errors.length > 0) return { ok: false, errors };

@@ -124,15 +124,16 @@ export class OutcomeReporter {
           const uid = uids.get(event.namespace);
           if (uid === undefined) return;
           const source = sourceRef(event.namespace);
-          failure =
-            source.kind === 'Cluster'
-              ? await recordClusterEvent(this.access, { ...source, uid }, note, EVENT_COMPONENT)
-              : await recordNamespaceEvent(
-                  this.access,
-                  { name: source.name, uid },
-                  note,
-                  EVENT_COMPONENT,
-                );
+          if (source.kind === 'Cluster') {
+            // A Cluster was read at the version discovery found; without one, nothing to name.
+            const version = pass.clusterApiVersion;
+            if (version === undefined) return;
+            const cluster = { ...source, uid, version };
+            failure = await recordClusterEvent(this.access, cluster, note, EVENT_COMPONENT);
+          } else {
+            const namespace = { name: source.name, uid };
+            failure = await recordNamespaceEvent(this.access, namespace, note, EVENT_COMPONENT);
+          }
         }
         if (failure?.connection === 'timeout') timedOut = true;
         if (failure !== undefined) {

@@ -31,6 +31,8 @@ export interface PassReport {
   readonly applied: boolean;
   readonly requests: number;
   readonly durationMs: number;
+  /** The `cluster.x-k8s.io` version the gather found served (Events name Clusters by it). */
+  readonly clusterApiVersion?: string;
 }
 
 export interface PassOptions {
@@ -117,6 +119,9 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     applied,
     requests: gathered.requests,
     durationMs,
+    ...(gathered.clusterApiVersion === undefined
+      ? {}
+      : { clusterApiVersion: gathered.clusterApiVersion }),
   };
 }
 

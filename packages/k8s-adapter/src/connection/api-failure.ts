@@ -26,6 +26,14 @@ export interface ApiFailure {
   readonly retryable: boolean;
   /** From a 429 or 503's Retry-After (seconds): how long the server asked us to wait. */
   readonly retryAfterSeconds?: number;
+  /** A 400 or 422's Status causes: which field was refused and why, never the value. */
+  readonly causes?: readonly StatusCause[];
+}
+
+/** One of a Status's `details.causes`, as the API server names it (`metadata.uid`, …). */
+export interface StatusCause {
+  readonly field?: string;
+  readonly reason?: string;
 }
 
 /** The subset of a `meta/v1` Status we read. */
@@ -33,9 +41,7 @@ interface StatusBody {
   readonly reason?: string;
   readonly message?: string;
   readonly code?: number;
-  readonly details?: {
-    readonly causes?: readonly { readonly field?: string; readonly reason?: string }[];
-  };
+  readonly details?: { readonly causes?: readonly unknown[] };
 }
 
 const TRANSIENT_CODES = new Set([
@@ -183,8 +189,12 @@ function fromStatus(status: number, body: StatusBody | undefined): ApiFailure {
   }
   if (status === 401) return { kind: 'unauthorized', status, message: said, retryable: false };
   if (status === 403) return { kind: 'forbidden', status, message: said, retryable: false };
-  if (status === 422 || status === 400)
-    return { kind: 'invalid', status, message: said, retryable: false };
+  if (status === 422 || status === 400) {
+    const causes = causesOf(body);
+    return causes.length > 0
+      ? { kind: 'invalid', status, message: said, retryable: false, causes }
+      : { kind: 'invalid', status, message: said, retryable: false };
+  }
   if (status === 408 || status === 410 || status === 429 || status >= 500) {
     return { kind: 'transient', status, message: said, retryable: true };
   }
@@ -195,7 +205,7 @@ function describeStatus(status: number, body: StatusBody | undefined): string {
   const reason = body?.reason ?? defaultReason(status);
   // Validation messages quote rejected values, which may be secret data: name fields only.
   if (status === 422 || status === 400) {
-    const fields = (body?.details?.causes ?? [])
+    const fields = causesOf(body)
       .map((cause) => [cause.field, cause.reason].filter(Boolean).join(' '))
       .filter((text) => text.length > 0);
     return clip(`${status} ${reason}${fields.length > 0 ? `: ${fields.join('; ')}` : ''}`);
@@ -204,6 +214,19 @@ function describeStatus(status: number, body: StatusBody | undefined): string {
   const said = typeof body?.message === 'string' ? body.message : '';
   const message = said.length > 0 && said.toLowerCase() !== reason.toLowerCase() ? `: ${said}` : '';
   return clip(`${status} ${reason}${message}`);
+}
+
+/** The causes' field and reason only: a cause's message may quote the rejected value. */
+function causesOf(body: StatusBody | undefined): StatusCause[] {
+  const causes = body?.details?.causes;
+  if (!Array.isArray(causes)) return [];
+  return causes.filter(isRecord).map((cause) => {
+    const { field, reason } = cause;
+    return {
+      ...(typeof field === 'string' ? { field } : {}),
+      ...(typeof reason === 'string' ? { reason } : {}),
+    };
+  });
 }
 
 function defaultReason(status: number): string {

@@ -100,6 +100,7 @@ export class SnapshotAssembler {
       fullPass,
     );
     await this.recordNearMisses(pass, world, candidateSecrets, unread);
+    const api = this.source.clusterApi();
     return {
       snapshot: {
         namespaces: world.namespaces,
@@ -119,6 +120,7 @@ export class SnapshotAssembler {
       requests: pass.requests,
       ...(notices.length === 0 ? {} : { notices }),
       ...(news.length === 0 ? {} : { news }),
+      ...(api?.state === 'served' ? { clusterApiVersion: api.version } : {}),
     };
   }
 

@@ -101,135 +101,176 @@ export function gathererTranslations(
 
 /**
  * `providers`: the configuration's, which the planner hands back; others are told apart by
- * every field that can change a translation (the exec gates included, or a provider that
- * refuses an exec kubeconfig would hand its refusal to one that translates it).
+ * every field that can change a translation (providerIdentity).
  */
 export function createTranslationCache(
   translate: Translator,
   providers: readonly Provider[] = [],
 ): TranslationCache {
-  const known = [...providers];
-  const identities: (string | undefined)[] = [];
-  const byUid = new Map<string, CacheEntry>();
-  let translations = 0;
-  let hits = 0;
-  let unprepared = 0;
+  return new KeptTranslations(translate, providers);
+}
 
-  const identity = (provider: Provider): string =>
-    JSON.stringify([
-      provider.name,
-      provider.secretNamePattern,
-      provider.keys,
-      provider.preferredSecretType ?? '',
-      provider.loopbackRewrite,
-      provider.execClouds ?? [],
-      provider.execCredentials === true,
-      provider.execPolicy ?? null,
-    ]);
-  const indexOf = (provider: Provider): number => {
-    const exact = known.indexOf(provider);
+/** Where a translation is kept: of `key`, by the provider at `provider`, for a variant. */
+type Slot = Omit<KeptTranslation, 'result'>;
+
+const sameSlot = (kept: Slot, at: Slot): boolean =>
+  kept.provider === at.provider && kept.key === at.key && kept.variant === at.variant;
+
+/**
+ * Every field that can change a translation, the exec gates included: a provider that refuses
+ * an exec kubeconfig must not hand its refusal to one that translates it.
+ */
+function providerIdentity(provider: Provider): string {
+  return JSON.stringify([
+    provider.name,
+    provider.secretNamePattern,
+    provider.keys,
+    provider.preferredSecretType ?? '',
+    provider.loopbackRewrite,
+    provider.execClouds ?? [],
+    provider.execCredentials === true,
+    provider.execPolicy ?? null,
+  ]);
+}
+
+/**
+ * Numbers the providers translations are asked for: the configuration's by the object itself
+ * (the planner hands them back), any other by its identity, numbered once first seen.
+ */
+class ProviderNumbers {
+  private readonly known: Provider[];
+  private readonly identities: (string | undefined)[] = [];
+
+  constructor(configured: readonly Provider[]) {
+    this.known = [...configured];
+  }
+
+  provider(number: number): Provider {
+    return this.known[number] as Provider;
+  }
+
+  numberOf(provider: Provider): number {
+    const exact = this.known.indexOf(provider);
     if (exact >= 0) return exact;
-    const id = identity(provider);
-    for (let i = 0; i < known.length; i++) {
-      identities[i] ??= identity(known[i] as Provider);
-      if (identities[i] === id) return i;
+    const id = providerIdentity(provider);
+    for (let i = 0; i < this.known.length; i++) {
+      this.identities[i] ??= providerIdentity(this.known[i] as Provider);
+      if (this.identities[i] === id) return i;
     }
-    known.push(provider);
-    identities[known.length - 1] = id;
-    return known.length - 1;
-  };
+    this.known.push(provider);
+    this.identities[this.known.length - 1] = id;
+    return this.known.length - 1;
+  }
+}
 
-  const entryFor = (secret: ObservedSecret): CacheEntry => {
-    const previous = byUid.get(secret.uid);
+class KeptTranslations implements TranslationCache {
+  readonly translate: Translator;
+  private readonly numbers: ProviderNumbers;
+  private readonly byUid = new Map<string, CacheEntry>();
+  private translations = 0;
+  private hits = 0;
+  private unprepared = 0;
+
+  constructor(
+    private readonly translator: Translator,
+    private readonly providers: readonly Provider[],
+  ) {
+    this.numbers = new ProviderNumbers(providers);
+    this.translate = (secret, key, provider, options) =>
+      this.answer(secret, {
+        provider: this.numbers.numberOf(provider),
+        key,
+        variant: codeOf(options),
+      });
+  }
+
+  current(
+    uid: string,
+    resourceVersion: string,
+    variant: TranslationVariant,
+  ): ObservedSecret | undefined {
+    const entry = this.byUid.get(uid);
+    if (entry?.prepared === undefined || entry.resourceVersion !== resourceVersion)
+      return undefined;
+    return (entry.variants & (1 << codeOf(variant))) !== 0 ? entry.prepared : undefined;
+  }
+
+  /** Every translation the planner can ask of `secret` for `variant`, made now. */
+  prepare(secret: ObservedSecret, prepared: TranslationVariant): ObservedSecret {
+    const entry = this.entryFor(secret);
+    const variant = codeOf(prepared);
+    entry.prepared ??= elide(secret, this.providers);
+    for (const [provider, { secretNamePattern, keys }] of this.providers.entries()) {
+      if (!matchGlob(secretNamePattern, secret.name)) continue;
+      for (const key of keys)
+        if (Object.hasOwn(secret.data, key)) this.keep(entry, secret, { provider, key, variant });
+    }
+    entry.variants |= 1 << variant;
+    return entry.prepared;
+  }
+
+  kept(uid: string): ObservedSecret | undefined {
+    return this.byUid.get(uid)?.prepared;
+  }
+
+  retain(live: ReadonlySet<string>): void {
+    for (const uid of this.byUid.keys()) if (!live.has(uid)) this.byUid.delete(uid);
+  }
+
+  stats(): ReturnType<TranslationCache['stats']> {
+    const { byUid, translations, hits, unprepared } = this;
+    return { secrets: byUid.size, translations, hits, unprepared };
+  }
+
+  /** A kept translation; else, for a Secret never prepared (a full read), one made now. */
+  private answer(secret: ObservedSecret, at: Slot): TranslationResult {
+    const entry = this.entryFor(secret);
+    const kept = entry.results.find((candidate) => sameSlot(candidate, at));
+    if (kept !== undefined) {
+      this.hits += 1;
+      return kept.result;
+    }
+    if (entry.prepared !== secret) return this.keep(entry, secret, at);
+    // The gatherer prepares every candidate of a snapshot before planning, so this is a
+    // broken invariant; answered with a refusal the next read cures, never with a guess.
+    this.unprepared += 1;
+    return {
+      ok: false,
+      refusal: {
+        code: 'kubeconfig-unreadable',
+        message: `namespace ${secret.namespace}, Secret ${secret.name} key ${at.key}: not read yet; it is read on the next pass`,
+      },
+    };
+  }
+
+  /** A new resourceVersion invalidates every key of that Secret at once. */
+  private entryFor(secret: ObservedSecret): CacheEntry {
+    const previous = this.byUid.get(secret.uid);
     if (previous?.resourceVersion === secret.resourceVersion) return previous;
-    // A new resourceVersion invalidates every key of that Secret at once.
     const entry: CacheEntry = {
       resourceVersion: secret.resourceVersion,
       results: [],
       prepared: undefined,
       variants: 0,
     };
-    byUid.set(secret.uid, entry);
+    this.byUid.set(secret.uid, entry);
     return entry;
-  };
+  }
 
-  const keep = (
-    entry: CacheEntry,
-    secret: ObservedSecret,
-    at: { provider: number; key: string; variant: number },
-  ): TranslationResult => {
-    const provider = known[at.provider] as Provider;
-    const options = optionsOf(at.variant);
+  private keep(entry: CacheEntry, secret: ObservedSecret, at: Slot): TranslationResult {
+    const provider = this.numbers.provider(at.provider);
     // Kept for as long as the Secret lives, so keep a compact copy: the translation's
     // strings are built by concatenation (ropes of thousands of small pieces), and a plain
     // copy holds ~2 KiB where the ropes held tens (measured in bench/api.bench.ts).
-    const result = structuredClone(translate(secret, at.key, provider, options));
-    const index = entry.results.findIndex(
-      (kept) => kept.provider === at.provider && kept.key === at.key && kept.variant === at.variant,
+    const result = structuredClone(
+      this.translator(secret, at.key, provider, optionsOf(at.variant)),
     );
+    const index = entry.results.findIndex((kept) => sameSlot(kept, at));
     if (index >= 0) entry.results[index] = { ...at, result };
     else entry.results.push({ ...at, result });
-    translations += 1;
+    this.translations += 1;
     return result;
-  };
-
-  const cachedTranslate: Translator = (
-    secret: ObservedSecret,
-    key: string,
-    provider: Provider,
-    options?: TranslateOptions,
-  ): TranslationResult => {
-    const at = { provider: indexOf(provider), key, variant: codeOf(options) };
-    const entry = entryFor(secret);
-    for (const kept of entry.results) {
-      if (kept.provider === at.provider && kept.key === at.key && kept.variant === at.variant) {
-        hits += 1;
-        return kept.result;
-      }
-    }
-    if (entry.prepared === secret) {
-      // The gatherer prepares every candidate of a snapshot before planning, so this is a
-      // broken invariant; answered with a refusal the next read cures, never with a guess.
-      unprepared += 1;
-      return {
-        ok: false,
-        refusal: {
-          code: 'kubeconfig-unreadable',
-          message: `namespace ${secret.namespace}, Secret ${secret.name} key ${key}: not read yet; it is read on the next pass`,
-        },
-      };
-    }
-    return keep(entry, secret, at);
-  };
-
-  const prepare = (secret: ObservedSecret, prepared: TranslationVariant): ObservedSecret => {
-    const entry = entryFor(secret);
-    const variant = codeOf(prepared);
-    entry.prepared ??= elide(secret, providers);
-    for (let provider = 0; provider < providers.length; provider++) {
-      if (!matchGlob((providers[provider] as Provider).secretNamePattern, secret.name)) continue;
-      for (const key of (providers[provider] as Provider).keys)
-        if (Object.hasOwn(secret.data, key)) keep(entry, secret, { provider, key, variant });
-    }
-    entry.variants |= 1 << variant;
-    return entry.prepared;
-  };
-
-  return {
-    translate: cachedTranslate,
-    current(uid, resourceVersion, variant) {
-      const entry = byUid.get(uid);
-      if (entry?.prepared === undefined || entry.resourceVersion !== resourceVersion)
-        return undefined;
-      return (entry.variants & (1 << codeOf(variant))) !== 0 ? entry.prepared : undefined;
-    },
-    prepare,
-    kept: (uid) => byUid.get(uid)?.prepared,
-    retain(live) {
-      for (const uid of byUid.keys()) if (!live.has(uid)) byUid.delete(uid);
-    },
-    stats: () => ({ secrets: byUid.size, translations, hits, unprepared }),
-  };
+  }
 }
 
 /**

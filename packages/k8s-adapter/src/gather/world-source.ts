@@ -63,6 +63,8 @@ export interface GatherResult {
   readonly news?: readonly string[];
   /** API requests this gather made. */
   readonly requests: number;
+  /** The `cluster.x-k8s.io` version discovery found served, when it did. */
+  readonly clusterApiVersion?: string;
 }
 
 export interface Gatherer {

@@ -237,6 +237,23 @@ describe('the applier', () => {
     expect(state(await read(name))).toBe(state(replacement));
   });
 
+  it('reports a rejected update as failed, with the fields the API server named as data', async () => {
+    const name = uniqueName('cluster');
+    const { ref } = await existing(name);
+    const before = await read(name);
+    const secret = desired(name, 'https://g.example');
+    // A label value no API server accepts: a 422 whose causes name metadata.labels.
+    const invalid = { ...secret, labels: { ...secret.labels, [`${PREFIX}note`]: 'not valid!' } };
+    const [result] = await writePlan(h.access, planOf(update(ref, invalid)), false);
+    expect(result?.status).toBe('failed');
+    expect(result?.failure).toMatchObject({ kind: 'invalid', status: 422, retryable: false });
+    expect(result?.failure?.causes).toContainEqual({
+      field: 'metadata.labels',
+      reason: 'FieldValueInvalid',
+    });
+    expect(state(await read(name))).toBe(state(before));
+  });
+
   it('reports not-found for an update or delete of a Secret that is gone', async () => {
     const name = uniqueName('cluster');
     const { ref } = await existing(name);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '@argocd-cluster-registrar/testkit';
-import { recordNamespaceEvent } from './events.js';
+import { recordClusterEvent, recordNamespaceEvent } from './events.js';
 import { createNamespace, host, restrictedAccess } from '../test-support/host.js';
 import type { Host } from '../test-support/host.js';
 
@@ -76,5 +76,24 @@ describe('recordNamespaceEvent', () => {
     expect(Date.parse(String(first?.lastTimestamp))).toBeGreaterThanOrEqual(
       Date.parse(String(first?.firstTimestamp)),
     );
+  });
+});
+
+describe('recordClusterEvent', () => {
+  it('names the Cluster by the version discovery found, whatever version that is', async () => {
+    const namespace = uniqueName('fleet');
+    await createNamespace(h.core, namespace);
+    // The Clusters need not exist: an Event only refers to them.
+    const note = { type: 'Normal' as const, reason: 'Registered', message: 'ok' };
+    for (const [i, version] of ['v1beta1', 'v1beta2'].entries()) {
+      const uid = `00000000-0000-4000-8000-00000000000${String(i)}`;
+      const cluster = { namespace, name: `cluster-${String(i)}`, uid, version };
+      expect(await recordClusterEvent(h.access, cluster, note, 'acr')).toBeUndefined();
+    }
+    const events = (await h.core.listNamespacedEvent({ namespace })).items;
+    expect(events.map((e) => e.involvedObject.apiVersion).sort()).toEqual([
+      'cluster.x-k8s.io/v1beta1',
+      'cluster.x-k8s.io/v1beta2',
+    ]);
   });
 });

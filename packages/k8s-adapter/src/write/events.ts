@@ -46,17 +46,19 @@ export async function recordNamespaceEvent(
 
 /**
  * An Event on a Cluster API Cluster source, in its namespace (`kubectl describe cluster`
- * finds it by kind, name and uid).
+ * finds it by kind, name and uid). `version`: the one discovery found the group served at,
+ * the version the Cluster was read at.
  */
 export async function recordClusterEvent(
   access: KubeAccess,
-  cluster: { namespace: string; name: string; uid: string },
+  cluster: { namespace: string; name: string; uid: string; version: string },
   event: NamespaceEvent,
   component: string,
 ): Promise<ApiFailure | undefined> {
+  const { version, ...ref } = cluster;
   return recordEvent(
     access,
-    { apiVersion: `${CAPI_GROUP}/v1beta2`, kind: 'Cluster', ...cluster },
+    { apiVersion: `${CAPI_GROUP}/${version}`, kind: 'Cluster', ...ref },
     event,
     component,
   );

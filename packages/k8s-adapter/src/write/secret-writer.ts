@@ -173,8 +173,12 @@ async function outcome(send: () => Promise<unknown>): Promise<WriteOutcome> {
  * different uid with 422 on `metadata.uid` rather than 409: the Secret was replaced since it
  * was read, which is a conflict (re-plan from fresh data), not an invalid request.
  */
-function uidPrecondition(failure: ApiFailure): WriteOutcome | undefined {
-  if (failure.kind !== 'invalid' || !failure.message.includes('metadata.uid')) return undefined;
+export function uidPrecondition(failure: ApiFailure): WriteOutcome | undefined {
+  if (
+    failure.kind !== 'invalid' ||
+    failure.causes?.some((c) => c.field === 'metadata.uid') !== true
+  )
+    return undefined;
   return {
     status: 'conflict',
     failure: {

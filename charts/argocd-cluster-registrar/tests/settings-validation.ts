@@ -1,7 +1,11 @@
-// The chart's render-time validation of the registrar's settings, generated from the checks
-// core runs at start-up (its FormCheck lists) and the settings table's chart values, so the
-// chart refuses exactly what the CLI refuses, with the same message. The output is the
-// chart's templates/_settings-validation.tpl; chart-validation.test.ts keeps it current.
+// The generator of the chart's render-time validation of the registrar's settings: made from
+// the checks the CLI runs at start-up (core's FormCheck lists, and the daemon's own
+// RESYNC_PERIOD_FORM) and the settings table's chart values, so the chart refuses exactly what
+// the CLI refuses, with the same message. Its output is the chart's
+// templates/_settings-validation.tpl, the one place the chart checks a setting's form (the
+// schema checks types, enums and unknown keys: helm can print a schema failure only as the
+// raw pattern). A development tool, never shipped: settings-validation.test.ts keeps the
+// template current.
 
 import {
   EXEC_CAPABLE_PROVIDER,
@@ -18,34 +22,46 @@ import {
   secretNamePatternForm,
 } from '@argocd-cluster-registrar/core';
 import type { ConfigInput, FormCheck } from '@argocd-cluster-registrar/core';
-import { SETTINGS } from './settings.js';
+import { RESYNC_PERIOD_FORM } from '../../../packages/cli/src/flags.js';
+import { SETTINGS } from '../../../packages/cli/src/settings.js';
 
 export const CHART_VALIDATION_FILE =
   'charts/argocd-cluster-registrar/templates/_settings-validation.tpl';
 
-/** Each core setting's checks; `optional`: an empty chart value means "not given". */
+/**
+ * Each setting's checks, by flag name (the template's name is its chart value's);
+ * `optional`: an empty chart value means "not given".
+ */
 const FORMS: readonly {
-  key: keyof ConfigInput;
+  flag: string;
   checks: readonly FormCheck[];
   optional?: true;
   list?: true;
 }[] = [
-  { key: 'targetNamespace', checks: TARGET_NAMESPACE_FORM },
-  { key: 'labelPrefix', checks: LABEL_PREFIX_FORM },
-  { key: 'managedBy', checks: MANAGED_BY_FORM },
-  { key: 'providers', checks: PROVIDER_ENTRY_FORM, list: true },
-  { key: 'secretNamePattern', checks: secretNamePatternForm(), optional: true },
-  { key: 'secretKey', checks: SECRET_KEY_FORM, optional: true },
-  { key: 'interval', checks: INTERVAL_FORM },
-  { key: 'demotedTTL', checks: durationForm() },
-  { key: 'credentialRefreshWindow', checks: durationForm() },
+  { flag: 'target-namespace', checks: TARGET_NAMESPACE_FORM },
+  { flag: 'label-prefix', checks: LABEL_PREFIX_FORM },
+  { flag: 'managed-by', checks: MANAGED_BY_FORM },
+  { flag: 'provider', checks: PROVIDER_ENTRY_FORM, list: true },
+  { flag: 'secret-name-pattern', checks: secretNamePatternForm(), optional: true },
+  { flag: 'secret-key', checks: SECRET_KEY_FORM, optional: true },
+  { flag: 'interval', checks: INTERVAL_FORM },
+  { flag: 'demoted-ttl', checks: durationForm() },
+  { flag: 'credential-refresh-window', checks: durationForm() },
+  { flag: 'resync-period', checks: RESYNC_PERIOD_FORM },
 ];
 
-function chartValue(key: keyof ConfigInput): string {
-  const value = SETTINGS.find((s) => s.configKey === key)?.chart?.value;
+function topLevel(value: string | undefined, setting: string): string {
   if (value === undefined || value.includes('.'))
-    throw new Error(`setting ${key} has no top-level chart value`);
+    throw new Error(`setting ${setting} has no top-level chart value`);
   return value;
+}
+
+function chartValueOfFlag(flag: string): string {
+  return topLevel(SETTINGS.find((s) => s.name === flag)?.chart?.value, flag);
+}
+
+function chartValue(key: keyof ConfigInput): string {
+  return topLevel(SETTINGS.find((s) => s.configKey === key)?.chart?.value, key);
 }
 
 // Go template literals: raw strings for patterns (they hold no backquote), JSON for the rest
@@ -116,9 +132,9 @@ function formTemplate(key: string, checks: readonly FormCheck[]): string {
 }
 
 function settingCheck(form: (typeof FORMS)[number]): string {
-  const name = chartValue(form.key);
+  const name = chartValueOfFlag(form.flag);
   const check = (value: string): string[] => [
-    `{{- $problem := include "acr.form.${form.key}" ${value} }}`,
+    `{{- $problem := include "acr.form.${name}" ${value} }}`,
     `{{- if $problem }}{{ fail (printf "values: ${name} %q: %s" ${value} $problem) }}{{ end }}`,
   ];
   if (form.list === true)
@@ -167,6 +183,18 @@ function legacyCombination(): string[] {
   return lines;
 }
 
+/** A Go duration in seconds (the form is checked before this is used), as core's secondsOf. */
+const DURATION_SECONDS = `{{- define "acr.durationSeconds" -}}
+{{- $factors := dict "ns" 0.000000001 "us" 0.000001 "µs" 0.000001 "μs" 0.000001 "ms" 0.001 "s" 1.0 "m" 60.0 "h" 3600.0 -}}
+{{- $total := 0.0 -}}
+{{- range $part := regexFindAll "(\\\\d+(\\\\.\\\\d*)?|\\\\.\\\\d+)(ns|us|µs|μs|ms|s|m|h)" . -1 -}}
+{{- $number := regexReplaceAll "[^0-9.]+$" $part "" -}}
+{{- $unit := regexReplaceAll "^[0-9.]+" $part "" -}}
+{{- $total = addf $total (mulf (float64 $number) (get $factors $unit)) -}}
+{{- end -}}
+{{- $total -}}
+{{- end -}}`;
+
 /** The generated template, byte for byte. */
 export function renderChartValidation(): string {
   const exec = execCredentialsWarning({ execCredentials: true, providers: [] });
@@ -174,13 +202,18 @@ export function renderChartValidation(): string {
   const providers = chartValue('providers');
   return `${[
     '{{/*',
-    'Generated by packages/cli/src/chart-validation.ts from the checks the CLI runs at start-up: do',
-    'not edit. REGISTRAR_UPDATE_CHART_VALIDATION=1 pnpm vitest run packages/cli/src/chart-validation.test.ts',
-    'rewrites it. Each acr.form.<setting> prints the problem with a value, or nothing.',
+    'Generated by charts/argocd-cluster-registrar/tests/settings-validation.ts from the checks the',
+    'CLI runs at start-up: do not edit. REGISTRAR_UPDATE_CHART_VALIDATION=1 pnpm vitest run',
+    'charts/argocd-cluster-registrar/tests/settings-validation.test.ts rewrites it. The one place',
+    'the chart checks the form of a setting (values.schema.json checks types, enums and unknown',
+    'keys: helm prints a schema failure with the raw pattern, these name the value and its form).',
+    'Each acr.form.<value> prints the problem with a value, or nothing.',
     '*/}}',
     '',
-    ...FORMS.map((f) => `${formTemplate(f.key, f.checks)}\n`),
-    '{{/* Every setting the CLI checks at start-up, with its message; called by acr.validateForms. */}}',
+    ...FORMS.map((f) => `${formTemplate(chartValueOfFlag(f.flag), f.checks)}\n`),
+    DURATION_SECONDS,
+    '',
+    '{{/* Every setting the CLI checks at start-up, with its message; called by acr.validate. */}}',
     '{{- define "acr.validateSettings" -}}',
     // First: with both given, the CLI checks neither the legacy pair's forms.
     ...legacyCombination(),

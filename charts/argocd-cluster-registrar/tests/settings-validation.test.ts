@@ -5,8 +5,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHART_VALIDATION_FILE, renderChartValidation } from './chart-validation.js';
-import { REPO } from './test-support/e2e.js';
+import { CHART_VALIDATION_FILE, renderChartValidation } from './settings-validation.js';
+import { repoRoot as REPO } from './chart-support.js';
 
 describe('the chart validation template', () => {
   it('is current with the CLI checks it is generated from', async () => {
@@ -15,7 +15,7 @@ describe('the chart validation template', () => {
     if (process.env['REGISTRAR_UPDATE_CHART_VALIDATION'] === '1') await writeFile(file, expected);
     expect(
       await readFile(file, 'utf8'),
-      `${CHART_VALIDATION_FILE} is stale: run REGISTRAR_UPDATE_CHART_VALIDATION=1 pnpm vitest run packages/cli/src/chart-validation.test.ts`,
+      `${CHART_VALIDATION_FILE} is stale: run REGISTRAR_UPDATE_CHART_VALIDATION=1 pnpm vitest run charts/argocd-cluster-registrar/tests/settings-validation.test.ts`,
     ).toBe(expected);
   });
 });
