@@ -93,6 +93,8 @@ describe('gathering Cluster sources', () => {
     const gathered = await createGatherer(access, config).full();
     expect(gathered.failures).toEqual([]);
     expect(gathered.notices).toBeUndefined();
+    // The version the Clusters were read at, which Events about them name.
+    expect(gathered.clusterApiVersion).toBe('v1beta2');
     const clusters = gathered.snapshot.clusters ?? [];
     expect(clusters.map((c) => `${c.namespace}/${c.name}`)).toEqual([
       `${fleet}/alpha`,
@@ -322,6 +324,7 @@ describe('Cluster sources on a plane without the Cluster API CRDs', () => {
     const gatherer = createGatherer(shared.access, config);
     const first = await gatherer.full();
     expect(first.notices).toEqual([CLUSTER_API_ABSENT]);
+    expect(first.clusterApiVersion).toBeUndefined();
     expect(first.failures).toEqual([]);
     expect(first.snapshot.namespaces.map((ns) => ns.name)).toEqual([team]);
     expect(first.snapshot.sourceLookups['fleet/alpha']).toMatchObject({ state: 'unknown' });
