@@ -47,6 +47,7 @@ export {
   EXEC_FLAG_HINT,
   EXEC_PROVIDER_HINT,
 } from './translate/exec/gates.js';
+export { EXEC_API_VERSIONS } from './translate/exec/exec-block.js';
 export { EMPTY_EXEC_POLICY } from './config/exec-policy.js';
 export { normaliseServer, classifyServer, type ServerKind } from './shared/server-address.js';
 export { matchGlob, validateGlob } from './config/glob.js';
