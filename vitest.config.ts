@@ -1,13 +1,15 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
-const src = (pkg: string): string =>
-  fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+const src = (pkg: string, entry = 'index.ts'): string =>
+  fileURLToPath(new URL(`./packages/${pkg}/src/${entry}`, import.meta.url));
 
 export default defineConfig({
   resolve: {
     // Tests run against the sources, not dist/, so `pnpm test` needs no build step.
+    // A sub-entry comes before its package, which would otherwise match it as a prefix.
     alias: {
+      '@argocd-cluster-registrar/core/present': src('core', 'present/index.ts'),
       '@argocd-cluster-registrar/core': src('core'),
       '@argocd-cluster-registrar/k8s-adapter': src('k8s-adapter'),
       '@argocd-cluster-registrar/testkit': src('testkit'),

@@ -71,12 +71,21 @@ export async function bundle(outdir = join(here, 'dist', 'bundle')) {
     metafile: true,
     logLevel: 'warning',
     // The workspace's packages from their sources, as the tests use them.
-    alias: Object.fromEntries(
-      ['core', 'k8s-adapter'].map((pkg) => [
-        `@argocd-cluster-registrar/${pkg}`,
-        join(packages, pkg, 'src', 'index.ts'),
-      ]),
-    ),
+    alias: {
+      ...Object.fromEntries(
+        ['core', 'k8s-adapter'].map((pkg) => [
+          `@argocd-cluster-registrar/${pkg}`,
+          join(packages, pkg, 'src', 'index.ts'),
+        ]),
+      ),
+      '@argocd-cluster-registrar/core/present': join(
+        packages,
+        'core',
+        'src',
+        'present',
+        'index.ts',
+      ),
+    },
     // ws's optional native speed-ups, which it loads only if installed.
     external: ['bufferutil', 'utf-8-validate'],
     define: { __REGISTRAR_VERSION__: JSON.stringify(version) },

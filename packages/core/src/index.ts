@@ -47,6 +47,7 @@ export {
   EXEC_FLAG_HINT,
   EXEC_PROVIDER_HINT,
 } from './translate/exec/gates.js';
+export { EXEC_API_VERSIONS } from './translate/exec/exec-block.js';
 export { EMPTY_EXEC_POLICY } from './config/exec-policy.js';
 export { normaliseServer, classifyServer, type ServerKind } from './shared/server-address.js';
 export { matchGlob, validateGlob } from './config/glob.js';
@@ -65,11 +66,10 @@ export {
 } from './config/forms.js';
 export { readCertificateFacts } from './translate/x509.js';
 export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from './shared/base64.js';
-export { sha256Hex, fingerprint } from './present/sha256.js';
+export { sha256Hex } from './present/sha256.js';
 
 // Planning
 export { plan, createPlanMemo, type PlanOptions, type PlanMemo } from './plan/index.js';
-export { describeChanges, type ChangeDescriber } from './present/render-diff.js';
 export {
   labelKeys,
   ARGOCD_SECRET_TYPE_LABEL,
@@ -103,43 +103,8 @@ export {
   type WriteProof,
 } from './plan/write-proof.js';
 
-// Rendering and snapshots
-export {
-  renderPlanText,
-  summaryLine,
-  LEGEND,
-  type DryRunNote,
-  type RenderTextOptions,
-} from './present/render-text.js';
-export {
-  planToJson,
-  summarisePlan,
-  PLAN_FORMAT_VERSION,
-  type PlanDocument,
-  type PlanSummary,
-} from './present/render-json.js';
-export {
-  snapshotToJson,
-  snapshotFromJson,
-  SNAPSHOT_FORMAT_VERSION,
-} from './present/snapshot-io.js';
-export {
-  statusRows,
-  statusRowSource,
-  credentialOf,
-  FAILING_STATES,
-  STATUS_FORMAT_VERSION,
-  STATUS_STATES,
-  type StatusRow,
-  type StatusState,
-} from './present/status-rows.js';
-export {
-  renderStatusText,
-  statusToJson,
-  statusFailing,
-  type RenderStatusOptions,
-  type StatusDocument,
-} from './present/render-status.js';
+// Rendering and snapshots (also the `present` sub-entry, for tools that only render)
+export * from './present/index.js';
 
 // Exhaustiveness
 export { assertNever } from './shared/assert-never.js';

@@ -1,5 +1,5 @@
 // Per-setting validation: reading one string, duration or boolean setting (its default when
-// absent); the written forms are checked by config-forms.ts.
+// absent); the written forms are checked by forms.ts.
 
 import type { ConfigInput, Fail } from './input.js';
 import { INTERVAL_FORM, durationForm } from './forms.js';

@@ -5,7 +5,7 @@
 // gave up is retried.
 
 import { parseTimestamp, registrationName } from '../translate/registration.js';
-import { unreachable } from '../shared/unreachable.js';
+import { assertNever } from '../shared/assert-never.js';
 import type { Refusal } from '../shared/types.js';
 import type { Claim, Registration, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
@@ -174,6 +174,6 @@ export function pinnedRefusal(state: PassState, target: Registration, claimant: 
     case 'gone':
       return refusal(`${name} is the registration of ${owner}, which is gone; it will be removed`);
     default:
-      return unreachable(source);
+      return assertNever(source, 'source kind');
   }
 }

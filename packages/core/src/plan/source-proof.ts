@@ -5,7 +5,7 @@
 // with a warning. `<prefix>prune=disabled` vetoes every deletion and demotion.
 
 import { parseTimestamp } from '../translate/registration.js';
-import { unreachable } from '../shared/unreachable.js';
+import { assertNever } from '../shared/assert-never.js';
 import type { Action, ObservedSecret } from '../shared/types.js';
 import { describeSource, isClusterKey, sourceNoun } from '../config/sources.js';
 import type { RecordedSource, Registration, SecretMemo, SourceStatus } from './model.js';
@@ -61,7 +61,7 @@ export function sourceStatus(
         `looking up ${describeSource(name)} failed: ${lookup.reason}`,
       );
     default:
-      return unreachable(lookup);
+      return assertNever(lookup, 'source lookup');
   }
 }
 

@@ -27,7 +27,7 @@ import type {
   Labels,
   ObservedSecret,
 } from '../shared/types.js';
-import { unreachable } from '../shared/unreachable.js';
+import { assertNever } from '../shared/assert-never.js';
 
 const CONFIG_FIELDS: readonly {
   readonly path: readonly string[];
@@ -82,7 +82,7 @@ export function describeChanges(action: Action): readonly FieldChange[] {
     case 'delete':
       return [];
     default:
-      return unreachable(action);
+      return assertNever(action, 'action kind');
   }
 }
 

@@ -393,6 +393,31 @@ describe('secrecy', () => {
     ).toContain('"args":["aws","--cluster-name","prod","--role-arn","arn:aws:iam::1:role/r"]');
   });
 
+  it('an action of a kind no renderer knows fails naming its kind only, never its Secret', () => {
+    // A broken invariant (a kind added to the planner but not to a renderer) is logged by the
+    // daemon: the error must not carry the desired Secret's data.
+    const token = 'tok-3f9a1c7e';
+    const secret = registration('x', { bearerToken: token });
+    const plan = {
+      actions: [{ kind: 'rotate', cluster: 'x', secret, reason: { code: 'r', namespace: 'n' } }],
+      outcomes: [],
+      warnings: [],
+    } as unknown as Plan;
+    const encoded = secret.data['config'] ?? '';
+    for (const render of [() => planToJson(plan), () => renderPlanText(plan)]) {
+      expect(render).toThrow('unhandled action kind rotate');
+      let message = '';
+      try {
+        render();
+      } catch (error) {
+        message = String(error);
+      }
+      expect(message).not.toContain(token);
+      expect(message).not.toContain(encoded);
+      expect(message).not.toContain('cluster-x');
+    }
+  });
+
   it('no byte string stored under an unknown key appears either', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 12, maxLength: 48 }), (bytes) => {

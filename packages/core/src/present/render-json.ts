@@ -28,7 +28,7 @@ import {
   sensitiveDisplay,
   urlDisplay,
 } from './sensitive-display.js';
-import { unreachable } from '../shared/unreachable.js';
+import { assertNever } from '../shared/assert-never.js';
 import { describeChanges, type ChangeDescriber } from './render-diff.js';
 
 /**
@@ -234,7 +234,7 @@ function documentAction(action: Action, fieldChanges: readonly FieldChange[]): P
         target: action.target,
       };
     default:
-      return unreachable(action);
+      return assertNever(action, 'action kind');
   }
 }
 

@@ -16,7 +16,7 @@ import type {
 import { redactChange, summarisePlan } from './render-json.js';
 import { CONCEALED } from './sensitive-display.js';
 import { actionTarget } from '../plan/action-target.js';
-import { unreachable } from '../shared/unreachable.js';
+import { assertNever } from '../shared/assert-never.js';
 import { describeSource, sourceEnding, sourceNoun } from '../config/sources.js';
 import { describeChanges, type ChangeDescriber } from './render-diff.js';
 
@@ -181,7 +181,7 @@ export function describeReason(action: Action): string {
         case 'restored':
           return `the registration of ${describeSource(reason.namespace)} is missing and is restored`;
         default:
-          return unreachable(reason);
+          return assertNever(reason, 'reason');
       }
     }
     case 'update': {
@@ -202,7 +202,7 @@ export function describeReason(action: Action): string {
         case 'drained':
           return `${describeSource(reason.namespace)} ${sourceEnding(reason.namespace)}: the copied labels (${reason.labels.join(', ')}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the ${sourceNoun(reason.namespace)} is gone`;
         default:
-          return unreachable(reason);
+          return assertNever(reason, 'reason');
       }
     }
     case 'demote': {
@@ -221,11 +221,11 @@ export function describeReason(action: Action): string {
         case 'demotion-expired':
           return `demoted since ${reason.staleSince} (${describeSource(reason.namespace)}), longer than the demoted TTL`;
         default:
-          return unreachable(reason);
+          return assertNever(reason, 'reason');
       }
     }
     default:
-      return unreachable(action);
+      return assertNever(action, 'action kind');
   }
 }
 

@@ -1,10 +1,19 @@
 // Exhaustive switches end here: a new union member fails to compile until it is handled,
 // and a value the types ruled out (a broken invariant) throws instead of passing silently.
+// The error names the value's discriminant only: the value may be an action carrying a
+// desired Secret's data, and the daemon logs the error.
 
-/** Throws naming only the value's `kind` (the value may hold secret data, e.g. an action). */
+/** The discriminants of core's unions (an action's `kind`, a reason's `code`, a lookup's `state`). */
+const DISCRIMINANTS = ['kind', 'code', 'state'] as const;
+
+/** Throws naming only the value's discriminant, or its type when it has none. */
 export function assertNever(value: never, what = 'case'): never {
   const seen: unknown = value;
-  const kind: unknown =
-    typeof seen === 'object' && seen !== null && 'kind' in seen ? seen.kind : typeof seen;
-  throw new Error(`unhandled ${what} ${String(kind)}`);
+  let name: string = typeof seen;
+  if (typeof seen === 'object' && seen !== null) {
+    const fields = seen as Readonly<Record<string, unknown>>;
+    const tag = DISCRIMINANTS.map((key) => fields[key]).find((field) => typeof field === 'string');
+    if (typeof tag === 'string') name = tag;
+  }
+  throw new Error(`unhandled ${what} ${name}`);
 }

@@ -1,6 +1,6 @@
 // The validated configuration the planner runs with: the target namespace, label vocabulary,
 // providers (which Secrets hold kubeconfigs, and which exec plugins they may translate) and
-// timings. parseConfig (config.ts) is the only producer.
+// timings. parseConfig (config/config.ts) is the only producer.
 
 export type ProviderName =
   'k3k' | 'vcluster' | 'kamaji' | 'capi' | 'capa-eks' | 'capz-aks' | 'gke' | 'custom';

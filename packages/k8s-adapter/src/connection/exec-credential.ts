@@ -8,13 +8,11 @@
 // say what is wrong); its stdout holds the credential and is never printed. A daemon has no
 // terminal: the plugin's stdin is closed, and a plugin that insists on one is refused.
 import { spawn } from 'node:child_process';
+// The versions core accepts in a source's kubeconfig: one list, so a plugin the host may run
+// is never one a source may not name, nor the other way round.
+import { EXEC_API_VERSIONS } from '@argocd-cluster-registrar/core';
 import { CredentialError } from './credential-error.js';
 import type { ExecConfig } from './kubeconfig-files.js';
-
-export const EXEC_API_VERSIONS: ReadonlySet<string> = new Set([
-  'client.authentication.k8s.io/v1',
-  'client.authentication.k8s.io/v1beta1',
-]);
 
 /** A plugin that has not answered by then is killed: a hung plugin must not hang requests. */
 export const EXEC_TIMEOUT_MS = 30_000;

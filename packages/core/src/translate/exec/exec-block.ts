@@ -30,11 +30,13 @@ export interface ExecBlock {
  */
 export const EXEC_API_VERSION = 'client.authentication.k8s.io/v1beta1';
 
-/** Versions a kubeconfig may name: client-go's (v1alpha1 was removed in Kubernetes 1.24). */
-const KUBECONFIG_API_VERSIONS = new Set([
-  'client.authentication.k8s.io/v1alpha1',
-  EXEC_API_VERSION,
+/**
+ * The ExecCredential versions client-go runs (v1alpha1 was removed in Kubernetes 1.24): the
+ * versions a source's kubeconfig may name, and the adapter's list for the host's own plugins.
+ */
+export const EXEC_API_VERSIONS: ReadonlySet<string> = new Set([
   'client.authentication.k8s.io/v1',
+  EXEC_API_VERSION,
 ]);
 
 /**
@@ -84,7 +86,7 @@ export function readExecBlock(exec: unknown, owner: string): ExecBlock | ExecPro
     }
   }
   const apiVersion = exec['apiVersion'];
-  if (!absent(apiVersion) && !KUBECONFIG_API_VERSIONS.has(String(apiVersion)))
+  if (!absent(apiVersion) && !EXEC_API_VERSIONS.has(String(apiVersion)))
     return malformed(
       `names apiVersion ${JSON.stringify(apiVersion)}, not a client.authentication.k8s.io version`,
     );

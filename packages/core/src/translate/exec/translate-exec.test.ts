@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeBase64Text } from '../../shared/base64.js';
 import { parseConfig } from '../../config/config.js';
 import { translateSecretKey } from '../providers.js';
+import { EXEC_API_VERSIONS } from './exec-block.js';
 import { clusterConfigJson } from '../registration.js';
 import { argoConfigProblems } from '../../test-fixtures/argo-config-check.js';
 import { CA_CERT_PEM } from '../../test-fixtures/certificates.js';
@@ -87,6 +88,28 @@ describe('capa-eks', () => {
     ]);
     expect(configJson(translateSecretKey(eksSecret(text), 'value', eks))).toBe(
       `{"tlsClientConfig":{"insecure":false,"caData":"${CA_DATA}"},"awsAuthConfig":{"clusterName":"prod","roleARN":"arn:aws:iam::123456789012:role/argocd"}}`,
+    );
+  });
+
+  it('accepts the exec API versions client-go still runs, and refuses v1alpha1 as the adapter does', () => {
+    const withVersion = (apiVersion: string): TranslationResult =>
+      translateSecretKey(
+        eksSecret(
+          capaUserKubeconfig('prod', [
+            `apiVersion: ${apiVersion}`,
+            'args: [eks, get-token, --cluster-name, prod]',
+            'command: aws',
+          ]),
+        ),
+        'value',
+        eks,
+      );
+    for (const version of EXEC_API_VERSIONS) expect(withVersion(version).ok, version).toBe(true);
+    // Removed in Kubernetes 1.24: client-go (and the adapter, for the host) no longer runs it.
+    const refused = withVersion('client.authentication.k8s.io/v1alpha1');
+    expect(refused.ok || refused.refusal.code).toBe('exec-unsupported');
+    expect(refused.ok || refused.refusal.message).toContain(
+      'names apiVersion "client.authentication.k8s.io/v1alpha1"',
     );
   });
 
