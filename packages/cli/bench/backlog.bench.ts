@@ -122,6 +122,13 @@ async function coldStart(
     join(work, `daemon-${String(index)}.log`),
     { main: daemon.main },
   );
+  // Interrupted: the daemon goes with the bench (the plane stops itself once its owner is gone).
+  const interrupted = (): void => {
+    child.kill('SIGKILL');
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   try {
     let registeredAt: number | undefined;
     while (registeredAt === undefined) {
@@ -179,6 +186,8 @@ async function coldStart(
       load: loadAverage(),
     };
   } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
     await stopDaemon(child);
     sightings.stop();
     runtime.release();
