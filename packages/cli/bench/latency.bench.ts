@@ -9,28 +9,26 @@
 //
 //   node --expose-gc --import tsx packages/cli/bench/latency.bench.ts [trials]
 
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { cpus, totalmem } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startControlPlane } from '../../testkit/src/index.js';
 import { imageRuntime } from '../src/test-support/image-runtime.js';
+import {
+  PREFIX,
+  deleteAndFinalize,
+  latencyRow,
+  machine,
+  repo,
+  requireBuild,
+  sleep,
+  spawnDaemon,
+  stopDaemon,
+  until,
+  watchSightings,
+} from './harness.js';
 
 const TRIALS = Number(process.argv[2] ?? 60);
 const TARGET = 'argocd';
 const MANAGED_BY = 'bench-latency';
-const PREFIX = 'argocd-cluster-registrar/';
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const daemonMain = join(repo, 'packages/cli/dist/bundle/argocd-cluster-registrar.mjs');
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-function percentile(sorted: readonly number[], p: number): number {
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index] ?? NaN;
-}
 
 async function main(): Promise<void> {
   process.stderr.write(`starting plane bench-latency…\n`);
@@ -51,66 +49,36 @@ async function main(): Promise<void> {
   const run = Date.now().toString(36);
 
   // One clock for both ends of every measurement: event arrival in this process.
-  const secretEvents = new Map<string, { added?: number; deleted?: number }>();
-  /** `<name> <server>` → when the registration first carried that server. */
-  const serverSeen = new Map<string, number>();
-  const namespaceDeleted = new Map<string, number>();
-  const watch = new Watch(kc);
-  const secretWatch = await watch.watch(
-    `/api/v1/namespaces/${TARGET}/secrets`,
-    {},
-    (type: string, obj: { metadata?: { name?: string }; data?: Record<string, string> }) => {
-      const name = obj.metadata?.name ?? '';
-      const server = Buffer.from(obj.data?.['server'] ?? '', 'base64').toString('utf8');
-      if (type !== 'DELETED' && !serverSeen.has(`${name} ${server}`))
-        serverSeen.set(`${name} ${server}`, performance.now());
-      const entry = secretEvents.get(name) ?? {};
-      if (type === 'ADDED') entry.added ??= performance.now();
-      if (type === 'DELETED') entry.deleted ??= performance.now();
-      secretEvents.set(name, entry);
-    },
-    () => undefined,
-  );
-  const namespaceWatch = await watch.watch(
-    '/api/v1/namespaces',
-    { labelSelector: `${PREFIX}managed-by=${MANAGED_BY}` },
-    (type: string, obj: { metadata?: { name?: string } }) => {
-      if (type === 'DELETED') namespaceDeleted.set(obj.metadata?.name ?? '', performance.now());
-    },
-    () => undefined,
-  );
+  const seen = await watchSightings(kc, TARGET, `${PREFIX}managed-by=${MANAGED_BY}`);
 
   // The shipped daemon, with default timing: the built bundle on the image's Node release,
   // flags and environment (image-runtime.ts), as the container runs it.
-  if (!existsSync(daemonMain))
-    throw new Error(`${daemonMain} is missing: run \`pnpm build\` first`);
+  requireBuild();
   const runtime = imageRuntime(repo);
   process.stderr.write(`runtime: ${runtime.describe}\n`);
-  const { file, args } = runtime.command([
-    daemonMain,
-    '--kubeconfig',
-    plane.kubeconfigPath,
-    '--target-namespace',
-    TARGET,
-    '--managed-by',
-    MANAGED_BY,
-    '--health-addr',
-    '',
-    '--metrics-addr',
-    '',
-    '--log-format',
-    'json',
-    '--interval',
-    '1h',
-  ]);
-  const env: Record<string, string> = { ...runtime.env };
-  for (const [key, value] of Object.entries(process.env))
-    if (value !== undefined && key !== 'NODE_OPTIONS' && !key.startsWith('TSX_') && !(key in env))
-      env[key] = value;
-  const daemon = spawn(file, args, { cwd: repo, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const daemon = spawnDaemon(
+    runtime,
+    [
+      '--kubeconfig',
+      plane.kubeconfigPath,
+      '--target-namespace',
+      TARGET,
+      '--managed-by',
+      MANAGED_BY,
+      '--health-addr',
+      '',
+      '--metrics-addr',
+      '',
+      '--log-format',
+      'json',
+      '--interval',
+      '1h',
+    ],
+    null,
+  );
   const waiting = new Set<string>();
   let buffer = '';
-  daemon.stderr.on('data', (chunk: Buffer) => {
+  daemon.stderr?.on('data', (chunk: Buffer) => {
     buffer += chunk.toString('utf8');
     let newline = buffer.indexOf('\n');
     while (newline >= 0) {
@@ -127,14 +95,6 @@ async function main(): Promise<void> {
       }
     }
   });
-
-  const until = async (check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> => {
-    const deadline = Date.now() + timeoutMs;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(5);
-    }
-  };
 
   const kubeconfig = (server: string): string =>
     [
@@ -179,11 +139,8 @@ async function main(): Promise<void> {
           },
         },
       });
-      await until(
-        () => secretEvents.get(`cluster-${clusterName}`)?.added !== undefined,
-        `cluster-${clusterName}`,
-      );
-      appear.push((secretEvents.get(`cluster-${clusterName}`)?.added ?? NaN) - start);
+      await until(() => seen.added.has(`cluster-${clusterName}`), `cluster-${clusterName}`);
+      appear.push((seen.added.get(`cluster-${clusterName}`) ?? NaN) - start);
       process.stderr.write(`appear ${i + 1}/${TRIALS}\r`);
     }
     process.stderr.write('\n');
@@ -203,8 +160,8 @@ async function main(): Promise<void> {
         },
       });
       const key = `cluster-${clusterName} ${moved}`;
-      await until(() => serverSeen.has(key), `${key} to carry the new server`);
-      rotate.push((serverSeen.get(key) ?? NaN) - start);
+      await until(() => seen.servers.has(key), `${key} to carry the new server`);
+      rotate.push((seen.servers.get(key) ?? NaN) - start);
       process.stderr.write(`rotate ${i + 1}/${TRIALS}\r`);
     }
     process.stderr.write('\n');
@@ -212,49 +169,34 @@ async function main(): Promise<void> {
     for (let i = 0; i < TRIALS; i += 1) {
       const name = names[i] ?? '';
       const clusterName = `c-${run}-${i}`;
-      await api.deleteNamespace({ name });
-      await sleep(Math.random() * 500);
-      // No controller-manager: finish the deletion ourselves, as the namespace controller would.
-      const ns = await api.readNamespace({ name });
-      await api.replaceNamespaceFinalize({ name, body: { ...ns, spec: { finalizers: [] } } });
-      await until(() => namespaceDeleted.has(name), `namespace ${name} to be gone`);
+      // No controller-manager: the bench finishes the deletion, as the namespace controller
+      // would, at a random moment after the namespace started terminating.
+      await deleteAndFinalize(api, name, Math.random() * 500);
+      await until(() => seen.namespaceDeleted.has(name), `namespace ${name} to be gone`);
       await until(
-        () => secretEvents.get(`cluster-${clusterName}`)?.deleted !== undefined,
+        () => seen.deleted.has(`cluster-${clusterName}`),
         `cluster-${clusterName} removal`,
       );
       gone.push(
-        (secretEvents.get(`cluster-${clusterName}`)?.deleted ?? NaN) -
-          (namespaceDeleted.get(name) ?? NaN),
+        (seen.deleted.get(`cluster-${clusterName}`) ?? NaN) -
+          (seen.namespaceDeleted.get(name) ?? NaN),
       );
       process.stderr.write(`delete ${i + 1}/${TRIALS}\r`);
     }
     process.stderr.write('\n');
   } finally {
-    daemon.kill('SIGTERM');
-    await new Promise((resolve) => {
-      if (daemon.exitCode !== null || daemon.signalCode !== null) resolve(undefined);
-      else daemon.once('exit', resolve);
-    });
+    await stopDaemon(daemon);
     runtime.release();
-    secretWatch.abort();
-    namespaceWatch.abort();
+    seen.stop();
     await plane.stop();
   }
 
-  const row = (label: string, samples: number[]): string => {
-    const sorted = [...samples].sort((a, b) => a - b);
-    const f = (ms: number): string => `${(ms / 1000).toFixed(3)} s`;
-    return `| ${label} | ${sorted.length} | ${f(percentile(sorted, 50))} | ${f(percentile(sorted, 99))} | ${f(sorted[sorted.length - 1] ?? NaN)} |`;
-  };
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  console.log(
-    `\nDaemon latency (${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; the daemon: ${runtime.describe})`,
-  );
+  console.log(`\nDaemon latency (${machine()}; the daemon: ${runtime.describe})`);
   console.log('| measurement | trials | p50 | p99 | max |');
   console.log('|---|---|---|---|---|');
-  console.log(row('kubeconfig appears → registered', appear));
-  console.log(row('server changed in the kubeconfig → registration updated', rotate));
-  console.log(row('namespace deleted (finalized) → deregistered', gone));
+  console.log(latencyRow('kubeconfig appears → registered', appear));
+  console.log(latencyRow('server changed in the kubeconfig → registration updated', rotate));
+  console.log(latencyRow('namespace deleted (finalized) → deregistered', gone));
 }
 
 main().then(

@@ -23,22 +23,8 @@
 // The daemon runs as the image and the chart run it (image-runtime.ts): the image's Node
 // release and ENTRYPOINT flags, inside a memory cgroup at the chart's default limit.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { createHash } from 'node:crypto';
-import { createServer } from 'node:net';
-import { cpus, loadavg, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -56,6 +42,35 @@ import {
 import { imageRuntime } from '../src/test-support/image-runtime.js';
 import type { ImageRuntime } from '../src/test-support/image-runtime.js';
 import type { ControlPlane } from '../../testkit/src/index.js';
+import {
+  MANAGED_BY,
+  PREFIX,
+  childKubeconfig,
+  countRegistrations,
+  cpuSeconds,
+  createSources,
+  createsApplied,
+  daemonMain,
+  describeBuild,
+  fmt,
+  freePort,
+  loadAverage,
+  machine,
+  mib,
+  repo,
+  requireBuild,
+  sayer,
+  scrape,
+  secs,
+  sleep,
+  spawnDaemon,
+  startSampler,
+  stopDaemon,
+  total,
+  withRetry,
+  writeDocBlock,
+} from './harness.js';
+import type { Sample, Series } from './harness.js';
 
 const N = parseCount(process.argv[2]);
 const DIAG = process.env['REGISTRAR_BENCH_MEMORY_DIAG'] === '1';
@@ -63,8 +78,6 @@ const CPU_PROFILE = process.env['REGISTRAR_BENCH_MEMORY_CPU_PROFILE'] === '1';
 // Pid-suffixed, as the test planes are: two runs at once (other N, other variant) never share
 // a plane or a work directory.
 const PLANE = `bench-memory-${String(process.pid)}`;
-const PREFIX = 'argocd-cluster-registrar/';
-const MANAGED_BY = 'cluster-registrar'; // the daemon's default: it runs without --managed-by
 const TARGET = 'argocd';
 const INTERVAL_S = 30;
 const CREATE_CONCURRENCY = 16;
@@ -81,133 +94,20 @@ const STEADY_PASSES = 2;
 const BUDGET_MIB = Math.round(96 + ((Math.min(Math.max(N, 1000), 10_000) - 1000) * 160) / 9000);
 const REGISTER_TIMEOUT_MS = 15 * 60_000;
 
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
-const daemonMain = join(repo, 'packages/cli/dist/bundle/argocd-cluster-registrar.mjs');
 /** A run under another memory limit than the chart's (image-runtime.ts) is its own block. */
 const LIMIT = process.env['REGISTRAR_BENCH_MEMORY_LIMIT'];
 const CLUSTER_SOURCES = process.env['REGISTRAR_BENCH_MEMORY_SOURCES'] === 'clusters';
 const CLUSTERS_PER_NAMESPACE = 100;
 const VARIANT = `${LIMIT === undefined ? '' : `-limit-${LIMIT}`}${CLUSTER_SOURCES ? '-clusters' : ''}`;
 const work = `/tmp/acr-bench-memory/n${N}${VARIANT}${DIAG ? '-diag' : ''}${CPU_PROFILE ? '-cpu' : ''}-${String(process.pid)}`;
-const docPath = join(repo, 'docs/bench/memory.md');
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const mib = (kib: number): number => kib / 1024;
-const fmt = (kib: number | undefined): string =>
-  kib === undefined ? '—' : `${mib(kib).toFixed(1)} MiB`;
-const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
-const say = (text: string): void => {
-  process.stderr.write(`[memory] ${text}\n`);
-};
+const say = sayer('memory');
 
 function parseCount(arg: string | undefined): number {
   if (arg === undefined) return 10_000;
   const n = Number(arg.replace(/[_,]/g, ''));
   if (!Number.isInteger(n) || n < 1) throw new Error(`N must be a positive integer, got ${arg}`);
   return n;
-}
-
-// --- the daemon's process -------------------------------------------------------------------
-
-interface Sample {
-  /** ms since the daemon was spawned */
-  readonly t: number;
-  readonly rssKiB: number;
-  readonly hwmKiB: number;
-  /** Of the RSS: anonymous memory (heap, malloc) and file pages (mostly the node binary). */
-  readonly anonKiB: number;
-  readonly fileKiB: number;
-  /** open file descriptors: mostly sockets to the API server */
-  readonly fds: number;
-}
-
-function openFds(pid: number): number {
-  try {
-    return readdirSync(`/proc/${pid}/fd`).length;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU seconds (user + system) the process has used, from /proc/<pid>/stat (100 ticks/s). */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-function readStatus(
-  pid: number,
-): { rssKiB: number; hwmKiB: number; anonKiB: number; fileKiB: number } | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const field = (name: string): number | undefined => {
-    const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(text);
-    return match?.[1] === undefined ? undefined : Number(match[1]);
-  };
-  const rssKiB = field('VmRSS');
-  const hwmKiB = field('VmHWM');
-  if (rssKiB === undefined || hwmKiB === undefined) return undefined;
-  return { rssKiB, hwmKiB, anonKiB: field('RssAnon') ?? NaN, fileKiB: field('RssFile') ?? NaN };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => {
-        resolve(port);
-      });
-    });
-  });
-}
-
-interface Series {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-async function scrape(port: number): Promise<Series[] | undefined> {
-  try {
-    const response = await fetch(`http://127.0.0.1:${port}/metrics`);
-    if (!response.ok) return undefined;
-    const series: Series[] = [];
-    for (const line of (await response.text()).split('\n')) {
-      const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-      if (match === null) continue;
-      const labels: Record<string, string> = {};
-      for (const pair of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
-        labels[pair[1] ?? ''] = pair[2] ?? '';
-      }
-      series.push({ name: match[1] ?? '', labels, value: Number(match[3]) });
-    }
-    return series;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Sum of the series named `name` whose labels include `where`. */
-function total(
-  series: readonly Series[],
-  name: string,
-  where: Record<string, string> = {},
-): number {
-  return series
-    .filter((s) => s.name === name && Object.entries(where).every(([k, v]) => s.labels[k] === v))
-    .reduce((sum, s) => sum + s.value, 0);
 }
 
 // A diagnostic probe preloaded into the daemon (only with REGISTRAR_BENCH_MEMORY_DIAG=1).
@@ -220,7 +120,8 @@ const PROBE = [
   '}, 1000).unref();',
 ].join('\n');
 
-function spawnDaemon(
+/** The daemon as the image runs it, with the diagnostic run's flags and probe. */
+function startDaemon(
   runtime: ImageRuntime,
   kubeconfigPath: string,
   healthPort: number,
@@ -239,26 +140,10 @@ function spawnDaemon(
     : [];
   // The profile is written when the daemon exits (SIGTERM at the end of the run).
   const profileFlags = CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${work}`] : [];
-  // The image's environment (its ENV lines), no loader, nothing of ours configured.
-  const env: Record<string, string> = { ...runtime.env };
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || key.startsWith('ACR_') || key === 'KUBECONFIG') continue;
-    if (key === 'NODE_OPTIONS' || key in runtime.env || key.startsWith('TSX_')) continue;
-    env[key] = value;
-  }
-  if (DIAG) env['BENCH_MEMORY_PROBE_FILE'] = join(work, 'probe.jsonl');
-  const { file, args } = runtime.command([
-    ...diagFlags,
-    ...profileFlags,
-    daemonMain,
-    ...daemonArgs(kubeconfigPath, healthPort, metricsPort),
-  ]);
-  const log = openSync(logPath, 'w');
-  try {
-    return spawn(file, args, { cwd: repo, env, stdio: ['ignore', log, log] });
-  } finally {
-    closeSync(log);
-  }
+  return spawnDaemon(runtime, daemonArgs(kubeconfigPath, healthPort, metricsPort), logPath, {
+    nodeFlags: [...diagFlags, ...profileFlags],
+    env: DIAG ? { BENCH_MEMORY_PROBE_FILE: join(work, 'probe.jsonl') } : {},
+  });
 }
 
 function daemonArgs(kubeconfig: string, healthPort: number | string, metricsPort: number | string) {
@@ -277,45 +162,7 @@ function daemonArgs(kubeconfig: string, healthPort: number | string, metricsPort
   ];
 }
 
-async function stopDaemon(daemon: ChildProcess): Promise<number | null> {
-  if (daemon.exitCode !== null || daemon.signalCode !== null) return daemon.exitCode;
-  const exited = new Promise<number | null>((resolve) => {
-    daemon.once('exit', (code) => {
-      resolve(code);
-    });
-  });
-  daemon.kill('SIGTERM');
-  const timer = setTimeout(() => daemon.kill('SIGKILL'), 60_000);
-  const code = await exited;
-  clearTimeout(timer);
-  return code;
-}
-
 // --- the plane's contents -------------------------------------------------------------------
-
-/** Retries what a busy API server may refuse for a moment (429, 5xx, resets). */
-async function withRetry<T>(what: string, attempt: () => Promise<T>): Promise<T | 'exists'> {
-  for (let i = 0; ; i += 1) {
-    try {
-      return await attempt();
-    } catch (err) {
-      const code = (err as { code?: number }).code;
-      // An earlier attempt that timed out on our side may have landed.
-      if (code === 409 && i > 0) return 'exists';
-      if (i >= 5 || (code !== undefined && code !== 429 && code < 500))
-        throw new Error(`${what}: ${err instanceof Error ? err.message.slice(0, 300) : 'failed'}`);
-      await sleep(200 * 2 ** i);
-    }
-  }
-}
-
-function childKubeconfig(adminKubeconfig: string, index: number): string {
-  // The plane's own admin kubeconfig (embedded CA, client certificate and key, as k3k
-  // writes them), with a unique, non-loopback server so each registration is distinct.
-  const text = adminKubeconfig.replace(/server: \S+/, `server: https://c${index}.example:6443`);
-  if (text === adminKubeconfig) throw new Error('admin kubeconfig has no server line');
-  return text;
-}
 
 /** N labelled Clusters, 100 to a namespace, each with the kubeconfig KCP would write. */
 async function populateClusters(
@@ -357,7 +204,9 @@ async function populateClusters(
               labels: { 'cluster.x-k8s.io/cluster-name': `c${i}` },
             },
             type: 'cluster.x-k8s.io/secret',
-            data: { value: Buffer.from(childKubeconfig(adminKubeconfig, i)).toString('base64') },
+            data: {
+              value: Buffer.from(childKubeconfig(adminKubeconfig, `c${i}`)).toString('base64'),
+            },
           },
         }),
       ),
@@ -367,54 +216,14 @@ async function populateClusters(
 }
 
 async function populate(api: CoreV1Api, adminKubeconfig: string): Promise<void> {
-  await withRetry('create namespace argocd', () =>
+  await withRetry(`create namespace ${TARGET}`, () =>
     api.createNamespace({ body: { metadata: { name: TARGET } } }),
   );
-  let done = 0;
-  const indices = Array.from({ length: N }, (_, i) => i);
-  await mapBounded(indices, CREATE_CONCURRENCY, async (i) => {
-    const namespace = `mem-${i}`;
-    const cluster = `c${i}`;
-    await withRetry(`create namespace ${namespace}`, () =>
-      api.createNamespace({
-        body: {
-          metadata: {
-            name: namespace,
-            labels: { [`${PREFIX}managed-by`]: MANAGED_BY, [`${PREFIX}cluster`]: cluster },
-          },
-        },
-      }),
-    );
-    await withRetry(`create secret in ${namespace}`, () =>
-      api.createNamespacedSecret({
-        namespace,
-        body: {
-          metadata: { name: `k3k-${cluster}-kubeconfig` },
-          data: {
-            'kubeconfig.yaml': Buffer.from(childKubeconfig(adminKubeconfig, i)).toString('base64'),
-          },
-        },
-      }),
-    );
-    done += 1;
-    if (done % 1000 === 0) say(`created ${done}/${N} namespaces with kubeconfig Secrets`);
+  await createSources(api, adminKubeconfig, N, {
+    prefix: 'mem-',
+    concurrency: CREATE_CONCURRENCY,
+    say,
   });
-}
-
-async function countRegistrations(api: CoreV1Api): Promise<number> {
-  let count = 0;
-  let token: string | undefined;
-  do {
-    const page = await api.listNamespacedSecret({
-      namespace: TARGET,
-      labelSelector: `${PREFIX}managed-by=${MANAGED_BY},argocd.argoproj.io/secret-type=cluster`,
-      limit: 500,
-      ...(token !== undefined ? { _continue: token } : {}),
-    });
-    count += page.items.length;
-    token = page.metadata?._continue || undefined;
-  } while (token !== undefined);
-  return count;
 }
 
 // --- namespaces waiting for their kubeconfig --------------------------------------------------
@@ -579,39 +388,6 @@ interface Result {
   readonly totalMs: number;
 }
 
-function machine(): string {
-  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
-  return `${cpus().length} CPUs (nproc), ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${process.platform}/${process.arch} (the bench itself on Node ${process.version})`;
-}
-
-/** What was measured: the bundle's own fingerprint and age, and the state of the sources. */
-function describeBuild(): string {
-  const files = [daemonMain];
-  const hash = createHash('sha256');
-  for (const file of files) hash.update(readFileSync(file));
-  const newest = Math.max(...files.map((f) => statSync(f).mtimeMs));
-  // Porcelain lines start with a status column that may be a space: trim only line ends.
-  const git = (...args: string[]): string | undefined => {
-    const run = spawnSync('git', args, { cwd: repo, encoding: 'utf8' });
-    return run.status === 0 ? run.stdout.trimEnd() : undefined;
-  };
-  const head = git('rev-parse', '--short=12', 'HEAD');
-  if (head === undefined)
-    return `bundle sha256:${hash.digest('hex').slice(0, 12)}, not a git checkout`;
-  const dirty = (
-    git(
-      'status',
-      '--porcelain',
-      '--',
-      ...['core', 'k8s-adapter', 'cli'].map((p) => `packages/${p}/src`),
-    ) ?? ''
-  )
-    .split('\n')
-    .filter((l) => l !== '' && !l.endsWith('.test.ts'))
-    .map((l) => l.slice(3));
-  return `bundle sha256:${hash.digest('hex').slice(0, 12)} (newest file ${new Date(newest).toISOString().slice(0, 16)}Z), HEAD ${head}${dirty.length > 0 ? `, uncommitted source changes (not necessarily built): ${dirty.join(', ')}` : ', sources clean'}`;
-}
-
 function renderRun(r: Result, load: string, startedLoad: string, build: string): string {
   const verdict =
     mib(r.steady.median) <= BUDGET_MIB && mib(r.hwmKiB) <= BUDGET_MIB
@@ -620,7 +396,6 @@ function renderRun(r: Result, load: string, startedLoad: string, build: string):
         ? `steady within budget; PEAK OVER ${BUDGET_MIB} MiB`
         : `OVER BUDGET (${BUDGET_MIB} MiB)`;
   return [
-    `<!-- memory-bench:n=${r.n}${VARIANT}:begin (generated by packages/cli/bench/memory.bench.ts) -->`,
     `### N = ${r.n.toLocaleString('en-US')} registered clusters${LIMIT === undefined ? '' : `, memory limit ${LIMIT}`}: ${verdict}`,
     '',
     `Command: \`${LIMIT === undefined ? '' : `REGISTRAR_BENCH_MEMORY_LIMIT=${LIMIT} `}node --expose-gc --import tsx packages/cli/bench/memory.bench.ts ${r.n}\` (after \`pnpm build\`; the daemon: \`node ${r.runtime.flags.join(' ')} packages/cli/dist/bundle/argocd-cluster-registrar.mjs ${daemonArgs('<admin>', '<p>', '<p>').join(' ')}\`, with the image's ENV).`,
@@ -649,7 +424,6 @@ function renderRun(r: Result, load: string, startedLoad: string, build: string):
     `| … CPU over that window | **${r.waiting.cpuPerMinute.toFixed(2)} CPU-seconds a minute** |`,
     `| … peak RSS over that window | **${fmt(r.waiting.peakKiB)}** (outcome \`waiting\` reported for ${r.waiting.reported} namespaces) |`,
     `| whole run (plane up → daemon stopped) | ${secs(r.totalMs)} |`,
-    `<!-- memory-bench:n=${r.n}${VARIANT}:end -->`,
   ].join('\n');
 }
 
@@ -674,30 +448,19 @@ measured pass (it includes that pass's own allocations).
 `;
 
 function writeDoc(run: string, n: string): void {
-  let doc = existsSync(docPath) ? readFileSync(docPath, 'utf8') : DOC_HEADER;
-  const block = new RegExp(`<!-- memory-bench:n=${n}:begin[^]*?<!-- memory-bench:n=${n}:end -->`);
-  // A run replaces its own block; a new one goes after the others, before hand-written notes.
-  if (block.test(doc)) doc = doc.replace(block, run);
-  else if (doc.includes('<!-- memory-bench:runs-end -->'))
-    doc = doc.replace('<!-- memory-bench:runs-end -->', `${run}\n\n<!-- memory-bench:runs-end -->`);
-  else doc = `${doc.trimEnd()}\n\n${run}\n`;
-  writeFileSync(docPath, doc);
+  writeDocBlock('docs/bench/memory.md', 'memory-bench', `n=${n}`, run, DOC_HEADER);
 }
 
 // --- main -----------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  if (!existsSync(daemonMain)) {
-    throw new Error(`${relative(repo, daemonMain)} is missing: run \`pnpm build\` first`);
-  }
+  requireBuild();
   const build = describeBuild();
   say(`daemon: ${relative(repo, daemonMain)}; ${build}`);
 
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const startedLoad = loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ');
+  const startedLoad = loadAverage();
   const runStart = performance.now();
 
   say(`starting plane ${PLANE}…`);
@@ -722,7 +485,7 @@ async function main(): Promise<void> {
     );
     const createStart = performance.now();
     if (CLUSTER_SOURCES) {
-      await withRetry('create namespace argocd', () =>
+      await withRetry(`create namespace ${TARGET}`, () =>
         api.createNamespace({ body: { metadata: { name: TARGET } } }),
       );
       await populateClusters(plane, api, plane.kubeConfig);
@@ -736,7 +499,7 @@ async function main(): Promise<void> {
     const ran = runtime;
     say(`runtime: ${runtime.describe}`);
     const spawnedAt = performance.now();
-    daemon = spawnDaemon(runtime, plane.kubeconfigPath, healthPort, metricsPort, logPath);
+    daemon = startDaemon(runtime, plane.kubeconfigPath, healthPort, metricsPort, logPath);
     const pid = daemon.pid;
     if (pid === undefined) throw new Error('could not start the daemon');
     let exitedEarly: string | undefined;
@@ -745,12 +508,8 @@ async function main(): Promise<void> {
       exitedEarly = `daemon exited (${signal ?? `code ${String(code)}`}${oom}); see ${logPath}`;
     });
 
-    const samples: Sample[] = [];
-    const sampler = setInterval(() => {
-      const status = readStatus(pid);
-      if (status !== undefined)
-        samples.push({ t: performance.now() - spawnedAt, ...status, fds: openFds(pid) });
-    }, SAMPLE_MS);
+    const sampler = startSampler(pid, SAMPLE_MS, spawnedAt);
+    const samples: readonly Sample[] = sampler.samples;
     const since = (t: number): Sample[] => samples.filter((s) => s.t >= t);
     const now = (): number => performance.now() - spawnedAt;
     const check = (): void => {
@@ -772,10 +531,7 @@ async function main(): Promise<void> {
         await sleep(1000);
         series = await scrape(metricsPort);
         if (series === undefined) continue;
-        const created = total(series, 'argocd_cluster_registrar_actions_total', {
-          kind: 'create',
-          status: 'applied',
-        });
+        const created = createsApplied(series);
         if (now() - lastReport > 10_000) {
           lastReport = now();
           const last = samples[samples.length - 1];
@@ -788,7 +544,7 @@ async function main(): Promise<void> {
         // only confirms it (listing 1,000 Secrets takes the bench's client most of a second).
         const at = now();
         const cpu = cpuSeconds(pid);
-        listed = await countRegistrations(api);
+        listed = await countRegistrations(api, TARGET);
         if (listed >= N) {
           registeredAt = at;
           registerCpuS = cpu;
@@ -874,7 +630,7 @@ async function main(): Promise<void> {
           passCount > 0
             ? (1000 * (durationSum(lastMark) - durationSum(firstMark))) / passCount
             : undefined,
-        registrations: await countRegistrations(api),
+        registrations: await countRegistrations(api, TARGET),
         unchanged: total(finalSeries, 'argocd_cluster_registrar_registrations', {
           state: 'unchanged',
         }),
@@ -888,7 +644,7 @@ async function main(): Promise<void> {
           Math.max(1, windowEnd - windowStart),
         totalMs: 0,
       };
-      clearInterval(sampler);
+      sampler.stop();
       writeFileSync(
         join(work, 'samples.csv'),
         `t_ms,vmrss_kib,vmhwm_kib,fds\n${samples.map((s) => `${Math.round(s.t)},${s.rssKiB},${s.hwmKiB},${s.fds}`).join('\n')}\n`,
@@ -896,9 +652,7 @@ async function main(): Promise<void> {
 
       const code = await stopDaemon(daemon);
       say(`daemon stopped (exit ${String(code)}); log in ${logPath}`);
-      const load = loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ');
+      const load = loadAverage();
       const finished = { ...result, totalMs: performance.now() - runStart };
 
       console.log(`\nResident memory of the shipped daemon, N = ${N} (${machine()})`);
@@ -950,10 +704,10 @@ async function main(): Promise<void> {
         console.log(`CPU profile (open in Chrome DevTools): ${join(work, '*.cpuprofile')}`);
       } else {
         writeDoc(renderRun(finished, load, startedLoad, build), `${N}${VARIANT}`);
-        console.log(`figures written to ${relative(repo, docPath)}`);
+        console.log('figures written to docs/bench/memory.md');
       }
     } finally {
-      clearInterval(sampler);
+      sampler.stop();
     }
   } finally {
     if (daemon !== undefined) await stopDaemon(daemon);

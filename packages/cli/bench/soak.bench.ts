@@ -12,13 +12,10 @@
 //   SOAK_MINUTES=6 SOAK_SAMPLE_SECONDS=20 pnpm bench soak    a short try
 //   (also SOAK_CLUSTERS; the window then starts at a sixth of the run, at most minute 10)
 
-import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
-  closeSync,
   existsSync,
   mkdirSync,
-  openSync,
   readFileSync,
   readdirSync,
   readlinkSync,
@@ -27,7 +24,6 @@ import {
 } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { FAULT_KINDS, startFaultProxy } from '../../testkit/src/index.js';
 import type { FaultKind } from '../../testkit/src/index.js';
 import {
@@ -39,6 +35,7 @@ import {
 } from '../src/test-support/chaos.js';
 import { startBenchWorld } from './chaos-world.js';
 import { imageRuntime } from '../src/test-support/image-runtime.js';
+import { readStatus, repo, sleep, spawnDaemon } from './harness.js';
 import { DIAG, PROBE, RESYNC_PERIOD, diagFigures, diagFlags, residentSplit } from './soak-diag.js';
 import type { ResidentSplit } from './soak-diag.js';
 
@@ -53,9 +50,7 @@ const INTERVAL_S = 30;
 const CHURN_PERIOD_MS = 20_000;
 const MAX_GROWTH = 0.1;
 
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const work = `/tmp/acr-bench-soak${DIAG ? `-diag-${process.pid}` : ''}`;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 interface Sample {
   readonly minute: number;
@@ -68,12 +63,6 @@ interface Sample {
   readonly delayMaxMs: number | undefined;
   readonly load1: number;
   readonly diag?: Record<string, number>;
-}
-
-function rssBytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
-  return kib === undefined ? 0 : Number(kib) * 1024;
 }
 
 function descriptors(pid: number): { sockets: number; fds: number } {
@@ -144,40 +133,29 @@ async function main(): Promise<void> {
 
   const runtime = imageRuntime(repo);
   const probeFile = join(work, 'probe.jsonl');
-  const env: Record<string, string> = { ...runtime.env };
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || key.startsWith('ACR_') || key === 'KUBECONFIG') continue;
-    if (key === 'NODE_OPTIONS' || key in runtime.env || key.startsWith('TSX_')) continue;
-    env[key] = value;
-  }
-  env['SOAK_PROBE_FILE'] = probeFile;
-  env['SOAK_PROBE_MS'] = String(SAMPLE_MS);
-  const { file, args } = runtime.command([
-    ...diagFlags,
-    '--import',
-    `data:text/javascript,${encodeURIComponent(PROBE)}`,
-    join(repo, 'packages/cli/dist/main.js'),
-    '--kubeconfig',
-    kubeconfig,
-    '--target-namespace',
-    world.chaos.world.target,
-    '--managed-by',
-    world.chaos.world.managedBy,
-    `--interval=${INTERVAL_S}s`,
-    '--leader-elect',
-    '--health-addr=127.0.0.1:0',
-    '--metrics-addr=127.0.0.1:0',
-    '--log-format=json',
-    ...(RESYNC_PERIOD === undefined ? [] : [`--resync-period=${RESYNC_PERIOD}`]),
-  ]);
-  const logPath = join(work, 'daemon.log');
-  const log = openSync(logPath, 'w');
-  let daemon: ChildProcess;
-  try {
-    daemon = spawn(file, args, { cwd: repo, env, stdio: ['ignore', log, log] });
-  } finally {
-    closeSync(log);
-  }
+  const daemon = spawnDaemon(
+    runtime,
+    [
+      '--kubeconfig',
+      kubeconfig,
+      '--target-namespace',
+      world.chaos.world.target,
+      '--managed-by',
+      world.chaos.world.managedBy,
+      `--interval=${INTERVAL_S}s`,
+      '--leader-elect',
+      '--health-addr=127.0.0.1:0',
+      '--metrics-addr=127.0.0.1:0',
+      '--log-format=json',
+      ...(RESYNC_PERIOD === undefined ? [] : [`--resync-period=${RESYNC_PERIOD}`]),
+    ],
+    join(work, 'daemon.log'),
+    {
+      nodeFlags: [...diagFlags, '--import', `data:text/javascript,${encodeURIComponent(PROBE)}`],
+      env: { SOAK_PROBE_FILE: probeFile, SOAK_PROBE_MS: String(SAMPLE_MS) },
+      main: join(repo, 'packages/cli/dist/main.js'),
+    },
+  );
   const started = Date.now();
   // The cgroup wrapper execs node: the same pid, so /proc reads are the daemon's.
   const pid = daemon.pid ?? -1;
@@ -196,7 +174,7 @@ async function main(): Promise<void> {
     const { sockets, fds } = descriptors(pid);
     const sample: Sample = {
       minute: round((Date.now() - started) / 60_000),
-      rssMiB: round(rssBytes(pid) / 2 ** 20, 1),
+      rssMiB: round((readStatus(pid)?.rssKiB ?? 0) / 1024, 1),
       resident: residentSplit(pid),
       heapUsedMiB:
         probe?.['heapUsed'] === undefined ? undefined : round(probe['heapUsed'] / 2 ** 20, 1),

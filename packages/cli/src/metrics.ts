@@ -166,6 +166,10 @@ export class RegistrarMetrics {
     'argocd_cluster_registrar_actions_total',
     'Planned actions executed, by kind and status.',
   );
+  readonly events = new Counter(
+    'argocd_cluster_registrar_events_total',
+    'Kubernetes Events, by result: sent, failed, timed-out, superseded (a newer one about the same source replaced it before it went out) or dropped (after a time-out, or at shutdown).',
+  );
   readonly passes = new Counter(
     'argocd_cluster_registrar_passes_total',
     'Passes run, by scope (full or partial) and result (ok or error).',
@@ -253,6 +257,7 @@ export class RegistrarMetrics {
       this.passDuration,
       this.apiErrors,
       this.actions,
+      this.events,
       this.passes,
       this.leader,
       this.lastPass,

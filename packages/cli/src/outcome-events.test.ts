@@ -82,7 +82,7 @@ describe('OutcomeReporter', () => {
   it('reports no news while the input is incomplete, nor when it is complete again', async () => {
     const { world, config, access, pass } = await setUp(2);
     const reporter = new OutcomeReporter(access, world.target, silentLogger);
-    const first = await reporter.report(await pass(createGatherer(access, config)), false);
+    const first = reporter.report(await pass(createGatherer(access, config)), false);
     expect(first.map((e) => e.reason)).toEqual(['Registered', 'Registered']);
 
     const blind = await pass(unreadEverywhere(createGatherer(access, config)));
@@ -90,8 +90,8 @@ describe('OutcomeReporter', () => {
       'input-incomplete',
       'input-incomplete',
     ]);
-    expect(await reporter.report(blind, false)).toEqual([]);
-    expect(await reporter.report(await pass(createGatherer(access, config)), false)).toEqual([]);
+    expect(reporter.report(blind, false)).toEqual([]);
+    expect(reporter.report(await pass(createGatherer(access, config)), false)).toEqual([]);
   });
 
   it('sends no more Events once one timed out: the rest would each wait out their time-out', async () => {
@@ -103,11 +103,9 @@ describe('OutcomeReporter', () => {
     try {
       const proxied = accessThrough(proxy, { requestTimeoutMs: 1000 });
       proxy.hangAll(true);
-      const events = await new OutcomeReporter(proxied, world.target, silentLogger).report(
-        pass,
-        true,
-      );
-      expect(events).toHaveLength(12);
+      const reporter = new OutcomeReporter(proxied, world.target, silentLogger);
+      expect(reporter.report(pass, true)).toHaveLength(12);
+      await reporter.eventsSent();
       const sent = proxy.log.filter((e) => e.method === 'POST' && e.path.endsWith('/events'));
       // The first round went out together and timed out together; nothing more was sent.
       expect(sent).toHaveLength(8);
@@ -159,7 +157,7 @@ describe('OutcomeReporter log lines', () => {
       write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
     });
     const reporter = new OutcomeReporter(access, world.target, logger);
-    await reporter.report(
+    reporter.report(
       passOf(
         [
           outcome('team-a', 'waiting', 'waiting-for-kubeconfig'),

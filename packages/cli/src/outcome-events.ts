@@ -12,17 +12,22 @@
 import { clusterSourceKey, sourceRef } from '@argocd-cluster-registrar/core';
 import type { NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
 import {
-  mapBounded,
   recordClusterEvent,
   recordNamespaceEvent,
   recordSecretEvent,
 } from '@argocd-cluster-registrar/k8s-adapter';
-import type { ActionResult, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
+import type { ActionResult, ApiFailure, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
+import { EventQueue } from './event-queue.js';
+import type { EventSendResult } from './event-queue.js';
 import { sourceLogFields, type Logger } from './logging.js';
 import type { PassReport } from './reconciler.js';
 
 export const EVENT_COMPONENT = 'argocd-cluster-registrar';
-/** Events in flight at once; they are best-effort notes, never worth a burst. */
+/**
+ * Events in flight at once for a one-shot run: after a first run over thousands of
+ * namespaces, an unbounded fan-out opens one TLS connection per Event at once (measured:
+ * +1 GiB resident at 10,000).
+ */
 const EVENT_CONCURRENCY = 8;
 
 type Category = 'registered' | 'waiting' | 'refused' | 'stale' | 'skipped' | 'drained';
@@ -48,17 +53,27 @@ export class OutcomeReporter {
   private readonly seen = new Map<string, Seen>();
   private warnings = new Set<string>();
 
+  /**
+   * `events` is where Events wait to be sent; by default a one-shot run's queue: no rate
+   * limit, as many in flight as EVENT_CONCURRENCY (the run waits for them with `eventsSent`).
+   */
   constructor(
     private readonly access: KubeAccess,
     private readonly targetNamespace: string,
     private readonly logger: Logger,
+    private readonly events: EventQueue = new EventQueue({
+      perSecond: Infinity,
+      burst: EVENT_CONCURRENCY,
+      concurrency: EVENT_CONCURRENCY,
+    }),
   ) {}
 
   /**
-   * Compares each outcome with the last one seen and reports changes. Events are sent only
-   * when `emitEvents` (the pass was applied by a writer). Returns the events it decided on.
+   * Compares each outcome with the last one seen and reports changes. Events are queued only
+   * when `emitEvents` (the pass was applied by a writer), never waited for: a pass's writes
+   * and the next pass come first (event-queue.ts). Returns the events it decided on.
    */
-  async report(pass: PassReport, emitEvents: boolean): Promise<readonly OutcomeEvent[]> {
+  report(pass: PassReport, emitEvents: boolean): readonly OutcomeEvent[] {
     const uids = new Map(pass.snapshot.namespaces.map((ns) => [ns.name, ns.uid]));
     // Cluster sources are keyed `<namespace>/<name>`, as their outcomes are.
     for (const cluster of pass.snapshot.clusters ?? [])
@@ -96,58 +111,66 @@ export class OutcomeReporter {
     this.reportWarnings(pass);
 
     if (emitEvents && pass.applied) {
-      // Bounded: after a first pass over thousands of namespaces, an unbounded fan-out opens
-      // one TLS connection per Event at once (measured: +1 GiB resident at 10,000).
       const registrations = new Map(
         pass.snapshot.clusterSecrets
           .filter((secret) => secret.namespace === this.targetNamespace)
           .map((secret) => [secret.name, secret.uid]),
       );
-      // An Event that timed out means the API server is not answering: the rest of this pass's
-      // Events would each wait their whole time-out too, in rounds of EVENT_CONCURRENCY, and
-      // hold the loop (and the next pass) for minutes. They are dropped, as a failed one is.
-      let timedOut = false;
-      let dropped = 0;
-      await mapBounded(events, EVENT_CONCURRENCY, async (event) => {
-        if (timedOut) {
-          dropped += 1;
-          return;
-        }
-        const note = { type: event.type, reason: event.reason, message: event.message };
-        let failure;
-        if (event.onRegistration !== undefined) {
-          const uid = registrations.get(event.onRegistration);
-          if (uid === undefined) return;
-          const secret = { namespace: this.targetNamespace, name: event.onRegistration, uid };
-          failure = await recordSecretEvent(this.access, secret, note, EVENT_COMPONENT);
-        } else {
-          const uid = uids.get(event.namespace);
-          if (uid === undefined) return;
-          const source = sourceRef(event.namespace);
-          if (source.kind === 'Cluster') {
-            // A Cluster was read at the version discovery found; without one, nothing to name.
-            const version = pass.clusterApiVersion;
-            if (version === undefined) return;
-            const cluster = { ...source, uid, version };
-            failure = await recordClusterEvent(this.access, cluster, note, EVENT_COMPONENT);
-          } else {
-            const namespace = { name: source.name, uid };
-            failure = await recordNamespaceEvent(this.access, namespace, note, EVENT_COMPONENT);
-          }
-        }
-        if (failure?.connection === 'timeout') timedOut = true;
-        if (failure !== undefined) {
-          this.logger.debug('could not record event', {
-            ...sourceLogFields(event.namespace),
-            reason: event.reason,
-            kind: failure.kind,
-            error: failure.message,
-          });
-        }
-      });
-      if (dropped > 0) this.logger.debug('events not sent after a time-out', { dropped });
+      for (const event of events) {
+        const send = this.sender(event, uids, registrations, pass.clusterApiVersion);
+        if (send !== undefined) this.events.enqueue(event.namespace, send);
+      }
     }
     return events;
+  }
+
+  /** Resolves once every Event queued so far was sent, failed or dropped. */
+  eventsSent(): Promise<void> {
+    return this.events.drained();
+  }
+
+  /**
+   * How to send one Event, with its object resolved now (by the uid this pass saw); nothing
+   * when the object is not known, as a registration that was never written.
+   */
+  private sender(
+    event: OutcomeEvent,
+    uids: ReadonlyMap<string, string>,
+    registrations: ReadonlyMap<string, string>,
+    clusterApiVersion: string | undefined,
+  ): (() => Promise<EventSendResult>) | undefined {
+    const note = { type: event.type, reason: event.reason, message: event.message };
+    let record: () => Promise<ApiFailure | undefined>;
+    if (event.onRegistration !== undefined) {
+      const uid = registrations.get(event.onRegistration);
+      if (uid === undefined) return undefined;
+      const secret = { namespace: this.targetNamespace, name: event.onRegistration, uid };
+      record = () => recordSecretEvent(this.access, secret, note, EVENT_COMPONENT);
+    } else {
+      const uid = uids.get(event.namespace);
+      if (uid === undefined) return undefined;
+      const source = sourceRef(event.namespace);
+      if (source.kind === 'Cluster') {
+        // A Cluster was read at the version discovery found; without one, nothing to name.
+        if (clusterApiVersion === undefined) return undefined;
+        const cluster = { ...source, uid, version: clusterApiVersion };
+        record = () => recordClusterEvent(this.access, cluster, note, EVENT_COMPONENT);
+      } else {
+        const namespace = { name: source.name, uid };
+        record = () => recordNamespaceEvent(this.access, namespace, note, EVENT_COMPONENT);
+      }
+    }
+    return async () => {
+      const failure = await record();
+      if (failure === undefined) return 'sent';
+      this.logger.debug('could not record event', {
+        ...sourceLogFields(event.namespace),
+        reason: event.reason,
+        kind: failure.kind,
+        error: failure.message,
+      });
+      return failure.connection === 'timeout' ? 'timed-out' : 'failed';
+    };
   }
 
   // A plan warning is news the first time it appears; repeated every pass it is noise.

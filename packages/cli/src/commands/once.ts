@@ -58,8 +58,9 @@ export async function runOnce(
     // (`kubectl events -n <namespace>`) shows why a namespace was refused. A dry run records
     // nothing. A one-shot run has no memory, so each run records current refusals again;
     // one reporter for all rounds records each once.
-    if (round.applied) await reporter.report(round, true);
+    if (round.applied) reporter.report(round, true);
   }
+  await reporter.eventsSent();
 
   if (options.saveSnapshot !== undefined) {
     // What the first round planned from, so `replay` shows the plan this run started with.
