@@ -81,10 +81,12 @@ export {
   clusterSecretName,
   clusterSourceKey,
   describeSource,
+  formatSourceKey,
+  isClusterKey,
+  parseSourceKey,
   recordedSourceKey,
   sourceNamespaceOf,
-  sourceRef,
-  type SourceRef,
+  type SourceKey,
 } from './sources.js';
 export {
   proofSource,
