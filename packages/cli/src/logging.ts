@@ -2,7 +2,7 @@
 // key=value fields on a terminal. Logs go to stderr so --once output on stdout stays clean.
 // Field values are scrubbed by name, so a credential can never reach a log line by accident.
 
-import { sourceRef } from '@argocd-cluster-registrar/core';
+import { parseSourceKey } from '@argocd-cluster-registrar/core';
 import type { LogFormat } from './settings.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -150,7 +150,7 @@ export function sourceLogFields(key: string | undefined): {
   sourceCluster?: string;
 } {
   if (key === undefined) return { namespace: undefined };
-  const source = sourceRef(key);
+  const source = parseSourceKey(key);
   return source.kind === 'Cluster'
     ? { namespace: source.namespace, sourceCluster: source.name }
     : { namespace: source.name };

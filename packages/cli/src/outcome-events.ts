@@ -9,7 +9,7 @@
 // `registration drained` are about the registration, whatever its source. Its fields name the
 // source the same way for both (logging.ts sourceLogFields).
 
-import { clusterSourceKey, sourceRef } from '@argocd-cluster-registrar/core';
+import { clusterSourceKey, parseSourceKey } from '@argocd-cluster-registrar/core';
 import type { NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
 import {
   recordClusterEvent,
@@ -149,7 +149,7 @@ export class OutcomeReporter {
     } else {
       const uid = uids.get(event.namespace);
       if (uid === undefined) return undefined;
-      const source = sourceRef(event.namespace);
+      const source = parseSourceKey(event.namespace);
       if (source.kind === 'Cluster') {
         // A Cluster was read at the version discovery found; without one, nothing to name.
         if (clusterApiVersion === undefined) return undefined;
@@ -201,7 +201,7 @@ export class OutcomeReporter {
         outcome.source !== undefined ? `${outcome.source.secret}/${outcome.source.key}` : undefined,
     };
     const message = outcome.reason?.message;
-    const kind = sourceRef(outcome.namespace).kind === 'Cluster' ? 'Cluster' : 'namespace';
+    const kind = parseSourceKey(outcome.namespace).kind === 'Cluster' ? 'Cluster' : 'namespace';
     switch (category) {
       case 'registered':
         if (!first || outcome.state === 'registered')

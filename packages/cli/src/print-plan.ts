@@ -1,70 +1,138 @@
-// The plan on stdout, as text or JSON, with the write results when the pass applied it, or
-// the API server's verdict on each write when it was a dry run.
+// Plans on stdout, as text or JSON: one plan (`replay`), or every plan a run made (`--once`),
+// each with the write results when its round applied it, or the API server's verdict on each
+// write when it was a dry run.
+//
+// A run's JSON stays one document: its first round's plan at the top (what `--dry-run` shows
+// and `replay` of its saved snapshot reproduces), each later round's plan in `laterRounds`, in
+// order and in the same shape with its `round` number, and `converged`.
 
-import { planToJson, renderPlanText } from '@argocd-cluster-registrar/core';
-import type { Action, DryRunNote, Plan } from '@argocd-cluster-registrar/core';
+import { describeSource, planToJson, renderPlanText } from '@argocd-cluster-registrar/core';
+import type { Action, DryRunNote, FollowUp, Plan } from '@argocd-cluster-registrar/core';
 import { dryRunVerdict } from '@argocd-cluster-registrar/k8s-adapter';
 import type { ActionResult } from '@argocd-cluster-registrar/k8s-adapter';
 import type { CliOptions } from './flags.js';
 import { colorFor } from './io.js';
 import type { Io } from './io.js';
+import type { PassReport } from './reconciler.js';
+import type { RoundsReport } from './rounds.js';
 
-export function printPlan(
-  io: Io,
-  options: CliOptions,
-  planned: Plan,
-  results: readonly ActionResult[] | undefined,
+/** A plan as shown: with its writes' results, or a dry run's verdicts, when there are any. */
+interface Shown {
+  readonly plan: Plan;
+  /** After an apply: each write's result. */
+  readonly results?: readonly ActionResult[];
   /** A dry run's results: what the API server said of each write it validated. */
-  previewed: readonly ActionResult[] = [],
-  /** Further top-level fields of the JSON document (a run's rounds). */
-  extra: Readonly<Record<string, unknown>> = {},
-): void {
+  readonly previewed: readonly ActionResult[];
+  /** Reads of its gather that failed (runs only). */
+  readonly readFailures?: number;
+}
+
+/** One plan that was not applied (`replay`). */
+export function printPlan(io: Io, options: CliOptions, planned: Plan): void {
+  const shown: Shown = { plan: planned, previewed: [] };
+  if (options.output === 'json') io.stdout(`${JSON.stringify(planDocument(shown), null, 2)}\n`);
+  else io.stdout(planText(io, options, shown));
+}
+
+/** Every plan of a run, in the order its rounds made them. */
+export function printRun(io: Io, options: CliOptions, run: RoundsReport): void {
+  const [first, ...later] = run.rounds.map(shownRound);
+  if (first === undefined) throw new Error('a run has at least one round');
   if (options.output === 'json') {
-    const document = planToJson(planned);
-    // One entry per action written or validated. Added fields keep formatVersion "1".
-    const outcomes =
-      results?.map((r) => ({
+    const document = {
+      ...planDocument(first),
+      laterRounds: later.map((shown, index) => ({
+        round: index + 2,
+        ...planDocument(shown, false),
+      })),
+      converged: run.converged,
+    };
+    io.stdout(`${JSON.stringify(document, null, 2)}\n`);
+    return;
+  }
+  const count = run.rounds.length;
+  const texts = [first, ...later].map((shown, index) => {
+    const text = planText(io, options, shown);
+    return count === 1 ? text : `Round ${String(index + 1)} of ${String(count)}:\n${text}`;
+  });
+  const tail: string[] = [];
+  if (run.unconfirmed)
+    tail.push(`Not confirmed converged after ${String(count)} rounds; the next run goes on.`);
+  const pending = run.rounds[count - 1]?.plan.followUps ?? [];
+  if (pending.length > 0) {
+    tail.push(
+      options.dryRun ? 'A real run would need a second round for:' : 'The next run goes on with:',
+    );
+    const round = options.dryRun ? 'a second round' : 'a further round';
+    for (const next of pending) tail.push(`  ${followUpLine(next, round)}`);
+  }
+  io.stdout(texts.join('\n') + (tail.length === 0 ? '' : `\n${tail.join('\n')}\n`));
+}
+
+function shownRound(round: PassReport): Shown {
+  return {
+    plan: round.plan,
+    ...(round.applied ? { results: round.results } : {}),
+    previewed: round.previewed,
+    readFailures: round.gatherFailures.length,
+  };
+}
+
+function followUpLine(next: FollowUp, round: string): string {
+  return `${next.after.kind} ${next.after.cluster}: once ${next.after.secret} is observed, ${round} ${next.kind}s ${next.secret} (${describeSource(next.source)} was renamed away from it)`;
+}
+
+/** `versioned`: a document of its own (a later round's plan is part of the run's). */
+function planDocument(shown: Shown, versioned = true) {
+  // One entry per action written or validated. Added fields keep the format version.
+  const results =
+    shown.results?.map((r) => ({
+      kind: r.action.kind,
+      cluster: r.action.cluster,
+      status: r.status,
+      ...(r.failure !== undefined ? { error: r.failure.message } : {}),
+    })) ??
+    shown.previewed.map((r) => {
+      const verdict = dryRunVerdict(r);
+      return {
         kind: r.action.kind,
         cluster: r.action.cluster,
         status: r.status,
-        ...(r.failure !== undefined ? { error: r.failure.message } : {}),
-      })) ??
-      (previewed.length === 0
-        ? undefined
-        : previewed.map((r) => {
-            const verdict = dryRunVerdict(r);
-            return {
-              kind: r.action.kind,
-              cluster: r.action.cluster,
-              status: r.status,
-              verdict: verdict.verdict,
-              ...(verdict.verdict === 'accepted' ? {} : { error: verdict.reason }),
-            };
-          }));
-    // Always present, empty when nothing was written or validated: one shape for every run.
-    io.stdout(`${JSON.stringify({ ...document, results: outcomes ?? [], ...extra }, null, 2)}\n`);
-    return;
-  }
+        verdict: verdict.verdict,
+        ...(verdict.verdict === 'accepted' ? {} : { error: verdict.reason }),
+      };
+    });
+  // `results` always present, empty when nothing was written or validated: one shape for
+  // every plan.
+  const { formatVersion, ...plan } = planToJson(shown.plan);
+  return {
+    ...(versioned ? { formatVersion } : {}),
+    ...plan,
+    results,
+    ...(shown.readFailures === undefined ? {} : { readFailures: shown.readFailures }),
+  };
+}
+
+function planText(io: Io, options: CliOptions, shown: Shown): string {
+  const { plan, results } = shown;
   // After an apply the headers say what was done ("was created"), not what will be.
   const resultOf = (action: Action): 'applied' | 'failed' | undefined => {
     const result = results?.find((r) => r.action === action);
     return result === undefined ? undefined : result.status === 'applied' ? 'applied' : 'failed';
   };
   const notes = new Map<Action, DryRunNote>();
-  for (const result of previewed) {
+  for (const result of shown.previewed) {
     const verdict = dryRunVerdict(result);
     if (verdict.verdict === 'rejected') notes.set(result.action, { rejected: verdict.reason });
     if (verdict.verdict === 'not-validated')
       notes.set(result.action, { notValidated: verdict.reason });
   }
-  io.stdout(
-    renderPlanText(planned, {
-      color: colorFor(io, io.stdoutIsTty),
-      dryRun: options.dryRun,
-      ...(results !== undefined ? { results: resultOf } : {}),
-      ...(notes.size > 0 ? { verdicts: (action: Action) => notes.get(action) } : {}),
-    }),
-  );
+  return renderPlanText(plan, {
+    color: colorFor(io, io.stdoutIsTty),
+    dryRun: options.dryRun,
+    ...(results !== undefined ? { results: resultOf } : {}),
+    ...(notes.size > 0 ? { verdicts: (action: Action) => notes.get(action) } : {}),
+  });
 }
 
 /** Whether a dry run's API server would reject any of the writes it validated. */

@@ -90,10 +90,12 @@ export {
   clusterSecretName,
   clusterSourceKey,
   describeSource,
+  formatSourceKey,
+  isClusterKey,
+  parseSourceKey,
   recordedSourceKey,
   sourceNamespaceOf,
-  sourceRef,
-  type SourceRef,
+  type SourceKey,
 } from './config/sources.js';
 export {
   proofSource,

@@ -16,8 +16,8 @@ import type { Logger } from '../logging.js';
 import { writeOwnerOnlyFile } from '../owner-only-file.js';
 import { RegistrarMetrics } from '../metrics.js';
 import { OutcomeReporter } from '../outcome-events.js';
-import { anyRejected, printPlan } from '../print-plan.js';
-import { followUps, roundsDocument, roundsText, runOutcomes, runRounds } from '../rounds.js';
+import { anyRejected, printRun } from '../print-plan.js';
+import { runRounds } from '../rounds.js';
 
 export async function runOnce(
   io: Io,
@@ -33,8 +33,8 @@ export async function runOnce(
     ? createDryRunWriter({ validateWith: access, labelPrefix: config.labelPrefix })
     : createApplier(access, config);
   // One run, as many rounds as it takes to end converged (rounds.ts); a dry run writes
-  // nothing, so it has one round, and names the actions a real run would follow up.
-  const { rounds, converged } = await runRounds(
+  // nothing, so it has one round, and its plan names what a real run would follow up with.
+  const run = await runRounds(
     {
       config,
       writer,
@@ -46,6 +46,7 @@ export async function runOnce(
     },
     { scope: { full: true }, apply: true },
   );
+  const { rounds } = run;
   const firstRound = rounds[0];
   const report = rounds[rounds.length - 1];
   if (firstRound === undefined || report === undefined)
@@ -68,20 +69,9 @@ export async function runOnce(
     writeOwnerOnlyFile(options.saveSnapshot, snapshotToJson(firstRound.snapshot));
     logger.info('snapshot saved; it contains credentials', { file: options.saveSnapshot });
   }
-  // Every round's actions and results as one plan; the warnings are where the run ended, each
-  // source's outcome what the run did to it.
+  // Each plan the run made, in order (print-plan.ts).
+  printRun(io, options, run);
   const results = rounds.flatMap((round) => round.results);
-  const actions = rounds.flatMap((round) => round.plan.actions);
-  const pending = options.dryRun ? followUps(firstRound.plan, firstRound.snapshot, config) : [];
-  printPlan(
-    io,
-    options,
-    { ...report.plan, actions, outcomes: runOutcomes(rounds) },
-    report.applied ? results : undefined,
-    firstRound.previewed,
-    roundsDocument(rounds, converged, pending),
-  );
-  if (options.output !== 'json') io.stdout(roundsText(rounds, converged, pending));
 
   if (report.gatherFailures.length > 0) {
     const first = report.gatherFailures[0];
@@ -94,6 +84,7 @@ export async function runOnce(
   }
   if (report.applied && results.some((r) => r.status !== 'applied')) return EXIT_ERROR;
   if (anyRejected(firstRound.previewed)) return EXIT_REJECTED;
-  if (options.detailedExitcode && actions.length > 0) return EXIT_CHANGES;
+  if (options.detailedExitcode && rounds.some((round) => round.plan.actions.length > 0))
+    return EXIT_CHANGES;
   return EXIT_OK;
 }

@@ -25,6 +25,6 @@ export function replaySnapshot(io: Io, options: CliOptions, config: Config): num
   const replayed = plan(loaded.snapshot, config, Date.now(), {
     translate: createSecretKeyTranslator({ labelPrefix: config.labelPrefix }),
   });
-  printPlan(io, options, replayed, undefined);
+  printPlan(io, options, replayed);
   return options.detailedExitcode && replayed.actions.length > 0 ? EXIT_CHANGES : EXIT_OK;
 }

@@ -181,7 +181,8 @@ describe('the hostile-input suite', () => {
     expectOutcomes(plan);
     for (const ns of neighbours)
       expect(plan.outcomes.find((o) => o.namespace === ns)?.state).toBe('unchanged');
-    expect(plan.actions.filter((a) => a.kind === 'delete' || a.kind === 'demote')).toEqual([]);
+    const actions = [plan, ...(plan.laterRounds ?? [])].flatMap((round) => round.actions);
+    expect(actions.filter((a) => a.kind === 'delete' || a.kind === 'demote')).toEqual([]);
     expectNoCredential('the plan', run.stdout);
     expectNoCredential('the log', run.stderr);
     await expectUndisturbed();

@@ -121,12 +121,19 @@ describe('lifecycle', () => {
     });
     // First the new name; the old one is demoted by the round that observes the new one, so
     // ArgoCD never loses the cluster if the create fails. One run holds both rounds.
+    // The document holds each plan the run made, in order.
     const { plan } = await planJson(world);
-    expect(plan.actions.map((a) => `${a.kind}:${a.cluster}`)).toEqual([
-      'create:after',
-      'demote:before',
+    expect(plan.actions.map((a) => `${a.kind}:${a.cluster}`)).toEqual(['create:after']);
+    expect(plan.results?.map((r) => r.status)).toEqual(['applied']);
+    expect(plan.followUps?.map((f) => `${f.kind} ${f.secret} after ${f.after.secret}`)).toEqual([
+      'demote cluster-before after cluster-after',
     ]);
-    expect(plan.rounds?.map((r) => `${r.actions}/${r.applied}`)).toEqual(['1/1', '1/1', '0/0']);
+    expect(
+      plan.laterRounds?.map(
+        (r) =>
+          `${String(r.round)}:${r.actions.map((a) => `${a.kind}:${a.cluster}`).join(',')}/${(r.results ?? []).map((x) => x.status).join(',')}`,
+      ),
+    ).toEqual(['2:demote:before/applied', '3:/']);
     expect(plan.converged).toBe(true);
     const demoted = await registration(world, 'before');
     expect(demoted?.metadata?.labels).not.toHaveProperty('argocd.argoproj.io/secret-type');
@@ -143,11 +150,16 @@ describe('lifecycle', () => {
     await relabel(name, (labels) => {
       labels[`${PREFIX}cluster`] = 'before';
     });
-    const { plan: reverted } = await planJson(world);
-    expect(reverted.actions.map((a) => `${a.kind}:${a.cluster}`)).toEqual([
-      'update:before',
-      'demote:after',
-    ]);
+    const reverted = await runCli([...world.baseArgs, '--once', '--log-format=json']);
+    expect(reverted.code).toBe(0);
+    // Text: each round's plan, marked as such, in the order the run made them.
+    const headings = reverted.stdout.split('\n').filter((line) => /^Round \d/.test(line));
+    expect(headings).toEqual(['Round 1 of 3:', 'Round 2 of 3:', 'Round 3 of 3:']);
+    const [, first = '', second = '', third = ''] = reverted.stdout.split(/^Round \d of 3:$/m);
+    expect(first).toContain('/cluster-before was updated');
+    expect(first).not.toContain('was demoted');
+    expect(second).toContain('/cluster-after was demoted');
+    expect(third).toContain('No changes.');
     const restored = await registration(world, 'before');
     expect(restored?.metadata?.labels?.['argocd.argoproj.io/secret-type']).toBe('cluster');
     expect(restored?.metadata?.labels).not.toHaveProperty(`${PREFIX}orphaned-secret-type`);
@@ -260,11 +272,12 @@ describe('lifecycle', () => {
       'delete:gone',
       'update:changed',
     ]);
-    // The demotion of the renamed registration is a second round's decision: named, not
-    // guessed at.
-    expect(plan.secondRound?.map((f) => `${f.kind}:${f.cluster}`)).toEqual(['create:renamed-new']);
-    expect(plan.secondRound?.[0]?.next).toContain('demotes cluster-renamed ');
-    expect(plan.rounds).toHaveLength(1);
+    // The demotion of the renamed registration is a second round's decision: named by the
+    // planner, not guessed at.
+    expect(
+      plan.followUps?.map((f) => `${f.kind} ${f.secret} after ${f.after.kind}:${f.after.cluster}`),
+    ).toEqual(['demote cluster-renamed after create:renamed-new']);
+    expect(plan.laterRounds).toEqual([]);
     expect(await snapshot()).toEqual(before);
 
     const text = await runCli([...world.baseArgs, '--once', '--dry-run', '--log-format=json']);

@@ -339,8 +339,25 @@ interface JsonAction {
   readonly reason: { readonly code: string; readonly namespace: string };
 }
 
-export interface JsonPlan {
-  readonly formatVersion: string;
+interface JsonFollowUp {
+  readonly kind: string;
+  readonly cluster: string;
+  readonly secret: string;
+  readonly source: string;
+  readonly after: { readonly kind: string; readonly cluster: string; readonly secret: string };
+}
+
+interface JsonResult {
+  readonly kind: string;
+  readonly cluster: string;
+  readonly status: string;
+  /** Dry run only: what the API server said of the write. */
+  readonly verdict?: string;
+  readonly error?: string;
+}
+
+/** One round's plan, and what became of its writes. */
+interface JsonRound {
   readonly actions: readonly JsonAction[];
   readonly outcomes: readonly JsonOutcome[];
   readonly warnings: readonly {
@@ -348,28 +365,17 @@ export interface JsonPlan {
     readonly namespace?: string;
     readonly message: string;
   }[];
-  /** One entry per round of the run (rounds.ts). */
-  readonly rounds?: readonly {
-    readonly round: number;
-    readonly actions: number;
-    readonly applied: number;
-    readonly failed: number;
-  }[];
+  /** What a further round does once this round's writes are observed. */
+  readonly followUps?: readonly JsonFollowUp[];
+  readonly results?: readonly JsonResult[];
+  readonly readFailures?: number;
+}
+
+/** A run's document: its first round's plan at the top, each later round's in `laterRounds`. */
+export interface JsonPlan extends JsonRound {
+  readonly formatVersion: string;
+  readonly laterRounds?: readonly (JsonRound & { readonly round: number })[];
   readonly converged?: boolean;
-  /** Dry run: the actions a real run would follow with a second round. */
-  readonly secondRound?: readonly {
-    readonly kind: string;
-    readonly cluster: string;
-    readonly next: string;
-  }[];
-  readonly results?: readonly {
-    readonly kind: string;
-    readonly cluster: string;
-    readonly status: string;
-    /** Dry run only: what the API server said of the write. */
-    readonly verdict?: string;
-    readonly error?: string;
-  }[];
 }
 
 /** One pass with --output json (applying unless `dryRun`); returns the parsed document. */

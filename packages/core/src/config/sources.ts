@@ -3,13 +3,14 @@
 // namespace). The planner keys every source by one string: a namespace by its name, a
 // Cluster by `<namespace>/<name>`. A namespace name never holds a `/`, so the keys of the
 // two kinds never collide, and every rule keyed by source (incumbency, proofs, outcomes)
-// holds per source without knowing which kind it is.
+// holds per source without knowing which kind it is. That string is parsed here and
+// nowhere else (parseSourceKey); whatever needs to know the kind asks for the parsed key.
 
 import type { Config } from '../shared/config-types.js';
 import type { LabelKeys } from './label-keys.js';
 
-/** Where a source lives: the namespace itself, or one Cluster in a namespace. */
-export type SourceRef =
+/** A source key, parsed: the namespace itself, or one Cluster in a namespace. */
+export type SourceKey =
   | { readonly kind: 'Namespace'; readonly name: string }
   | { readonly kind: 'Cluster'; readonly namespace: string; readonly name: string };
 
@@ -20,9 +21,21 @@ export const CLUSTER_SOURCE_KIND = 'Cluster';
 export const CAPI_GROUP = 'cluster.x-k8s.io';
 export const CAPI_CLUSTERS_RESOURCE = 'clusters';
 
-/** The source key of a Cluster: `<namespace>/<name>`. */
+/** The text of a source key: a namespace's name, or `<namespace>/<name>` of a Cluster. */
+export function formatSourceKey(key: SourceKey): string {
+  return key.kind === 'Namespace' ? key.name : `${key.namespace}/${key.name}`;
+}
+
+/** The text of a Cluster's source key: `<namespace>/<name>`. */
 export function clusterSourceKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
+  return formatSourceKey({ kind: 'Cluster', namespace, name });
+}
+
+/** What the text of a source key names (the one place that reads it). */
+export function parseSourceKey(text: string): SourceKey {
+  const slash = text.indexOf('/');
+  if (slash < 0) return { kind: 'Namespace', name: text };
+  return { kind: 'Cluster', namespace: text.slice(0, slash), name: text.slice(slash + 1) };
 }
 
 /**
@@ -43,13 +56,6 @@ export function recordedSourceKey(
   return clusterSourceKey(namespace, cluster);
 }
 
-/** What a source key names. */
-export function sourceRef(key: string): SourceRef {
-  const slash = key.indexOf('/');
-  if (slash < 0) return { kind: 'Namespace', name: key };
-  return { kind: 'Cluster', namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}
-
 /**
  * The cluster name a Cluster claims when it carries no `<prefix>cluster` label (or one that
  * is ignored): its name, or `<namespace>.<name>` (Config.capiClusterNames). A namespace name
@@ -57,7 +63,7 @@ export function sourceRef(key: string): SourceRef {
  * `team-a`'s `prod` and `team`'s `a-prod` would). A namespace has no default.
  */
 export function defaultClusterName(
-  source: SourceRef,
+  source: SourceKey,
   capiClusterNames: 'name' | 'namespace-name',
 ): string | undefined {
   if (source.kind === 'Namespace') return undefined;
@@ -70,7 +76,7 @@ type NamingConfig = Pick<Config, 'capiClusterNames' | 'capiClusterNameLabel'>;
  * Whether a Cluster's `<prefix>cluster` label is ignored: under `namespace-name` it would let
  * whoever labels a Cluster claim a name outside its namespace's, unless the operator allows it.
  */
-export function clusterLabelIgnored(source: SourceRef, config: NamingConfig): boolean {
+export function clusterLabelIgnored(source: SourceKey, config: NamingConfig): boolean {
   return (
     source.kind === 'Cluster' &&
     config.capiClusterNames === 'namespace-name' &&
@@ -80,7 +86,7 @@ export function clusterLabelIgnored(source: SourceRef, config: NamingConfig): bo
 
 /** The cluster name a source with `labels` claims (`undefined`: none, a namespace without a label). */
 export function claimedClusterName(
-  source: SourceRef,
+  source: SourceKey,
   labels: Readonly<Record<string, string>>,
   clusterKey: string,
   config: NamingConfig,
@@ -96,7 +102,7 @@ export function describeSource(key: string): string {
 
 /** Whether a source key names a Cluster (`<namespace>/<name>`) rather than a namespace. */
 export function isClusterKey(key: string): boolean {
-  return key.includes('/');
+  return parseSourceKey(key).kind === 'Cluster';
 }
 
 /** `namespace` or `Cluster`: what a source key names, as messages say it ("the Cluster is gone"). */
@@ -114,8 +120,8 @@ export function sourceEnding(key: string): 'is terminating' | 'is being deleted'
 
 /** The namespace a source's Secrets live in. */
 export function sourceNamespaceOf(key: string): string {
-  const slash = key.indexOf('/');
-  return slash < 0 ? key : key.slice(0, slash);
+  const source = parseSourceKey(key);
+  return source.kind === 'Cluster' ? source.namespace : source.name;
 }
 
 /**

@@ -262,7 +262,12 @@ describe('names and servers across both kinds of source', () => {
         labels: { ...cluster.labels, [KEYS.cluster]: 'alpha-2' },
       }))
       .build();
-    expect(kinds(plan(renamed, CONFIG, NOW))).toEqual(['create alpha-2']);
+    const first = plan(renamed, CONFIG, NOW);
+    expect(kinds(first)).toEqual(['create alpha-2']);
+    // Found by the Cluster's source key, not by the namespace it is in.
+    expect(first.followUps?.map((next) => `${next.source} ${next.secret}`)).toEqual([
+      'fleet/alpha cluster-alpha',
+    ]);
     const settled = settle(renamed, CONFIG);
     const old = clusterSecretOf(settled, 'cluster-alpha');
     expect(old.labels[SECRET_TYPE]).toBeUndefined();

@@ -32,6 +32,7 @@ import { readNamespaces } from './names.js';
 import { outcome } from './outcomes.js';
 import { readClusterSecrets } from './ownership.js';
 import { createPassState } from './pass-state.js';
+import { followUps } from './rename.js';
 
 export interface PlanOptions {
   /** Kubeconfig translator; inject a caching one so a steady-state pass re-parses nothing. */
@@ -70,10 +71,13 @@ export function plan(
   settle(state, claims);
   emitClaimActions(state, claims);
   emitRegistrationActions(state);
+  const actions = state.actions.sort(compareActions);
+  const next = followUps(state.registrations, actions);
   const result: Plan = {
-    actions: state.actions.sort(compareActions),
+    actions,
     outcomes: state.subjects.map((subject) => outcome(state, subject)),
     warnings: state.warnings.sort(compareWarnings),
+    ...(next.length === 0 ? {} : { followUps: next }),
   };
   memo.sweep();
   // A memo of this pass alone is dropped with it: nothing to remember the world for.

@@ -14,7 +14,7 @@ import {
   clusterSourceKey,
   describeSource,
   sourceNoun,
-  type SourceRef,
+  type SourceKey,
 } from '../config/sources.js';
 import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../shared/types.js';
 import {
@@ -170,7 +170,7 @@ function namespaceFacts(state: PassState, namespace: Source, memo: NamespaceMemo
 function clusterNameOf(state: PassState, source: Source, warnings: Warning[]): string | undefined {
   const { config, keys } = state;
   const capi = source.capi;
-  const ref: SourceRef =
+  const ref: SourceKey =
     capi === undefined ? { kind: 'Namespace', name: source.name } : { kind: 'Cluster', ...capi };
   const cluster = claimedClusterName(ref, source.labels, keys.cluster, config);
   const label = source.labels[keys.cluster];

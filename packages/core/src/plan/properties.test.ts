@@ -15,7 +15,7 @@ import {
 } from '../test-support/arbitraries.js';
 import { registrationProblems } from '../test-support/argo-check.js';
 import { DAY, KEYS, NOW, recordedSource, settle, sourcesOf } from '../test-support/fixtures.js';
-import { sourceNamespaceOf } from '../config/sources.js';
+import { isClusterKey, parseSourceKey, sourceNamespaceOf } from '../config/sources.js';
 import type { Action, ObservedSecret, Snapshot, SourceNamespace } from '../shared/types.js';
 
 const RUNS = { numRuns: 120 };
@@ -79,7 +79,7 @@ describe('plan properties', () => {
             // The proof is about the very source the registration records, and its code
             // names that source's kind.
             expect(recordedSource(target).key).toBe(reason.namespace);
-            const kind = reason.namespace.includes('/') ? 'cluster' : 'namespace';
+            const kind = isClusterKey(reason.namespace) ? 'cluster' : 'namespace';
             expect(reason.code.startsWith(`source-${kind}-`)).toBe(true);
             if (kind === 'cluster') cases.clusterDeletes += 1;
             else cases.namespaceDeletes += 1;
@@ -139,7 +139,7 @@ describe('plan properties', () => {
         for (const { reason } of deletions) {
           if (reason.code === 'demotion-expired') continue;
           expect(reason.code).toBe(
-            reason.namespace.includes('/')
+            isClusterKey(reason.namespace)
               ? 'source-cluster-replaced'
               : 'source-namespace-replaced',
           );
@@ -186,7 +186,7 @@ describe('plan properties', () => {
         (input, successes) => {
           let snapshot = buildSnapshot(input);
           if (sourcesOf(snapshot).some((ns) => renamedAway(snapshot, ns))) cases.renames += 1;
-          if (sourcesOf(snapshot).some((ns) => ns.name.includes('/') && isHealthy(snapshot, ns)))
+          if (sourcesOf(snapshot).some((ns) => isClusterKey(ns.name) && isHealthy(snapshot, ns)))
             cases.healthyClusters += 1;
           for (let pass = 0; pass < PASSES; pass++) {
             const result = plan(snapshot, config, NOW);
@@ -419,8 +419,7 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
  * registered.
  */
 function isHealthy(snapshot: Snapshot, ns: SourceNamespace): boolean {
-  const slash = ns.name.indexOf('/');
-  const cluster = ns.labels[KEYS.cluster] ?? (slash < 0 ? undefined : ns.name.slice(slash + 1));
+  const cluster = ns.labels[KEYS.cluster] ?? clusterNameOf(ns.name);
   const namespaceName = sourceNamespaceOf(ns.name);
   const conflict =
     snapshot.namespaces.some((other) => other.name === namespaceName) &&
@@ -436,12 +435,18 @@ function isHealthy(snapshot: Snapshot, ns: SourceNamespace): boolean {
   );
 }
 
+/** A Cluster's own name: the name it registers under without a label (fixtures' naming). */
+function clusterNameOf(key: string): string | undefined {
+  const source = parseSourceKey(key);
+  return source.kind === 'Cluster' ? source.name : undefined;
+}
+
 /** A healthy namespace whose cluster label no longer names its registration. */
 function renamedAway(snapshot: Snapshot, ns: SourceNamespace): boolean {
   return (
     isHealthy(snapshot, ns) &&
     !activeRegistrationsOf(snapshot, ns).includes(
-      `cluster-${ns.labels[KEYS.cluster] ?? ns.name.slice(ns.name.indexOf('/') + 1)}`,
+      `cluster-${ns.labels[KEYS.cluster] ?? clusterNameOf(ns.name) ?? ns.name}`,
     )
   );
 }

@@ -32,10 +32,21 @@ describe('rename', () => {
     // the cluster.
     expect(kinds(first)).toEqual(['create bravo']);
     expect(outcomeOf(first, 'team-a')).toMatchObject({ state: 'registered', cluster: 'bravo' });
+    // The plan says what a further round does once its create is observed.
+    expect(first.followUps).toEqual([
+      {
+        kind: 'demote',
+        cluster: 'alpha',
+        secret: 'cluster-alpha',
+        source: 'team-a',
+        after: { kind: 'create', cluster: 'bravo', secret: 'cluster-bravo' },
+      },
+    ]);
 
     const created = applyPlanToSnapshot(renamed(), first);
     const result = plan(created, testConfig(), NOW);
     expect(kinds(result)).toEqual(['demote alpha']);
+    expect(result.followUps).toBeUndefined();
     const demote = only(result, 'demote');
     expect(demote.reason).toEqual({ code: 'renamed', namespace: 'team-a', supersededBy: 'bravo' });
     expect(demote.secret.labels).not.toHaveProperty([SECRET_TYPE]);
@@ -100,6 +111,7 @@ describe('rename', () => {
     const snapshot = scenario(renamed()).foreign('cluster-bravo').build();
     const result = plan(snapshot, testConfig(), NOW);
     expect(result.actions).toEqual([]);
+    expect(result.followUps).toBeUndefined();
     expect(outcomeOf(result, 'team-a').reason?.message).toContain('cluster-alpha stays registered');
   });
 
@@ -109,6 +121,8 @@ describe('rename', () => {
       .build();
     const result = plan(snapshot, testConfig(), NOW);
     expect(result.actions.filter((action) => action.kind === 'demote')).toEqual([]);
+    // Vetoed: no further round would demote it either.
+    expect(result.followUps).toBeUndefined();
     expect(result.warnings.map((warning) => warning.code)).toContain('prune-disabled');
   });
 

@@ -8,7 +8,8 @@
 // kubeconfig. Demoted registrations expire after the demoted TTL (source-proof.ts).
 
 import { demotedSecret, restoredSecret } from '../translate/registration.js';
-import type { Action, DesiredSecret, Refusal } from '../shared/types.js';
+import { compareStrings } from '../shared/compare-strings.js';
+import type { Action, DesiredSecret, FollowUp, Refusal } from '../shared/types.js';
 import type { Registration } from './model.js';
 import type { PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
@@ -89,4 +90,35 @@ export function demotion(state: PassState, registration: Registration): Action |
     secret,
     reason: { code: 'renamed', namespace: subject.namespace.name, supersededBy },
   };
+}
+
+/**
+ * The demotions a further round plans once this plan's writes are observed: each `moving`
+ * registration whose source's new registration this plan writes (and that nothing vetoes).
+ */
+export function followUps(
+  registrations: readonly Registration[],
+  actions: readonly Action[],
+): FollowUp[] {
+  const writes = new Map<string, Extract<Action, { kind: 'create' | 'update' }>>();
+  for (const action of actions)
+    if (action.kind === 'create' || action.kind === 'update')
+      writes.set(action.reason.namespace, action);
+  const found: FollowUp[] = [];
+  for (const registration of registrations) {
+    const source = registration.source;
+    if (registration.role !== 'moving' || registration.pruneDisabled) continue;
+    if (source.kind !== 'managed' || source.subject.terminating) continue;
+    const key = source.subject.namespace.name;
+    const write = writes.get(key);
+    if (write === undefined) continue;
+    found.push({
+      kind: 'demote',
+      cluster: registration.cluster,
+      secret: registration.secret.name,
+      source: key,
+      after: { kind: write.kind, cluster: write.cluster, secret: write.secret.name },
+    });
+  }
+  return found.sort((a, b) => compareStrings(a.secret, b.secret));
 }

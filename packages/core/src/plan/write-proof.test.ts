@@ -14,6 +14,7 @@ import {
 } from '../test-support/arbitraries.js';
 import { KEYS, NOW, testConfig } from '../test-support/fixtures.js';
 import { proofSource, writeProof } from './write-proof.js';
+import { isClusterKey } from './sources.js';
 import type { ProvenAction } from './write-proof.js';
 import type { Action, ObservedSecret, Plan, Snapshot, SourceLookup } from '../shared/types.js';
 
@@ -241,7 +242,7 @@ describe('proof rules and the planner', () => {
                 `${action.kind} ${action.cluster} (${action.reason.code})`,
               ).toEqual({ holds: true });
               seen.add(
-                `${action.reason.code} of a ${source.includes('/') ? 'Cluster' : 'namespace'}`,
+                `${action.reason.code} of a ${isClusterKey(source) ? 'Cluster' : 'namespace'}`,
               );
             }
           }

@@ -7,7 +7,7 @@
 // answer that still proves the point withholds the write.
 
 import { labelKeys } from '../config/label-keys.js';
-import { claimedClusterName, describeSource, sourceRef } from '../config/sources.js';
+import { claimedClusterName, describeSource, parseSourceKey } from '../config/sources.js';
 import type { LabelKeys } from '../config/label-keys.js';
 import type { Action, Config, Labels, ObservedSecret, SourceLookup } from '../shared/types.js';
 
@@ -114,7 +114,7 @@ function recordedUidOf(
   keys: LabelKeys,
 ): string | undefined {
   const key =
-    sourceRef(source).kind === 'Cluster' ? keys.sourceClusterUid : keys.sourceNamespaceUid;
+    parseSourceKey(source).kind === 'Cluster' ? keys.sourceClusterUid : keys.sourceNamespaceUid;
   return registration?.labels[key];
 }
 
@@ -125,7 +125,7 @@ function claimedName(
   keys: LabelKeys,
   config: Pick<Config, 'capiClusterNames' | 'capiClusterNameLabel'>,
 ): string | undefined {
-  return claimedClusterName(sourceRef(source), labels, keys.cluster, config);
+  return claimedClusterName(parseSourceKey(source), labels, keys.cluster, config);
 }
 
 function lapsed(lapse: ProofLapse, why: string): WriteProof {

@@ -5,6 +5,7 @@ import type {
   ArgoClusterConfig,
   DesiredSecret,
   FieldChange,
+  FollowUp,
   Plan,
 } from '../shared/types.js';
 import { encodeBase64, encodeBase64Text } from '../shared/base64.js';
@@ -83,7 +84,7 @@ describe('planToJson', () => {
 
     const document = planToJsonWith(plan, stated);
     expect(document).toEqual({
-      formatVersion: '1',
+      formatVersion: '2',
       actions: [
         {
           kind: 'create',
@@ -148,7 +149,7 @@ describe('planToJson', () => {
         withheld: 0,
       },
     });
-    expect(PLAN_FORMAT_VERSION).toBe('1');
+    expect(PLAN_FORMAT_VERSION).toBe('2');
     // Stable bytes: label keys sorted, data keys sorted.
     expect(JSON.stringify(document)).toBe(JSON.stringify(planToJsonWith(plan, stated)));
     expect(Object.keys(document.actions[0] ?? {})).toEqual([
@@ -181,6 +182,19 @@ describe('planToJson', () => {
       name: '(sensitive value)',
       token: '(sensitive value)',
     });
+  });
+
+  it('carries the follow-ups a further round takes, and nothing when there are none', () => {
+    const followUp: FollowUp = {
+      kind: 'demote',
+      cluster: 'alpha',
+      secret: 'cluster-alpha',
+      source: 'team-a',
+      after: { kind: 'create', cluster: 'bravo', secret: 'cluster-bravo' },
+    };
+    const empty: Plan = { actions: [], outcomes: [], warnings: [] };
+    expect(planToJson({ ...empty, followUps: [followUp] }).followUps).toEqual([followUp]);
+    expect(planToJson(empty)).not.toHaveProperty('followUps');
   });
 
   it('summarises counts of actions, outcome states and warnings', () => {

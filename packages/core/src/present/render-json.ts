@@ -12,6 +12,7 @@ import type {
   DemoteReason,
   DesiredSecret,
   FieldChange,
+  FollowUp,
   Labels,
   NamespaceOutcome,
   ObservedRef,
@@ -33,9 +34,10 @@ import { describeChanges, type ChangeDescriber } from './render-diff.js';
 
 /**
  * Bumped when a field changes meaning or disappears; a new field that readers may ignore (the
- * CLI's `results`, with a dry run's `verdict`) keeps it.
+ * CLI's `results`, with a dry run's `verdict`) keeps it. 2: a `--once` document is its first
+ * round's plan, each later round's plan in `laterRounds` (docs/behaviour.md).
  */
-export const PLAN_FORMAT_VERSION = '1';
+export const PLAN_FORMAT_VERSION = '2';
 
 /** Counts by action kind and by outcome state. */
 export interface PlanSummary {
@@ -110,6 +112,8 @@ export interface PlanDocument {
   readonly outcomes: readonly NamespaceOutcome[];
   readonly warnings: readonly Warning[];
   readonly summary: PlanSummary;
+  /** Present when a further round is needed (Plan.followUps). */
+  readonly followUps?: readonly FollowUp[];
 }
 
 /**
@@ -129,6 +133,7 @@ export function planToJsonWith(plan: Plan, describe: ChangeDescriber): PlanDocum
     outcomes: plan.outcomes,
     warnings: plan.warnings,
     summary: summarisePlan(plan),
+    ...(plan.followUps === undefined ? {} : { followUps: plan.followUps }),
   };
 }
 

@@ -29,7 +29,7 @@ import {
   describeSource,
   recordedSourceKey,
   sourceNoun,
-  sourceRef,
+  parseSourceKey,
 } from '../config/sources.js';
 
 /** Bumped when a field changes meaning or goes away (adding one is compatible). */
@@ -284,7 +284,7 @@ function lastWrite(
 
 /** A row's `namespace` (and `sourceCluster`) from a source key. */
 function sourceFields(key: string): { namespace: string; sourceCluster?: string } {
-  const ref = sourceRef(key);
+  const ref = parseSourceKey(key);
   return ref.kind === 'Cluster'
     ? { namespace: ref.namespace, sourceCluster: ref.name }
     : { namespace: ref.name };

@@ -150,8 +150,33 @@ export interface NamespaceOutcome {
   readonly credential?: CredentialKind;
 }
 
+/**
+ * What a further round of planning will do once a write of this plan is observed: the earlier
+ * registration of a renamed source is demoted only then (rename.ts), never in the plan that
+ * writes its successor.
+ */
+export interface FollowUp {
+  readonly kind: 'demote';
+  /** The earlier registration: the cluster name it registers and its Secret. */
+  readonly cluster: string;
+  readonly secret: string;
+  /** The source key of the source that was renamed away from it. */
+  readonly source: string;
+  /** The write of this plan that must be observed first. */
+  readonly after: {
+    readonly kind: 'create' | 'update';
+    readonly cluster: string;
+    readonly secret: string;
+  };
+}
+
 export interface Plan {
   readonly actions: readonly Action[];
   readonly outcomes: readonly NamespaceOutcome[];
   readonly warnings: readonly Warning[];
+  /**
+   * Present when a further round is needed: planning again after this plan's writes are
+   * observed takes these steps (a run that applies this plan ends converged only then).
+   */
+  readonly followUps?: readonly FollowUp[];
 }

@@ -9,6 +9,7 @@
 import fc from 'fast-check';
 import { encodeBase64Text } from '../shared/base64.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
+import { parseSourceKey, sourceNamespaceOf } from '../config/sources.js';
 import { EMPTY_EXEC_POLICY } from '../config/exec-policy.js';
 import {
   CA_CERT_PEM,
@@ -408,7 +409,9 @@ export function worldSnapshot(world: readonly NamespaceSpec[], base?: Snapshot):
       labels: spec.team === undefined ? {} : { [`${KEYS.prefix}team`]: spec.team },
       annotations: spec.serverOverride === undefined ? {} : { [KEYS.server]: spec.serverOverride },
     };
-    const [namespaceName = spec.name, clusterName] = spec.name.split('/');
+    const source = parseSourceKey(spec.name);
+    const namespaceName = sourceNamespaceOf(spec.name);
+    const clusterName = source.kind === 'Cluster' ? source.name : undefined;
     if (clusterName === undefined) builder.namespace(spec.name, options);
     else builder.cluster(namespaceName, clusterName, options);
     if (spec.kubeconfig !== undefined)
@@ -545,7 +548,7 @@ export function withUnreadParts(snapshot: Snapshot, spec: UnreadSpec): Snapshot 
       spec.namespaces
         .map((index) => NAMESPACE_POOL[index] as string)
         .filter((name) => managed.has(name))
-        .map((name) => name.split('/')[0] as string),
+        .map(sourceNamespaceOf),
     ),
   ].sort();
   const unreadSet = new Set(unread);

@@ -1,15 +1,19 @@
-// The direct lookups of sources that owned registrations record but that are not among the
-// managed ones (a namespace, or `<namespace>/<name>` of a Cluster), and the rule for reusing
-// an answer between passes. The planner deletes only on a definite `notFound`, so a lookup
-// is `notFound` only on a 404, and `unknown` whenever it could not be asked.
-import { labelKeys, recordedSourceKey } from '@argocd-cluster-registrar/core';
+// Which sources that owned registrations record but that are not among the managed ones
+// (a namespace, or `<namespace>/<name>` of a Cluster) a pass looks up, and the rule for
+// reusing an answer between passes. The lookup itself, and what a 404 proves, is the one
+// the write-time proof uses too (connection/source-lookup.ts).
+import {
+  isClusterKey,
+  labelKeys,
+  parseSourceKey,
+  recordedSourceKey,
+} from '@argocd-cluster-registrar/core';
 import type { Config, ObservedSecret, SourceLookup } from '@argocd-cluster-registrar/core';
-import { lookUpCluster } from '../connection/cluster-api.js';
 import type { ClusterApi } from '../connection/cluster-api.js';
 import { mapBounded } from '../concurrency.js';
 import type { KubeAccess } from '../connection/kube-access.js';
-import { readNamespace } from '../connection/kube-api.js';
-import { presentLookup, toSourceNamespace } from '../observed-objects.js';
+import { lookUpSource } from '../connection/source-lookup.js';
+import type { GatherRead } from './gather-failure.js';
 import type { Pass } from './gather-failure.js';
 import type { Unread } from './unread.js';
 
@@ -62,7 +66,7 @@ export class SourceLookups {
       if (secret.labels[this.keys.managedBy] !== this.config.managedBy) continue;
       const source = recordedSourceKey(secret.labels, this.keys);
       if (source === undefined || managed.has(source) || clusters.has(source)) continue;
-      if (source.includes('/') && !this.config.capiClusters) continue;
+      if (isClusterKey(source) && !this.config.capiClusters) continue;
       names.add(source);
     }
     return [...names].sort();
@@ -78,7 +82,7 @@ export class SourceLookups {
   ): Promise<Record<string, SourceLookup>> {
     const toAsk: string[] = [];
     for (const name of names) {
-      const waits = name.includes('/') ? unread.clusterLookups : unread.namespaceLookups;
+      const waits = isClusterKey(name) ? unread.clusterLookups : unread.namespaceLookups;
       const kept = this.answers.get(name);
       if (waits !== undefined) this.answers.set(name, { state: 'unknown', reason: waits });
       else if (kept === undefined || !reusableLookup(kept, fullPass)) toAsk.push(name);
@@ -98,18 +102,16 @@ export class SourceLookups {
 
   private async ask(pass: Pass, name: string, api: ClusterApi | undefined): Promise<SourceLookup> {
     this.asked += 1;
-    const slash = name.indexOf('/');
-    if (slash >= 0 && api !== undefined) {
-      pass.requests += 1;
-      return lookUpCluster(this.access, api, name);
-    }
-    const read = await pass.call(
-      { verb: 'get', kind: 'Namespace', name },
-      () => readNamespace(this.access, name),
-      true,
-    );
-    if (read.ok) return presentLookup(toSourceNamespace(read.value));
-    if (read.failure.kind === 'not-found') return { state: 'notFound' };
-    return { state: 'unknown', reason: read.failure.message };
+    const answer = await lookUpSource(this.access, name, api);
+    if (answer.sent) pass.requests += 1;
+    if (answer.failure !== undefined) pass.record(lookupRead(name), answer.failure);
+    return answer.lookup;
   }
+}
+
+function lookupRead(key: string): GatherRead {
+  const source = parseSourceKey(key);
+  return source.kind === 'Namespace'
+    ? { verb: 'get', kind: 'Namespace', name: source.name }
+    : { verb: 'get', kind: 'Cluster', namespace: source.namespace, name: source.name };
 }

@@ -4,19 +4,11 @@
 // says of it. The Secret's own uid and resourceVersion travel with the write as
 // preconditions; a source that cannot be read proves nothing and withholds the write.
 
-import { proofSource, writeProof } from '@argocd-cluster-registrar/core';
-import type {
-  Config,
-  ObservedSecret,
-  ProvenAction,
-  SourceLookup,
-} from '@argocd-cluster-registrar/core';
-import { sourceRef } from '@argocd-cluster-registrar/core';
-import { classifyApiError } from '../connection/api-failure.js';
-import { discoverClusterApi, lookUpCluster } from '../connection/cluster-api.js';
+import { isClusterKey, proofSource, writeProof } from '@argocd-cluster-registrar/core';
+import type { Config, ObservedSecret, ProvenAction } from '@argocd-cluster-registrar/core';
+import { discoverClusterApi } from '../connection/cluster-api.js';
 import type { KubeAccess } from '../connection/kube-access.js';
-import { readNamespace } from '../connection/kube-api.js';
-import { presentLookup, toSourceNamespace } from '../observed-objects.js';
+import { lookUpSource } from '../connection/source-lookup.js';
 import type { SecretWriter, WriteOutcome } from './secret-writer.js';
 
 /** What the proof re-check needs of the configuration. */
@@ -39,7 +31,11 @@ export function provenSecrets(
   ): Promise<WriteOutcome> => {
     const source = proofSource(action);
     if (source === undefined) return send();
-    const proof = writeProof(action, before, await lookUpSource(access, source), config);
+    // Discovery first, as the gatherers do: a Cluster's 404 proves absence only while its
+    // group is served.
+    const api = isClusterKey(source) ? await discoverClusterApi(access) : undefined;
+    const { lookup } = await lookUpSource(access, source, api);
+    const proof = writeProof(action, before, lookup, config);
     if (proof.holds) return send();
     return {
       status: 'withheld',
@@ -55,20 +51,4 @@ export function provenSecrets(
     delete: (action, before, options) =>
       proven(action, before, () => writer.delete(action, before, options)),
   };
-}
-
-/** A fresh lookup of one source, by its key (core's sources.ts). Only a 404 is `notFound`. */
-export async function lookUpSource(access: KubeAccess, key: string): Promise<SourceLookup> {
-  // A 404 on a Cluster proves absence only while the group is served (CRDs can be missing
-  // for a moment during an upgrade): discovery first, as the gatherers do.
-  if (sourceRef(key).kind === 'Cluster')
-    return lookUpCluster(access, await discoverClusterApi(access), key);
-  try {
-    return presentLookup(toSourceNamespace(await readNamespace(access, key)));
-  } catch (err) {
-    const failure = classifyApiError(err);
-    return failure.kind === 'not-found'
-      ? { state: 'notFound' }
-      : { state: 'unknown', reason: failure.message };
-  }
 }
