@@ -30,6 +30,13 @@ export {
 } from './providers.js';
 export { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
 export { KUBECONFIG_LIMITS } from './kubeconfig-limits.js';
+export {
+  claimedByAny,
+  claimOf,
+  describeLookup,
+  type Claim,
+  type SecretMeta,
+} from './config/provider-marks.js';
 export { isCandidate, isNearMiss, NEAR_MISS_RECORD_LIMIT, type SecretKeys } from './near-misses.js';
 export {
   execCredentialsWarning,

@@ -4,12 +4,12 @@
 // - the one-shot lister hands the planner whole Secrets, and `translate` memoises what the
 //   planner asks of them;
 // - the watch cache `prepare`s a freshly read candidate instead: every translation the
-//   planner can ask of it (each provider whose glob matches its name, each of that
+//   planner can ask of it (each provider that reads it, by glob or by marks, each of that
 //   provider's keys it holds) is made at once and kept, and the planner is handed the Secret
 //   without its data (its candidate keys, each with an empty value), so the daemon keeps no
 //   kubeconfig between passes.
 // Core is unchanged: it sees an ObservedSecret and a Translator, as with a full read.
-import { createSecretKeyTranslator, matchGlob } from '@argocd-cluster-registrar/core';
+import { claimOf, createSecretKeyTranslator } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
@@ -119,6 +119,7 @@ export function createTranslationCache(
     JSON.stringify([
       provider.name,
       provider.secretNamePattern,
+      provider.marks ?? null,
       provider.keys,
       provider.preferredSecretType ?? '',
       provider.loopbackRewrite,
@@ -207,7 +208,7 @@ export function createTranslationCache(
     const variant = codeOf(prepared);
     entry.prepared ??= elide(secret, providers);
     for (let provider = 0; provider < providers.length; provider++) {
-      if (!matchGlob((providers[provider] as Provider).secretNamePattern, secret.name)) continue;
+      if (claimOf(providers[provider] as Provider, secret) === undefined) continue;
       for (const key of (providers[provider] as Provider).keys)
         if (Object.hasOwn(secret.data, key)) keep(entry, secret, { provider, key, variant });
     }
@@ -240,7 +241,7 @@ export function createTranslationCache(
 function elide(secret: ObservedSecret, providers: readonly Provider[]): ObservedSecret {
   const data: Record<string, string> = {};
   for (const provider of providers) {
-    if (!matchGlob(provider.secretNamePattern, secret.name)) continue;
+    if (claimOf(provider, secret) === undefined) continue;
     for (const key of provider.keys) if (Object.hasOwn(secret.data, key)) data[key] = '';
   }
   if (Object.keys(data).length === 0) for (const key of Object.keys(secret.data)) data[key] = '';
@@ -258,5 +259,7 @@ function elide(secret: ObservedSecret, providers: readonly Provider[]): Observed
     ...(secret.creationTimestamp !== undefined
       ? { creationTimestamp: secret.creationTimestamp }
       : {}),
+    // The planner checks the provisioners' marks again.
+    ...(secret.ownerReferences !== undefined ? { ownerReferences: secret.ownerReferences } : {}),
   };
 }
