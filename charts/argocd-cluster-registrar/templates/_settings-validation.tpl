@@ -76,14 +76,14 @@ Each acr.form.<value> prints the problem with a value, or nothing.
 {{- $accepted := dict -}}
 {{- if and (not $problem) (not (hasKey $accepted "")) }}
 {{- $subject := $value }}
-{{- if (regexMatch `^(?:k3k|vcluster|kamaji|capi|capa-eks|capz-aks|gke)$` $value) }}
+{{- if (regexMatch `^(?:k3k|vcluster|kamaji|kamaji-generated|capi|capa-eks|capz-aks|gke)$` $value) }}
 {{- $_ := set $accepted "" true }}
 {{- end }}
 {{- end }}
 {{- if and (not $problem) (not (hasKey $accepted "")) }}
 {{- $subject := $value }}
 {{- if not (regexMatch `^custom:` $value) }}
-{{- $problem = printf "unknown provider; expected one of k3k, vcluster, kamaji, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)" }}
+{{- $problem = printf "unknown provider; expected one of k3k, vcluster, kamaji, kamaji-generated, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)" }}
 {{- end }}
 {{- end }}
 {{- if and (not $problem) (not (hasKey $accepted "")) }}

@@ -120,7 +120,7 @@ describe('values.schema.json', () => {
     ],
     [
       { providers: ['vcluster', 'k3s'] },
-      'values: providers "k3s": unknown provider; expected one of k3k, vcluster, kamaji, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)',
+      'values: providers "k3s": unknown provider; expected one of k3k, vcluster, kamaji, kamaji-generated, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)',
     ],
     [
       { providers: ['custom:k3k-[=kubeconfig'] },

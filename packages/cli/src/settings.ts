@@ -4,6 +4,7 @@
 // setting cannot be added to one of them and forgotten in another.
 
 import { PROVIDER_PRESET_NAMES } from '@argocd-cluster-registrar/core';
+import { KUBECONFIG_PRECEDENCE } from '@argocd-cluster-registrar/k8s-adapter';
 import type { ConfigInput } from '@argocd-cluster-registrar/core';
 
 export type OutputFormat = 'text' | 'json';
@@ -271,7 +272,7 @@ const ROWS: readonly Row[] = [
     kind: 'string',
     group: 'Connection',
     placeholder: 'path',
-    help: 'Kubeconfig of the host cluster (default: in-cluster service account, then $KUBECONFIG, then ~/.kube/config); given, it wins over the in-cluster service account.',
+    help: `Kubeconfig of the host cluster. Which one is used, in order: ${KUBECONFIG_PRECEDENCE.join(', then ')}.`,
   },
   {
     name: 'context',

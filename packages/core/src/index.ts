@@ -35,6 +35,13 @@ export { PROVIDER_PRESETS, PROVIDER_PRESET_NAMES } from './config/provider-prese
 export { translateKubeconfig, type TranslateContext } from './translate/kubeconfig.js';
 export { KUBECONFIG_LIMITS } from './translate/kubeconfig-limits.js';
 export {
+  claimedByAny,
+  claimOf,
+  describeLookup,
+  type Claim,
+  type SecretMeta,
+} from './config/provider-marks.js';
+export {
   isCandidate,
   isNearMiss,
   NEAR_MISS_RECORD_LIMIT,

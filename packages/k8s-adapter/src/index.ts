@@ -7,6 +7,7 @@ export type {
   ConnectionProblem,
 } from './connection/api-failure.js';
 export { loadKubeAccess } from './connection/kube-access.js';
+export { KUBECONFIG_PRECEDENCE } from './connection/kube-config.js';
 export type {
   InClusterProbe,
   KubeAccess,

@@ -11,6 +11,13 @@ export interface ObjectMeta {
   readonly annotations?: Readonly<Record<string, string>>;
   readonly creationTimestamp?: string;
   readonly deletionTimestamp?: string;
+  readonly ownerReferences?: readonly {
+    readonly apiVersion?: string;
+    readonly kind?: string;
+    readonly name?: string;
+    readonly uid?: string;
+    readonly controller?: boolean;
+  }[];
 }
 
 export interface KubeSecret {

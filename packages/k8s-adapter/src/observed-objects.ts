@@ -3,12 +3,18 @@
 import type {
   DesiredSecret,
   ObservedSecret,
+  OwnerReference,
   SourceCluster,
   SourceLookup,
   SourceNamespace,
   Timestamp,
 } from '@argocd-cluster-registrar/core';
-import type { KubeNamespace, KubeSecret, PartialObjectMetadata } from './kube-objects.js';
+import type {
+  KubeNamespace,
+  KubeSecret,
+  ObjectMeta,
+  PartialObjectMetadata,
+} from './kube-objects.js';
 
 /**
  * The API server's RFC 3339 strings are kept as they are (second precision,
@@ -69,6 +75,24 @@ export function toObservedSecret(secret: KubeSecret, fallbackNamespace: string):
     annotations: { ...(meta.annotations ?? {}) },
     data: { ...(secret.data ?? {}) },
     ...(creationTimestamp !== undefined ? { creationTimestamp } : {}),
+    ...ownerReferencesOf(meta),
+  };
+}
+
+/**
+ * Who controls the object, as far as provisioners' marks need it (config/provider-marks.ts
+ * in core); absent when there are none, so snapshots of plain Secrets stay as they were.
+ */
+export function ownerReferencesOf(meta: ObjectMeta): { ownerReferences?: OwnerReference[] } {
+  const owners = meta.ownerReferences;
+  if (owners === undefined || owners.length === 0) return {};
+  return {
+    ownerReferences: owners.map((owner) => ({
+      apiVersion: owner.apiVersion ?? '',
+      kind: owner.kind ?? '',
+      name: owner.name ?? '',
+      ...(owner.controller === true ? { controller: true } : {}),
+    })),
   };
 }
 

@@ -146,7 +146,7 @@ describe('a kubeconfig Secret that almost matches', () => {
     const run = await runCli([...world.baseArgs, '--once', '--dry-run']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(
-      `waiting  ${name} (cluster "vc"): no kubeconfig Secret in namespace ${name} that the configured providers read (looking for k3k-*-kubeconfig with kubeconfig.yaml), but Secret vc-vc (its keys: config) matches the vcluster provider (vc-* with config), which is not configured; add it with \`--provider vcluster\` (chart value \`providers: [vcluster]\`)`,
+      `waiting  ${name} (cluster "vc"): no kubeconfig Secret in namespace ${name} that the configured providers read (looking for k3k-*-kubeconfig (or controlled by a k3k.io Cluster) with kubeconfig.yaml), but Secret vc-vc (its keys: config) matches the vcluster provider (vc-* with config), which is not configured; add it with \`--provider vcluster\` (chart value \`providers: [vcluster]\`)`,
     );
     expect(run.stdout).not.toContain('vc-config-vc');
 

@@ -130,6 +130,20 @@ describe('parseConfig defaults', () => {
     });
   });
 
+  it('reads Cluster sources with the capi preset when --capi-clusters is on and no provider is set', () => {
+    expect(valid({ capiClusters: true }).providers.map((provider) => provider.name)).toEqual([
+      'k3k',
+      'capi',
+    ]);
+    // Providers the user wrote are taken as written.
+    expect(
+      valid({ capiClusters: true, providers: ['vcluster'] }).providers.map((p) => p.name),
+    ).toEqual(['vcluster']);
+    expect(valid({ capiClusters: true, secretKey: 'value' }).providers.map((p) => p.name)).toEqual([
+      'custom',
+    ]);
+  });
+
   it('refuses an unknown name form for Cluster sources, naming the accepted ones', () => {
     const result = parseConfig({ capiClusterNames: 'namespace/name' });
     expect(result).toEqual({
@@ -303,13 +317,13 @@ describe('providers', () => {
       setting: 'providers',
       value: 'K3K',
       message:
-        'unknown provider; expected one of k3k, vcluster, kamaji, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)',
+        'unknown provider; expected one of k3k, vcluster, kamaji, kamaji-generated, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)',
     });
   });
 
   it('refuses an empty list', () => {
     expect(onlyError({ providers: [] }).message).toBe(
-      'must list at least one provider, each one of k3k, vcluster, kamaji, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)',
+      'must list at least one provider, each one of k3k, vcluster, kamaji, kamaji-generated, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)',
     );
   });
 

@@ -100,7 +100,7 @@ export const LEGACY_DEFAULTS = {
 } as const;
 
 export const PROVIDER_FORM =
-  'one of k3k, vcluster, kamaji, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)';
+  'one of k3k, vcluster, kamaji, kamaji-generated, capi, capa-eks, capz-aks, gke, or custom:<glob>=<key>[,<key>...][;exec] (for example custom:*-kubeconfig=value)';
 
 export const CUSTOM_FORM = 'custom:<glob>=<key>[,<key>...][;exec]';
 

@@ -34,6 +34,8 @@ export interface LabelKeys {
   readonly supersededBy: string;
   readonly staleSince: string;
   readonly credentialsUpdatedAt: string;
+  /** A source's annotation naming the Secret to register from, among several candidates. */
+  readonly kubeconfigSecret: string;
   /** Keys the registrar reads or writes itself: never copied from a namespace. */
   readonly reserved: ReadonlySet<string>;
 }
@@ -57,6 +59,7 @@ const SUFFIXES = {
   supersededBy: 'superseded-by',
   staleSince: 'stale-since',
   credentialsUpdatedAt: 'credentials-updated-at',
+  kubeconfigSecret: 'kubeconfig-secret',
 } as const;
 
 /** Full keys for `prefix` (`argocd-cluster-registrar/` gives `argocd-cluster-registrar/cluster`). */
@@ -81,6 +84,7 @@ export function labelKeys(prefix: string): LabelKeys {
     supersededBy: full(SUFFIXES.supersededBy),
     staleSince: full(SUFFIXES.staleSince),
     credentialsUpdatedAt: full(SUFFIXES.credentialsUpdatedAt),
+    kubeconfigSecret: full(SUFFIXES.kubeconfigSecret),
   };
   return { prefix, ...keys, reserved: new Set(Object.values(keys)) };
 }

@@ -3,19 +3,32 @@
 
 import type { Provider, ProviderName } from '../shared/types.js';
 
+/** vcluster's label naming the vcluster a kubeconfig Secret belongs to. */
+export const VCLUSTER_NAME_LABEL = 'vcluster-name';
+
 export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, Provider>> = {
+  // The marks of each preset are what its provisioner's own code writes (the README's
+  // provider table names the versions read; provider-shapes.test.ts holds the Secrets).
+  // k3k names the Secret k3k-<cluster>-kubeconfig through SafeConcatNameWithPrefix, which
+  // cuts a name of 64+ characters to 57 (or 56) plus a hash, so no longer `-kubeconfig`; it
+  // always sets itself as the controller (SetControllerReference to its k3k.io Cluster).
   k3k: {
     name: 'k3k',
     secretNamePattern: 'k3k-*-kubeconfig',
     keys: ['kubeconfig.yaml'],
     loopbackRewrite: false,
+    marks: { controller: { group: 'k3k.io', kind: 'Cluster' } },
   },
   // vcluster's kubeconfig points at localhost (for port-forwarding); the Service is the way in.
+  // WriteKubeConfig labels vc-<name> and every exportKubeConfig.additionalSecrets entry
+  // (any name) app=vcluster, vcluster-name=<name>; its certificate Secret carries the same
+  // labels but no `config` key.
   vcluster: {
     name: 'vcluster',
     secretNamePattern: 'vc-*',
     keys: ['config'],
     loopbackRewrite: true,
+    marks: { labels: [{ key: 'app', value: 'vcluster' }, { key: VCLUSTER_NAME_LABEL }] },
   },
   // admin.svc addresses the in-cluster Service; admin.conf is the external endpoint.
   kamaji: {
@@ -23,6 +36,21 @@ export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, 
     secretNamePattern: '*-admin-kubeconfig',
     keys: ['admin.svc', 'admin.conf'],
     loopbackRewrite: false,
+    marks: {
+      labels: [
+        { key: 'kamaji.clastix.io/component', value: 'admin-kubeconfig' },
+        { key: 'kamaji.clastix.io/name' },
+      ],
+    },
+  },
+  // Kamaji's KubeconfigGenerator writes least-privilege kubeconfigs, `<tcp>-<generator>`
+  // under `value`, labelled managed-for=<tcp>; the name alone says nothing.
+  'kamaji-generated': {
+    name: 'kamaji-generated',
+    secretNamePattern: '*-*',
+    keys: ['value'],
+    loopbackRewrite: false,
+    marks: { labels: [{ key: 'kamaji.clastix.io/managed-for' }], only: true },
   },
   capi: {
     name: 'capi',
@@ -32,7 +60,7 @@ export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, 
     loopbackRewrite: false,
   },
   // The exec presets read the *user* kubeconfigs, whose exec plugin is translated into
-  // ArgoCD's own form (translate/exec/); the CAPI `<cluster>-kubeconfig` of a managed
+  // ArgoCD's own form (exec-credentials/); the CAPI `<cluster>-kubeconfig` of a managed
   // cluster holds a short-lived token instead, refreshed by the provider.
   // CAPA: `<cluster>-user-kubeconfig`, type cluster.x-k8s.io/secret, key `value`.
   'capa-eks': {

@@ -50,6 +50,12 @@ export function legacyCombinationProblem(
   return `cannot be combined with ${legacy.join(' and ')}; pick one: either list ${nameOf('providers')} (for example custom:${input.secretNamePattern ?? LEGACY_DEFAULTS.secretNamePattern}=${input.secretKey ?? LEGACY_DEFAULTS.secretKey}) or keep the legacy ${nameOf('secretNamePattern')}/${nameOf('secretKey')} pair without ${nameOf('providers')}`;
 }
 
+/** The provider list when Cluster sources are on and none is written: namespaces keep k3k. */
+export const CAPI_CLUSTERS_DEFAULT_PROVIDERS: readonly string[] = [
+  ...CONFIG_DEFAULTS.providers,
+  'capi',
+];
+
 export function providerSettings(
   input: ConfigInput,
   fail: Fail,
@@ -89,7 +95,11 @@ export function providerSettings(
       : undefined;
   }
 
-  const entries: unknown = input.providers ?? CONFIG_DEFAULTS.providers;
+  // With Cluster sources on and no provider written, a Cluster is read from its Cluster API
+  // `<name>-kubeconfig`: k3k alone would have every Cluster wait for `k3k-<name>-kubeconfig`.
+  const entries: unknown =
+    input.providers ??
+    (input.capiClusters === true ? CAPI_CLUSTERS_DEFAULT_PROVIDERS : CONFIG_DEFAULTS.providers);
   if (!Array.isArray(entries)) {
     fail('providers', entries, `must be a list of providers, each ${PROVIDER_FORM}`);
     return undefined;

@@ -32,6 +32,8 @@ describe('no-op', () => {
         secret: 'k3k-team-a-kubeconfig',
         key: 'kubeconfig.yaml',
         provider: 'k3k',
+        chosenBy:
+          'the first usable candidate of the k3k provider (its name matches k3k-*-kubeconfig)',
       },
       rejected: [],
       credentialNotAfter: '2027-11-29T17:57:37Z',

@@ -30,7 +30,7 @@ describe('a namespace without a usable kubeconfig names the Secret that almost m
       reason: { code: 'waiting-for-kubeconfig' },
     });
     expect(outcome.reason?.message).toBe(
-      'no kubeconfig Secret in namespace team-a that the configured providers read (looking for k3k-*-kubeconfig with kubeconfig.yaml), but Secret vc-alpha (its keys: certificate, config, key) matches the vcluster provider (vc-* with config), which is not configured; add it with `--provider vcluster` (chart value `providers: [vcluster]`), keeping k3k in the list if other namespaces need it; it is registered as soon as one matches',
+      'no kubeconfig Secret in namespace team-a that the configured providers read (looking for k3k-*-kubeconfig (or controlled by a k3k.io Cluster) with kubeconfig.yaml), but Secret vc-alpha (its keys: certificate, config, key) matches the vcluster provider (vc-* with config), which is not configured; add it with `--provider vcluster` (chart value `providers: [vcluster]`), keeping k3k in the list if other namespaces need it; it is registered as soon as one matches',
     );
   });
 
@@ -76,7 +76,7 @@ describe('a namespace without a usable kubeconfig names the Secret that almost m
     const outcome = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a');
     expect(outcome.state).toBe('waiting');
     expect(outcome.reason?.message).toBe(
-      'no kubeconfig Secret in namespace team-a that the configured providers read (looking for k3k-*-kubeconfig with kubeconfig.yaml), but Secret k3k-team-a-kubeconfig matches k3k-*-kubeconfig of the k3k provider but has no key kubeconfig.yaml (its keys: kubeconfig); store the kubeconfig under kubeconfig.yaml, or read key kubeconfig with `--provider \'custom:k3k-*-kubeconfig=kubeconfig\'` (chart value `providers: ["custom:k3k-*-kubeconfig=kubeconfig"]`); it is registered as soon as one matches',
+      'no kubeconfig Secret in namespace team-a that the configured providers read (looking for k3k-*-kubeconfig (or controlled by a k3k.io Cluster) with kubeconfig.yaml), but Secret k3k-team-a-kubeconfig matches k3k-*-kubeconfig of the k3k provider but has no key kubeconfig.yaml (its keys: kubeconfig); store the kubeconfig under kubeconfig.yaml, or read key kubeconfig with `--provider \'custom:k3k-*-kubeconfig=kubeconfig\'` (chart value `providers: ["custom:k3k-*-kubeconfig=kubeconfig"]`); it is registered as soon as one matches',
     );
     expect(outcome.reason?.message).not.toContain(encodeBase64Text(kubeconfigYaml()).slice(0, 16));
   });
@@ -106,7 +106,7 @@ describe('a namespace without a usable kubeconfig names the Secret that almost m
   it('says what it always said when nothing almost matched', () => {
     const snapshot = scenario().namespace('team-a', { cluster: 'alpha' }).build();
     expect(outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a').reason?.message).toBe(
-      'no kubeconfig Secret in namespace team-a yet (looking for k3k-*-kubeconfig with kubeconfig.yaml); it is registered as soon as one appears',
+      'no kubeconfig Secret in namespace team-a yet (looking for k3k-*-kubeconfig (or controlled by a k3k.io Cluster) with kubeconfig.yaml); it is registered as soon as one appears',
     );
   });
 });

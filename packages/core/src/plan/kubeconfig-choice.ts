@@ -5,6 +5,7 @@
 // skipped for the chosen one.
 
 import { describeNearMisses, type SecretKeys } from '../translate/near-misses.js';
+import { describeLookup } from '../config/provider-marks.js';
 import { selectKubeconfig } from '../translate/providers.js';
 import { clusterOfSecretName, clusterSecretName } from '../config/sources.js';
 import type { ObservedSecret } from '../shared/types.js';
@@ -40,16 +41,18 @@ export function selectKubeconfigs(state: PassState): void {
     const capi = subject.namespace.capi;
     // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
     const serverOverridden = subject.namespace.annotations[state.keys.server] !== undefined;
+    const pinned = subject.namespace.annotations[state.keys.kubeconfigSecret];
     const cached = subject.memo.selection;
     if (
       cached?.serverOverridden === serverOverridden &&
+      cached.pinned === pinned &&
       subject.candidatesSame &&
       subject.matched === cached.uids.length
     ) {
       subject.selection = cached.selection;
     } else {
       changed ??= candidatesBySource(state);
-      subject.selection = select(state, subject, changed.get(name) ?? [], serverOverridden);
+      subject.selection = select(state, subject, changed.get(name) ?? [], serverOverridden, pinned);
     }
     const chosen = subject.selection.chosen;
     if (chosen === undefined) continue;
@@ -58,7 +61,7 @@ export function selectKubeconfigs(state: PassState): void {
       warn(
         state,
         'candidate-rejected',
-        `${candidate.secret}[${candidate.key}] was skipped for ${chosen.candidate.secret}[${chosen.candidate.key}]: ${refusal.message}`,
+        `${candidate.secret}[${candidate.key}] was skipped for ${chosen.candidate.secret}[${chosen.candidate.key}] (${chosen.candidate.chosenBy ?? 'the first usable candidate'}): ${refusal.message}`,
         name,
         capi === undefined ? candidate.secret : undefined,
       );
@@ -109,6 +112,7 @@ function select(
   subject: Subject,
   candidates: readonly ObservedSecret[],
   serverOverridden: boolean,
+  pinned: string | undefined,
 ): Selection {
   const capi = subject.namespace.capi;
   const selected = selectKubeconfig(
@@ -119,6 +123,9 @@ function select(
     {
       ...(serverOverridden ? { serverOverridden } : {}),
       ...(capi === undefined ? {} : { clusterName: capi.name }),
+      ...(pinned === undefined
+        ? {}
+        : { pinned: { secret: pinned, pinnedBy: state.keys.kubeconfigSecret } }),
     },
   );
   // Without the Secret objects: a memo must not keep a pass's Secrets alive.
@@ -136,6 +143,7 @@ function select(
     uids: candidates.map((secret) => secret.uid),
     resourceVersions: candidates.map((secret) => secret.resourceVersion),
     serverOverridden,
+    pinned,
     selection,
   };
   return selection;
@@ -193,8 +201,11 @@ export function waitingMessage(state: PassState, subject: Subject): string {
     return `no kubeconfig Secret of Cluster ${subject.namespace.name} yet (looking for ${clusterSecretNames(state, capi.name)} in namespace ${capi.namespace}); it is registered as soon as one appears`;
   const namespace = subject.namespace.name;
   const providers = state.config.providers
-    .map((provider) => `${provider.secretNamePattern} with ${provider.keys.join(' or ')}`)
+    .map((provider) => `${describeLookup(provider)} with ${provider.keys.join(' or ')}`)
     .join('; ');
+  const pinned = subject.namespace.annotations[state.keys.kubeconfigSecret];
+  if (pinned !== undefined)
+    return `no kubeconfig Secret ${pinned} in namespace ${namespace} yet (named by its ${state.keys.kubeconfigSecret} annotation; looking for ${providers}); it is registered as soon as it appears, or remove the annotation to take any candidate`;
   const hint = nearMissHint(state, subject);
   return hint === undefined
     ? `no kubeconfig Secret in namespace ${namespace} yet (looking for ${providers}); it is registered as soon as one appears`

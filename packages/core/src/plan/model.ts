@@ -191,6 +191,8 @@ export interface SelectionMemo {
   readonly uids: readonly string[];
   readonly resourceVersions: readonly string[];
   readonly serverOverridden: boolean;
+  /** The Secret the source's `<prefix>kubeconfig-secret` annotation named, if any. */
+  readonly pinned: string | undefined;
   readonly selection: Selection;
 }
 

@@ -201,7 +201,7 @@ const TABLE = [
   '    next pass: update (drained)',
   '  namespace team-r: refused (server-collision): server https://legacy.example.com is already registered by Secret argocd/vcluster-legacy, which this registrar does not manage; ArgoCD would pick one of the two at random. If it is a leftover of vcluster-argocd-exporter 0.1.x (a vcluster-<name> Secret), simply delete it; otherwise remove one of the two',
   '  namespace team-s: stale (no-candidate): no kubeconfig Secret is left in namespace team-s; cluster-stale keeps its last registered credentials until this is fixed',
-  '  namespace team-w: waiting (waiting-for-kubeconfig): no kubeconfig Secret in namespace team-w yet (looking for k3k-*-kubeconfig with kubeconfig.yaml); it is registered as soon as one appears',
+  '  namespace team-w: waiting (waiting-for-kubeconfig): no kubeconfig Secret in namespace team-w yet (looking for k3k-*-kubeconfig (or controlled by a k3k.io Cluster) with kubeconfig.yaml); it is registered as soon as one appears',
   '  cluster-gone (registration of team-g): source-gone (source-namespace-not-found): source namespace team-g is gone',
   '    next pass: delete (source-namespace-not-found)',
   '  cluster-old (registration of team-n): demoted (renamed): demoted for new since 2026-11-30T12:00:00Z; ArgoCD no longer sees it, and relabelling the namespace back restores it',

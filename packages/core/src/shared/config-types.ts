@@ -3,7 +3,15 @@
 // timings. parseConfig (config/config.ts) is the only producer.
 
 export type ProviderName =
-  'k3k' | 'vcluster' | 'kamaji' | 'capi' | 'capa-eks' | 'capz-aks' | 'gke' | 'custom';
+  | 'k3k'
+  | 'vcluster'
+  | 'kamaji'
+  | 'kamaji-generated'
+  | 'capi'
+  | 'capa-eks'
+  | 'capz-aks'
+  | 'gke'
+  | 'custom';
 
 /** The cloud exec plugins the registrar can translate into ArgoCD's own forms. */
 export type ExecCloud = 'aws' | 'azure' | 'gcp';
@@ -20,6 +28,11 @@ export interface Provider {
   /** Loopback servers are rewritten to the provider's in-cluster Service (vcluster only). */
   readonly loopbackRewrite: boolean;
   /**
+   * What the provisioner itself guarantees on its kubeconfig Secrets (presets only): a Secret
+   * carrying these marks is a candidate whatever its name (config/provider-marks.ts).
+   */
+  readonly marks?: ProviderMarks;
+  /**
    * The provider's exec gate: the clouds whose exec plugins it may translate (capa-eks: aws,
    * capz-aks: azure, gke: gcp; a custom entry ending in `;exec`: all three). Absent: none.
    */
@@ -31,6 +44,24 @@ export interface Provider {
   readonly execCredentials?: boolean;
   /** The operator's exec allow-lists (`Config.execPolicy`), copied like `execCredentials`. */
   readonly execPolicy?: ExecPolicy;
+}
+
+/** A label a provisioner writes: with `value`, exactly that value; without, any value. */
+export interface LabelMark {
+  readonly key: string;
+  readonly value?: string;
+}
+
+export interface ProviderMarks {
+  /** Every one of these labels. */
+  readonly labels?: readonly LabelMark[];
+  /** A controller ownerReference to an object of this API group and kind. */
+  readonly controller?: { readonly group: string; readonly kind: string };
+  /**
+   * The name pattern alone does not make a candidate: it only describes the names the
+   * provisioner writes (a KubeconfigGenerator's `<tcp>-<generator>` says nothing by itself).
+   */
+  readonly only?: true;
 }
 
 /**

@@ -50,6 +50,16 @@ export interface ObservedSecret {
   readonly annotations: Labels;
   readonly data: Readonly<Record<string, string>>;
   readonly creationTimestamp?: Timestamp;
+  /** As served; absent when there are none (provisioners' marks, config/provider-marks.ts). */
+  readonly ownerReferences?: readonly OwnerReference[];
+}
+
+/** The fields of an ownerReference that say who controls an object. */
+export interface OwnerReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly controller?: boolean;
 }
 
 /**

@@ -146,4 +146,6 @@ export interface CandidateRef {
   readonly secret: string;
   readonly key: string;
   readonly provider: ProviderName;
+  /** On the chosen candidate: why it was chosen among the source's candidates. */
+  readonly chosenBy?: string;
 }

@@ -404,6 +404,12 @@ export class Scenario {
     return this;
   }
 
+  /** Adds or replaces a Secret exactly as given (a provisioner's own shape). */
+  secret(secret: ObservedSecret): this {
+    this.candidates.set(`${secret.namespace}/${secret.name}`, secret);
+    return this;
+  }
+
   removeKubeconfig(namespaceName: string, name = `k3k-${namespaceName}-kubeconfig`): this {
     this.candidates.delete(`${namespaceName}/${name}`);
     return this;

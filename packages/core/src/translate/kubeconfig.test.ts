@@ -462,7 +462,7 @@ describe('server rules', () => {
         translateKubeconfig(kubeconfig({ cluster: { server: 'https://127.0.0.1' } }), context),
         'server-loopback',
       ),
-    ).toContain('is not vc-<vcluster>');
+    ).toContain('neither a vcluster-name label nor a vc-<vcluster> Secret name');
   });
 
   it('still refuses in-cluster servers for vcluster', () => {

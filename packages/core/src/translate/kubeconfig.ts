@@ -61,6 +61,11 @@ export interface TranslateContext {
    * that suggest it; a placeholder when not given.
    */
   readonly serverAnnotation?: string;
+  /**
+   * The vcluster the Secret belongs to (its `vcluster-name` label), for a loopback rewrite;
+   * without it, the suffix of a `vc-<vcluster>` Secret name.
+   */
+  readonly vcluster?: string;
 }
 
 const serverAnnotationHint = (context: TranslateContext): string =>
@@ -164,11 +169,12 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
         }
         // vcluster writes a localhost kubeconfig for port-forwarding; its Service `<vcluster>`
         // serves on 443 with `<vcluster>.<namespace>` on its certificate.
-        const name = context.secret.startsWith('vc-') ? context.secret.slice(3) : '';
+        const name =
+          context.vcluster ?? (context.secret.startsWith('vc-') ? context.secret.slice(3) : '');
         if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63) {
           return new Problem(
             'server-loopback',
-            `${clusterOwner} has server ${redactUrl(server)}, a loopback address, and the Secret name is not vc-<vcluster>, so the vcluster Service cannot be derived`,
+            `${clusterOwner} has server ${redactUrl(server)}, a loopback address, and neither a vcluster-name label nor a vc-<vcluster> Secret name says which vcluster it is, so the vcluster Service cannot be derived`,
             `set ${serverAnnotationHint(context)} to the vcluster Service address (https://<vcluster>.<namespace>)`,
           );
         }

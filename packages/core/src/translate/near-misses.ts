@@ -6,6 +6,7 @@
 // values are never recorded or printed.
 
 import { providerLabel } from './exec/gates.js';
+import { claimOf, type SecretMeta } from '../config/provider-marks.js';
 import { matchGlob } from '../config/glob.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
 import type { Provider } from '../shared/types.js';
@@ -18,17 +19,19 @@ export const NEAR_MISS_RECORD_LIMIT = 8;
 const NAMED_LIMIT = 3;
 const KEYS_SHOWN = 10;
 
-/** A Secret as far as near misses are concerned. */
-export interface SecretKeys {
-  readonly name: string;
+/** A Secret as far as near misses are concerned (the marks only decide what is a candidate). */
+export interface SecretKeys extends SecretMeta {
   readonly keys: readonly string[];
 }
 
-/** A candidate: a configured provider's glob matches the name and the Secret has one of its keys. */
+/**
+ * A candidate: a configured provider reads the Secret (its marks, or its glob matches the
+ * name) and the Secret has one of its keys.
+ */
 export function isCandidate(secret: SecretKeys, providers: readonly Provider[]): boolean {
   return providers.some(
     (provider) =>
-      matchGlob(provider.secretNamePattern, secret.name) &&
+      claimOf(provider, secret) !== undefined &&
       provider.keys.some((key) => secret.keys.includes(key)),
   );
 }

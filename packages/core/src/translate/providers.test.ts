@@ -68,18 +68,33 @@ describe('PROVIDER_PRESETS', () => {
         secretNamePattern: 'k3k-*-kubeconfig',
         keys: ['kubeconfig.yaml'],
         loopbackRewrite: false,
+        marks: { controller: { group: 'k3k.io', kind: 'Cluster' } },
       },
       vcluster: {
         name: 'vcluster',
         secretNamePattern: 'vc-*',
         keys: ['config'],
         loopbackRewrite: true,
+        marks: { labels: [{ key: 'app', value: 'vcluster' }, { key: 'vcluster-name' }] },
       },
       kamaji: {
         name: 'kamaji',
         secretNamePattern: '*-admin-kubeconfig',
         keys: ['admin.svc', 'admin.conf'],
         loopbackRewrite: false,
+        marks: {
+          labels: [
+            { key: 'kamaji.clastix.io/component', value: 'admin-kubeconfig' },
+            { key: 'kamaji.clastix.io/name' },
+          ],
+        },
+      },
+      'kamaji-generated': {
+        name: 'kamaji-generated',
+        secretNamePattern: '*-*',
+        keys: ['value'],
+        loopbackRewrite: false,
+        marks: { labels: [{ key: 'kamaji.clastix.io/managed-for' }], only: true },
       },
       capi: {
         name: 'capi',
@@ -215,6 +230,7 @@ describe('selectKubeconfig', () => {
       secret: 'vc-x',
       key: 'config',
       provider: 'vcluster',
+      chosenBy: 'the first usable candidate of the vcluster provider (its name matches vc-*)',
     });
     expect(selection.rejected).toEqual([]);
   });
@@ -276,6 +292,8 @@ describe('selectKubeconfig', () => {
       secret: 't-admin-kubeconfig',
       key: 'admin.conf',
       provider: 'kamaji',
+      chosenBy:
+        'the first usable candidate of the kamaji provider (its name matches *-admin-kubeconfig)',
     });
     expect(
       selection.rejected.map(({ candidate }) => `${candidate.secret}[${candidate.key}]`),

@@ -10,7 +10,8 @@ import type {
   TranslationResult,
 } from '../shared/types.js';
 import { decodeBase64Text } from '../shared/base64.js';
-import { matchGlob } from '../config/glob.js';
+import { claimOf, describeMarks, type Claim } from '../config/provider-marks.js';
+import { VCLUSTER_NAME_LABEL } from '../config/provider-presets.js';
 import { translateKubeconfig } from './kubeconfig.js';
 import { KUBECONFIG_LIMITS } from './kubeconfig-limits.js';
 import { OVER_LIMIT_FIX } from './kubeconfig-structure.js';
@@ -22,6 +23,11 @@ export interface SelectOptions extends TranslateOptions {
    * (see clusterSecretName); providers whose pattern cannot are skipped.
    */
   readonly clusterName?: string;
+  /**
+   * The Secret the source names (`<prefix>kubeconfig-secret`): only it is a candidate, and
+   * `pinnedBy` (the annotation's key) is what the plan says chose it.
+   */
+  readonly pinned?: { readonly secret: string; readonly pinnedBy: string };
 }
 
 export interface TranslateOptions {
@@ -95,6 +101,9 @@ export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions):
       ...(settings.labelPrefix !== undefined
         ? { serverAnnotation: `${settings.labelPrefix}server` }
         : {}),
+      ...(provider.loopbackRewrite && secret.labels[VCLUSTER_NAME_LABEL] !== undefined
+        ? { vcluster: secret.labels[VCLUSTER_NAME_LABEL] }
+        : {}),
     });
   };
 }
@@ -114,11 +123,15 @@ export interface KubeconfigSelection {
 // Code-unit order, not locale order: plans must be byte-identical on every machine.
 
 /**
- * Candidates: Secrets of `namespace` whose name matches a provider's glob and that carry one
- * of its keys (a name match alone is not a candidate: vcluster's `vc-config-<name>` holds no
- * kubeconfig and is skipped silently). Tried by provider precedence, then the provider's
- * preferred Secret type first, then Secret name; within a Secret, keys in declared order.
- * The first clean translation wins; every failure before it is kept with its reason.
+ * Candidates: Secrets of `namespace` that a provider reads (its provisioner's marks, or a
+ * name its glob matches) and that carry one of its keys (a name match alone is not a
+ * candidate: vcluster's `vc-config-<name>` holds no kubeconfig and is skipped silently).
+ * Tried by provider precedence, then the Secrets carrying the provisioner's marks before
+ * those matched by name only (what the provisioner guarantees beats a name that happens to
+ * fit), then the provider's preferred Secret type, then Secret name; within a Secret, keys
+ * in declared order. A source that names its Secret (`pinned`) has that one candidate only.
+ * The first clean translation wins, with why it was chosen; every failure before it is kept
+ * with its reason.
  */
 export function selectKubeconfig(
   namespace: string,
@@ -128,7 +141,11 @@ export function selectKubeconfig(
   selectOptions?: SelectOptions,
 ): KubeconfigSelection {
   const rejected: { candidate: CandidateRef; refusal: Refusal }[] = [];
-  const own = secrets.filter((secret) => secret.namespace === namespace);
+  const pinned = selectOptions?.pinned;
+  const own = secrets.filter(
+    (secret) =>
+      secret.namespace === namespace && (pinned === undefined || secret.name === pinned.secret),
+  );
   const clusterName = selectOptions?.clusterName;
   const options: TranslateOptions | undefined =
     selectOptions?.serverOverridden === true || clusterName !== undefined
@@ -142,22 +159,33 @@ export function selectKubeconfig(
       clusterName === undefined
         ? undefined
         : clusterSecretName(provider.secretNamePattern, clusterName);
-    if (clusterName !== undefined && exact === undefined) continue;
-    const candidates = own
-      .filter(
-        (secret) =>
-          (exact === undefined
-            ? matchGlob(provider.secretNamePattern, secret.name)
-            : secret.name === exact) &&
-          provider.keys.some((key) => Object.hasOwn(secret.data, key)),
+    // A Cluster's Secret is named after it exactly; marks say which provisioner, not which Cluster.
+    if (clusterName !== undefined && (exact === undefined || provider.marks?.only === true))
+      continue;
+    const candidates: { secret: ObservedSecret; claim: Claim }[] = [];
+    for (const secret of own) {
+      if (!provider.keys.some((key) => Object.hasOwn(secret.data, key))) continue;
+      const claim: Claim | undefined =
+        exact === undefined
+          ? claimOf(provider, secret)
+          : secret.name === exact
+            ? 'name'
+            : undefined;
+      if (claim !== undefined) candidates.push({ secret, claim });
+    }
+    candidates.sort((a, b) => {
+      if (a.claim !== b.claim) return a.claim === 'marks' ? -1 : 1;
+      const preferred = provider.preferredSecretType;
+      if (
+        preferred !== undefined &&
+        (a.secret.type === preferred) !== (b.secret.type === preferred)
       )
-      .sort((a, b) => {
-        const preferred = provider.preferredSecretType;
-        if (preferred !== undefined && (a.type === preferred) !== (b.type === preferred))
-          return a.type === preferred ? -1 : 1;
-        return compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid);
-      });
-    for (const secret of candidates) {
+        return a.secret.type === preferred ? -1 : 1;
+      return (
+        compareStrings(a.secret.name, b.secret.name) || compareStrings(a.secret.uid, b.secret.uid)
+      );
+    });
+    for (const { secret, claim } of candidates) {
       for (const key of provider.keys) {
         if (!Object.hasOwn(secret.data, key)) continue;
         const candidate: CandidateRef = {
@@ -167,11 +195,30 @@ export function selectKubeconfig(
           provider: provider.name,
         };
         const result = translate(secret, key, provider, options);
-        if (result.ok)
-          return { chosen: { candidate, translation: result.translation, secret }, rejected };
+        if (result.ok) {
+          const chosenBy = whyChosen(provider, claim, pinned?.pinnedBy);
+          return {
+            chosen: {
+              candidate: { ...candidate, chosenBy },
+              translation: result.translation,
+              secret,
+            },
+            rejected,
+          };
+        }
         rejected.push({ candidate, refusal: result.refusal });
       }
     }
   }
   return { rejected };
+}
+
+/** Why the chosen candidate was chosen, as the plan says it. */
+function whyChosen(provider: Provider, claim: Claim, pinnedBy: string | undefined): string {
+  if (pinnedBy !== undefined) return `named by the ${pinnedBy} annotation`;
+  const which =
+    claim === 'marks' && provider.marks !== undefined
+      ? `${describeMarks(provider.marks)}, as ${provider.name} writes its kubeconfig Secrets`
+      : `its name matches ${provider.secretNamePattern}`;
+  return `the first usable candidate of the ${provider.name} provider (${which})`;
 }

@@ -48,6 +48,14 @@ export interface InClusterProbe {
   readonly pathPrefix: string;
 }
 
+/** loadKubeCluster's order, as `--help` states it (kept beside the code it describes). */
+export const KUBECONFIG_PRECEDENCE = [
+  '--kubeconfig',
+  '$KUBECONFIG',
+  'the in-cluster service account (unless --context is given)',
+  '~/.kube/config',
+] as const;
+
 export const IN_CLUSTER: InClusterProbe = { pathPrefix: '' };
 const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
 

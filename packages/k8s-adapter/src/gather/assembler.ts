@@ -208,7 +208,7 @@ export class SnapshotAssembler {
   ): Promise<void> {
     const served = new Set<string>();
     for (const secret of candidates)
-      if (isCandidate({ name: secret.name, keys: Object.keys(secret.data) }, this.config.providers))
+      if (isCandidate({ ...secret, keys: Object.keys(secret.data) }, this.config.providers))
         served.add(secret.namespace);
     const unreadNames = new Set((unread.unreadNamespaces ?? []).map((entry) => entry.name));
     const toList: string[] = [];

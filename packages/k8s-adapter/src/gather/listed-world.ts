@@ -2,7 +2,7 @@
 // holds nothing between passes but what it listed last. Candidates are handed to the planner
 // whole (a saved snapshot replays from them); the translation cache memoises what the
 // planner asks of them. Of other Secrets it keeps only names and key names, for near misses.
-import { ARGOCD_SECRET_TYPE_LABEL, CAPI_GROUP, matchGlob } from '@argocd-cluster-registrar/core';
+import { ARGOCD_SECRET_TYPE_LABEL, CAPI_GROUP, claimedByAny } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
@@ -21,6 +21,7 @@ import {
 } from '../connection/kube-api.js';
 import type { KubeNamespace, KubeSecret, PartialObjectMetadata } from '../kube-objects.js';
 import {
+  ownerReferencesOf,
   byName,
   byNamespaceThenName,
   toObservedSecret,
@@ -142,9 +143,17 @@ export class ListedWorld implements WorldSource {
     const keysOnly: KubeSecret[] = [];
     for (const secret of secrets) {
       const name = secret.metadata?.name ?? '';
-      keysOnly.push({ metadata: { name }, data: emptied(secret.data) });
-      if (!providers.some((provider) => matchGlob(provider.secretNamePattern, name))) continue;
+      const meta = secret.metadata ?? {};
+      keysOnly.push({
+        metadata: {
+          name,
+          ...(meta.labels === undefined ? {} : { labels: meta.labels }),
+          ...ownerReferencesOf(meta),
+        },
+        data: emptied(secret.data),
+      });
       const observed = toObservedSecret(secret, namespace);
+      if (!claimedByAny(providers, observed)) continue;
       this.candidateSecrets.set(observed.uid, observed);
     }
     this.secretKeys.set(namespace, keysOnly);

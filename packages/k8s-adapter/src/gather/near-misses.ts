@@ -4,10 +4,11 @@
 
 import { compareStrings } from '@argocd-cluster-registrar/core';
 import type { KubeSecret } from '../kube-objects.js';
+import { ownerReferencesOf } from '../observed-objects.js';
 import {
+  claimedByAny,
   isCandidate,
   isNearMiss,
-  matchGlob,
   NEAR_MISS_RECORD_LIMIT,
   type NearMissSecret,
   type Provider,
@@ -20,17 +21,15 @@ export function nearMissesIn(
 ): NearMissSecret[] {
   const named = secrets.map((secret) => ({
     name: secret.metadata?.name ?? '',
+    ...(secret.metadata?.labels === undefined ? {} : { labels: secret.metadata.labels }),
+    ...ownerReferencesOf(secret.metadata ?? {}),
     keys: Object.keys(secret.data ?? {}),
   }));
   if (named.some((secret) => isCandidate(secret, providers))) return [];
   return (
     named
-      // Secrets a configured glob matches are candidate Secrets in the snapshot already.
-      .filter(
-        (secret) =>
-          !providers.some((provider) => matchGlob(provider.secretNamePattern, secret.name)) &&
-          isNearMiss(secret, providers),
-      )
+      // Secrets a configured provider reads are candidate Secrets in the snapshot already.
+      .filter((secret) => !claimedByAny(providers, secret) && isNearMiss(secret, providers))
       .sort((a, b) => compareStrings(a.name, b.name))
       .slice(0, NEAR_MISS_RECORD_LIMIT)
       .map((secret) => ({ namespace, name: secret.name, keys: secret.keys }))

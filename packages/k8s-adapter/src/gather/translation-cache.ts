@@ -4,12 +4,12 @@
 // - the one-shot lister hands the planner whole Secrets, and `translate` memoises what the
 //   planner asks of them;
 // - the watch cache `prepare`s a freshly read candidate instead: every translation the
-//   planner can ask of it (each provider whose glob matches its name, each of that
+//   planner can ask of it (each provider that reads it, by glob or by marks, each of that
 //   provider's keys it holds) is made at once and kept, and the planner is handed the Secret
 //   without its data (its candidate keys, each with an empty value), so the daemon keeps no
 //   kubeconfig between passes.
 // Core is unchanged: it sees an ObservedSecret and a Translator, as with a full read.
-import { createSecretKeyTranslator, matchGlob } from '@argocd-cluster-registrar/core';
+import { claimOf, createSecretKeyTranslator } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
@@ -124,6 +124,7 @@ function providerIdentity(provider: Provider): string {
   return JSON.stringify([
     provider.name,
     provider.secretNamePattern,
+    provider.marks ?? null,
     provider.keys,
     provider.preferredSecretType ?? '',
     provider.loopbackRewrite,
@@ -200,9 +201,9 @@ class KeptTranslations implements TranslationCache {
     const entry = this.entryFor(secret);
     const variant = codeOf(prepared);
     entry.prepared ??= elide(secret, this.providers);
-    for (const [provider, { secretNamePattern, keys }] of this.providers.entries()) {
-      if (!matchGlob(secretNamePattern, secret.name)) continue;
-      for (const key of keys)
+    for (const [provider, candidate] of this.providers.entries()) {
+      if (claimOf(candidate, secret) === undefined) continue;
+      for (const key of candidate.keys)
         if (Object.hasOwn(secret.data, key)) this.keep(entry, secret, { provider, key, variant });
     }
     entry.variants |= 1 << variant;
@@ -281,7 +282,7 @@ class KeptTranslations implements TranslationCache {
 function elide(secret: ObservedSecret, providers: readonly Provider[]): ObservedSecret {
   const data: Record<string, string> = {};
   for (const provider of providers) {
-    if (!matchGlob(provider.secretNamePattern, secret.name)) continue;
+    if (claimOf(provider, secret) === undefined) continue;
     for (const key of provider.keys) if (Object.hasOwn(secret.data, key)) data[key] = '';
   }
   if (Object.keys(data).length === 0) for (const key of Object.keys(secret.data)) data[key] = '';
@@ -299,5 +300,7 @@ function elide(secret: ObservedSecret, providers: readonly Provider[]): Observed
     ...(secret.creationTimestamp !== undefined
       ? { creationTimestamp: secret.creationTimestamp }
       : {}),
+    // The planner checks the provisioners' marks again.
+    ...(secret.ownerReferences !== undefined ? { ownerReferences: secret.ownerReferences } : {}),
   };
 }

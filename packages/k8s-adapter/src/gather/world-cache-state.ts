@@ -1,7 +1,9 @@
 // Everything the world cache knows besides its stores, in one object handed to each step
 // (world-cache.ts, world-watches.ts, cluster-secrets.ts), and the steps every watch shares:
 // reporting a change, a list, a failure or a recovery, and deciding when the cache settled.
-import { labelKeys, matchGlob } from '@argocd-cluster-registrar/core';
+import { claimedByAny, labelKeys } from '@argocd-cluster-registrar/core';
+import type { ObjectMeta } from '../kube-objects.js';
+import { ownerReferencesOf } from '../observed-objects.js';
 import type { Config } from '@argocd-cluster-registrar/core';
 import type { LabelKeys } from '@argocd-cluster-registrar/core';
 import type { ApiFailure } from '../connection/api-failure.js';
@@ -69,8 +71,13 @@ export function createWorldCacheState(
   };
 }
 
-export function isCandidateName(state: WorldCacheState, name: string): boolean {
-  return state.config.providers.some((p) => matchGlob(p.secretNamePattern, name));
+/** A provider reads it: its name matches a glob or it carries a provisioner's marks. */
+export function isCandidateMeta(state: WorldCacheState, meta: ObjectMeta): boolean {
+  return claimedByAny(state.config.providers, {
+    name: meta.name ?? '',
+    ...(meta.labels === undefined ? {} : { labels: meta.labels }),
+    ...ownerReferencesOf(meta),
+  });
 }
 
 export function changed(state: WorldCacheState, names: readonly string[]): void {

@@ -10,7 +10,7 @@ import { clustersPath, discoverClusterApi } from '../connection/cluster-api.js';
 import { managedNamespaceSelector } from './selectors.js';
 import {
   changed,
-  isCandidateName,
+  isCandidateMeta,
   settleCheck,
   watchOptions,
   watchReports,
@@ -55,11 +55,11 @@ export function watchCandidates(
     ...watchOptions(state, 'secret metadata'),
     path: '/api/v1/secrets',
     metadataOnly: true,
-    // Filtered on arrival: a Secret no provider's glob matches is never kept (names cannot
-    // change, so it never becomes a candidate later).
+    // Filtered on arrival: a Secret no provider reads (by glob or by its provisioner's marks)
+    // is not kept; one that gains or loses the marks is kept or dropped on that event.
     project: (object: WatchedObject) => {
       const meta = object.metadata ?? {};
-      if (!isCandidateName(state, meta.name ?? '')) return undefined;
+      if (!isCandidateMeta(state, meta)) return undefined;
       return {
         namespace: meta.namespace ?? '',
         name: meta.name ?? '',
@@ -82,7 +82,7 @@ export function watchCandidates(
         state.secretEvents.set(namespace, ++state.secretSequence);
         // Another Secret in a managed namespace may change what its message says (a near
         // miss appeared or went); a candidate's own change is reported by onUpsert/onDelete.
-        if (!isCandidateName(state, object.metadata?.name ?? '')) changed(state, [namespace]);
+        if (!isCandidateMeta(state, object.metadata ?? {})) changed(state, [namespace]);
       },
       ...reports,
       onListed: () => {
