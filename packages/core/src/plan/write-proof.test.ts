@@ -14,7 +14,7 @@ import {
 } from '../test-support/arbitraries.js';
 import { KEYS, NOW, testConfig } from '../test-support/fixtures.js';
 import { proofSource, writeProof } from './write-proof.js';
-import { isClusterKey } from './sources.js';
+import { isClusterKey } from '../config/sources.js';
 import type { ProvenAction } from './write-proof.js';
 import type { Action, ObservedSecret, Plan, Snapshot, SourceLookup } from '../shared/types.js';
 
