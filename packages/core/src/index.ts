@@ -59,7 +59,7 @@ export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from '
 export { sha256Hex, fingerprint } from './sha256.js';
 
 // Planning
-export { plan, createPlanMemo, type PlanOptions, type PlanMemo } from './plan/index.js';
+export { plan, createSettledRepeat, type PlanOptions, type SettledRepeat } from './plan/index.js';
 export { describeChanges, type ChangeDescriber } from './render-diff.js';
 export {
   labelKeys,

@@ -6,8 +6,7 @@ import { labelKeys, type LabelKeys } from '../label-keys.js';
 import type { Translator } from '../providers.js';
 import { formatTimestamp } from '../registration.js';
 import type { Action, Config, ObservedSecret, Snapshot, Timestamp, Warning } from '../types.js';
-import type { PlanMemo } from './memo.js';
-import type { Deferral, NearMiss, Registration, Subject } from './model.js';
+import type { Deferral, NearMiss, Registration, Subject, TargetSecret } from './model.js';
 import { ServerLedger } from './server-ledger.js';
 
 export interface PassState {
@@ -18,15 +17,16 @@ export interface PassState {
   /** `now` as the credentials stamp writes it (formatted once per pass, not per write). */
   readonly stamp: Timestamp;
   readonly translate: Translator;
-  readonly memo: PlanMemo;
-  /** The memo's pass number. */
-  readonly pass: number;
   readonly warnings: Warning[];
   readonly actions: Action[];
   /** Managed sources (namespaces and Clusters), by source key. */
   readonly subjects: Subject[];
+  /** The same subjects by source key. */
+  readonly sources: Map<string, Subject>;
   /** Namespace → Cluster name → its subject: the managed Clusters of each namespace. */
   readonly clustersByNamespace: Map<string, Map<string, Subject>>;
+  /** Secrets of the target namespace, by name. */
+  readonly targetSecrets: Map<string, TargetSecret>;
   /** Secrets we own in the target namespace, by name. */
   readonly registrations: Registration[];
   /** ArgoCD cluster name → the foreign Secret that already uses it. */
@@ -45,8 +45,8 @@ export interface PassState {
   nearMisses: ReadonlyMap<string, readonly NearMiss[]> | undefined;
   /**
    * The first instant (epoch ms) at which a decision this pass took from `now` turns out
-   * otherwise (a deferral runs out, a demotion expires); `Infinity` while none would. The
-   * memo hands this pass's plan out again for an unchanged world only before it.
+   * otherwise (a deferral runs out, a demotion expires); `Infinity` while none would. A
+   * settled plan is repeated for an unchanged world only before it (settled-repeat.ts).
    */
   stableUntil: number;
 }
@@ -56,7 +56,6 @@ export function createPassState(
   config: Config,
   now: number,
   translate: Translator,
-  memo: PlanMemo,
 ): PassState {
   return {
     snapshot,
@@ -65,11 +64,11 @@ export function createPassState(
     now,
     stamp: formatTimestamp(now),
     translate,
-    memo,
-    pass: memo.pass,
     warnings: [],
     actions: [],
     subjects: [],
+    sources: new Map(),
+    targetSecrets: new Map(),
     clustersByNamespace: new Map(),
     registrations: [],
     foreignNames: new Map(),
