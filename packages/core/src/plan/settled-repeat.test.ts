@@ -166,7 +166,7 @@ describe('settled repeat', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 100 },
     );
     expect(repeated, 'passes that repeated the remembered plan').toBeGreaterThan(0);
   });
