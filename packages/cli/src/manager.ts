@@ -7,7 +7,7 @@
 // rules) without re-reading the world, and nothing is polled: a namespace waiting for its
 // kubeconfig is planned again when the Secret watch sees the kubeconfig appear.
 
-import { createPlanMemo } from '@argocd-cluster-registrar/core';
+import { createSettledRepeat } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { createLeaderElector, createWatchGatherer } from '@argocd-cluster-registrar/k8s-adapter';
 import type {
@@ -93,8 +93,8 @@ export function stopSignal(): Promise<string> {
 export class Daemon {
   private readonly timing: DaemonTiming;
   private gatherer: WatchGatherer | undefined;
-  /** The planner's memo, kept as long as the gatherer (reconciler.ts). */
-  private readonly memo = createPlanMemo();
+  /** The planner's last settled plan, kept as long as the gatherer (reconciler.ts). */
+  private readonly repeat = createSettledRepeat();
   private reporter: OutcomeReporter;
   /** Events wait here, across leadership changes, and go out behind the passes. */
   private readonly events: EventQueue;
@@ -313,7 +313,7 @@ export class Daemon {
           config,
           writer: this.options.writerFor(this.writerAccess()),
           gatherer,
-          memo: this.memo,
+          repeat: this.repeat,
           logger: this.log,
           metrics,
           now: this.now,

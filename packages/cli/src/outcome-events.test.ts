@@ -2,7 +2,7 @@
 // notes must not hold the daemon's loop for long when the API server stops answering.
 
 import { describe, expect, it } from 'vitest';
-import { createPlanMemo, parseConfig } from '@argocd-cluster-registrar/core';
+import { createSettledRepeat, parseConfig } from '@argocd-cluster-registrar/core';
 import type { NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
 import { startFaultProxy } from '@argocd-cluster-registrar/testkit';
 import {
@@ -70,7 +70,7 @@ async function setUp(clusters: number) {
         gatherer,
         logger: silentLogger,
         metrics: new RegistrarMetrics(),
-        memo: createPlanMemo(),
+        repeat: createSettledRepeat(),
         now: Date.now,
       },
       { scope: { full: true }, apply: true },

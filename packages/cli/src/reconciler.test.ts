@@ -3,7 +3,7 @@
 // records one) to prove that the pass writes exactly what the planner decided from it.
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createPlanMemo, parseConfig } from '@argocd-cluster-registrar/core';
+import { createSettledRepeat, parseConfig } from '@argocd-cluster-registrar/core';
 import { startFaultProxy } from '@argocd-cluster-registrar/testkit';
 import type { Config } from '@argocd-cluster-registrar/core';
 import {
@@ -75,7 +75,7 @@ describe('runPass', () => {
       config,
       logger: silentLogger,
       metrics,
-      memo: createPlanMemo(),
+      repeat: createSettledRepeat(),
       now: Date.now,
     };
 
@@ -121,7 +121,7 @@ describe('runPass', () => {
       config,
       logger: silentLogger,
       metrics: new RegistrarMetrics(),
-      memo: createPlanMemo(),
+      repeat: createSettledRepeat(),
       now: Date.now,
       gatherer: createGatherer(access, config),
     };
@@ -164,7 +164,7 @@ describe('runPass', () => {
         config,
         logger: silentLogger,
         metrics,
-        memo: createPlanMemo(),
+        repeat: createSettledRepeat(),
         now: Date.now,
         gatherer: createGatherer(proxied, config),
       };

@@ -5,7 +5,7 @@
 // be read), so the preview and the apply never differ.
 
 import { plan as makePlan } from '@argocd-cluster-registrar/core';
-import type { Action, Config, Plan, PlanMemo, Snapshot } from '@argocd-cluster-registrar/core';
+import type { Action, Config, Plan, SettledRepeat, Snapshot } from '@argocd-cluster-registrar/core';
 import type {
   ActionResult,
   GatherFailure,
@@ -47,10 +47,10 @@ export interface ReconcilerDeps {
   readonly writer: PlanWriter;
   readonly gatherer: Gatherer;
   /**
-   * The planner's memo, owned by whoever owns the gatherer and kept as long as it is: a
-   * steady-state pass then rebuilds nothing (docs/behaviour.md#budgets).
+   * The planner's last settled plan, owned by whoever owns the gatherer and kept as long as
+   * it is: a pass over an unchanged world then repeats it (docs/behaviour.md#budgets).
    */
-  readonly memo: PlanMemo;
+  readonly repeat: SettledRepeat;
   readonly logger: Logger;
   readonly metrics: RegistrarMetrics;
   /** Epoch ms; injected so the planner's notion of time is the caller's. */
@@ -73,7 +73,7 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
 
   const plan = makePlan(gathered.snapshot, deps.config, deps.now(), {
     translate: deps.gatherer.translate,
-    memo: deps.memo,
+    repeat: deps.repeat,
   });
 
   let written: readonly ActionResult[] = [];

@@ -8,18 +8,18 @@
 // runs after a warm-up); the load average is recorded at the start and end of each size.
 //   steady              every namespace already registered and up to date (the daemon's normal
 //                       pass); a memoising translator keyed by Secret uid+resourceVersion+key
-//                       has seen every kubeconfig and the daemon's plan memo has seen the
-//                       pass: the world is the one the memo's last plan, which had no actions,
-//                       was made from, so the memo repeats that plan. A full GC before each
+//                       has seen every kubeconfig and the daemon's settled repeat has seen the
+//                       pass: the world is the one its last plan, which had no actions, was
+//                       made from, so it repeats that plan. A full GC before each
 //                       run, and the pass starts once V8's helper threads have swept after it.
 //   GC tail counted     the same, started straight after the GC (its sweeping counted).
 //   back to back        the same, without the GC in between (a daemon's passes in a row).
 //   one Secret changed  the pass after one watch event: every other run one kubeconfig Secret
 //                       has another resourceVersion, so no two passes in a row see the same
-//                       world and each is planned in full (every other memo still warm).
+//                       world and each is planned in full (the parse cache still warm).
 //   re-listed           the same, on a fresh copy of the snapshot each run (new objects and
 //                       strings, as a daemon gets from the API on a re-list).
-//   parsing included    the steady pass with a fresh translator and no memo.
+//   parsing included    the steady pass with a fresh translator and no settled repeat.
 //   first pass          nothing registered yet: every namespace yields a create (pre-parsed).
 //
 // The same passes run over Cluster API Cluster sources (up to 10,000: 100 Clusters per
@@ -43,7 +43,7 @@ import type {
   SourceNamespace,
   TranslationResult,
 } from '../src/shared/types.js';
-import { createPlanMemo, plan } from '../src/plan/index.js';
+import { createSettledRepeat, plan } from '../src/plan/index.js';
 import { translateSecretKey, type Translator } from '../src/translate/providers.js';
 import { parseConfig } from '../src/config/config.js';
 import { labelKeys } from '../src/config/label-keys.js';
@@ -305,7 +305,7 @@ interface Row {
   readonly kind: Kind;
   readonly size: number;
   readonly scenarios: ReadonlyMap<Scenario, Figures & { readonly runs: number }>;
-  /** Heap in use (after a GC) holding the snapshot, its registrations, parse cache and memo. */
+  /** Heap in use (after a GC) holding the snapshot, its registrations, parse cache and last plan. */
   readonly heapMiB: number;
   /** Load average (1, 5, 15 minutes) when this size started and when it ended. */
   readonly loadBefore: string;
@@ -417,32 +417,32 @@ measures the neighbours. It counts V8's GC helper threads too, so it errs high.
 
 - **steady**: every namespace already registered and up to date (a normal daemon pass;
   expected actions: 0). The translator memoises by Secret uid + resourceVersion + key, as the
-  daemon's does, and the daemon's plan memo (\`createPlanMemo()\`, passed as
-  \`PlanOptions.memo\`) has seen the previous pass. A full GC before each run (V8 then drops
+  daemon's does, and the daemon's settled repeat (\`createSettledRepeat()\`, passed as
+  \`PlanOptions.repeat\`) has seen the previous pass. A full GC before each run (V8 then drops
   much of the optimised code, so this is a daemon's pass after an idle spell), and the pass
   starts once V8's helper threads have finished sweeping after that GC. The world is the one
-  the memo's last plan (without actions) was made from, so the memo checks that (every
-  object's uid and resourceVersion) and repeats that plan: a resync pass over an unchanged world.
+  its last plan (without actions) was made from, so it checks that (every object's uid and
+  resourceVersion) and repeats that plan: a resync pass over an unchanged world.
 - **GC tail counted**: the same, started straight after the forced GC, so its CPU time also
   counts the concurrent sweeping of the benchmark's own GC (how the earlier figures were
   measured; kept for comparison).
 - **back to back**: the steady pass repeated without a GC in between (a daemon's hot passes).
 - **one Secret changed**: the pass after one watch event. Every other run one kubeconfig
   Secret has another resourceVersion (same content), so no pass sees the world of the one
-  before and each is planned in full from the per-object memo; a GC before each run, as
-  steady. Not a budget of its own: the cost of a pass that has something to look at.
+  before and each is planned in full (kubeconfigs from the parse cache); a GC before each
+  run, as steady. Not a budget of its own: the cost of a pass that has something to look at.
 - **re-listed**: as steady, on a fresh deep copy of the snapshot each run (new objects and
-  strings, as the daemon gets them from the API on a re-list): the memo recognises unchanged
-  objects by uid + resourceVersion alone, not by identity.
-- **parsing included**: the steady pass with a fresh translator and no memo, so every
+  strings, as the daemon gets them from the API on a re-list): the settled repeat recognises
+  unchanged objects by uid + resourceVersion alone, not by identity.
+- **parsing included**: the steady pass with a fresh translator and no settled repeat, so every
   kubeconfig is decoded, parsed as YAML and its certificates read (no warm-up).
 - **first pass**: nothing registered yet; every namespace yields a create, with its field
-  diff for the preview (a memo that has seen that world; kubeconfigs pre-parsed).
+  diff for the preview (a settled repeat that has seen that world; kubeconfigs pre-parsed).
 - **Clusters**: the same passes over Cluster API Cluster sources (100 labelled Clusters per
   namespace, each registered from its \`<name>-kubeconfig\` under the \`capi\` preset); the
   budgets are the same as for namespaces.
 - **heap**: V8 heap in use after a GC while holding the snapshot, the registrations, the parse
-  cache and the plan memo (a hint for the 256 MiB budget, not the daemon's resident memory).
+  cache and the settled plan (a hint for the 256 MiB budget, not the daemon's resident memory).
 
 ${table(rows)}
 
@@ -473,18 +473,19 @@ for (const [index, { kind, size }] of plans.entries()) {
   const warmUps = size >= 100_000 ? 2 : WARM_UPS;
   const fresh = freshSnapshot(size, kind);
   const warm = memoisingTranslator();
-  // The daemon's memo (one per process, passed to every pass); the first-pass runs get their
-  // own, as they plan another world.
-  const memo = createPlanMemo();
+  // The daemon's settled repeat (one per process, passed to every pass); the first-pass runs
+  // get their own, as they plan another world.
+  const repeat = createSettledRepeat();
   const first = plan(fresh, config, NOW, { translate: warm });
   const steady = steadySnapshot(fresh, first);
-  plan(steady, config, NOW, { translate: warm, memo });
+  plan(steady, config, NOW, { translate: warm, repeat });
   gc?.();
-  // What a daemon holds between passes: the world, the parse cache and the plan memo.
+  // What a daemon holds between passes: the world, the parse cache and the settled plan.
   const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
-  const firstMemo = createPlanMemo();
+  const firstRepeat = createSettledRepeat();
 
-  const daemonPass = (input: Snapshot): Plan => plan(input, config, NOW, { translate: warm, memo });
+  const daemonPass = (input: Snapshot): Plan =>
+    plan(input, config, NOW, { translate: warm, repeat });
   const scenarios = new Map<Scenario, Figures & { readonly runs: number }>();
   const record = async (
     scenario: Scenario,
@@ -530,7 +531,7 @@ for (const [index, { kind, size }] of plans.entries()) {
     firstRuns,
     measure(
       firstRuns,
-      (input) => plan(input, config, NOW, { translate: warm, memo: firstMemo }),
+      (input) => plan(input, config, NOW, { translate: warm, repeat: firstRepeat }),
       fresh,
       { warmUps: size >= 100_000 ? 1 : 2 },
     ),

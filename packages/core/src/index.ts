@@ -76,7 +76,7 @@ export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from '
 export { sha256Hex } from './present/sha256.js';
 
 // Planning
-export { plan, createPlanMemo, type PlanOptions, type PlanMemo } from './plan/index.js';
+export { plan, createSettledRepeat, type PlanOptions, type SettledRepeat } from './plan/index.js';
 export {
   labelKeys,
   ARGOCD_SECRET_TYPE_LABEL,

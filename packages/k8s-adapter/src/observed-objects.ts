@@ -33,7 +33,7 @@ export function toSourceNamespace(namespace: KubeNamespace): SourceNamespace {
   return {
     name: meta.name ?? '',
     uid: meta.uid ?? '',
-    // Lets the planner's memo recognise an unchanged namespace across passes.
+    // Lets the planner repeat a settled plan while the namespace is unchanged.
     ...(meta.resourceVersion !== undefined ? { resourceVersion: meta.resourceVersion } : {}),
     labels: { ...(meta.labels ?? {}) },
     annotations: { ...(meta.annotations ?? {}) },

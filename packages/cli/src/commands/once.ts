@@ -1,6 +1,6 @@
 // `--once`: one pass, the plan on stdout, an exit code that says how it went.
 
-import { createPlanMemo, snapshotToJson, summarisePlan } from '@argocd-cluster-registrar/core';
+import { createSettledRepeat, snapshotToJson, summarisePlan } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import {
   createApplier,
@@ -39,7 +39,7 @@ export async function runOnce(
       config,
       writer,
       gatherer: createGatherer(access, config),
-      memo: createPlanMemo(),
+      repeat: createSettledRepeat(),
       logger,
       metrics: new RegistrarMetrics(),
       now: Date.now,

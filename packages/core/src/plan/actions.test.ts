@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createPlanMemo, plan } from './index.js';
+import { createSettledRepeat, plan } from './index.js';
 import { buildSnapshot, PROPERTY_CONFIG, renamingInputArb } from '../test-support/arbitraries.js';
 import {
   clusterSecretOf,
@@ -33,9 +33,9 @@ describe('before and after', () => {
     fc.assert(
       fc.property(renamingInputArb, (input) => {
         const snapshot = buildSnapshot(input);
-        const memo = createPlanMemo();
+        const repeat = createSettledRepeat();
         for (let pass = 0; pass < 2; pass++) {
-          for (const action of plan(snapshot, PROPERTY_CONFIG, NOW, { memo }).actions) {
+          for (const action of plan(snapshot, PROPERTY_CONFIG, NOW, { repeat }).actions) {
             if (action.kind !== 'update' && action.kind !== 'demote') continue;
             expect(snapshot.clusterSecrets).toContain(action.before);
             const { namespace, name, uid, resourceVersion } = action.before;

@@ -7,7 +7,7 @@ import { actionTarget } from './action-target.js';
 import { compareStrings } from '../shared/compare-strings.js';
 import { stampCredentials } from '../translate/registration.js';
 import type { Action, DesiredSecret, UpdateReason, Warning } from '../shared/types.js';
-import { compareClaim } from './compare.js';
+import { compareRegistration } from './compare.js';
 import { deferral } from './credential-churn.js';
 import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';
 import { drainage } from './drain.js';
@@ -51,7 +51,7 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
       });
       continue;
     }
-    const comparison = compareClaim(claim, target.secret);
+    const comparison = compareRegistration(target.secret, claim.desired);
     if (comparison.equal) continue;
     if (!target.active) {
       if (withholdClaimWrite(state, claim, 'restore')) continue;

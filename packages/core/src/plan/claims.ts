@@ -3,14 +3,9 @@
 // way (names.ts) or the name's registration is pinned to another namespace (incumbency.ts);
 // the rest are settled by incumbency.ts.
 
-import {
-  buildRegistration,
-  registrationName,
-  type RegistrationResult,
-} from '../translate/registration.js';
+import { buildRegistration, registrationName } from '../translate/registration.js';
 import { normaliseServer } from '../shared/server-address.js';
-import type { ObservedSecret } from '../shared/types.js';
-import type { BuildMemo, Claim, Registration, Selection, Subject } from './model.js';
+import type { Claim, Registration, Subject } from './model.js';
 import { HOLDS_REGISTRATION, pinnedRefusal, win } from './incumbency.js';
 import { foreignRefusal } from './names.js';
 import type { PassState } from './pass-state.js';
@@ -24,7 +19,7 @@ export function buildClaims(state: PassState): Claim[] {
     const cluster = subject.cluster;
     if (subject.terminating || subject.nameProblem !== undefined || cluster === undefined) continue;
     const name = subject.secretName ?? registrationName(cluster);
-    const held = state.memo.secretNamedFor(subject.memo, name);
+    const held = state.targetSecrets.get(name);
     const refusal = foreignRefusal(state, subject, cluster, name, held);
     if (refusal !== undefined) {
       subject.refusal = refusal;
@@ -34,7 +29,7 @@ export function buildClaims(state: PassState): Claim[] {
     const incumbent =
       target?.role === 'incumbent' &&
       target.source.kind === 'managed' &&
-      target.source.subject === subject;
+      target.source.subject.namespace.name === subject.namespace.name;
     if (target !== undefined && !incumbent && target.role !== 'releasable') {
       subject.refusal =
         target.role === 'moving'
@@ -71,13 +66,22 @@ function claimFor(
       desired: restored.desired,
       server: restored.server,
       translation: undefined,
-      memo: undefined,
       won: false,
       refusal: undefined,
     };
   }
-  const memo = build(state, subject, cluster, chosen, target?.secret);
-  const built = memo.result;
+  const namespace = subject.namespace;
+  const existing = target?.secret;
+  const built = buildRegistration({
+    namespace,
+    cluster,
+    provider: chosen.candidate.provider,
+    translation: chosen.translation,
+    keys: state.keys,
+    config: state.config,
+    ...(namespace.capi === undefined ? {} : { capi: namespace.capi }),
+    ...(existing === undefined ? {} : { existing }),
+  });
   for (const warning of built.warnings) state.warnings.push(warning);
   if (!built.ok) {
     subject.refusal = built.refusal;
@@ -89,63 +93,9 @@ function claimFor(
     target,
     incumbent,
     desired: built.secret,
-    server: memo.server ?? normaliseServer(built.server),
+    server: normaliseServer(built.server),
     translation: chosen.translation,
-    memo,
     won: false,
     refusal: undefined,
   };
-}
-
-/**
- * buildRegistration, remembered while the namespace, its translation and the existing
- * registration keep their versions (the result is a pure function of those).
- */
-function build(
-  state: PassState,
-  subject: Subject,
-  cluster: string,
-  chosen: NonNullable<Selection['chosen']>,
-  existing: ObservedSecret | undefined,
-): BuildMemo {
-  const namespace = subject.namespace;
-  const entry = subject.memo;
-  const cached = entry.build;
-  if (
-    cached !== undefined &&
-    (cached.namespaceObject === namespace ||
-      (cached.namespaceVersion !== undefined &&
-        cached.namespaceVersion === namespace.resourceVersion)) &&
-    cached.translation === chosen.translation &&
-    cached.provider === chosen.candidate.provider &&
-    cached.cluster === cluster &&
-    cached.existingUid === existing?.uid &&
-    cached.existingVersion === existing?.resourceVersion
-  )
-    return cached;
-  const result: RegistrationResult = buildRegistration({
-    namespace,
-    cluster,
-    provider: chosen.candidate.provider,
-    translation: chosen.translation,
-    keys: state.keys,
-    config: state.config,
-    ...(namespace.capi === undefined ? {} : { capi: namespace.capi }),
-    ...(existing === undefined ? {} : { existing }),
-  });
-  const built: BuildMemo = {
-    namespaceVersion: namespace.resourceVersion,
-    namespaceObject: namespace.resourceVersion === undefined ? namespace : undefined,
-    cluster,
-    provider: chosen.candidate.provider,
-    translation: chosen.translation,
-    existingUid: existing?.uid,
-    existingVersion: existing?.resourceVersion,
-    result,
-    server: result.ok ? normaliseServer(result.server) : undefined,
-    comparison: undefined,
-    repointed: undefined,
-  };
-  entry.build = built;
-  return built;
 }

@@ -12,149 +12,137 @@ import {
 } from '../translate/cluster-config-json.js';
 import type { CertificateFacts, DesiredSecret, Labels, ObservedSecret } from '../shared/types.js';
 import { readCertificateFacts } from '../translate/x509.js';
-import type { Claim, Comparison } from './model.js';
-
-/** compareRegistration, remembered with the desired registration it compared. */
-export function compareClaim(claim: Claim, existing: ObservedSecret): Comparison {
-  const memo = claim.memo;
-  if (memo === undefined) return compareRegistration(existing, claim.desired);
-  let comparison = memo.comparison;
-  if (comparison === undefined) {
-    comparison = compareRegistration(existing, claim.desired);
-    memo.comparison = comparison;
-  }
-  if (
-    comparison.equal &&
-    memo.result.ok &&
-    (comparison.desired.data !== existing.data ||
-      comparison.desired.labels !== existing.labels ||
-      comparison.desired.annotations !== existing.annotations)
-  ) {
-    // Up to date: desired data, labels and annotations equal the existing ones, key for key
-    // (and an equal desired Secret is never written). Point at this pass's copies rather
-    // than keep our own (or an earlier pass's) alive.
-    const desired = comparison.desired;
-    if (desired === memo.repointed) {
-      // Already our own copy (an earlier re-listed pass made it): repoint it in place rather
-      // than allocate three objects per namespace on every re-list. Nothing outside the memo
-      // and this pass's claim holds it (actions carry sorted copies), and it keeps equal
-      // contents.
-      memo.repointed.labels = existing.labels;
-      memo.repointed.annotations = existing.annotations;
-      memo.repointed.data = existing.data;
-    } else {
-      const repointed = {
-        ...desired,
-        labels: existing.labels,
-        annotations: existing.annotations,
-        data: existing.data,
-      };
-      memo.repointed = repointed;
-      memo.result = { ...memo.result, secret: repointed };
-      comparison = { ...comparison, desired: repointed };
-      memo.comparison = comparison;
-    }
-  }
-  return comparison;
-}
+import type { Comparison } from './model.js';
 
 const CREDENTIAL_FIELDS = ['username', 'password', 'bearerToken', 'certData', 'keyData'] as const;
 
-function compareRegistration(existing: ObservedSecret, desired: DesiredSecret): Comparison {
-  const labelsEqual = sameRecord(existing.labels, desired.labels);
-  const annotationsEqual = sameRecord(existing.annotations, desired.annotations);
-  let otherDataEqual = true;
-  for (const key of Object.keys(desired.data)) {
-    if (key !== 'config' && existing.data[key] !== desired.data[key]) otherDataEqual = false;
-  }
-  for (const key of Object.keys(existing.data)) {
-    if (!Object.hasOwn(desired.data, key)) otherDataEqual = false;
-  }
-  const configBytesEqual = existing.data['config'] === desired.data['config'];
-  const base = {
-    desired,
-    credentialsChanged: false,
-    credentialsOnly: false,
-    registeredCertificate: undefined,
-  };
-  if (configBytesEqual) {
-    const equal = labelsEqual && annotationsEqual && otherDataEqual;
-    const serverChanged = existing.data['server'] !== desired.data['server'];
-    return { ...base, equal, reason: serverChanged ? 'server-changed' : 'metadata-changed' };
-  }
-  const before = readConfig(existing.data['config']);
-  const after = readConfig(desired.data['config']);
+/** Whether `existing` already says what `desired` does, and if not, what kind of change it is. */
+export function compareRegistration(existing: ObservedSecret, desired: DesiredSecret): Comparison {
   const serverChanged = existing.data['server'] !== desired.data['server'];
+  const restEqual = sameOutsideConfig(existing, desired);
+  const registered = existing.data['config'];
+  if (registered === desired.data['config']) return sameConfig(desired, restEqual, serverChanged);
+  const before = readConfig(registered);
+  const after = readConfig(desired.data['config']);
   if (before === undefined || after === undefined) {
+    // Unreadable on either side: nothing to tell a credential change from another.
     return {
-      ...base,
       equal: false,
+      desired,
       credentialsChanged: true,
+      credentialsOnly: false,
+      registeredCertificate: undefined,
       reason: serverChanged ? 'server-changed' : 'credentials-changed',
     };
   }
   if (canonicalJson(before) === canonicalJson(after)) {
     // Same meaning, other bytes (an older writer's key order): keep the bytes, write nothing for them.
-    const kept: DesiredSecret = {
-      ...desired,
-      data: { ...desired.data, config: existing.data['config'] ?? '' },
-    };
-    return {
-      ...base,
-      desired: kept,
-      equal: labelsEqual && annotationsEqual && otherDataEqual,
-      reason: serverChanged ? 'server-changed' : 'metadata-changed',
-    };
+    const kept = { ...desired, data: { ...desired.data, config: registered ?? '' } };
+    return sameConfig(kept, restEqual, serverChanged);
   }
+  return configChange(before, after, desired, restEqual, serverChanged);
+}
+
+/** Labels, annotations and every data key but `config` are the same. */
+function sameOutsideConfig(existing: ObservedSecret, desired: DesiredSecret): boolean {
+  if (!sameRecord(existing.labels, desired.labels)) return false;
+  if (!sameRecord(existing.annotations, desired.annotations)) return false;
+  for (const key of Object.keys(desired.data)) {
+    if (key !== 'config' && existing.data[key] !== desired.data[key]) return false;
+  }
+  for (const key of Object.keys(existing.data)) {
+    if (!Object.hasOwn(desired.data, key)) return false;
+  }
+  return true;
+}
+
+/** The config means the same: equal when the rest is, otherwise a server or metadata change. */
+function sameConfig(
+  desired: DesiredSecret,
+  restEqual: boolean,
+  serverChanged: boolean,
+): Comparison {
+  return {
+    equal: restEqual,
+    desired,
+    credentialsChanged: false,
+    credentialsOnly: false,
+    registeredCertificate: undefined,
+    reason: serverChanged ? 'server-changed' : 'metadata-changed',
+  };
+}
+
+/**
+ * The config means something else: which part changed, and whether only the credentials did
+ * (same server, connection settings, metadata and client-certificate issuer), the one change
+ * credential-churn.ts may defer.
+ */
+function configChange(
+  before: JsonObject,
+  after: JsonObject,
+  desired: DesiredSecret,
+  restEqual: boolean,
+  serverChanged: boolean,
+): Comparison {
   const beforeTls = tlsOf(before);
   const afterTls = tlsOf(after);
   const credentialsChanged = CREDENTIAL_FIELDS.some(
     (field) =>
       credentialValue(before, beforeTls, field) !== credentialValue(after, afterTls, field),
   );
-  const caChanged = beforeTls['caData'] !== afterTls['caData'];
-  const connectionChanged =
-    caChanged ||
-    beforeTls['insecure'] !== afterTls['insecure'] ||
-    beforeTls['serverName'] !== afterTls['serverName'] ||
-    before['proxyUrl'] !== after['proxyUrl'] ||
-    !sameKeys(before, after, [
+  const reason = serverChanged
+    ? 'server-changed'
+    : beforeTls['caData'] !== afterTls['caData']
+      ? 'ca-changed'
+      : credentialsChanged
+        ? 'credentials-changed'
+        : 'metadata-changed';
+  if (
+    !credentialsChanged ||
+    serverChanged ||
+    !restEqual ||
+    !sameConnection(before, after, beforeTls, afterTls)
+  )
+    return {
+      equal: false,
+      desired,
+      credentialsChanged,
+      credentialsOnly: false,
+      registeredCertificate: undefined,
+      reason,
+    };
+  const registeredCertificate = certificateOf(beforeTls['certData']);
+  return {
+    equal: false,
+    desired,
+    credentialsChanged,
+    credentialsOnly: registeredCertificate?.issuer === certificateOf(afterTls['certData'])?.issuer,
+    registeredCertificate,
+    reason,
+  };
+}
+
+/** CA, TLS settings and proxy the same, and no field either side does not know. */
+function sameConnection(
+  before: JsonObject,
+  after: JsonObject,
+  beforeTls: JsonObject,
+  afterTls: JsonObject,
+): boolean {
+  return (
+    beforeTls['caData'] === afterTls['caData'] &&
+    beforeTls['insecure'] === afterTls['insecure'] &&
+    beforeTls['serverName'] === afterTls['serverName'] &&
+    before['proxyUrl'] === after['proxyUrl'] &&
+    sameKeys(before, after, [
       'username',
       'password',
       'bearerToken',
       'tlsClientConfig',
       'proxyUrl',
-    ]) ||
-    !sameKeys(beforeTls, afterTls, ['insecure', 'serverName', 'caData', 'certData', 'keyData']);
-  const reason = serverChanged
-    ? 'server-changed'
-    : caChanged
-      ? 'ca-changed'
-      : credentialsChanged
-        ? 'credentials-changed'
-        : 'metadata-changed';
-  let credentialsOnly = false;
-  let registeredCertificate: CertificateFacts | undefined;
-  if (
-    credentialsChanged &&
-    !connectionChanged &&
-    !serverChanged &&
-    labelsEqual &&
-    annotationsEqual &&
-    otherDataEqual
-  ) {
-    registeredCertificate = certificateOf(beforeTls['certData']);
-    const desiredCertificate = certificateOf(afterTls['certData']);
-    credentialsOnly = registeredCertificate?.issuer === desiredCertificate?.issuer;
-  }
-  return {
-    equal: false,
-    desired,
-    credentialsChanged,
-    credentialsOnly,
-    registeredCertificate,
-    reason,
-  };
+    ]) &&
+    sameKeys(beforeTls, afterTls, ['insecure', 'serverName', 'caData', 'certData', 'keyData'])
+  );
 }
 
 function credentialValue(

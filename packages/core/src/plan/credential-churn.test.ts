@@ -20,7 +20,7 @@ import {
 } from '../test-support/fixtures.js';
 import { only } from '../test-support/plan-assertions.js';
 import type { Snapshot } from '../shared/types.js';
-import { createPlanMemo, plan } from './index.js';
+import { createSettledRepeat, plan } from './index.js';
 
 describe('credential churn', () => {
   /** team-a registered at NOW with client; its kubeconfig then re-minted with client2. */
@@ -136,42 +136,50 @@ describe('credential churn', () => {
     });
   });
 
-  // A daemon's memo hands a plan without actions out again while its world is unchanged
-  // (memo.ts): a deferral's deadline must end that, to the millisecond.
-  it('a memo repeats a deferred write only until the interval has passed', () => {
-    const snapshot = reminted();
-    const memo = createPlanMemo();
-    const deferred = plan(snapshot, testConfig(), NOW + 30_000, { memo });
+  // A daemon's settled repeat hands a plan without actions out again while its world is
+  // unchanged (settled-repeat.ts): a deferral's deadline must end that, to the millisecond.
+  // It recognises a world by resourceVersions, which a gather always has.
+  const served = (snapshot: Snapshot): Snapshot => ({
+    ...snapshot,
+    namespaces: snapshot.namespaces.map((namespace) => ({ ...namespace, resourceVersion: '1' })),
+  });
+
+  it('a settled plan repeats a deferred write only until the interval has passed', () => {
+    const snapshot = served(reminted());
+    const repeat = createSettledRepeat();
+    const deferred = plan(snapshot, testConfig(), NOW + 30_000, { repeat });
     expect(deferred.actions).toEqual([]);
-    expect(plan(snapshot, testConfig(), NOW + MINUTE - 1, { memo })).toBe(deferred);
-    const due = plan(snapshot, testConfig(), NOW + MINUTE, { memo });
+    expect(plan(snapshot, testConfig(), NOW + MINUTE - 1, { repeat })).toBe(deferred);
+    const due = plan(snapshot, testConfig(), NOW + MINUTE, { repeat });
     expect(only(due, 'update').reason.code).toBe('credentials-changed');
   });
 
-  it('a memo repeats a write deferred by the refresh window only until the window opens', () => {
+  it('a settled plan repeats a write deferred by the refresh window only until the window opens', () => {
     const config = testConfig({ credentialRefreshWindowMs: 30 * DAY });
-    const snapshot = reminted(config);
-    const memo = createPlanMemo();
-    const deferred = plan(snapshot, config, NOW + DAY, { memo });
+    const snapshot = served(reminted(config));
+    const repeat = createSettledRepeat();
+    const deferred = plan(snapshot, config, NOW + DAY, { repeat });
     expect(deferred.actions).toEqual([]);
     const opens = Date.parse('2027-11-29T17:57:37Z') - 30 * DAY;
-    expect(plan(snapshot, config, opens - 1, { memo })).toBe(deferred);
-    expect(only(plan(snapshot, config, opens, { memo }), 'update').reason.code).toBe(
+    expect(plan(snapshot, config, opens - 1, { repeat })).toBe(deferred);
+    expect(only(plan(snapshot, config, opens, { repeat }), 'update').reason.code).toBe(
       'credentials-changed',
     );
   });
 
-  it('a memo repeats a deferred write only until the registered certificate expires', () => {
+  it('a settled plan repeats a deferred write only until the registered certificate expires', () => {
     const expiry = Date.parse('2027-11-29T17:57:37Z');
     const registered = settle(scenario().child('team-a').build(), testConfig(), expiry - 10_000);
-    const snapshot = scenario(registered)
-      .kubeconfig('team-a', { server: serverOf('team-a'), credentials: PEM.client2 })
-      .build();
-    const memo = createPlanMemo();
-    const deferred = plan(snapshot, testConfig(), expiry - 5_000, { memo });
+    const snapshot = served(
+      scenario(registered)
+        .kubeconfig('team-a', { server: serverOf('team-a'), credentials: PEM.client2 })
+        .build(),
+    );
+    const repeat = createSettledRepeat();
+    const deferred = plan(snapshot, testConfig(), expiry - 5_000, { repeat });
     expect(deferred.actions).toEqual([]);
-    expect(plan(snapshot, testConfig(), expiry - 1, { memo })).toBe(deferred);
-    expect(only(plan(snapshot, testConfig(), expiry, { memo }), 'update').reason.code).toBe(
+    expect(plan(snapshot, testConfig(), expiry - 1, { repeat })).toBe(deferred);
+    expect(only(plan(snapshot, testConfig(), expiry, { repeat }), 'update').reason.code).toBe(
       'credentials-changed',
     );
   });

@@ -44,7 +44,7 @@ export function settle(state: PassState, claims: readonly Claim[]): void {
 function trySettle(state: PassState, claim: Claim): boolean {
   const subject = claim.subject;
   const winner = state.nameWinners.get(claim.cluster);
-  if (winner !== undefined && winner !== subject) {
+  if (winner !== undefined && winner.namespace.name !== subject.namespace.name) {
     claim.refusal = nameClaimedRefusal(state, claim.cluster, winner, subject);
     return false;
   }
@@ -64,7 +64,7 @@ function trySettle(state: PassState, claim: Claim): boolean {
   claim.refusal = undefined;
   // win(), with the winner already looked up.
   subject.why = claim.incumbent ? HOLDS_REGISTRATION : 'is older or sorts first';
-  if (winner !== subject) state.nameWinners.set(claim.cluster, subject);
+  state.nameWinners.set(claim.cluster, subject);
   const held = servers.heldBy(targetName);
   if (held?.server !== claim.server || held.ownerUid !== subject.namespace.uid)
     servers.hold({
@@ -91,7 +91,7 @@ function trySettle(state: PassState, claim: Claim): boolean {
 /** Records that `subject` holds or won `cluster`, and why (quoted to the losers). */
 export function win(state: PassState, subject: Subject, cluster: string, why: string): void {
   subject.why = why;
-  if (state.nameWinners.get(cluster) !== subject) state.nameWinners.set(cluster, subject);
+  state.nameWinners.set(cluster, subject);
 }
 
 /** The namespace that holds or won `cluster` this pass, when it is not `subject`. */
@@ -101,7 +101,9 @@ export function otherWinner(
   cluster: string,
 ): Subject | undefined {
   const winner = state.nameWinners.get(cluster);
-  return winner !== undefined && winner !== subject ? winner : undefined;
+  return winner !== undefined && winner.namespace.name !== subject.namespace.name
+    ? winner
+    : undefined;
 }
 
 /** `name-claimed`: another namespace holds or won the name. */

@@ -1,6 +1,7 @@
 // plan(snapshot, config, now): every decision of a pass, as data. Pure: no I/O, no clock, no
 // randomness. This file only runs the steps in order; each step's file is named for the
-// decision it makes (see "Module map" in docs/architecture.md):
+// decision it makes (see "Module map" in docs/architecture.md). Each step reads the pass's
+// input and what the steps before it decided, and nothing of an earlier pass:
 //
 //   1. names.ts             read each managed namespace: its cluster name, if it may claim one
 //                           (input-completeness.ts: and whether its Secrets were read);
@@ -14,6 +15,9 @@
 //                           demotions for renames (rename.ts) and deletions only on proof,
 //                           withholding what incomplete input rules out (input-completeness.ts);
 //   7. outcomes.ts          one outcome per namespace; sort everything once.
+//
+// The one thing kept between passes is outside the steps: settled-repeat.ts hands the last
+// plan out again while it still holds.
 
 import { translateSecretKey, type Translator } from '../translate/providers.js';
 import type { Config, Plan, Snapshot } from '../shared/types.js';
@@ -27,25 +31,25 @@ import { buildClaims } from './claims.js';
 import { settle } from './incumbency.js';
 import { readUnreadNamespaces, withholdContestedClaims } from './input-completeness.js';
 import { selectKubeconfigs } from './kubeconfig-choice.js';
-import { PlanMemo } from './memo.js';
 import { readNamespaces } from './names.js';
 import { outcome } from './outcomes.js';
 import { readClusterSecrets } from './ownership.js';
 import { createPassState } from './pass-state.js';
 import { followUps } from './rename.js';
+import type { Decided, SettledRepeat } from './settled-repeat.js';
 
 export interface PlanOptions {
   /** Kubeconfig translator; inject a caching one so a steady-state pass re-parses nothing. */
   readonly translate?: Translator;
   /**
-   * What earlier passes worked out, keyed by uid + resourceVersion (see memo.ts): a daemon
-   * passes one memo to every pass so a steady-state pass rebuilds nothing. The plan is the
-   * same, byte for byte, with or without it.
+   * The last settled plan (see settled-repeat.ts): a daemon passes one to every pass so a
+   * pass over an unchanged world repeats the last plan without actions instead of planning
+   * again. The plan is the same, byte for byte, with or without it.
    */
-  readonly memo?: PlanMemo;
+  readonly repeat?: SettledRepeat;
 }
 
-export { createPlanMemo, PlanMemo } from './memo.js';
+export { createSettledRepeat, SettledRepeat } from './settled-repeat.js';
 
 export function plan(
   snapshot: Snapshot,
@@ -54,15 +58,14 @@ export function plan(
   options: PlanOptions = {},
 ): Plan {
   const translate = options.translate ?? translateSecretKey;
-  // Without a memo the pass gets a fresh one: one code path, and what a warm memo returns is
-  // by construction what a cold one computes.
-  const memo = options.memo ?? new PlanMemo();
-  const configKey = JSON.stringify(config);
-  // Nothing changed since a pass that found nothing to do: its plan, as it was.
-  const repeated = memo.repeat(snapshot, configKey, translate, now);
-  if (repeated !== undefined) return repeated;
-  memo.begin(configKey, translate);
-  const state = createPassState(snapshot, config, now, translate, memo);
+  const decide = (): Decided => planPass(snapshot, config, now, translate);
+  return options.repeat === undefined
+    ? decide().plan
+    : options.repeat.planOrRepeat(snapshot, config, now, translate, decide);
+}
+
+function planPass(snapshot: Snapshot, config: Config, now: number, translate: Translator): Decided {
+  const state = createPassState(snapshot, config, now, translate);
   readNamespaces(state);
   readUnreadNamespaces(state);
   readClusterSecrets(state);
@@ -73,14 +76,11 @@ export function plan(
   emitRegistrationActions(state);
   const actions = state.actions.sort(compareActions);
   const next = followUps(state.registrations, actions);
-  const result: Plan = {
+  const plan: Plan = {
     actions,
     outcomes: state.subjects.map((subject) => outcome(state, subject)),
     warnings: state.warnings.sort(compareWarnings),
     ...(next.length === 0 ? {} : { followUps: next }),
   };
-  memo.sweep();
-  // A memo of this pass alone is dropped with it: nothing to remember the world for.
-  if (options.memo !== undefined) memo.remember(snapshot, result, now, state.stableUntil);
-  return result;
+  return { plan, stableUntil: state.stableUntil };
 }

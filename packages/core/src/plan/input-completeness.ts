@@ -26,7 +26,7 @@ import { warn, type PassState } from './pass-state.js';
 /** Marks the namespaces whose Secrets could not be listed. */
 export function readUnreadNamespaces(state: PassState): void {
   for (const unread of state.snapshot.unreadNamespaces ?? []) {
-    const subject = state.memo.subjectNamed(unread.name);
+    const subject = state.sources.get(unread.name);
     if (subject !== undefined && subject.unread === undefined) subject.unread = unread.reason;
     // The Clusters of that namespace read their kubeconfigs from it too.
     for (const cluster of state.clustersByNamespace.get(unread.name)?.values() ?? []) {
@@ -56,7 +56,7 @@ export function withholdContestedClaims(state: PassState, claims: Claim[]): Clai
     if (subject.unread === undefined || subject.terminating || subject.nameProblem !== undefined)
       continue;
     if (cluster === undefined || subject.refusal !== undefined) continue;
-    if (state.nameWinners.get(cluster) === subject) continue; // holds it already
+    if (state.nameWinners.get(cluster)?.namespace.name === subject.namespace.name) continue; // holds it already
     const other = unreadClaimants.get(cluster);
     if (other === undefined || older(subject, other)) unreadClaimants.set(cluster, subject);
   }

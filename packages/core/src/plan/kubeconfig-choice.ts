@@ -1,36 +1,18 @@
 // Which kubeconfig Secret each namespace registers from. The choice itself (provider
 // precedence, falling through past unusable candidates) is selectKubeconfig in providers.ts;
-// this step feeds it each namespace's candidates, re-selects only where a candidate changed
-// since the remembered choice, and reports the translation's warnings and the candidates
-// skipped for the chosen one.
+// this step feeds it each namespace's candidates and reports the translation's warnings and
+// the candidates skipped for the chosen one.
 
 import { describeNearMisses, type SecretKeys } from '../translate/near-misses.js';
 import { describeLookup } from '../config/provider-marks.js';
 import { selectKubeconfig } from '../translate/providers.js';
 import { clusterOfSecretName, clusterSecretName } from '../config/sources.js';
 import type { ObservedSecret } from '../shared/types.js';
-import type { NearMiss, Selection, Subject } from './model.js';
+import type { NearMiss, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 
 export function selectKubeconfigs(state: PassState): void {
-  // Check each namespace's candidates against the remembered ones in passing; only the
-  // namespaces where something differs get their candidates collected and re-selected.
-  const all = state.snapshot.candidateSecrets;
-  const match = (secret: ObservedSecret, subject: Subject): void => {
-    if (!subject.candidatesSame) return;
-    const cached = subject.memo.selection;
-    const at = subject.matched;
-    if (
-      cached !== undefined &&
-      at < cached.uids.length &&
-      cached.uids[at] === secret.uid &&
-      cached.resourceVersions[at] === secret.resourceVersion
-    )
-      subject.matched = at + 1;
-    else subject.candidatesSame = false;
-  };
-  for (let i = 0; i < all.length; i++) sourcesOf(state, all[i] as ObservedSecret, match);
-  let changed: Map<string, ObservedSecret[]> | undefined;
+  const candidates = candidatesBySource(state);
   const subjects = state.subjects;
   for (let i = 0; i < subjects.length; i++) {
     const subject = subjects[i] as Subject;
@@ -42,22 +24,24 @@ export function selectKubeconfigs(state: PassState): void {
     // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
     const serverOverridden = subject.namespace.annotations[state.keys.server] !== undefined;
     const pinned = subject.namespace.annotations[state.keys.kubeconfigSecret];
-    const cached = subject.memo.selection;
-    if (
-      cached?.serverOverridden === serverOverridden &&
-      cached.pinned === pinned &&
-      subject.candidatesSame &&
-      subject.matched === cached.uids.length
-    ) {
-      subject.selection = cached.selection;
-    } else {
-      changed ??= candidatesBySource(state);
-      subject.selection = select(state, subject, changed.get(name) ?? [], serverOverridden, pinned);
-    }
-    const chosen = subject.selection.chosen;
+    const selection = selectKubeconfig(
+      capi?.namespace ?? name,
+      candidates.get(name) ?? [],
+      state.config.providers,
+      state.translate,
+      {
+        ...(serverOverridden ? { serverOverridden } : {}),
+        ...(capi === undefined ? {} : { clusterName: capi.name }),
+        ...(pinned === undefined
+          ? {}
+          : { pinned: { secret: pinned, pinnedBy: state.keys.kubeconfigSecret } }),
+      },
+    );
+    subject.selection = selection;
+    const chosen = selection.chosen;
     if (chosen === undefined) continue;
     for (const warning of chosen.translation.warnings) state.warnings.push(warning);
-    for (const { candidate, refusal } of subject.selection.rejected) {
+    for (const { candidate, refusal } of selection.rejected) {
       warn(
         state,
         'candidate-rejected',
@@ -70,30 +54,10 @@ export function selectKubeconfigs(state: PassState): void {
 }
 
 /**
- * Calls `visit` for each source a candidate Secret may be the kubeconfig of: the managed
- * namespace it is in, and each managed Cluster of that namespace that a provider pattern
- * names it for (`alpha-kubeconfig` → Cluster `alpha` under `*-kubeconfig`), once each.
+ * Each source's candidate Secrets, in snapshot order: for the managed namespace a Secret is
+ * in, and for each managed Cluster of that namespace that a provider pattern names it for
+ * (`alpha-kubeconfig` → Cluster `alpha` under `*-kubeconfig`), once each.
  */
-function sourcesOf(
-  state: PassState,
-  secret: ObservedSecret,
-  visit: (secret: ObservedSecret, subject: Subject) => void,
-): void {
-  const subject = state.memo.subjectNamed(secret.namespace);
-  if (subject !== undefined) visit(secret, subject);
-  const clusters = state.clustersByNamespace.get(secret.namespace);
-  if (clusters === undefined) return;
-  // Two providers may name one Cluster (`*-kubeconfig` twice, say): it is visited once.
-  let seen: Subject[] | undefined;
-  for (const provider of state.config.providers) {
-    const name = clusterOfSecretName(provider.secretNamePattern, secret.name);
-    const cluster = name === undefined ? undefined : clusters.get(name);
-    if (cluster === undefined || seen?.includes(cluster) === true) continue;
-    (seen ??= []).push(cluster);
-    visit(secret, cluster);
-  }
-}
-
 function candidatesBySource(state: PassState): Map<string, ObservedSecret[]> {
   const candidates = new Map<string, ObservedSecret[]>();
   const add = (secret: ObservedSecret, subject: Subject): void => {
@@ -102,51 +66,22 @@ function candidatesBySource(state: PassState): Map<string, ObservedSecret[]> {
     if (list === undefined) candidates.set(key, [secret]);
     else list.push(secret);
   };
-  for (const secret of state.snapshot.candidateSecrets) sourcesOf(state, secret, add);
+  for (const secret of state.snapshot.candidateSecrets) {
+    const subject = state.sources.get(secret.namespace);
+    if (subject !== undefined) add(secret, subject);
+    const clusters = state.clustersByNamespace.get(secret.namespace);
+    if (clusters === undefined) continue;
+    // Two providers may name one Cluster (`*-kubeconfig` twice, say): it is added once.
+    const named = new Set<string>();
+    for (const provider of state.config.providers) {
+      const name = clusterOfSecretName(provider.secretNamePattern, secret.name);
+      if (name === undefined || named.has(name)) continue;
+      named.add(name);
+      const cluster = clusters.get(name);
+      if (cluster !== undefined) add(secret, cluster);
+    }
+  }
   return candidates;
-}
-
-/** selectKubeconfig, remembered with the candidates' versions. */
-function select(
-  state: PassState,
-  subject: Subject,
-  candidates: readonly ObservedSecret[],
-  serverOverridden: boolean,
-  pinned: string | undefined,
-): Selection {
-  const capi = subject.namespace.capi;
-  const selected = selectKubeconfig(
-    capi?.namespace ?? subject.namespace.name,
-    candidates,
-    state.config.providers,
-    state.translate,
-    {
-      ...(serverOverridden ? { serverOverridden } : {}),
-      ...(capi === undefined ? {} : { clusterName: capi.name }),
-      ...(pinned === undefined
-        ? {}
-        : { pinned: { secret: pinned, pinnedBy: state.keys.kubeconfigSecret } }),
-    },
-  );
-  // Without the Secret objects: a memo must not keep a pass's Secrets alive.
-  const selection: Selection =
-    selected.chosen === undefined
-      ? { rejected: selected.rejected }
-      : {
-          chosen: {
-            candidate: selected.chosen.candidate,
-            translation: selected.chosen.translation,
-          },
-          rejected: selected.rejected,
-        };
-  subject.memo.selection = {
-    uids: candidates.map((secret) => secret.uid),
-    resourceVersions: candidates.map((secret) => secret.resourceVersion),
-    serverOverridden,
-    pinned,
-    selection,
-  };
-  return selection;
 }
 
 // ---------------------------------------------------------------------------------------

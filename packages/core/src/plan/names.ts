@@ -17,15 +17,7 @@ import {
   type SourceKey,
 } from '../config/sources.js';
 import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../shared/types.js';
-import {
-  NO_REGISTRATIONS,
-  type NamespaceFacts,
-  type NamespaceMemo,
-  type OutcomeReason,
-  type SecretMemo,
-  type Source,
-  type Subject,
-} from './model.js';
+import type { OutcomeReason, Source, Subject, TargetSecret } from './model.js';
 import type { PassState } from './pass-state.js';
 import { readData } from './secret-fields.js';
 
@@ -39,34 +31,35 @@ export function readNamespaces(state: PassState): void {
   const sources: Source[] = [...state.snapshot.namespaces];
   const clusters = state.snapshot.clusters ?? [];
   for (let i = 0; i < clusters.length; i++)
-    sources.push(clusterSource(state, clusters[i] as SourceCluster));
+    sources.push(clusterSource(clusters[i] as SourceCluster));
   sources.sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
   const conflicts = conflictingNamespaces(state, clusters);
   for (let i = 0; i < sources.length; i++) {
     const namespace = sources[i] as Source;
-    const memo = state.memo.namespaceEntry(namespace);
-    if (memo === undefined) continue; // one object per name; the API guarantees it
-    const facts = namespaceFacts(state, namespace, memo);
+    if (state.sources.has(namespace.name)) continue; // one object per name; the API guarantees it
+    const warnings: Warning[] = [];
+    const cluster = clusterNameOf(state, namespace, warnings);
     const conflict =
       conflicts === undefined ? undefined : conflictProblem(state, namespace, conflicts);
-    if (facts.warning !== undefined && conflict === undefined) state.warnings.push(facts.warning);
+    const nameProblem = conflict ?? nameProblemOf(state, namespace, cluster, warnings);
+    // One warning a source: the first thing its labels get wrong.
+    const warning = warnings[0];
+    if (warning !== undefined && conflict === undefined) state.warnings.push(warning);
     const subject: Subject = {
       namespace,
-      cluster: facts.cluster,
-      secretName: conflict === undefined ? facts.secretName : undefined,
-      nameProblem: conflict ?? facts.nameProblem,
+      cluster,
+      secretName:
+        cluster === undefined || nameProblem !== undefined ? undefined : registrationName(cluster),
+      nameProblem,
       terminating: namespace.deletionTimestamp !== undefined,
       unread: undefined,
       selection: undefined,
-      memo,
-      registrations: NO_REGISTRATIONS,
+      registrations: [],
       claim: undefined,
       refusal: undefined,
       why: undefined,
-      matched: 0,
-      candidatesSame: true,
     };
-    memo.subject = subject;
+    state.sources.set(namespace.name, subject);
     state.subjects.push(subject);
     const capi = namespace.capi;
     if (capi !== undefined) {
@@ -80,13 +73,10 @@ export function readNamespaces(state: PassState): void {
   }
 }
 
-/** A Cluster as a source keyed `<namespace>/<name>`, the same object while the Cluster is. */
-function clusterSource(state: PassState, cluster: SourceCluster): Source {
-  const key = clusterSourceKey(cluster.namespace, cluster.name);
-  const entry = state.memo.namespaces.get(key);
-  if (entry?.converted?.from === cluster) return entry.converted.source;
-  const source: Source = {
-    name: key,
+/** A Cluster as a source keyed `<namespace>/<name>`. */
+function clusterSource(cluster: SourceCluster): Source {
+  return {
+    name: clusterSourceKey(cluster.namespace, cluster.name),
     uid: cluster.uid,
     ...(cluster.resourceVersion === undefined ? {} : { resourceVersion: cluster.resourceVersion }),
     labels: cluster.labels,
@@ -97,8 +87,6 @@ function clusterSource(state: PassState, cluster: SourceCluster): Source {
       : { deletionTimestamp: cluster.deletionTimestamp }),
     capi: { namespace: cluster.namespace, name: cluster.name },
   };
-  if (entry !== undefined && entry.uid === cluster.uid) entry.converted = { from: cluster, source };
-  return source;
 }
 
 /** Managed namespaces that also hold managed Clusters → the names of those Clusters. */
@@ -134,32 +122,6 @@ function conflictProblem(
     code: 'source-conflict',
     message: source.capi === undefined ? both : `Cluster ${source.name} is not registered: ${both}`,
   };
-}
-
-/** The namespace's cluster name and whether it can claim it, remembered per version. */
-function namespaceFacts(state: PassState, namespace: Source, memo: NamespaceMemo): NamespaceFacts {
-  const cached = memo.facts;
-  if (
-    cached !== undefined &&
-    (cached.namespaceObject === namespace ||
-      (cached.namespaceVersion !== undefined &&
-        cached.namespaceVersion === namespace.resourceVersion))
-  )
-    return cached;
-  const warnings: Warning[] = [];
-  const cluster = clusterNameOf(state, namespace, warnings);
-  const nameProblem = nameProblemOf(state, namespace, cluster, warnings);
-  const facts: NamespaceFacts = {
-    namespaceVersion: namespace.resourceVersion,
-    namespaceObject: namespace.resourceVersion === undefined ? namespace : undefined,
-    cluster,
-    secretName:
-      cluster === undefined || nameProblem !== undefined ? undefined : registrationName(cluster),
-    nameProblem,
-    warning: warnings[0],
-  };
-  memo.facts = facts;
-  return facts;
 }
 
 /**
@@ -238,13 +200,8 @@ function nameProblemOf(
 }
 
 /** Remembers the ArgoCD cluster name (`data.name`) of an active Secret we do not manage. */
-export function recordForeignName(
-  state: PassState,
-  secret: ObservedSecret,
-  facts: SecretMemo,
-): void {
-  if (facts.dataName === null) facts.dataName = readData(secret, 'name');
-  const name = facts.dataName;
+export function recordForeignName(state: PassState, secret: ObservedSecret): void {
+  const name = readData(secret, 'name');
   if (name !== undefined && !state.foreignNames.has(name)) state.foreignNames.set(name, secret);
 }
 
@@ -257,11 +214,11 @@ export function foreignRefusal(
   claimant: Subject,
   cluster: string,
   name: string,
-  held: SecretMemo | undefined,
+  held: TargetSecret | undefined,
 ): Refusal | undefined {
   const { config, keys } = state;
-  const existing = held?.secret;
-  if (existing !== undefined && held?.registration === undefined) {
+  if (held !== undefined && held.registration === undefined) {
+    const existing = held.secret;
     return {
       code: 'target-foreign',
       blocker: { namespace: config.targetNamespace, name },

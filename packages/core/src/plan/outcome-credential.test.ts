@@ -3,7 +3,7 @@
 // credential-only change is deferred.
 
 import { describe, expect, it } from 'vitest';
-import { createPlanMemo, plan } from './index.js';
+import { createSettledRepeat, plan } from './index.js';
 import { parseConfig } from '../config/config.js';
 import {
   MINUTE,
@@ -91,13 +91,13 @@ describe('NamespaceOutcome.credential', () => {
     expect(outcome.credentialNotAfter).toBeUndefined();
   });
 
-  it('follows a change of form when the outcome is reused from a warm memo', () => {
-    const memo = createPlanMemo();
+  it('follows a change of form after a settled plan was repeated', () => {
+    const repeat = createSettledRepeat();
     const withToken = scenario()
       .child('team-a', { credentials: { token: 'not-a-real-token' } })
       .build();
     const settled = settle(withToken, testConfig(), NOW);
-    expect(outcomeOf(plan(settled, testConfig(), NOW, { memo }), 'team-a').credential).toBe(
+    expect(outcomeOf(plan(settled, testConfig(), NOW, { repeat }), 'team-a').credential).toBe(
       'bearer-token',
     );
     const withCert = scenario(settled)
@@ -107,7 +107,7 @@ describe('NamespaceOutcome.credential', () => {
         resourceVersion: '2',
       })
       .build();
-    const switched = plan(settle(withCert, testConfig(), NOW), testConfig(), NOW, { memo });
+    const switched = plan(settle(withCert, testConfig(), NOW), testConfig(), NOW, { repeat });
     expect(outcomeOf(switched, 'team-a').credential).toBe('client-certificate');
   });
 });

@@ -14,66 +14,77 @@ import type { Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { describeSource, sourceEnding } from '../config/sources.js';
 
+/** What every outcome of a namespace says: its name, cluster name and skipped candidates. */
+type Base = Pick<NamespaceOutcome, 'namespace' | 'cluster' | 'rejected'>;
+
 export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
-  const namespace = subject.namespace.name;
-  const claim = subject.claim;
-  const chosen = subject.selection?.chosen;
-  // The common case, built directly: a namespace whose registration is (now) up to date.
-  if (
-    claim?.translation !== undefined &&
-    chosen !== undefined &&
-    !state.deferred.has(subject) &&
-    !state.withheld.has(subject)
-  ) {
-    const rejected = subject.selection?.rejected ?? [];
-    const written = state.written.has(subject) || claim.target === undefined;
-    const outcomeState = written ? 'registered' : 'unchanged';
-    const notAfter = claim.translation.clientCertificate?.notAfter;
-    const credential = claim.translation.credential;
-    // Last pass's outcome when it says the same (immutable data: sharing it is safe).
-    const previous = subject.memo.outcome;
-    if (
-      previous?.namespace === namespace &&
-      previous.cluster === claim.cluster &&
-      previous.rejected === rejected &&
-      previous.source === chosen.candidate &&
-      previous.state === outcomeState &&
-      previous.credentialNotAfter === notAfter &&
-      previous.credential === credential &&
-      previous.reason === undefined
-    )
-      return previous;
-    const fresh: { -readonly [K in keyof NamespaceOutcome]: NamespaceOutcome[K] } = {
-      namespace,
-      cluster: claim.cluster,
-      rejected,
-      source: chosen.candidate,
-      state: outcomeState,
-      credential,
-    };
-    if (notAfter !== undefined) fresh.credentialNotAfter = notAfter;
-    subject.memo.outcome = fresh;
-    return fresh;
-  }
-  const base = {
-    namespace,
+  const served = servedOutcome(state, subject);
+  if (served !== undefined) return served;
+  const base: Base = {
+    namespace: subject.namespace.name,
     ...(subject.cluster === undefined ? {} : { cluster: subject.cluster }),
     rejected: subject.selection?.rejected ?? [],
   };
-  const source: { source?: CandidateRef } =
-    chosen === undefined ? {} : { source: chosen.candidate };
   const kept = subject.registrations.map((registration) => registration.secret.name);
-  if (subject.terminating) {
-    // Drain on (drain.ts): the registration is kept without its copied labels.
-    const drained = drainOutcome(state, subject, base);
-    if (drained !== undefined) return drained;
-    const message = `${describeSource(namespace)} ${sourceEnding(namespace)}; ${kept.length === 0 ? 'nothing is registered for it' : `${kept.join(', ')} is kept until it is gone, so ArgoCD can still finalise its Applications`}`;
-    return {
-      ...base,
-      state: kept.length === 0 ? 'skipped' : 'unchanged',
-      reason: { code: 'terminating', message },
-    };
-  }
+  return (
+    terminatingOutcome(state, subject, base, kept) ??
+    refusedOutcome(subject, base, kept) ??
+    withheldOutcome(state, subject, base, kept) ??
+    deferredOutcome(state, subject, base) ??
+    staleOutcome(state, subject, base, kept) ??
+    unregisteredOutcome(state, subject, base)
+  );
+}
+
+/** The common case: a won claim with a kubeconfig, written or up to date, nothing waiting. */
+function servedOutcome(state: PassState, subject: Subject): NamespaceOutcome | undefined {
+  const claim = subject.claim;
+  const chosen = subject.selection?.chosen;
+  if (
+    claim?.translation === undefined ||
+    chosen === undefined ||
+    state.deferred.has(subject) ||
+    state.withheld.has(subject)
+  )
+    return undefined;
+  const written = state.written.has(subject) || claim.target === undefined;
+  const notAfter = claim.translation.clientCertificate?.notAfter;
+  return {
+    namespace: subject.namespace.name,
+    cluster: claim.cluster,
+    rejected: subject.selection?.rejected ?? [],
+    source: chosen.candidate,
+    state: written ? 'registered' : 'unchanged',
+    credential: claim.translation.credential,
+    ...(notAfter === undefined ? {} : { credentialNotAfter: notAfter }),
+  };
+}
+
+/** The source is being deleted: its registration is kept (or drained, drain.ts). */
+function terminatingOutcome(
+  state: PassState,
+  subject: Subject,
+  base: Base,
+  kept: readonly string[],
+): NamespaceOutcome | undefined {
+  if (!subject.terminating) return undefined;
+  const drained = drainOutcome(state, subject, base);
+  if (drained !== undefined) return drained;
+  const namespace = subject.namespace.name;
+  const message = `${describeSource(namespace)} ${sourceEnding(namespace)}; ${kept.length === 0 ? 'nothing is registered for it' : `${kept.join(', ')} is kept until it is gone, so ArgoCD can still finalise its Applications`}`;
+  return {
+    ...base,
+    state: kept.length === 0 ? 'skipped' : 'unchanged',
+    reason: { code: 'terminating', message },
+  };
+}
+
+/** An unusable name, or a claim refused by an earlier step. */
+function refusedOutcome(
+  subject: Subject,
+  base: Base,
+  kept: readonly string[],
+): NamespaceOutcome | undefined {
   if (subject.nameProblem !== undefined) {
     return {
       ...base,
@@ -81,59 +92,88 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
       reason: withKept(subject.nameProblem, kept),
     };
   }
-  if (subject.refusal !== undefined) {
-    return { ...base, ...source, state: 'refused', reason: withKept(subject.refusal, kept) };
-  }
-  // Neither stale nor waiting: what those would rest on was not read.
+  if (subject.refusal === undefined) return undefined;
+  return {
+    ...base,
+    ...sourceOf(subject),
+    state: 'refused',
+    reason: withKept(subject.refusal, kept),
+  };
+}
+
+/** Neither stale nor waiting: what those would rest on was not read (input-completeness.ts). */
+function withheldOutcome(
+  state: PassState,
+  subject: Subject,
+  base: Base,
+  kept: readonly string[],
+): NamespaceOutcome | undefined {
   const withheld =
     subject.unread === undefined ? state.withheld.get(subject) : unreadMessage(subject, kept);
-  if (withheld !== undefined) {
-    return {
-      ...base,
-      ...source,
-      state: 'unchanged',
-      reason: { code: 'input-incomplete', message: withheld },
-    };
-  }
+  if (withheld === undefined) return undefined;
+  return {
+    ...base,
+    ...sourceOf(subject),
+    state: 'unchanged',
+    reason: { code: 'input-incomplete', message: withheld },
+  };
+}
+
+/** A credential-only update that waits (credential-churn.ts). */
+function deferredOutcome(
+  state: PassState,
+  subject: Subject,
+  base: Base,
+): NamespaceOutcome | undefined {
   const deferral = state.deferred.get(subject);
-  if (deferral !== undefined) {
-    return {
-      ...base,
-      ...source,
-      state: 'unchanged',
-      reason: { code: 'credential-refresh-deferred', message: deferral.message },
-      // Deferred writes are credential-only changes: the registered form is the claim's.
-      ...(claim?.translation === undefined ? {} : { credential: claim.translation.credential }),
-      ...(deferral.notAfter === undefined ? {} : { credentialNotAfter: deferral.notAfter }),
-    };
-  }
-  // No usable kubeconfig.
-  const rejected = subject.selection?.rejected ?? [];
-  const first = rejected[0];
-  const registered = kept.length > 0 || claim !== undefined;
-  if (registered) {
-    const names = claim === undefined ? kept : [claim.desired.name];
-    const why =
-      first === undefined
-        ? noKubeconfigLeft(state, subject) // near misses: kubeconfig-choice.ts
-        : `its kubeconfig is unusable: ${first.refusal.message}`;
-    // The credential actually registered keeps serving ArgoCD: its expiry is reported, so an
-    // expiring registration nobody can refresh shows before it breaks.
-    const registeredSecret = claim?.target?.secret ?? subject.registrations[0]?.secret;
-    const notAfter =
-      registeredSecret === undefined
-        ? undefined
-        : registeredCertificateOf(registeredSecret)?.notAfter;
-    return {
-      ...base,
-      ...(notAfter === undefined ? {} : { credentialNotAfter: notAfter }),
-      state: 'stale',
-      reason: {
-        code: first?.refusal.code ?? 'no-candidate',
-        message: `${why}; ${names.join(', ')} keeps its last registered credentials until this is fixed`,
-      },
-    };
-  }
+  if (deferral === undefined) return undefined;
+  const translation = subject.claim?.translation;
+  return {
+    ...base,
+    ...sourceOf(subject),
+    state: 'unchanged',
+    reason: { code: 'credential-refresh-deferred', message: deferral.message },
+    // Deferred writes are credential-only changes: the registered form is the claim's.
+    ...(translation === undefined ? {} : { credential: translation.credential }),
+    ...(deferral.notAfter === undefined ? {} : { credentialNotAfter: deferral.notAfter }),
+  };
+}
+
+/** Registered, but no usable kubeconfig is left: the registration keeps its credentials. */
+function staleOutcome(
+  state: PassState,
+  subject: Subject,
+  base: Base,
+  kept: readonly string[],
+): NamespaceOutcome | undefined {
+  const claim = subject.claim;
+  if (kept.length === 0 && claim === undefined) return undefined;
+  const first = base.rejected[0];
+  const names = claim === undefined ? kept : [claim.desired.name];
+  const why =
+    first === undefined
+      ? noKubeconfigLeft(state, subject) // near misses: kubeconfig-choice.ts
+      : `its kubeconfig is unusable: ${first.refusal.message}`;
+  // The credential actually registered keeps serving ArgoCD: its expiry is reported, so an
+  // expiring registration nobody can refresh shows before it breaks.
+  const registeredSecret = claim?.target?.secret ?? subject.registrations[0]?.secret;
+  const notAfter =
+    registeredSecret === undefined
+      ? undefined
+      : registeredCertificateOf(registeredSecret)?.notAfter;
+  return {
+    ...base,
+    ...(notAfter === undefined ? {} : { credentialNotAfter: notAfter }),
+    state: 'stale',
+    reason: {
+      code: first?.refusal.code ?? 'no-candidate',
+      message: `${why}; ${names.join(', ')} keeps its last registered credentials until this is fixed`,
+    },
+  };
+}
+
+/** Nothing registered: the name is taken anyway, the kubeconfig is unusable, or none yet. */
+function unregisteredOutcome(state: PassState, subject: Subject, base: Base): NamespaceOutcome {
   // The name is taken anyway: say so now rather than after the kubeconfig appears.
   const cluster = subject.cluster ?? '';
   const winner = otherWinner(state, subject, cluster);
@@ -144,6 +184,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
       reason: nameClaimedRefusal(state, cluster, winner, subject),
     };
   }
+  const first = base.rejected[0];
   if (first !== undefined) return { ...base, state: 'refused', reason: first.refusal };
   return {
     ...base,
@@ -151,6 +192,12 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
     // Names the near misses, if any: kubeconfig-choice.ts
     reason: { code: 'waiting-for-kubeconfig', message: waitingMessage(state, subject) },
   };
+}
+
+/** The kubeconfig Secret chosen, when one was. */
+function sourceOf(subject: Subject): { source?: CandidateRef } {
+  const chosen = subject.selection?.chosen;
+  return chosen === undefined ? {} : { source: chosen.candidate };
 }
 
 function withKept<

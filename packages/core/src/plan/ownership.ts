@@ -6,15 +6,11 @@ import { compareStrings } from '../shared/compare-strings.js';
 import { ARGOCD_CLUSTER_SECRET_TYPE, ARGOCD_SECRET_TYPE_LABEL } from '../config/label-keys.js';
 import { CLUSTER_SOURCE_KIND, clusterSourceKey } from '../config/sources.js';
 import type { ObservedSecret } from '../shared/types.js';
-import {
-  NO_REGISTRATIONS,
-  type RecordedSource,
-  type Registration,
-  type SecretMemo,
-} from './model.js';
+import type { RecordedSource, Registration } from './model.js';
 import { recordForeignName } from './names.js';
 import type { PassState } from './pass-state.js';
 import { awaitsSuccessor } from './rename.js';
+import { readServer } from './secret-fields.js';
 import { holdForeignServer, holdRegistrationServer } from './server-ledger.js';
 import { sourceStatus } from './source-proof.js';
 
@@ -25,26 +21,21 @@ export function readClusterSecrets(state: PassState): void {
     .sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
   for (let i = 0; i < secrets.length; i++) {
     const secret = secrets[i] as ObservedSecret;
-    const facts = state.memo.secretEntry(secret);
-    if (facts === undefined) continue;
+    if (state.targetSecrets.has(secret.name)) continue; // one object per name; the API guarantees it
     const active = secret.labels[ARGOCD_SECRET_TYPE_LABEL] === ARGOCD_CLUSTER_SECRET_TYPE;
-    const server = facts.server;
     if (secret.labels[keys.managedBy] !== config.managedBy) {
+      state.targetSecrets.set(secret.name, { secret, registration: undefined });
       if (!active) continue;
-      recordForeignName(state, secret, facts);
+      recordForeignName(state, secret);
+      const server = readServer(secret);
       if (server !== undefined) holdForeignServer(state.servers, secret.name, server);
       continue;
     }
-    const registration = readRegistration(state, secret, facts, active);
+    const registration = readRegistration(state, secret, active);
+    state.targetSecrets.set(secret.name, { secret, registration });
     state.registrations.push(registration);
-    facts.registration = registration;
-    if (registration.source.kind === 'managed' && active) {
-      const subject = registration.source.subject;
-      subject.registrations =
-        subject.registrations === NO_REGISTRATIONS
-          ? [registration]
-          : [...subject.registrations, registration];
-    }
+    if (registration.source.kind === 'managed' && active)
+      registration.source.subject.registrations.push(registration);
   }
   // Whether a renamed namespace's new name is registered is known only once every Secret is read.
   const registrations = state.registrations;
@@ -88,16 +79,11 @@ function recordedSource(state: PassState, secret: ObservedSecret): RecordedSourc
   };
 }
 
-function readRegistration(
-  state: PassState,
-  secret: ObservedSecret,
-  facts: SecretMemo,
-  active: boolean,
-): Registration {
+function readRegistration(state: PassState, secret: ObservedSecret, active: boolean): Registration {
   const keys = state.keys;
   const recorded = recordedSource(state, secret);
   const sourceName = recorded.name;
-  const source = sourceStatus(state, secret, recorded, facts);
+  const source = sourceStatus(state, secret, recorded);
   const pruneDisabled = secret.labels[keys.prune] === 'disabled';
   const cluster =
     secret.labels[keys.cluster] ??
@@ -120,7 +106,7 @@ function readRegistration(
     pruneDisabled,
     source,
     role,
-    server: facts.server,
+    server: readServer(secret),
     targeted: false,
   };
 }

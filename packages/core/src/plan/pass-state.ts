@@ -13,8 +13,7 @@ import type {
   Timestamp,
   Warning,
 } from '../shared/types.js';
-import type { PlanMemo } from './memo.js';
-import type { Deferral, NearMiss, Registration, Subject } from './model.js';
+import type { Deferral, NearMiss, Registration, Subject, TargetSecret } from './model.js';
 import { ServerLedger } from './server-ledger.js';
 
 export interface PassState {
@@ -25,15 +24,16 @@ export interface PassState {
   /** `now` as the credentials stamp writes it (formatted once per pass, not per write). */
   readonly stamp: Timestamp;
   readonly translate: Translator;
-  readonly memo: PlanMemo;
-  /** The memo's pass number. */
-  readonly pass: number;
   readonly warnings: Warning[];
   readonly actions: Action[];
   /** Managed sources (namespaces and Clusters), by source key. */
   readonly subjects: Subject[];
+  /** The same subjects by source key. */
+  readonly sources: Map<string, Subject>;
   /** Namespace → Cluster name → its subject: the managed Clusters of each namespace. */
   readonly clustersByNamespace: Map<string, Map<string, Subject>>;
+  /** Secrets of the target namespace, by name. */
+  readonly targetSecrets: Map<string, TargetSecret>;
   /** Secrets we own in the target namespace, by name. */
   readonly registrations: Registration[];
   /** ArgoCD cluster name → the foreign Secret that already uses it. */
@@ -52,8 +52,8 @@ export interface PassState {
   nearMisses: ReadonlyMap<string, readonly NearMiss[]> | undefined;
   /**
    * The first instant (epoch ms) at which a decision this pass took from `now` turns out
-   * otherwise (a deferral runs out, a demotion expires); `Infinity` while none would. The
-   * memo hands this pass's plan out again for an unchanged world only before it.
+   * otherwise (a deferral runs out, a demotion expires); `Infinity` while none would. A
+   * settled plan is repeated for an unchanged world only before it (settled-repeat.ts).
    */
   stableUntil: number;
 }
@@ -63,7 +63,6 @@ export function createPassState(
   config: Config,
   now: number,
   translate: Translator,
-  memo: PlanMemo,
 ): PassState {
   return {
     snapshot,
@@ -72,11 +71,11 @@ export function createPassState(
     now,
     stamp: formatTimestamp(now),
     translate,
-    memo,
-    pass: memo.pass,
     warnings: [],
     actions: [],
     subjects: [],
+    sources: new Map(),
+    targetSecrets: new Map(),
     clustersByNamespace: new Map(),
     registrations: [],
     foreignNames: new Map(),

@@ -31,11 +31,11 @@ export class ServerLedger {
     if (previous === undefined) return;
     this.bySecret.delete(secret);
     const held = this.byServer.get(previous.server);
-    if (held === previous) {
-      this.byServer.delete(previous.server);
-    } else if (Array.isArray(held)) {
-      const index = held.indexOf(previous);
+    if (Array.isArray(held)) {
+      const index = held.findIndex((holder) => holder.secret === secret);
       if (index >= 0) held.splice(index, 1);
+    } else if (held?.secret === secret) {
+      this.byServer.delete(previous.server);
     }
   }
 

@@ -8,7 +8,7 @@ import { parseTimestamp } from '../translate/registration.js';
 import { assertNever } from '../shared/assert-never.js';
 import type { Action, ObservedSecret } from '../shared/types.js';
 import { describeSource, isClusterKey, sourceNoun } from '../config/sources.js';
-import type { RecordedSource, Registration, SecretMemo, SourceStatus } from './model.js';
+import type { RecordedSource, Registration, SourceStatus } from './model.js';
 import { changesAfter, warn, type PassState } from './pass-state.js';
 import { observedRef } from './secret-fields.js';
 
@@ -17,7 +17,6 @@ export function sourceStatus(
   state: PassState,
   secret: ObservedSecret,
   recorded: RecordedSource,
-  facts: SecretMemo,
 ): SourceStatus {
   const { name, uid } = recorded;
   if (recorded.problem !== undefined)
@@ -31,7 +30,7 @@ export function sourceStatus(
     );
   }
   const what = `source ${sourceNoun(name)}`;
-  const subject = state.memo.sourceSubject(facts, name);
+  const subject = state.sources.get(name);
   if (subject !== undefined) {
     if (uid === undefined) return unknownSource(state, secret, what, missingUid(state, name));
     if (subject.namespace.uid === uid) return { kind: 'managed', subject };

@@ -12,8 +12,8 @@ export interface SourceNamespace {
   readonly name: string;
   readonly uid: string;
   /**
-   * As served. Optional: with it, a plan memo reuses what it derived from this namespace
-   * until the namespace changes; without it, only while the very same object is passed.
+   * As served. Optional: a snapshot with a namespace without one is always planned afresh,
+   * never repeated by a settled repeat (plan/settled-repeat.ts).
    */
   readonly resourceVersion?: string;
   readonly labels: Labels;

@@ -80,7 +80,7 @@ export function encodeText(text: string): string {
   return encodeBase64Text(text);
 }
 
-/** base64 of {@link clusterConfigJson}. Cross-pass reuse is the plan memo's job. */
+/** base64 of {@link clusterConfigJson}. */
 export function encodeClusterConfig(config: ArgoClusterConfig): string {
   return encodeBase64Text(clusterConfigJson(config));
 }

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { kubeconfigText, testChildPlane, uniqueName } from '@argocd-cluster-registrar/testkit';
-import { createPlanMemo, plan } from '@argocd-cluster-registrar/core';
+import { createSettledRepeat, plan } from '@argocd-cluster-registrar/core';
 import type { Config, Plan } from '@argocd-cluster-registrar/core';
 import { createApplier } from '../write/plan-writer.js';
 import { createGatherer } from './listed-world.js';
@@ -201,20 +201,20 @@ describe('createWatchGatherer', () => {
     expect(watched.stats().translationMisses).toBe(0);
   });
 
-  it('gives the same world again when nothing changed, so the memo repeats a settled plan', async () => {
+  it('gives the same world again when nothing changed, so the planner repeats a settled plan', async () => {
     // The daemon's cycle over the real plane: gather, plan, write; gather until the plan finds
     // nothing to do; then a pass over the unchanged cache is that plan again (the planner
     // checks every object's uid and resourceVersion), and a changed namespace is planned anew.
     const config = testConfig();
     const { a } = await arrange(config);
     const watched = watching(config);
-    const memo = createPlanMemo();
+    const repeat = createSettledRepeat();
     const writer = createApplier(h.access, config);
     let settled: Plan | undefined;
     await vi.waitFor(
       async () => {
         const gathered = await watched.full();
-        const next = plan(gathered.snapshot, config, NOW, { translate: watched.translate, memo });
+        const next = plan(gathered.snapshot, config, NOW, { translate: watched.translate, repeat });
         if (next.actions.length > 0) await writer.write(next, gathered.snapshot.clusterSecrets);
         expect(gathered.failures).toEqual([]);
         expect(next.actions).toEqual([]);
@@ -223,7 +223,7 @@ describe('createWatchGatherer', () => {
       { timeout: 15_000, interval: 100 },
     );
     const again = await watched.full();
-    expect(plan(again.snapshot, config, NOW + 1000, { translate: watched.translate, memo })).toBe(
+    expect(plan(again.snapshot, config, NOW + 1000, { translate: watched.translate, repeat })).toBe(
       settled,
     );
 
@@ -238,7 +238,7 @@ describe('createWatchGatherer', () => {
         const changed = await watched.full();
         const replanned = plan(changed.snapshot, config, NOW + 2000, {
           translate: watched.translate,
-          memo,
+          repeat,
         });
         expect(replanned).not.toBe(settled);
         expect(replanned.actions.map((action) => action.kind)).toEqual(['update']);

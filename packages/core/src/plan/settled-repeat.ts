@@ -1,0 +1,143 @@
+// Whether the last plan still holds: a pass that found nothing to do is handed out again while
+// the world, the configuration and the translator it was made from are the same and none of
+// its decisions has run out. This is the planner's one cache, and it sits outside the steps:
+// every other pass is planned in full, so what is repeated is by construction what a fresh
+// plan() would make.
+//
+// Kubernetes gives an object a new resourceVersion whenever anything in it changes, so two
+// objects of one uid and resourceVersion hold the same content; a world with an object
+// without one (hand-made input) is never recognised again. The snapshot's other fields
+// (lookups, unread namespaces, near misses) are small and compared as data, so a field added
+// to Snapshot is compared without anyone remembering to.
+
+import type { Translator } from '../translate/providers.js';
+import type { Config, Plan, Snapshot } from '../shared/types.js';
+
+/** A fresh plan and the first instant at which one of its decisions changes. */
+export interface Decided {
+  readonly plan: Plan;
+  readonly stableUntil: number;
+}
+
+/** A snapshot's objects as uid, resourceVersion pairs, list by list, and the rest as JSON. */
+interface World {
+  readonly lists: readonly (readonly string[])[];
+  readonly rest: string;
+}
+
+/** A plan without actions and what it was made from. */
+interface Settled {
+  /** The configuration as JSON: an equal one built anew is the same configuration. */
+  readonly config: string;
+  readonly translate: Translator;
+  readonly world: World;
+  readonly plan: Plan;
+  /** The pass's `now`; a clock that went back replans. */
+  readonly from: number;
+  readonly until: number;
+}
+
+/**
+ * Create with {@link createSettledRepeat} and pass the same one to every plan() of one
+ * process (PlanOptions.repeat). It holds the last plan without actions and nothing else.
+ */
+export class SettledRepeat {
+  private settled: Settled | undefined = undefined;
+
+  /**
+   * @internal The last plan if it still holds at `now`, else `decide()`'s, remembered when it
+   * has no actions. Plans with actions are never repeated: they are stamped with their time,
+   * and their writes change the world.
+   */
+  planOrRepeat(
+    snapshot: Snapshot,
+    config: Config,
+    now: number,
+    translate: Translator,
+    decide: () => Decided,
+  ): Plan {
+    const last = this.settled;
+    const configKey = JSON.stringify(config);
+    if (
+      last !== undefined &&
+      last.config === configKey &&
+      last.translate === translate &&
+      Number.isInteger(now) &&
+      now >= last.from &&
+      now < last.until &&
+      sameWorld(last.world, snapshot)
+    )
+      return last.plan;
+    const { plan, stableUntil } = decide();
+    const world = plan.actions.length === 0 ? worldOf(snapshot) : undefined;
+    this.settled =
+      world === undefined
+        ? undefined
+        : { config: configKey, translate, world, plan, from: now, until: stableUntil };
+    return plan;
+  }
+}
+
+export function createSettledRepeat(): SettledRepeat {
+  return new SettledRepeat();
+}
+
+interface Versioned {
+  readonly uid: string;
+  readonly resourceVersion?: string | undefined;
+}
+
+function listsOf(snapshot: Snapshot): readonly (readonly Versioned[])[] {
+  return [
+    snapshot.namespaces,
+    snapshot.clusters ?? [],
+    snapshot.candidateSecrets,
+    snapshot.clusterSecrets,
+  ];
+}
+
+const LISTS: ReadonlySet<string> = new Set([
+  'namespaces',
+  'clusters',
+  'candidateSecrets',
+  'clusterSecrets',
+]);
+
+function restOf(snapshot: Snapshot): string {
+  const top = snapshot as unknown as Record<string, unknown>;
+  return JSON.stringify(snapshot, (key, value: unknown) =>
+    // The top level's lists are compared by uid and resourceVersion; everything else as it is.
+    LISTS.has(key) && value === top[key] ? undefined : value,
+  );
+}
+
+/** The world a snapshot shows, or `undefined` when an object has no uid or resourceVersion. */
+export function worldOf(snapshot: Snapshot): World | undefined {
+  const lists: string[][] = [];
+  for (const objects of listsOf(snapshot)) {
+    const pairs: string[] = new Array<string>(objects.length * 2);
+    for (let i = 0; i < objects.length; i++) {
+      const { uid, resourceVersion } = objects[i] as Versioned;
+      if (uid === '' || resourceVersion === undefined || resourceVersion === '') return undefined;
+      pairs[2 * i] = uid;
+      pairs[2 * i + 1] = resourceVersion;
+    }
+    lists.push(pairs);
+  }
+  return { lists, rest: restOf(snapshot) };
+}
+
+/** True when `snapshot` holds the objects `world` was taken from, in the same order. */
+export function sameWorld(world: World, snapshot: Snapshot): boolean {
+  const lists = listsOf(snapshot);
+  for (let l = 0; l < lists.length; l++) {
+    const objects = lists[l] as readonly Versioned[];
+    const pairs = world.lists[l] as readonly string[];
+    if (pairs.length !== objects.length * 2) return false;
+    for (let i = 0; i < objects.length; i++) {
+      const object = objects[i] as Versioned;
+      if (object.uid !== pairs[2 * i] || object.resourceVersion !== pairs[2 * i + 1]) return false;
+    }
+  }
+  return restOf(snapshot) === world.rest;
+}
