@@ -12,6 +12,12 @@ export const ARGOCD_CLUSTER_SECRET_TYPE = 'cluster';
  */
 export const ARGOCD_IN_CLUSTER_NAME = 'in-cluster';
 
+/**
+ * ArgoCD (3.4 and later) neither reconciles nor watches a cluster whose Secret carries this
+ * annotation set to `"true"`, and keeps it listed: what a paused registration gets.
+ */
+export const ARGOCD_SKIP_RECONCILE_ANNOTATION = 'argocd.argoproj.io/skip-reconcile';
+
 export interface LabelKeys {
   readonly prefix: string;
   readonly managedBy: string;
@@ -34,6 +40,13 @@ export interface LabelKeys {
   readonly supersededBy: string;
   readonly staleSince: string;
   readonly credentialsUpdatedAt: string;
+  /** `"true"` on a source (label or annotation): its child is paused; read, never copied. */
+  readonly paused: string;
+  /**
+   * On a registration, why the registrar set ArgoCD's skip-reconcile annotation: its
+   * presence is the proof that the registrar set it, so only then is it ever removed.
+   */
+  readonly pauseReason: string;
   /** Keys the registrar reads or writes itself: never copied from a namespace. */
   readonly reserved: ReadonlySet<string>;
 }
@@ -57,6 +70,8 @@ const SUFFIXES = {
   supersededBy: 'superseded-by',
   staleSince: 'stale-since',
   credentialsUpdatedAt: 'credentials-updated-at',
+  paused: 'paused',
+  pauseReason: 'pause-reason',
 } as const;
 
 /** Full keys for `prefix` (`argocd-cluster-registrar/` gives `argocd-cluster-registrar/cluster`). */
@@ -81,6 +96,8 @@ export function labelKeys(prefix: string): LabelKeys {
     supersededBy: full(SUFFIXES.supersededBy),
     staleSince: full(SUFFIXES.staleSince),
     credentialsUpdatedAt: full(SUFFIXES.credentialsUpdatedAt),
+    paused: full(SUFFIXES.paused),
+    pauseReason: full(SUFFIXES.pauseReason),
   };
   return { prefix, ...keys, reserved: new Set(Object.values(keys)) };
 }

@@ -10,6 +10,7 @@ import type { BuildMemo, Claim, Registration, Selection, Subject } from './model
 import { HOLDS_REGISTRATION, pinnedRefusal, win } from './incumbency.js';
 import { foreignRefusal } from './names.js';
 import type { PassState } from './pass-state.js';
+import { pauseOf } from './pause.js';
 import { movingRefusal, restoration } from './rename.js';
 
 export function buildClaims(state: PassState): Claim[] {
@@ -107,6 +108,7 @@ function build(
   const namespace = subject.namespace;
   const entry = subject.memo;
   const cached = entry.build;
+  const pause = pauseOf(state, namespace, existing);
   if (
     cached !== undefined &&
     (cached.namespaceObject === namespace ||
@@ -116,7 +118,8 @@ function build(
     cached.provider === chosen.candidate.provider &&
     cached.cluster === cluster &&
     cached.existingUid === existing?.uid &&
-    cached.existingVersion === existing?.resourceVersion
+    cached.existingVersion === existing?.resourceVersion &&
+    cached.pause === pause
   )
     return cached;
   const result: RegistrationResult = buildRegistration({
@@ -128,6 +131,7 @@ function build(
     config: state.config,
     ...(namespace.capi === undefined ? {} : { capi: namespace.capi }),
     ...(existing === undefined ? {} : { existing }),
+    ...(pause === undefined ? {} : { pause }),
   });
   const built: BuildMemo = {
     namespaceVersion: namespace.resourceVersion,
@@ -137,6 +141,7 @@ function build(
     translation: chosen.translation,
     existingUid: existing?.uid,
     existingVersion: existing?.resourceVersion,
+    pause,
     result,
     server: result.ok ? normaliseServer(result.server) : undefined,
     comparison: undefined,

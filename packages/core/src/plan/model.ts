@@ -13,6 +13,7 @@ import type {
   NamespaceOutcome,
   NearMissSecret,
   ObservedSecret,
+  PauseReason,
   ProviderName,
   Refusal,
   SourceCluster,
@@ -204,6 +205,7 @@ export interface BuildMemo {
   readonly translation: Translation;
   readonly existingUid: string | undefined;
   readonly existingVersion: string | undefined;
+  readonly pause: PauseReason | undefined;
   /**
    * When the registration is up to date this holds the existing Secret's own `data` (equal
    * by definition), so the memo does not keep a second copy of every encoded config.

@@ -18,6 +18,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
   const namespace = subject.namespace.name;
   const claim = subject.claim;
   const chosen = subject.selection?.chosen;
+  const probe = state.snapshot.children?.[namespace];
   // The common case, built directly: a namespace whose registration is (now) up to date.
   if (
     claim?.translation !== undefined &&
@@ -30,6 +31,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
     const outcomeState = written ? 'registered' : 'unchanged';
     const notAfter = claim.translation.clientCertificate?.notAfter;
     const credential = claim.translation.credential;
+    const paused = claim.memo?.pause;
     // Last pass's outcome when it says the same (immutable data: sharing it is safe).
     const previous = subject.memo.outcome;
     if (
@@ -40,6 +42,8 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
       previous.state === outcomeState &&
       previous.credentialNotAfter === notAfter &&
       previous.credential === credential &&
+      previous.paused === paused &&
+      previous.probe === probe &&
       previous.reason === undefined
     )
       return previous;
@@ -52,6 +56,8 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
       credential,
     };
     if (notAfter !== undefined) fresh.credentialNotAfter = notAfter;
+    if (paused !== undefined) fresh.paused = paused;
+    if (probe !== undefined) fresh.probe = probe;
     subject.memo.outcome = fresh;
     return fresh;
   }
@@ -59,6 +65,7 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
     namespace,
     ...(subject.cluster === undefined ? {} : { cluster: subject.cluster }),
     rejected: subject.selection?.rejected ?? [],
+    ...(probe === undefined ? {} : { probe }),
   };
   const source: { source?: CandidateRef } =
     chosen === undefined ? {} : { source: chosen.candidate };
