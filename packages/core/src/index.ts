@@ -65,12 +65,14 @@ export {
   labelKeys,
   ARGOCD_SECRET_TYPE_LABEL,
   ARGOCD_CLUSTER_SECRET_TYPE,
+  ARGOCD_SKIP_RECONCILE_ANNOTATION,
   type LabelKeys,
 } from './label-keys.js';
 export {
   registrationName,
   buildRegistration,
   isDnsSubdomain,
+  formatTimestamp,
   REGISTRATION_DATA_KEYS,
 } from './registration.js';
 export { compareStrings } from './compare-strings.js';

@@ -229,10 +229,12 @@ function pauseAnnotations(
   keys: LabelKeys,
   pause: PauseReason | undefined,
 ): void {
-  if (existing?.annotations[keys.pauseReason] !== undefined) {
-    delete annotations[ARGOCD_SKIP_RECONCILE_ANNOTATION];
+  const ours = existing?.annotations[keys.pauseReason] !== undefined;
+  if (ours && pause === undefined) {
+    Reflect.deleteProperty(annotations, ARGOCD_SKIP_RECONCILE_ANNOTATION);
+    return;
   }
-  if (pause === undefined || annotations[ARGOCD_SKIP_RECONCILE_ANNOTATION] !== undefined) return;
+  if (pause === undefined || (!ours && ARGOCD_SKIP_RECONCILE_ANNOTATION in annotations)) return;
   annotations[ARGOCD_SKIP_RECONCILE_ANNOTATION] = 'true';
   annotations[keys.pauseReason] = pause;
 }

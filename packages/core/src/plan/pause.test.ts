@@ -20,8 +20,7 @@ const SKIP = 'argocd.argoproj.io/skip-reconcile';
 const PROBING = testConfig({ probeChildren: true, probeFailures: 3 });
 
 function probed(snapshot: Snapshot, probe: ChildProbe | undefined): Snapshot {
-  const { children: _, ...rest } = snapshot;
-  return probe === undefined ? rest : { ...rest, children: { 'team-a': probe } };
+  return { ...snapshot, children: probe === undefined ? {} : { 'team-a': probe } };
 }
 
 const DOWN: ChildProbe = {
