@@ -18,6 +18,7 @@ import {
   recordSecretEvent,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { ActionResult, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
+import { childNews, type ChildSeen } from './child-events.js';
 import { sourceLogFields, type Logger } from './logging.js';
 import type { PassReport } from './reconciler.js';
 
@@ -46,6 +47,8 @@ export interface OutcomeEvent {
 
 export class OutcomeReporter {
   private readonly seen = new Map<string, Seen>();
+  /** Each source's child as last reported: its pause and its reachability (child-events.ts). */
+  private readonly children = new Map<string, ChildSeen>();
   private warnings = new Set<string>();
 
   constructor(
@@ -67,6 +70,23 @@ export class OutcomeReporter {
     const present = new Set<string>();
     for (const outcome of pass.plan.outcomes) {
       present.add(outcome.namespace);
+      const child = childNews(
+        outcome,
+        this.children.get(outcome.namespace),
+        pass,
+        this.targetNamespace,
+      );
+      if (child !== undefined) {
+        this.children.set(outcome.namespace, child.seen);
+        for (const event of child.events) {
+          this.logger.info(`child ${event.reason.toLowerCase()}`, {
+            ...sourceLogFields(outcome.namespace),
+            cluster: outcome.cluster,
+            detail: event.message,
+          });
+          events.push(event);
+        }
+      }
       // Incomplete input withholds a verdict; it is not one. The last outcome reported
       // stands, so an outage sends no "Registered" when it starts and again when it ends.
       if (outcome.reason?.code === 'input-incomplete') continue;
@@ -93,6 +113,8 @@ export class OutcomeReporter {
       if (event !== undefined) events.push(event);
     }
     for (const name of [...this.seen.keys()]) if (!present.has(name)) this.seen.delete(name);
+    for (const name of [...this.children.keys()])
+      if (!present.has(name)) this.children.delete(name);
     this.reportWarnings(pass);
 
     if (emitEvents && pass.applied) {
@@ -227,7 +249,7 @@ function categorise(outcome: NamespaceOutcome): Category {
   return outcome.state === 'unchanged' ? 'registered' : outcome.state;
 }
 
-function findWrite(
+export function findWrite(
   results: readonly ActionResult[],
   plan: Plan,
   outcome: NamespaceOutcome,
