@@ -2,10 +2,9 @@
 // change their mind, and nothing for a healthy child a new process sees for the first time.
 
 import { describe, expect, it } from 'vitest';
-import type { Action, NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
+import type { Action, NamespaceOutcome } from '@argocd-cluster-registrar/core';
 import type { ActionResult } from '@argocd-cluster-registrar/k8s-adapter';
 import { childNews, type ChildSeen } from './child-events.js';
-import type { PassReport } from './reconciler.js';
 
 const UPDATE = {
   kind: 'update',
@@ -13,10 +12,9 @@ const UPDATE = {
   reason: { code: 'metadata-changed', namespace: 'team-a' },
 } as unknown as Action;
 
-function pass(status?: ActionResult['status']): PassReport {
-  const plan: Plan = { actions: status === undefined ? [] : [UPDATE], outcomes: [], warnings: [] };
-  const results = status === undefined ? [] : [{ action: UPDATE, status } as ActionResult];
-  return { plan, results } as unknown as PassReport;
+/** This pass's write of the registration: none planned, or planned with this result. */
+function pass(status?: ActionResult['status']): ActionResult | undefined {
+  return status === undefined ? undefined : ({ action: UPDATE, status });
 }
 
 function outcome(extra: Partial<NamespaceOutcome>): NamespaceOutcome {

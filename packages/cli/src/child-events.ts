@@ -5,9 +5,15 @@
 
 import { ARGOCD_SKIP_RECONCILE_ANNOTATION } from '@argocd-cluster-registrar/core';
 import type { NamespaceOutcome } from '@argocd-cluster-registrar/core';
-import type { OutcomeEvent } from './outcome-events.js';
-import { findWrite } from './outcome-events.js';
-import type { PassReport } from './reconciler.js';
+import type { ActionResult } from '@argocd-cluster-registrar/k8s-adapter';
+
+/** An Event on the source, as outcome-events.ts sends it. */
+export interface ChildEvent {
+  readonly namespace: string;
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: 'Paused' | 'Resumed' | 'Unreachable' | 'Reachable';
+  readonly message: string;
+}
 
 export interface ChildSeen {
   readonly paused: NamespaceOutcome['paused'];
@@ -18,14 +24,14 @@ export interface ChildSeen {
 export function childNews(
   outcome: NamespaceOutcome,
   previous: ChildSeen | undefined,
-  pass: PassReport,
+  /** This pass's write of the source's registration, if it planned one. */
+  write: ActionResult | undefined,
   targetNamespace: string,
-): { seen: ChildSeen; events: OutcomeEvent[] } | undefined {
+): { seen: ChildSeen; events: ChildEvent[] } | undefined {
   const probe = outcome.probe;
   const reachable = probe === undefined ? undefined : probe.failures === 0;
   let paused = outcome.paused;
   // A pause (or resume) counts once its write landed; until then the last one stands.
-  const write = findWrite(pass.results, pass.plan, outcome);
   if (paused !== previous?.paused && write !== undefined && write.status !== 'applied')
     paused = previous?.paused;
   if (paused === previous?.paused && reachable === previous?.reachable) return undefined;
@@ -34,7 +40,7 @@ export function childNews(
   }
   const namespace = outcome.namespace;
   const secret = `${targetNamespace}/cluster-${outcome.cluster ?? ''}`;
-  const events: OutcomeEvent[] = [];
+  const events: ChildEvent[] = [];
   if (reachable !== previous?.reachable && reachable !== undefined && probe !== undefined) {
     events.push(
       reachable

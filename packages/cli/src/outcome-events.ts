@@ -73,7 +73,7 @@ export class OutcomeReporter {
       const child = childNews(
         outcome,
         this.children.get(outcome.namespace),
-        pass,
+        findWrite(pass.results, pass.plan, outcome),
         this.targetNamespace,
       );
       if (child !== undefined) {
@@ -249,7 +249,7 @@ function categorise(outcome: NamespaceOutcome): Category {
   return outcome.state === 'unchanged' ? 'registered' : outcome.state;
 }
 
-export function findWrite(
+function findWrite(
   results: readonly ActionResult[],
   plan: Plan,
   outcome: NamespaceOutcome,
