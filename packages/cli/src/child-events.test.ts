@@ -14,7 +14,7 @@ const UPDATE = {
 
 /** This pass's write of the registration: none planned, or planned with this result. */
 function pass(status?: ActionResult['status']): ActionResult | undefined {
-  return status === undefined ? undefined : ({ action: UPDATE, status });
+  return status === undefined ? undefined : { action: UPDATE, status };
 }
 
 function outcome(extra: Partial<NamespaceOutcome>): NamespaceOutcome {
