@@ -134,6 +134,8 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 - {{ printf "--capi-clusters=%t" $v.capiClusters | quote }}
 - {{ printf "--capi-cluster-names=%s" $v.capiClusterNames | quote }}
 - {{ printf "--capi-cluster-name-label=%t" $v.capiClusterNameLabel | quote }}
+- {{ printf "--probe-children=%t" $v.probeChildren | quote }}
+- {{ printf "--probe-failures=%d" (int $v.probeFailures) | quote }}
 - {{ printf "--interval=%s" (toString $v.interval) | quote }}
 - {{ printf "--resync-period=%s" (toString $v.resyncPeriod) | quote }}
 - {{ printf "--demoted-ttl=%s" (toString $v.demotedTTL) | quote }}

@@ -63,7 +63,7 @@ describe('the PrometheusRule', () => {
     const { rules } = await ruleFiles(groupsOf(await render(MONITORED)));
     const checked = await run(promtool, ['check', 'rules', rules]);
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
-    expect(checked.stdout).toContain('SUCCESS: 5 rules found');
+    expect(checked.stdout).toContain('SUCCESS: 6 rules found');
   });
 
   test('passes its unit tests under promtool test rules, one or more for every alert', async () => {
@@ -107,6 +107,7 @@ describe('the PrometheusRule', () => {
       'ArgoCDClusterRegistrarCredentialExpiring',
       'ArgoCDClusterRegistrarRefusals',
       'ArgoCDClusterRegistrarStaleRegistrations',
+      'ArgoCDClusterRegistrarChildUnreachable',
       'ArgoCDClusterRegistrarNoSuccessfulPass',
     ]);
     const pass = groups[0]?.rules.find((r) => r.alert === 'ArgoCDClusterRegistrarNoSuccessfulPass');

@@ -67,6 +67,30 @@ describe('RegistrarMetrics', () => {
     );
   });
 
+  it('counts probed children by reachability and paused registrations by reason', () => {
+    const metrics = new RegistrarMetrics();
+    metrics.recordOutcomes([
+      outcome('a', 'unchanged', { cluster: 'a', probe: { failures: 0, version: 'v1.31.2' } }),
+      outcome('b', 'unchanged', {
+        cluster: 'b',
+        paused: 'unreachable',
+        probe: { failures: 4, error: 'no answer', failingSince: '2027-01-01T00:00:00Z' },
+      }),
+      outcome('c', 'unchanged', { cluster: 'c', paused: 'paused' }),
+    ]);
+    const text = metrics.render();
+    expect(text).toContain('argocd_cluster_registrar_children{state="reachable"} 1\n');
+    expect(text).toContain('argocd_cluster_registrar_children{state="unreachable"} 1\n');
+    expect(text).toContain('argocd_cluster_registrar_paused_registrations{reason="paused"} 1\n');
+    expect(text).toContain(
+      'argocd_cluster_registrar_paused_registrations{reason="unreachable"} 1\n',
+    );
+    expect(text).toContain(
+      'argocd_cluster_registrar_child_unreachable_since_timestamp_seconds{cluster="b"} 1798761600\n',
+    );
+    expect(text).not.toContain('unreachable_since_timestamp_seconds{cluster="a"}');
+  });
+
   it('counts exec registrations by their form, with no expiry series for them', () => {
     const metrics = new RegistrarMetrics();
     metrics.recordOutcomes([

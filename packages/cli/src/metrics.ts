@@ -153,6 +153,18 @@ export class RegistrarMetrics {
     'argocd_cluster_registrar_refusals',
     'Sources (labelled namespaces and Cluster API Clusters) refused in the last pass, by refusal reason.',
   );
+  readonly children = new Gauge(
+    'argocd_cluster_registrar_children',
+    'Children probed (--probe-children) by state of their last probe: reachable or unreachable.',
+  );
+  readonly paused = new Gauge(
+    'argocd_cluster_registrar_paused_registrations',
+    'Registrations the registrar has paused in ArgoCD (skip-reconcile), by reason: paused (the source says so) or unreachable (failed probes).',
+  );
+  readonly unreachableSince = new Gauge(
+    'argocd_cluster_registrar_child_unreachable_since_timestamp_seconds',
+    'Since when (Unix seconds) a probed child has failed every probe, by cluster; absent while it answers.',
+  );
   readonly passDuration = new Histogram(
     'argocd_cluster_registrar_pass_duration_seconds',
     'Duration of a gather-plan-apply pass.',
@@ -222,7 +234,21 @@ export class RegistrarMetrics {
     const byRefusal = new Map<string, number>();
     const expiry: { labels: LabelSet; value: number }[] = [];
     const byCredential = new Map<string, number>();
+    const byReachability = new Map<string, number>();
+    const byPause = new Map<string, number>();
+    const unreachable: { labels: LabelSet; value: number }[] = [];
     for (const outcome of outcomes) {
+      const probe = outcome.probe;
+      if (probe !== undefined) {
+        const state = probe.failures === 0 ? 'reachable' : 'unreachable';
+        byReachability.set(state, (byReachability.get(state) ?? 0) + 1);
+        const since =
+          probe.failingSince === undefined ? NaN : Date.parse(probe.failingSince) / 1000;
+        if (probe.failures > 0 && outcome.cluster !== undefined && Number.isFinite(since))
+          unreachable.push({ labels: { cluster: outcome.cluster }, value: since });
+      }
+      if (outcome.paused !== undefined)
+        byPause.set(outcome.paused, (byPause.get(outcome.paused) ?? 0) + 1);
       if (outcome.credential !== undefined)
         byCredential.set(outcome.credential, (byCredential.get(outcome.credential) ?? 0) + 1);
       byState.set(outcome.state, (byState.get(outcome.state) ?? 0) + 1);
@@ -245,6 +271,11 @@ export class RegistrarMetrics {
     this.credentials.replaceAll(
       [...byCredential].map(([credential, value]) => ({ labels: { credential }, value })),
     );
+    this.children.replaceAll(
+      [...byReachability].map(([state, value]) => ({ labels: { state }, value })),
+    );
+    this.paused.replaceAll([...byPause].map(([reason, value]) => ({ labels: { reason }, value })));
+    this.unreachableSince.replaceAll(unreachable);
   }
 
   render(): string {
@@ -254,6 +285,9 @@ export class RegistrarMetrics {
       this.credentialExpiry,
       this.credentials,
       this.refusals,
+      this.children,
+      this.paused,
+      this.unreachableSince,
       this.passDuration,
       this.apiErrors,
       this.actions,

@@ -19,6 +19,7 @@ import {
 import type { ActionResult, ApiFailure, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import { EventQueue } from './event-queue.js';
 import type { EventSendResult } from './event-queue.js';
+import { childNews, type ChildSeen } from './child-events.js';
 import { sourceLogFields, type Logger } from './logging.js';
 import type { PassReport } from './reconciler.js';
 
@@ -51,6 +52,8 @@ export interface OutcomeEvent {
 
 export class OutcomeReporter {
   private readonly seen = new Map<string, Seen>();
+  /** Each source's child as last reported: its pause and its reachability (child-events.ts). */
+  private readonly children = new Map<string, ChildSeen>();
   private warnings = new Set<string>();
 
   /**
@@ -82,6 +85,23 @@ export class OutcomeReporter {
     const present = new Set<string>();
     for (const outcome of pass.plan.outcomes) {
       present.add(outcome.namespace);
+      const child = childNews(
+        outcome,
+        this.children.get(outcome.namespace),
+        findWrite(pass.results, pass.plan, outcome),
+        this.targetNamespace,
+      );
+      if (child !== undefined) {
+        this.children.set(outcome.namespace, child.seen);
+        for (const event of child.events) {
+          this.logger.info(`child ${event.reason.toLowerCase()}`, {
+            ...sourceLogFields(outcome.namespace),
+            cluster: outcome.cluster,
+            detail: event.message,
+          });
+          events.push(event);
+        }
+      }
       // Incomplete input withholds a verdict; it is not one. The last outcome reported
       // stands, so an outage sends no "Registered" when it starts and again when it ends.
       if (outcome.reason?.code === 'input-incomplete') continue;
@@ -108,6 +128,8 @@ export class OutcomeReporter {
       if (event !== undefined) events.push(event);
     }
     for (const name of [...this.seen.keys()]) if (!present.has(name)) this.seen.delete(name);
+    for (const name of [...this.children.keys()])
+      if (!present.has(name)) this.children.delete(name);
     this.reportWarnings(pass);
 
     if (emitEvents && pass.applied) {

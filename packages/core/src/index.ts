@@ -81,12 +81,14 @@ export {
   labelKeys,
   ARGOCD_SECRET_TYPE_LABEL,
   ARGOCD_CLUSTER_SECRET_TYPE,
+  ARGOCD_SKIP_RECONCILE_ANNOTATION,
   type LabelKeys,
 } from './config/label-keys.js';
 export {
   registrationName,
   buildRegistration,
   isDnsSubdomain,
+  formatTimestamp,
   REGISTRATION_DATA_KEYS,
 } from './translate/registration.js';
 export { compareStrings } from './shared/compare-strings.js';

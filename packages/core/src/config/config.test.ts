@@ -47,6 +47,8 @@ describe('parseConfig defaults', () => {
       capiClusters: false,
       capiClusterNames: 'namespace-name',
       capiClusterNameLabel: false,
+      probeChildren: false,
+      probeFailures: 3,
     });
   });
 
@@ -68,6 +70,8 @@ describe('parseConfig defaults', () => {
       capiClusters: false,
       capiClusterNames: 'namespace-name',
       capiClusterNameLabel: false,
+      probeChildren: false,
+      probeFailures: 3,
     });
     expect(valid({ ...CONFIG_DEFAULTS })).toEqual(valid({}));
   });
@@ -98,6 +102,8 @@ describe('parseConfig defaults', () => {
         capiClusters: true,
         capiClusterNames: 'name',
         capiClusterNameLabel: true,
+        probeChildren: true,
+        probeFailures: '5',
       }),
     ).toEqual({
       targetNamespace: 'gitops',
@@ -127,6 +133,8 @@ describe('parseConfig defaults', () => {
       capiClusters: true,
       capiClusterNames: 'name',
       capiClusterNameLabel: true,
+      probeChildren: true,
+      probeFailures: 5,
     });
   });
 
@@ -142,6 +150,16 @@ describe('parseConfig defaults', () => {
     expect(valid({ capiClusters: true, secretKey: 'value' }).providers.map((p) => p.name)).toEqual([
       'custom',
     ]);
+  });
+
+  it('refuses a probe failure count that is not a whole number from 1 to 100', () => {
+    for (const value of ['0', '101', '2.5', 'three', -1]) {
+      expect(onlyError({ probeFailures: value })).toEqual({
+        setting: 'probeFailures',
+        value: String(value),
+        message: 'must be a whole number from 1 to 100, e.g. 3',
+      });
+    }
   });
 
   it('refuses an unknown name form for Cluster sources, naming the accepted ones', () => {

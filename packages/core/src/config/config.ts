@@ -5,7 +5,13 @@
 import { CONFIG_DEFAULTS, type ConfigError, type ConfigInput, type ConfigResult } from './input.js';
 import { providerSettings } from './provider-settings.js';
 import { LABEL_PREFIX_FORM, MANAGED_BY_FORM, TARGET_NAMESPACE_FORM } from './forms.js';
-import { booleanSetting, display, durationSetting, stringSetting } from './settings.js';
+import {
+  booleanSetting,
+  countSetting,
+  display,
+  durationSetting,
+  stringSetting,
+} from './settings.js';
 import { formProblem, type FormCheck } from './form-checks.js';
 import { execPolicySetting } from './exec-policy.js';
 import type { Config } from '../shared/types.js';
@@ -39,6 +45,8 @@ const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
   'capiClusters',
   'capiClusterNames',
   'capiClusterNameLabel',
+  'probeChildren',
+  'probeFailures',
 ]);
 
 export interface ParseConfigOptions {
@@ -115,6 +123,15 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     fail,
   );
 
+  const probeChildren = booleanSetting(input, 'probeChildren', CONFIG_DEFAULTS.probeChildren, fail);
+  const probeFailures = countSetting(
+    input,
+    'probeFailures',
+    CONFIG_DEFAULTS.probeFailures,
+    PROBE_FAILURES_RANGE,
+    fail,
+  );
+
   const providers = providerSettings(input, fail, nameOf);
 
   if (
@@ -131,6 +148,8 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     capiClusters === undefined ||
     capiClusterNames === undefined ||
     capiClusterNameLabel === undefined ||
+    probeChildren === undefined ||
+    probeFailures === undefined ||
     providers === undefined
   ) {
     return { ok: false, errors };
@@ -155,9 +174,14 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
       capiClusters,
       capiClusterNames,
       capiClusterNameLabel,
+      probeChildren,
+      probeFailures,
     },
   };
 }
+
+/** Consecutive failed probes before a child counts as unreachable. */
+export const PROBE_FAILURES_RANGE = { min: 1, max: 100 } as const;
 
 const CLUSTER_NAME_FORMS: readonly Config['capiClusterNames'][] = ['name', 'namespace-name'];
 

@@ -54,6 +54,14 @@ export interface ConfigInput {
    * ignored, with a warning.
    */
   capiClusterNameLabel?: boolean;
+  /**
+   * Probe each registered child's `/version` with its registered credentials
+   * (`--probe-children`, chart `probeChildren`) and pause an unreachable one in ArgoCD;
+   * default false.
+   */
+  probeChildren?: boolean;
+  /** Consecutive failed probes before a child counts as unreachable (`--probe-failures`); default 3. */
+  probeFailures?: string | number;
 }
 
 export interface ConfigError {
@@ -87,6 +95,8 @@ export const CONFIG_DEFAULTS = {
   capiClusters: false,
   capiClusterNames: 'namespace-name',
   capiClusterNameLabel: false,
+  probeChildren: false,
+  probeFailures: 3,
 } as const satisfies Required<Omit<ConfigInput, 'secretNamePattern' | 'secretKey'>>;
 
 /**

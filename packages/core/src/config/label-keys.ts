@@ -12,6 +12,12 @@ export const ARGOCD_CLUSTER_SECRET_TYPE = 'cluster';
  */
 export const ARGOCD_IN_CLUSTER_NAME = 'in-cluster';
 
+/**
+ * ArgoCD (3.4 and later) neither reconciles nor watches a cluster whose Secret carries this
+ * annotation set to `"true"`, and keeps it listed: what a paused registration gets.
+ */
+export const ARGOCD_SKIP_RECONCILE_ANNOTATION = 'argocd.argoproj.io/skip-reconcile';
+
 export interface LabelKeys {
   readonly prefix: string;
   readonly managedBy: string;
@@ -36,6 +42,13 @@ export interface LabelKeys {
   readonly credentialsUpdatedAt: string;
   /** A source's annotation naming the Secret to register from, among several candidates. */
   readonly kubeconfigSecret: string;
+  /** `"true"` on a source (label or annotation): its child is paused; read, never copied. */
+  readonly paused: string;
+  /**
+   * On a registration, why the registrar set ArgoCD's skip-reconcile annotation: its
+   * presence is the proof that the registrar set it, so only then is it ever removed.
+   */
+  readonly pauseReason: string;
   /** Keys the registrar reads or writes itself: never copied from a namespace. */
   readonly reserved: ReadonlySet<string>;
 }
@@ -60,6 +73,8 @@ const SUFFIXES = {
   staleSince: 'stale-since',
   credentialsUpdatedAt: 'credentials-updated-at',
   kubeconfigSecret: 'kubeconfig-secret',
+  paused: 'paused',
+  pauseReason: 'pause-reason',
 } as const;
 
 /** Full keys for `prefix` (`argocd-cluster-registrar/` gives `argocd-cluster-registrar/cluster`). */
@@ -85,6 +100,8 @@ export function labelKeys(prefix: string): LabelKeys {
     staleSince: full(SUFFIXES.staleSince),
     credentialsUpdatedAt: full(SUFFIXES.credentialsUpdatedAt),
     kubeconfigSecret: full(SUFFIXES.kubeconfigSecret),
+    paused: full(SUFFIXES.paused),
+    pauseReason: full(SUFFIXES.pauseReason),
   };
   return { prefix, ...keys, reserved: new Set(Object.values(keys)) };
 }

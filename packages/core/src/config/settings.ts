@@ -47,7 +47,12 @@ export function durationSetting(
 }
 export function booleanSetting(
   input: ConfigInput,
-  key: 'execCredentials' | 'drainOnTerminate' | 'capiClusters' | 'capiClusterNameLabel',
+  key:
+    | 'execCredentials'
+    | 'drainOnTerminate'
+    | 'capiClusters'
+    | 'capiClusterNameLabel'
+    | 'probeChildren',
   fallback: boolean,
   fail: Fail,
 ): boolean | undefined {
@@ -56,6 +61,28 @@ export function booleanSetting(
   if (typeof value === 'boolean') return value;
   fail(key, value, 'must be true or false');
   return undefined;
+}
+/** A whole number in [min, max], given as a number or as its decimal digits. */
+export function countSetting(
+  input: ConfigInput,
+  key: 'probeFailures',
+  fallback: number,
+  range: { readonly min: number; readonly max: number },
+  fail: Fail,
+): number | undefined {
+  const value: unknown = input[key];
+  if (value === undefined) return fallback;
+  const count =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d{1,6}$/.test(value)
+        ? Number(value)
+        : NaN;
+  if (!Number.isInteger(count) || count < range.min || count > range.max) {
+    fail(key, value, `must be a whole number from ${range.min} to ${range.max}, e.g. 3`);
+    return undefined;
+  }
+  return count;
 }
 export function display(value: unknown): string {
   if (typeof value === 'string') return value;

@@ -9,6 +9,7 @@ import type { Claim, Registration, Subject } from './model.js';
 import { HOLDS_REGISTRATION, pinnedRefusal, win } from './incumbency.js';
 import { foreignRefusal } from './names.js';
 import type { PassState } from './pass-state.js';
+import { pauseOf } from './pause.js';
 import { movingRefusal, restoration } from './rename.js';
 
 export function buildClaims(state: PassState): Claim[] {
@@ -66,12 +67,14 @@ function claimFor(
       desired: restored.desired,
       server: restored.server,
       translation: undefined,
+      pause: undefined,
       won: false,
       refusal: undefined,
     };
   }
   const namespace = subject.namespace;
   const existing = target?.secret;
+  const pause = pauseOf(state, namespace, existing);
   const built = buildRegistration({
     namespace,
     cluster,
@@ -81,6 +84,7 @@ function claimFor(
     config: state.config,
     ...(namespace.capi === undefined ? {} : { capi: namespace.capi }),
     ...(existing === undefined ? {} : { existing }),
+    ...(pause === undefined ? {} : { pause }),
   });
   for (const warning of built.warnings) state.warnings.push(warning);
   if (!built.ok) {
@@ -95,6 +99,7 @@ function claimFor(
     desired: built.secret,
     server: normaliseServer(built.server),
     translation: chosen.translation,
+    pause,
     won: false,
     refusal: undefined,
   };

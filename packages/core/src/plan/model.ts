@@ -11,6 +11,7 @@ import type {
   NamespaceOutcome,
   NearMissSecret,
   ObservedSecret,
+  PauseReason,
   Refusal,
   SourceNamespace,
   Translation,
@@ -103,6 +104,8 @@ export interface Claim {
   readonly server: string;
   /** Absent for a restore without a usable kubeconfig (metadata only). */
   readonly translation: Translation | undefined;
+  /** Why the desired registration is paused in ArgoCD (pause.ts), if it is. */
+  readonly pause: PauseReason | undefined;
   won: boolean;
   refusal: Refusal | undefined;
 }

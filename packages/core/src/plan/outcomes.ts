@@ -15,15 +15,17 @@ import type { PassState } from './pass-state.js';
 import { describeSource, sourceEnding } from '../config/sources.js';
 
 /** What every outcome of a namespace says: its name, cluster name and skipped candidates. */
-type Base = Pick<NamespaceOutcome, 'namespace' | 'cluster' | 'rejected'>;
+type Base = Pick<NamespaceOutcome, 'namespace' | 'cluster' | 'rejected' | 'probe'>;
 
 export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
   const served = servedOutcome(state, subject);
   if (served !== undefined) return served;
+  const probe = state.snapshot.children?.[subject.namespace.name];
   const base: Base = {
     namespace: subject.namespace.name,
     ...(subject.cluster === undefined ? {} : { cluster: subject.cluster }),
     rejected: subject.selection?.rejected ?? [],
+    ...(probe === undefined ? {} : { probe }),
   };
   const kept = subject.registrations.map((registration) => registration.secret.name);
   return (
@@ -49,6 +51,7 @@ function servedOutcome(state: PassState, subject: Subject): NamespaceOutcome | u
     return undefined;
   const written = state.written.has(subject) || claim.target === undefined;
   const notAfter = claim.translation.clientCertificate?.notAfter;
+  const probe = state.snapshot.children?.[subject.namespace.name];
   return {
     namespace: subject.namespace.name,
     cluster: claim.cluster,
@@ -57,6 +60,8 @@ function servedOutcome(state: PassState, subject: Subject): NamespaceOutcome | u
     state: written ? 'registered' : 'unchanged',
     credential: claim.translation.credential,
     ...(notAfter === undefined ? {} : { credentialNotAfter: notAfter }),
+    ...(claim.pause === undefined ? {} : { paused: claim.pause }),
+    ...(probe === undefined ? {} : { probe }),
   };
 }
 

@@ -56,6 +56,8 @@ export function statusToJson(
 const HEADERS = ['NAMESPACE', 'CLUSTER', 'STATE', 'CREDENTIAL', 'EXPIRES', 'SERVER', 'LAST WRITE'];
 /** Shown after NAMESPACE only when a row's source is a Cluster: namespaces alone need none. */
 const SOURCE_HEADER = 'SOURCE';
+/** Shown after STATE only when children are probed or paused. */
+const CHILD_HEADER = 'CHILD';
 const STATE_COLUMN = HEADERS.indexOf('STATE');
 
 const RED: ReadonlySet<StatusState> = new Set(['refused', 'stale', 'foreign']);
@@ -75,13 +77,18 @@ export function renderStatusText(rows: readonly StatusRow[], options: RenderStat
     return `\u001b[${code}m${text}\u001b[0m`;
   };
   const withSource = rows.some((row) => row.sourceCluster !== undefined);
-  const headers = withSource ? [HEADERS[0] ?? '', SOURCE_HEADER, ...HEADERS.slice(1)] : HEADERS;
+  const withChild = rows.some((row) => row.probe !== undefined || row.paused !== undefined);
+  const headers = [
+    ...(withSource ? [HEADERS[0] ?? '', SOURCE_HEADER, ...HEADERS.slice(1)] : HEADERS),
+  ];
   const stateColumn = withSource ? STATE_COLUMN + 1 : STATE_COLUMN;
+  if (withChild) headers.splice(stateColumn + 1, 0, CHILD_HEADER);
   const cells = rows.map((row) => [
     row.kind === 'foreign' ? `(${row.secret ?? ''})` : (row.namespace ?? '-'),
     ...(withSource ? [sourceCell(row)] : []),
     row.cluster ?? '-',
     row.state,
+    ...(withChild ? [childCell(row)] : []),
     row.credential ?? '-',
     expires(row, options.now),
     row.server ?? '-',
@@ -100,7 +107,9 @@ export function renderStatusText(rows: readonly StatusRow[], options: RenderStat
       .trimEnd();
   const out = [line(headers), ...cells.map((values, i) => line(values, rows[i]?.state))];
 
-  const explained = rows.filter((row) => row.reason !== undefined || row.next !== undefined);
+  const explained = rows.filter(
+    (row) => row.reason !== undefined || row.next !== undefined || row.paused !== undefined,
+  );
   if (explained.length > 0) {
     out.push('', 'Why:');
     for (const row of explained) {
@@ -113,11 +122,33 @@ export function renderStatusText(rows: readonly StatusRow[], options: RenderStat
             : `${row.secret ?? ''} (not ours)`;
       const reason = row.reason === undefined ? '' : ` (${row.reason.code}): ${row.reason.message}`;
       out.push(`  ${who}: ${row.state}${reason}`);
+      if (row.paused !== undefined) out.push(`    paused in ArgoCD: ${pausedWhy(row)}`);
       if (row.next !== undefined) out.push(`    next pass: ${row.next}`);
     }
   }
   out.push('', summaryLine(rows));
   return `${out.join('\n')}\n`;
+}
+
+/** The child's version when it answers, `unreachable` (with how many failed probes) when not. */
+function childCell(row: StatusRow): string {
+  const probe = row.probe;
+  const seen =
+    probe === undefined
+      ? '-'
+      : probe.failures === 0
+        ? (probe.version ?? 'reachable')
+        : `unreachable (${probe.failures} failed)`;
+  return row.paused === undefined ? seen : `${seen}, paused`;
+}
+
+function pausedWhy(row: StatusRow): string {
+  if (row.paused === 'paused') return 'its source is labelled or annotated paused';
+  const probe = row.probe;
+  if (probe === undefined || probe.failures === 0)
+    return 'its child was unreachable; not probed since';
+  const since = probe.failingSince === undefined ? '' : ` since ${probe.failingSince}`;
+  return `its child is unreachable${since}: ${probe.error ?? 'no answer'}`;
 }
 
 /** `Namespace` or `Cluster/<name>`: which kind of object the row's source is. */

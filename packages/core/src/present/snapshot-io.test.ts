@@ -73,6 +73,19 @@ const snapshotArb: fc.Arbitrary<Snapshot> = fc.record(
       maxLength: 3,
     }),
     clusterSecretsUnread: fc.string(),
+    children: fc.dictionary(
+      name,
+      fc.record(
+        {
+          failures: fc.nat({ max: 9 }),
+          version: fc.constantFrom('v1.31.2', 'v1.33.0+k3s1'),
+          error: fc.string(),
+          failingSince: timestamp,
+        },
+        { requiredKeys: ['failures'] },
+      ),
+      { maxKeys: 3 },
+    ),
   },
   { requiredKeys: ['namespaces', 'candidateSecrets', 'clusterSecrets', 'sourceLookups'] },
 );
@@ -197,6 +210,7 @@ describe('snapshotToJson', () => {
         expect(new Set(loaded.clusterSecrets)).toEqual(new Set(snapshot.clusterSecrets));
         expect(new Set(loaded.unreadNamespaces)).toEqual(new Set(snapshot.unreadNamespaces));
         expect(loaded.clusterSecretsUnread).toBe(snapshot.clusterSecretsUnread);
+        expect(loaded.children).toEqual(snapshot.children);
       }),
     );
   });
@@ -246,6 +260,7 @@ describe('snapshotToJson', () => {
           ...(snapshot.clusterSecretsUnread === undefined
             ? {}
             : { clusterSecretsUnread: snapshot.clusterSecretsUnread }),
+          ...(snapshot.children === undefined ? {} : { children: reversedKeys(snapshot.children) }),
         };
         expect(snapshotToJson(shuffled)).toBe(snapshotToJson(snapshot));
       }),

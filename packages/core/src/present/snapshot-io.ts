@@ -8,6 +8,7 @@
 
 import { compareStrings } from '../shared/compare-strings.js';
 import type {
+  ChildProbe,
   Labels,
   NearMissSecret,
   ObservedSecret,
@@ -57,8 +58,30 @@ export function snapshotToJson(snapshot: Snapshot): string {
     ...(snapshot.nearMisses === undefined || snapshot.nearMisses.length === 0
       ? {}
       : { nearMisses: [...snapshot.nearMisses].sort(byNearMiss).map(canonicalNearMiss) }),
+    // Only with probing on: snapshots without probes keep their old bytes.
+    ...(snapshot.children === undefined
+      ? {}
+      : {
+          children: Object.fromEntries(
+            Object.keys(snapshot.children)
+              .sort()
+              .flatMap((key) => {
+                const probe = snapshot.children?.[key];
+                return probe === undefined ? [] : [[key, canonicalProbe(probe)]];
+              }),
+          ),
+        }),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+function canonicalProbe(probe: ChildProbe): ChildProbe {
+  return {
+    failures: probe.failures,
+    ...(probe.version === undefined ? {} : { version: probe.version }),
+    ...(probe.error === undefined ? {} : { error: probe.error }),
+    ...(probe.failingSince === undefined ? {} : { failingSince: probe.failingSince }),
+  };
 }
 
 /** Parses and validates a saved snapshot; the error names the offending field by path. */
@@ -264,6 +287,7 @@ function readSnapshot(value: unknown): Snapshot {
     'unreadNamespaces',
     'clusterSecretsUnread',
     'nearMisses',
+    'children',
   ]);
   const version = root['snapshotVersion'];
   if (version !== SNAPSHOT_FORMAT_VERSION) {
@@ -318,7 +342,30 @@ function readSnapshot(value: unknown): Snapshot {
             readNearMiss(entry, `nearMisses[${i}]`),
           ),
         }),
+    ...(root['children'] === undefined ? {} : { children: readChildren(root['children']) }),
   };
+}
+
+function readChildren(value: unknown): Record<string, ChildProbe> {
+  const children = object(value, 'children', Object.keys(value ?? {}));
+  const read: Record<string, ChildProbe> = {};
+  for (const [key, entry] of Object.entries(children)) {
+    const path = `children[${JSON.stringify(key)}]`;
+    const record = object(entry, path, ['failures', 'version', 'error', 'failingSince']);
+    const failures = record['failures'];
+    if (typeof failures !== 'number' || !Number.isInteger(failures) || failures < 0)
+      bad(join(path, 'failures'), 'a whole number', failures);
+    const version = optionalString(record, 'version', path);
+    const error = optionalString(record, 'error', path);
+    const failingSince = optionalString(record, 'failingSince', path);
+    read[key] = {
+      failures,
+      ...(version === undefined ? {} : { version }),
+      ...(error === undefined ? {} : { error }),
+      ...(failingSince === undefined ? {} : { failingSince }),
+    };
+  }
+  return read;
 }
 
 function readNearMiss(value: unknown, path: string): NearMissSecret {

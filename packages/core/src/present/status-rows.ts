@@ -16,10 +16,12 @@ import { normaliseServer } from '../shared/server-address.js';
 import { urlDisplay } from './sensitive-display.js';
 import type {
   Action,
+  ChildProbe,
   Config,
   CredentialKind,
   ObservedSecret,
   OutcomeState,
+  PauseReason,
   Plan,
   Snapshot,
   Timestamp,
@@ -86,6 +88,10 @@ export interface StatusRow {
   readonly lastWrite?: Timestamp;
   /** What the next pass writes for this row: `update (credentials-changed)`. */
   readonly next?: string;
+  /** Why ArgoCD is told to skip this cluster (skip-reconcile), while it is. */
+  readonly paused?: PauseReason;
+  /** What the probes of its child found (`--probe-children`): version and reachability. */
+  readonly probe?: ChildProbe;
 }
 
 /** States that make `status` exit non-zero: a managed namespace ArgoCD does not serve right. */
@@ -130,6 +136,8 @@ export function statusRows(plan: Plan, snapshot: Snapshot, config: Config): Stat
       ...(credential === 'exec' ? {} : optional('credentialNotAfter', outcome.credentialNotAfter)),
       ...optional('lastWrite', shown === undefined ? undefined : lastWrite(shown, keys)),
       ...optional('next', name === undefined ? undefined : nextFor(name)),
+      ...optional('paused', outcome.paused),
+      ...optional('probe', outcome.probe),
     });
   }
 

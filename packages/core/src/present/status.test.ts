@@ -211,3 +211,44 @@ const TABLE = [
   '7 managed namespaces (1 drained, 1 refused, 1 registered, 1 stale, 2 unchanged, 1 waiting); 1 earlier registration of a managed namespace (renamed away); 2 registrations without a managed namespace; 1 foreign Secret in the way.',
   '',
 ].join('\n');
+
+describe('status of probed and paused children', () => {
+  const probing = testConfig({ probeChildren: true, probeFailures: 2 });
+  const registered = settle(
+    scenario().child('team-a', { cluster: 'alpha' }).child('team-b', { cluster: 'beta' }).build(),
+    probing,
+    NOW,
+  );
+  const probed: Snapshot = {
+    ...registered,
+    children: {
+      'team-a': { failures: 0, version: 'v1.31.2' },
+      'team-b': {
+        failures: 2,
+        error: 'GET https://team-b.example.com/version: connect ECONNREFUSED',
+        failingSince: '2026-11-30T11:58:00Z',
+      },
+    },
+  };
+  const paused = settle(probed, probing, NOW);
+
+  it('shows each child’s version or unreachability, and why a paused one is paused', () => {
+    const rows = statusRows(plan(paused, probing, NOW + HOUR), paused, probing);
+    expect(rows.map((row) => [row.namespace, row.paused, row.probe?.failures])).toEqual([
+      ['team-a', undefined, 0],
+      ['team-b', 'unreachable', 2],
+    ]);
+    const text = renderStatusText(rows, { now: NOW + HOUR });
+    expect(text).toContain('STATE      CHILD');
+    expect(text).toMatch(/team-a +alpha +unchanged +v1\.31\.2 /);
+    expect(text).toMatch(/team-b +beta +unchanged +unreachable \(2 failed\), paused /);
+    expect(text).toContain(
+      '    paused in ArgoCD: its child is unreachable since 2026-11-30T11:58:00Z: GET https://team-b.example.com/version: connect ECONNREFUSED',
+    );
+  });
+
+  it('has no CHILD column when nothing is probed or paused', () => {
+    const rows = statusRows(plan(registered, testConfig(), NOW + HOUR), registered, testConfig());
+    expect(renderStatusText(rows, { now: NOW + HOUR })).not.toContain('CHILD');
+  });
+});

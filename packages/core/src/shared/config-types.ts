@@ -130,4 +130,12 @@ export interface Config {
    * claim any name, another namespace's included.
    */
   readonly capiClusterNameLabel: boolean;
+  /**
+   * Children are probed (`GET /version` with their registered credentials, by the adapter):
+   * one that fails `probeFailures` times in a row is paused in ArgoCD until a probe succeeds.
+   * Off by default.
+   */
+  readonly probeChildren: boolean;
+  /** Consecutive failed probes that make a child unreachable (at least 1). */
+  readonly probeFailures: number;
 }

@@ -3,7 +3,7 @@
 // and the warnings. Like a Terraform plan, a write carries its before (the Secret as read) and
 // after (the Secret to write); the renderers compute the field-level diff from the two.
 
-import type { Labels, ObservedSecret, Timestamp } from './snapshot-types.js';
+import type { ChildProbe, Labels, ObservedSecret, Timestamp } from './snapshot-types.js';
 import type { CandidateRef, CredentialKind, Refusal, Warning } from './translation-types.js';
 
 /** The registration Secret we want to exist. `data` values are base64. */
@@ -148,6 +148,10 @@ export interface NamespaceOutcome {
    * a `credentialNotAfter`: ArgoCD fetches short-lived tokens itself).
    */
   readonly credential?: CredentialKind;
+  /** Why its registration is paused in ArgoCD (skip-reconcile), while it is. */
+  readonly paused?: PauseReason;
+  /** What the last probes of its child found, when it is probed. */
+  readonly probe?: ChildProbe;
 }
 
 /**
@@ -169,6 +173,12 @@ export interface FollowUp {
     readonly secret: string;
   };
 }
+
+/**
+ * Why a registration is paused: its source says so (`<prefix>paused`), or its child failed
+ * `probeFailures` probes in a row and has not answered one since.
+ */
+export type PauseReason = 'paused' | 'unreachable';
 
 export interface Plan {
   readonly actions: readonly Action[];

@@ -110,6 +110,11 @@ export interface Snapshot {
    * when they were. `clusterSecrets` then holds what was read, which may be nothing.
    */
   readonly clusterSecretsUnread?: string;
+  /**
+   * What `/version` probes of registered children found (`--probe-children`), keyed by
+   * source: absent when probing is off, and a source without an entry was not probed yet.
+   */
+  readonly children?: Readonly<Record<string, ChildProbe>>;
   // -- near misses (messages only) ----------------------------------------------------
   /**
    * In managed namespaces without a candidate: Secrets that almost are one (see
@@ -118,6 +123,18 @@ export interface Snapshot {
    */
   readonly nearMisses?: readonly NearMissSecret[];
   // -- end near misses ------------------------------------------------------------------
+}
+
+/** A child API server as its registration's credentials reach it (`GET /version`). */
+export interface ChildProbe {
+  /** Consecutive failed probes: 0 once one succeeds. */
+  readonly failures: number;
+  /** `gitVersion` of the last successful probe, when one succeeded. */
+  readonly version?: string;
+  /** Why the last probe failed (never a credential). */
+  readonly error?: string;
+  /** When the current run of failures began. */
+  readonly failingSince?: Timestamp;
 }
 
 /** A Secret that is almost a kubeconfig candidate: its name and key names, never values. */

@@ -111,7 +111,9 @@ export type WarningCode =
   // Registered as asked, but what ArgoCD is told to do deserves a word (a tenant chose it).
   | 'server-plain-http'
   | 'tls-unverified'
-  | 'proxy-url';
+  | 'proxy-url'
+  /** A source's `<prefix>paused` says neither `true` nor `false`. */
+  | 'paused-value-invalid';
 
 export interface Warning {
   readonly code: WarningCode;

@@ -6,6 +6,7 @@ import { clusterConfigJson } from './cluster-config-json.js';
 import {
   ARGOCD_CLUSTER_SECRET_TYPE,
   ARGOCD_SECRET_TYPE_LABEL,
+  ARGOCD_SKIP_RECONCILE_ANNOTATION,
   hasPrefix,
   type LabelKeys,
 } from '../config/label-keys.js';
@@ -17,6 +18,7 @@ import type {
   DesiredSecret,
   Labels,
   ObservedSecret,
+  PauseReason,
   ProviderName,
   Refusal,
   SourceNamespace,
@@ -100,6 +102,8 @@ export interface RegistrationInput {
   readonly config: Pick<Config, 'targetNamespace' | 'managedBy'>;
   /** The registration as it exists now: other owners' keys and our bookkeeping survive. */
   readonly existing?: ObservedSecret;
+  /** Set while the child is paused (plan/pause.ts): ArgoCD is told to skip it. */
+  readonly pause?: PauseReason;
 }
 
 export type RegistrationResult =
@@ -161,6 +165,7 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   for (const key in copied) annotations[key] = copied[key] ?? '';
   const stamped = existing?.annotations[keys.credentialsUpdatedAt];
   if (stamped !== undefined) annotations[keys.credentialsUpdatedAt] = stamped;
+  pauseAnnotations(annotations, existing, keys, input.pause);
 
   const data: Record<string, string> = {
     name: encodeText(input.cluster),
@@ -211,6 +216,27 @@ export function stampCredentials(
     ...secret,
     annotations: { ...secret.annotations, [keys.credentialsUpdatedAt]: stamp },
   };
+}
+
+/**
+ * ArgoCD's skip-reconcile annotation is ours only while our pause reason sits beside it:
+ * then it follows the pause; otherwise (set by someone else, or never set) it is left exactly
+ * as it is, and we set it only where nobody has.
+ */
+function pauseAnnotations(
+  annotations: Record<string, string>,
+  existing: ObservedSecret | undefined,
+  keys: LabelKeys,
+  pause: PauseReason | undefined,
+): void {
+  const ours = existing?.annotations[keys.pauseReason] !== undefined;
+  if (ours && pause === undefined) {
+    Reflect.deleteProperty(annotations, ARGOCD_SKIP_RECONCILE_ANNOTATION);
+    return;
+  }
+  if (pause === undefined || (!ours && ARGOCD_SKIP_RECONCILE_ANNOTATION in annotations)) return;
+  annotations[ARGOCD_SKIP_RECONCILE_ANNOTATION] = 'true';
+  annotations[keys.pauseReason] = pause;
 }
 
 /** Other owners' keys: everything outside our prefix, except ArgoCD's selector label we set. */

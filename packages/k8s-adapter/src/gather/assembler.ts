@@ -19,6 +19,7 @@ import type {
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
 import { mapBounded } from '../concurrency.js';
+import type { ChildProbes } from './child-probes.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { NearMissRecord } from './near-misses.js';
 import { byNamespaceThenName } from '../observed-objects.js';
@@ -64,6 +65,8 @@ export class SnapshotAssembler {
     private readonly config: Config,
     private readonly source: WorldSource,
     private readonly translations: TranslationCache,
+    /** With `--probe-children`: what the probes of registered children found. */
+    private readonly children?: ChildProbes,
   ) {
     this.keys = labelKeys(config.labelPrefix);
     this.lookups = new SourceLookups(access, config);
@@ -101,6 +104,7 @@ export class SnapshotAssembler {
     );
     await this.recordNearMisses(pass, world, candidateSecrets, unread);
     const api = this.source.clusterApi();
+    const children = await this.probed(clusterSecrets);
     return {
       snapshot: {
         namespaces: world.namespaces,
@@ -115,6 +119,7 @@ export class SnapshotAssembler {
           ? {}
           : { clusterSecretsUnread: unread.clusterSecretsUnread }),
         ...this.nearMisses.snapshotField(world.managed),
+        ...(children === undefined ? {} : { children }),
       },
       failures: pass.failures,
       requests: pass.requests,
@@ -122,6 +127,17 @@ export class SnapshotAssembler {
       ...(news.length === 0 ? {} : { news }),
       ...(api?.state === 'served' ? { clusterApiVersion: api.version } : {}),
     };
+  }
+
+  /** The registrations to probe are the ones just read; a one-shot run probes them now. */
+  private async probed(
+    clusterSecrets: readonly ObservedSecret[],
+  ): Promise<GatherResult['snapshot']['children']> {
+    const children = this.children;
+    if (children === undefined) return undefined;
+    children.track(clusterSecrets);
+    if (children.inPass) await children.probeDue();
+    return children.observed();
   }
 
   /** Rebuilt only when the source hands over other namespaces or Clusters. */

@@ -30,6 +30,7 @@ import {
 } from '../observed-objects.js';
 import { managedNamespaceSelector } from './selectors.js';
 import { SnapshotAssembler } from './assembler.js';
+import { ChildProbes } from './child-probes.js';
 import type { Pass } from './gather-failure.js';
 import { READ_CONCURRENCY } from './source-lookups.js';
 import { gathererTranslations } from './translation-cache.js';
@@ -204,7 +205,8 @@ function emptied(data: Readonly<Record<string, string>> | undefined): Record<str
 export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   const translations = gathererTranslations(config);
   const world = new ListedWorld(access, config);
-  const assembler = new SnapshotAssembler(access, config, world, translations);
+  const children = config.probeChildren ? new ChildProbes(config, { mode: 'in-pass' }) : undefined;
+  const assembler = new SnapshotAssembler(access, config, world, translations, children);
   return {
     full: () => assembler.assemble(true),
     refresh: () => assembler.assemble(false),

@@ -4,6 +4,7 @@
 // Secrets of a namespace without a candidate when a Secret in it changed. Everything is
 // re-listed only when a watch cannot resume and every resync period. A watch that is not in
 // sync is a failure of the pass (`{ verb: 'watch' }`): the assembler withholds what rests on it.
+import { sourceNamespaceOf } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
@@ -19,6 +20,7 @@ import { byName, byNamespaceThenName, toObservedSecret } from '../observed-objec
 import { startWorldCache } from './world-cache.js';
 import type { WatchName, WorldCache, WorldCacheOptions } from './world-cache.js';
 import { SnapshotAssembler } from './assembler.js';
+import { ChildProbes } from './child-probes.js';
 import type { Pass } from './gather-failure.js';
 import { gathererTranslations } from './translation-cache.js';
 import type { TranslationCache, TranslationVariant } from './translation-cache.js';
@@ -128,6 +130,8 @@ export interface WatchGathererStats {
   readonly translationMisses: number;
   /** Whole copies of cluster Secrets held: one per Secret, however many watches see it. */
   readonly clusterSecretCopies: number;
+  /** `/version` probes of children sent (`--probe-children`). */
+  readonly probes: number;
   readonly watches: Readonly<Record<WatchName, ListWatchStats>>;
 }
 
@@ -153,7 +157,11 @@ export function createWatchGatherer(
   });
   const translations = gathererTranslations(config);
   const world = new WatchedWorld(access, cache, translations);
-  const assembled = new SnapshotAssembler(access, config, world, translations);
+  const children = config.probeChildren
+    ? new ChildProbes(config, { mode: 'background' })
+    : undefined;
+  const assembled = new SnapshotAssembler(access, config, world, translations, children);
+  const prober = children === undefined ? undefined : probeLoop(children, options.onChange);
   const resyncTimer =
     options.resyncPeriodMs > 0
       ? setInterval(() => {
@@ -175,12 +183,50 @@ export function createWatchGatherer(
         translations: t.translations,
         translationMisses: t.unprepared,
         clusterSecretCopies: cache.wholeClusterSecrets(),
+        probes: children?.sent ?? 0,
         watches: cache.stats(),
       };
     },
     stop() {
+      prober?.stop();
       if (resyncTimer !== undefined) clearInterval(resyncTimer);
       cache.stop();
+    },
+  };
+}
+
+/**
+ * The daemon's probes run on their own timer, never inside a pass: each round probes the
+ * children that are due, and a change the planner cares about plans their sources soon.
+ */
+function probeLoop(
+  children: ChildProbes,
+  onChange: WatchGathererOptions['onChange'],
+): { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const schedule = (): void => {
+    if (stopped) return;
+    // Nothing tracked yet: look again shortly (the first pass tracks the registrations).
+    const next = children.nextDueAt();
+    const wait = next === undefined ? 1000 : Math.max(0, Math.min(next - Date.now(), 60_000));
+    timer = setTimeout(() => {
+      void round();
+    }, wait);
+    timer.unref();
+  };
+  const round = async (): Promise<void> => {
+    const changed = await children.probeDue();
+    if (!stopped && changed.length > 0) {
+      onChange({ all: false, namespaces: [...new Set(changed.map(sourceNamespaceOf))] });
+    }
+    schedule();
+  };
+  schedule();
+  return {
+    stop() {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
     },
   };
 }

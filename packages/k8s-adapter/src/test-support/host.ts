@@ -56,6 +56,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     capiClusters: false,
     capiClusterNames: 'name',
     capiClusterNameLabel: false,
+    probeChildren: false,
+    probeFailures: 3,
     ...overrides,
   };
 }

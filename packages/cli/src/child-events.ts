@@ -1,0 +1,79 @@
+// What a source's owner hears about its child: an Event when the registrar pauses or resumes
+// its registration in ArgoCD (once the write landed), and when the probes find it unreachable
+// or reachable again. News only: the first pass of a process reports a paused or unreachable
+// child, never a healthy one.
+
+import { ARGOCD_SKIP_RECONCILE_ANNOTATION } from '@argocd-cluster-registrar/core';
+import type { NamespaceOutcome } from '@argocd-cluster-registrar/core';
+import type { ActionResult } from '@argocd-cluster-registrar/k8s-adapter';
+
+/** An Event on the source, as outcome-events.ts sends it. */
+export interface ChildEvent {
+  readonly namespace: string;
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: 'Paused' | 'Resumed' | 'Unreachable' | 'Reachable';
+  readonly message: string;
+}
+
+export interface ChildSeen {
+  readonly paused: NamespaceOutcome['paused'];
+  /** `undefined` while the child is not probed. */
+  readonly reachable: boolean | undefined;
+}
+
+export function childNews(
+  outcome: NamespaceOutcome,
+  previous: ChildSeen | undefined,
+  /** This pass's write of the source's registration, if it planned one. */
+  write: ActionResult | undefined,
+  targetNamespace: string,
+): { seen: ChildSeen; events: ChildEvent[] } | undefined {
+  const probe = outcome.probe;
+  const reachable = probe === undefined ? undefined : probe.failures === 0;
+  let paused = outcome.paused;
+  // A pause (or resume) counts once its write landed; until then the last one stands.
+  if (paused !== previous?.paused && write !== undefined && write.status !== 'applied')
+    paused = previous?.paused;
+  if (paused === previous?.paused && reachable === previous?.reachable) return undefined;
+  if (previous === undefined && paused === undefined && reachable !== false) {
+    return { seen: { paused, reachable }, events: [] };
+  }
+  const namespace = outcome.namespace;
+  const secret = `${targetNamespace}/cluster-${outcome.cluster ?? ''}`;
+  const events: ChildEvent[] = [];
+  if (reachable !== previous?.reachable && reachable !== undefined && probe !== undefined) {
+    events.push(
+      reachable
+        ? {
+            namespace,
+            type: 'Normal',
+            reason: 'Reachable',
+            message: `The child API server answers again${probe.version === undefined ? '' : ` (Kubernetes ${probe.version})`}`,
+          }
+        : {
+            namespace,
+            type: 'Warning',
+            reason: 'Unreachable',
+            message: `The child API server does not answer with the registered credentials: ${probe.error ?? 'no answer'}`,
+          },
+    );
+  }
+  if (paused !== previous?.paused) {
+    if (paused !== undefined) {
+      events.push({
+        namespace,
+        type: 'Normal',
+        reason: 'Paused',
+        message: `Paused in ArgoCD (${ARGOCD_SKIP_RECONCILE_ANNOTATION} on Secret ${secret}): ${paused === 'paused' ? 'the source is marked paused' : 'the child API server does not answer'}; the registration and its Applications stay`,
+      });
+    } else if (previous?.paused !== undefined) {
+      events.push({
+        namespace,
+        type: 'Normal',
+        reason: 'Resumed',
+        message: `ArgoCD reconciles the cluster again (${ARGOCD_SKIP_RECONCILE_ANNOTATION} removed from Secret ${secret})`,
+      });
+    }
+  }
+  return { seen: { paused, reachable }, events };
+}

@@ -1,0 +1,163 @@
+// Pause instead of harm (pause.ts): a paused or unreachable child gets ArgoCD's skip-reconcile
+// annotation on its registration, removed when it wakes; a skip-reconcile someone else set is
+// never removed, and nothing else of the registration changes.
+
+import { describe, expect, it } from 'vitest';
+import { createSettledRepeat, plan } from './index.js';
+import {
+  clusterSecretOf,
+  KEYS,
+  NOW,
+  outcomeOf,
+  registeredAlpha,
+  scenario,
+  settle,
+  testConfig,
+} from '../test-support/fixtures.js';
+import type { ChildProbe, Config, Snapshot } from '../shared/types.js';
+
+const SKIP = 'argocd.argoproj.io/skip-reconcile';
+const PROBING = testConfig({ probeChildren: true, probeFailures: 3 });
+
+function probed(snapshot: Snapshot, probe: ChildProbe | undefined): Snapshot {
+  return { ...snapshot, children: probe === undefined ? {} : { 'team-a': probe } };
+}
+
+const DOWN: ChildProbe = {
+  failures: 3,
+  error: 'connect ECONNREFUSED',
+  failingSince: '2026-11-30T12:00:00Z',
+};
+const UP: ChildProbe = { failures: 0, version: 'v1.31.2' };
+
+function annotationsAfter(snapshot: Snapshot, config: Config) {
+  return clusterSecretOf(settle(snapshot, config), 'cluster-alpha').annotations;
+}
+
+describe('pause', () => {
+  it('pauses a registration whose source is labelled <prefix>paused=true, and only that changes', () => {
+    const before = registeredAlpha();
+    const existing = clusterSecretOf(before, 'cluster-alpha');
+    const paused = scenario(before).label('team-a', KEYS.paused, 'true').build();
+    const result = plan(paused, testConfig(), NOW + 60_000);
+    expect(result.actions).toHaveLength(1);
+    const [update] = result.actions;
+    if (update?.kind !== 'update') throw new Error(`expected an update, got ${update?.kind}`);
+    expect(update.secret.annotations).toEqual({
+      ...existing.annotations,
+      [SKIP]: 'true',
+      [KEYS.pauseReason]: 'paused',
+    });
+    expect(update.secret.labels).toEqual(existing.labels);
+    expect(update.secret.data).toEqual(existing.data);
+    expect(outcomeOf(result, 'team-a').paused).toBe('paused');
+  });
+
+  it('honours the annotation as the label, and un-pauses when it goes', () => {
+    const paused = settle(
+      scenario(registeredAlpha()).annotate('team-a', KEYS.paused, 'true').build(),
+    );
+    expect(clusterSecretOf(paused, 'cluster-alpha').annotations[SKIP]).toBe('true');
+    const awake = scenario(paused).annotate('team-a', KEYS.paused, null).build();
+    const annotations = annotationsAfter(awake, testConfig());
+    expect(annotations[SKIP]).toBeUndefined();
+    expect(annotations[KEYS.pauseReason]).toBeUndefined();
+  });
+
+  it('warns about a paused value that is neither true nor false, and does not pause', () => {
+    const odd = scenario(registeredAlpha()).label('team-a', KEYS.paused, 'yes').build();
+    const result = plan(odd, testConfig(), NOW + 60_000);
+    expect(result.actions).toEqual([]);
+    expect(result.warnings).toContainEqual(
+      expect.objectContaining({ code: 'paused-value-invalid', namespace: 'team-a' }),
+    );
+  });
+
+  it('never removes a skip-reconcile someone else set, nor records it as ours', () => {
+    const theirs = scenario(registeredAlpha())
+      .editClusterSecret('cluster-alpha', (secret) => ({
+        ...secret,
+        annotations: { ...secret.annotations, [SKIP]: 'true' },
+      }))
+      .build();
+    // Paused and woken again: their annotation stands throughout.
+    const paused = settle(scenario(theirs).label('team-a', KEYS.paused, 'true').build());
+    expect(clusterSecretOf(paused, 'cluster-alpha').annotations[SKIP]).toBe('true');
+    expect(clusterSecretOf(paused, 'cluster-alpha').annotations[KEYS.pauseReason]).toBeUndefined();
+    const awake = scenario(paused).label('team-a', KEYS.paused, null).build();
+    expect(annotationsAfter(awake, testConfig())[SKIP]).toBe('true');
+  });
+
+  it("leaves ArgoCD's own labels and annotations on a paused and resumed registration", () => {
+    const argo = scenario(registeredAlpha())
+      .labelSecret('cluster-alpha', 'argocd.argoproj.io/kubernetes-version', '1.31')
+      .editClusterSecret('cluster-alpha', (secret) => ({
+        ...secret,
+        annotations: {
+          ...secret.annotations,
+          'argocd.argoproj.io/refresh': '2026-11-30T12:00:00Z',
+        },
+      }))
+      .build();
+    const paused = settle(scenario(argo).label('team-a', KEYS.paused, 'true').build());
+    const awake = settle(scenario(paused).label('team-a', KEYS.paused, null).build());
+    for (const world of [paused, awake]) {
+      const secret = clusterSecretOf(world, 'cluster-alpha');
+      expect(secret.labels['argocd.argoproj.io/kubernetes-version']).toBe('1.31');
+      expect(secret.annotations['argocd.argoproj.io/refresh']).toBe('2026-11-30T12:00:00Z');
+    }
+  });
+
+  describe('with probing on', () => {
+    it('pauses only after probeFailures consecutive failures', () => {
+      const before = registeredAlpha();
+      const twice = probed(before, { ...DOWN, failures: 2 });
+      expect(plan(twice, PROBING, NOW + 60_000).actions).toEqual([]);
+      const result = plan(probed(before, DOWN), PROBING, NOW + 60_000);
+      const [update] = result.actions;
+      if (update?.kind !== 'update') throw new Error(`expected an update, got ${update?.kind}`);
+      expect(update.secret.annotations).toMatchObject({
+        [SKIP]: 'true',
+        [KEYS.pauseReason]: 'unreachable',
+      });
+      expect(outcomeOf(result, 'team-a')).toMatchObject({ paused: 'unreachable', probe: DOWN });
+    });
+
+    it('keeps an unreachable child paused until a probe succeeds, then un-pauses it at once', () => {
+      const paused = settle(probed(registeredAlpha(), DOWN), PROBING);
+      // Not probed yet (a restarted registrar), or failing again below the threshold: kept.
+      for (const probe of [undefined, { ...DOWN, failures: 1 }]) {
+        expect(plan(probed(paused, probe), PROBING, NOW + 60_000).actions).toEqual([]);
+      }
+      const awake = annotationsAfter(probed(paused, UP), PROBING);
+      expect(awake[SKIP]).toBeUndefined();
+      expect(awake[KEYS.pauseReason]).toBeUndefined();
+    });
+
+    it('un-pauses a probe pause once probing is turned off, but never a label pause', () => {
+      const paused = settle(probed(registeredAlpha(), DOWN), PROBING);
+      expect(annotationsAfter(probed(paused, undefined), testConfig())[SKIP]).toBeUndefined();
+      const both = settle(scenario(paused).label('team-a', KEYS.paused, 'true').build(), PROBING);
+      expect(clusterSecretOf(both, 'cluster-alpha').annotations[KEYS.pauseReason]).toBe('paused');
+      expect(annotationsAfter(probed(both, UP), PROBING)[SKIP]).toBe('true');
+    });
+
+    it('reports what the probe found on a registered child', () => {
+      const result = plan(probed(registeredAlpha(), UP), PROBING, NOW + 60_000);
+      expect(result.actions).toEqual([]);
+      const outcome = outcomeOf(result, 'team-a');
+      expect(outcome.probe).toEqual(UP);
+      expect(outcome.paused).toBeUndefined();
+    });
+
+    it('is the same plan repeated as planned afresh, as the probe changes', () => {
+      const repeat = createSettledRepeat();
+      const registered = registeredAlpha();
+      for (const [step, probe] of [UP, DOWN, UP].entries()) {
+        const world = probed(registered, probe);
+        const now = NOW + (step + 1) * 60_000;
+        expect(plan(world, PROBING, now, { repeat })).toEqual(plan(world, PROBING, now));
+      }
+    });
+  });
+});

@@ -1,0 +1,140 @@
+// One reachability probe of a child: `GET /version` on the registration's server with the
+// registration's own credentials and TLS settings, the way ArgoCD will connect. A child that
+// answers at all is awake (a 401 or 403 says its credentials are wrong, which a pause would
+// not fix); no answer, a 5xx or a time-out is a failure. Only the registration's bytes are
+// used, never printed: an error message names the server and what went wrong.
+//
+// Not probed (`skipped`): exec and AWS registrations (ArgoCD mints their tokens; we would
+// have to run a plugin) and registrations through a proxy (ArgoCD's path differs from ours).
+
+import { request as httpRequest } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { ObservedSecret } from '@argocd-cluster-registrar/core';
+
+export type ProbeAnswer =
+  | { readonly kind: 'answered'; readonly version: string | undefined }
+  | { readonly kind: 'failed'; readonly error: string }
+  | { readonly kind: 'skipped'; readonly why: string };
+
+/** Bytes of a `/version` answer read at most (a real one is ~300). */
+const MAX_BODY_BYTES = 16 * 1024;
+
+export async function probeChild(
+  registration: ObservedSecret,
+  timeoutMs: number,
+): Promise<ProbeAnswer> {
+  const server = text(registration.data['server']);
+  const config = json(registration.data['config']);
+  if (server === undefined || config === undefined) {
+    return { kind: 'skipped', why: 'the registration holds no readable server or config' };
+  }
+  if (config['execProviderConfig'] !== undefined || config['awsAuthConfig'] !== undefined) {
+    return { kind: 'skipped', why: 'ArgoCD mints this registration’s credentials itself' };
+  }
+  if (config['proxyUrl'] !== undefined) {
+    return { kind: 'skipped', why: 'the registration connects through a proxy' };
+  }
+  let url: URL;
+  try {
+    url = new URL('/version', server.endsWith('/') ? server : `${server}/`);
+  } catch {
+    return { kind: 'skipped', why: 'the registration’s server is not a URL' };
+  }
+  const tls = record(config['tlsClientConfig']);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const token = config['bearerToken'];
+  const username = config['username'];
+  const password = config['password'];
+  if (typeof token === 'string' && token !== '') headers['authorization'] = `Bearer ${token}`;
+  else if (typeof username === 'string' && typeof password === 'string') {
+    headers['authorization'] = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+  }
+  const options = {
+    method: 'GET',
+    headers,
+    timeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs),
+    // One connection per probe: a child is probed once an interval, and its credentials may
+    // rotate between probes.
+    agent: false as const,
+    ...(url.protocol === 'https:'
+      ? {
+          ca: pem(tls['caData']),
+          cert: pem(tls['certData']),
+          key: pem(tls['keyData']),
+          rejectUnauthorized: tls['insecure'] !== true,
+          ...(typeof tls['serverName'] === 'string' ? { servername: tls['serverName'] } : {}),
+        }
+      : {}),
+  };
+  return new Promise<ProbeAnswer>((resolve) => {
+    const failed = (why: string): void => {
+      resolve({ kind: 'failed', error: `GET ${url.origin}/version: ${why}` });
+    };
+    const onResponse = (response: IncomingMessage): void => {
+      const status = response.statusCode ?? 0;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      });
+      response.on('error', (error) => {
+        failed(error.message);
+      });
+      response.on('end', () => {
+        if (status >= 500) {
+          failed(`HTTP ${status}`);
+          return;
+        }
+        const body =
+          status === 200 ? parseObject(Buffer.concat(chunks).toString('utf8')) : undefined;
+        const version = body?.['gitVersion'];
+        resolve({ kind: 'answered', version: typeof version === 'string' ? version : undefined });
+      });
+    };
+    const request =
+      url.protocol === 'https:'
+        ? httpsRequest(url, options, onResponse)
+        : httpRequest(url, options, onResponse);
+    request.on('timeout', () => {
+      request.destroy(new Error(`no answer within ${timeoutMs} ms`));
+    });
+    request.on('error', (error) => {
+      failed(error.name === 'AbortError' ? `no answer within ${timeoutMs} ms` : error.message);
+    });
+    request.end();
+  });
+}
+
+function text(base64: string | undefined): string | undefined {
+  return base64 === undefined ? undefined : Buffer.from(base64, 'base64').toString('utf8');
+}
+
+function json(base64: string | undefined): Record<string, unknown> | undefined {
+  const decoded = text(base64);
+  return decoded === undefined ? undefined : parseObject(decoded);
+}
+
+function parseObject(source: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(source);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+/** A PEM from ArgoCD's base64 form. */
+function pem(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== ''
+    ? Buffer.from(value, 'base64').toString('utf8')
+    : undefined;
+}
