@@ -100,12 +100,21 @@ describe('printRun', () => {
       actions: [create('alpha-2', 'team-a')],
       followUps: [renamed('team-a')],
     };
-    const text = printed([], [round(first, true), round(EMPTY, true)]);
+    const second: Plan = { ...EMPTY, actions: [create('beta', 'team-b')] };
+    const text = printed([], [round(first, true), round(second, true), round(EMPTY, true)]);
     const [before, one = '', two = ''] = text.split(/^Round \d of 2:\n/m);
     expect(before).toBe('');
     expect(one).toContain('argocd/cluster-alpha-2 was created');
     expect(one).toMatch(/Apply complete! .*\n\n$/);
-    expect(two).toBe('No changes. 0 registrations up to date.\n');
+    expect(two).toContain('argocd/cluster-beta was created');
+    expect(text).not.toContain('No changes.');
+  });
+
+  it('does not print the closing round that only confirmed nothing is left to do', () => {
+    const first: Plan = { ...EMPTY, actions: [create('alpha', 'team-a')] };
+    const text = printed([], [round(first, true), round(EMPTY, true)]);
+    expect(text).not.toContain('Round 1');
+    expect(text).toMatch(/\nApply complete! Registrations: 1 created, .*\n$/);
   });
 
   it('keeps a run one JSON document: the first plan at the top, later ones in laterRounds', () => {

@@ -51,9 +51,15 @@ export function printRun(io: Io, options: CliOptions, run: RoundsReport): void {
     return;
   }
   const count = run.rounds.length;
-  const texts = [first, ...later].map((shown, index) => {
-    const text = planText(io, options, shown);
-    return count === 1 ? text : `Round ${String(index + 1)} of ${String(count)}:\n${text}`;
+  // An applying run ends with a round that only confirms nothing is left to do; printed, it
+  // would repeat the warnings under "No changes". The JSON document keeps it (laterRounds).
+  const closing = count > 1 && run.rounds[count - 1]?.plan.actions.length === 0;
+  const shown = closing ? [first, ...later].slice(0, -1) : [first, ...later];
+  const texts = shown.map((round, index) => {
+    const text = planText(io, options, round);
+    return shown.length === 1
+      ? text
+      : `Round ${String(index + 1)} of ${String(shown.length)}:\n${text}`;
   });
   const tail: string[] = [];
   if (run.unconfirmed)

@@ -31,7 +31,13 @@ const unnamed = (options: ReturnType<typeof withoutSources>) => ({
   ...options,
   config: {
     ...options.config,
-    providers: options.config.providers.map((provider) => ({ ...provider, name: '' })),
+    // A legacy flag makes a provider that reads by name and key only: the preset's marks
+    // (which Secrets its provisioner labels or owns) are not a glob or a key it could show.
+    providers: options.config.providers.map((provider) => ({
+      ...provider,
+      name: '',
+      marks: undefined,
+    })),
   },
 });
 

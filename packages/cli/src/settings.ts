@@ -111,7 +111,7 @@ const ROWS: readonly Row[] = [
     chart: { value: 'secretNamePattern', example: 'vc-*', passes: 'vc-*' },
     defaultText: 'k3k-*-kubeconfig',
     placeholder: 'glob',
-    help: 'Legacy: glob over kubeconfig Secret names (use --provider instead).',
+    help: "Legacy: glob over kubeconfig Secret names, read by name only, without a preset's provisioner marks (use --provider instead).",
   },
   {
     name: 'secret-key',
