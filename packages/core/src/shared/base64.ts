@@ -4,7 +4,8 @@
 // whitespace, no URL-safe characters, and zero bits after the last symbol. Buffer's decoder is
 // lenient (it skips what it does not know), so the text is checked before it decodes.
 
-import { Buffer } from 'node:buffer';
+/* eslint-disable no-restricted-globals -- Buffer's base64 is a pure codec (no I/O, clock or
+   randomness); this file is the one place in core that uses it. */
 
 const SYMBOLS = /^[A-Za-z0-9+/]*$/;
 /** The symbol before `==` carries one byte, the one before `=` two: unused low bits are zero. */
