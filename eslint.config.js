@@ -74,7 +74,7 @@ export default tseslint.config(
       'no-restricted-globals': [
         'error',
         { name: 'process', message: 'core reads no environment.' },
-        { name: 'Buffer', message: "core's codecs are shared/base64.ts." },
+        { name: 'Buffer', message: "core's codecs are common/base64.ts." },
         { name: 'setTimeout', message: 'core has no clock.' },
         { name: 'fetch', message: 'core does no I/O.' },
       ],

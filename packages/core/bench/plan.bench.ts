@@ -42,7 +42,7 @@ import type {
   SourceCluster,
   SourceNamespace,
   TranslationResult,
-} from '../src/shared/types.js';
+} from '../src/common/types.js';
 import { createSettledRepeat, plan } from '../src/plan/index.js';
 import { translateSecretKey, type Translator } from '../src/translate/providers.js';
 import { parseConfig } from '../src/config/config.js';

@@ -8,7 +8,7 @@
 //   npx -y node@24 --jitless --import tsx packages/core/bench/translate.bench.ts
 // or `pnpm bench translate` on the local Node.
 
-import { decodeBase64Text, encodeBase64Text } from '../src/shared/base64.js';
+import { decodeBase64Text, encodeBase64Text } from '../src/common/base64.js';
 import { translateKubeconfig } from '../src/translate/kubeconfig.js';
 import { b64, kubeconfig } from './kubeconfig-fixture.js';
 

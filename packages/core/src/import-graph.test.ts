@@ -52,7 +52,7 @@ const ADAPTER: FolderTable = {
 };
 
 /**
- * Core's folders, one way: shared <- config <- translate <- plan <- present. Its root holds
+ * Core's folders, one way: common <- config <- translate <- plan <- present. Its root holds
  * only the entry, so no folder may import the root.
  */
 const CORE: FolderTable = {
@@ -60,13 +60,13 @@ const CORE: FolderTable = {
   src: 'packages/core/src/',
   folders: {
     [ROOT]: [],
-    shared: [],
-    config: ['shared'],
-    translate: ['config', 'shared'],
-    plan: ['translate', 'config', 'shared'],
-    present: ['plan', 'translate', 'config', 'shared'],
-    'test-fixtures': ['shared'],
-    'test-support': ['plan', 'translate', 'config', 'shared', 'test-fixtures'],
+    common: [],
+    config: ['common'],
+    translate: ['config', 'common'],
+    plan: ['translate', 'config', 'common'],
+    present: ['plan', 'translate', 'config', 'common'],
+    'test-fixtures': ['common'],
+    'test-support': ['plan', 'translate', 'config', 'common', 'test-fixtures'],
   },
 };
 
@@ -334,9 +334,9 @@ describe('import graph', () => {
     const c = CORE.src;
     const core: Graph = new Map([
       [`${c}index.ts`, [`${c}present/x.ts`]],
-      [`${c}shared/x.ts`, []],
-      [`${c}config/x.ts`, [`${c}shared/x.ts`, `${c}translate/x.ts`]],
-      [`${c}translate/x.ts`, [`${c}config/x.ts`, `${c}shared/x.ts`]],
+      [`${c}common/x.ts`, []],
+      [`${c}config/x.ts`, [`${c}common/x.ts`, `${c}translate/x.ts`]],
+      [`${c}translate/x.ts`, [`${c}config/x.ts`, `${c}common/x.ts`]],
       [`${c}plan/x.ts`, [`${c}translate/x.ts`, `${c}present/x.ts`]],
       [`${c}present/x.ts`, [`${c}plan/x.ts`, `${c}index.ts`]],
       [`${c}present/x.test.ts`, [`${c}index.ts`]],

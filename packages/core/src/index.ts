@@ -1,5 +1,5 @@
 // Public entry of @argocd-cluster-registrar/core: the pure planning library. Named exports only.
-export type * from './shared/types.js';
+export type * from './common/types.js';
 
 // Configuration
 export {
@@ -56,7 +56,7 @@ export {
 } from './translate/exec/gates.js';
 export { EXEC_API_VERSIONS } from './translate/exec/exec-block.js';
 export { EMPTY_EXEC_POLICY } from './config/exec-policy.js';
-export { normaliseServer, classifyServer, type ServerKind } from './shared/server-address.js';
+export { normaliseServer, classifyServer, type ServerKind } from './common/server-address.js';
 export { matchGlob, validateGlob } from './config/glob.js';
 export { formProblem, type FormCheck } from './config/form-checks.js';
 export {
@@ -72,7 +72,7 @@ export {
   secretNamePatternForm,
 } from './config/forms.js';
 export { readCertificateFacts } from './translate/x509.js';
-export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from './shared/base64.js';
+export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from './common/base64.js';
 export { sha256Hex } from './present/sha256.js';
 
 // Planning
@@ -91,7 +91,7 @@ export {
   formatTimestamp,
   REGISTRATION_DATA_KEYS,
 } from './translate/registration.js';
-export { compareStrings } from './shared/compare-strings.js';
+export { compareStrings } from './common/compare-strings.js';
 export {
   CAPI_CLUSTERS_RESOURCE,
   CAPI_GROUP,
@@ -118,4 +118,4 @@ export {
 export * from './present/index.js';
 
 // Exhaustiveness
-export { assertNever } from './shared/assert-never.js';
+export { assertNever } from './common/assert-never.js';

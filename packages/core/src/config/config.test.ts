@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../shared/types.js';
+import type { Config } from '../common/types.js';
 import {
   CONFIG_DEFAULTS,
   formatConfigError,

@@ -14,7 +14,7 @@ import {
 } from './settings.js';
 import { formProblem, type FormCheck } from './form-checks.js';
 import { execPolicySetting } from './exec-policy.js';
-import type { Config } from '../shared/types.js';
+import type { Config } from '../common/types.js';
 
 export {
   CONFIG_DEFAULTS,

@@ -7,8 +7,8 @@
 
 import type { ConfigInput, Fail } from './input.js';
 import { validateGlob } from './glob.js';
-import { parseIpv6 } from '../shared/server-address.js';
-import type { ExecPolicy } from '../shared/types.js';
+import { parseIpv6 } from '../common/server-address.js';
+import type { ExecPolicy } from '../common/types.js';
 
 export const EMPTY_EXEC_POLICY: ExecPolicy = {
   allowedServers: [],

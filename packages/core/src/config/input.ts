@@ -2,7 +2,7 @@
 // parseConfig hands back, and the defaults and accepted forms its messages quote. Kept apart so
 // the provider-list and per-setting validators can share them without importing the parser.
 
-import type { Config } from '../shared/types.js';
+import type { Config } from '../common/types.js';
 
 export interface ConfigInput {
   targetNamespace?: string;

@@ -6,7 +6,7 @@
 // Only metadata is looked at, so the watch (metadata only) and the planner agree.
 
 import { matchGlob } from './glob.js';
-import type { Labels, OwnerReference, Provider, ProviderMarks } from '../shared/types.js';
+import type { Labels, OwnerReference, Provider, ProviderMarks } from '../common/types.js';
 
 /** What is known of a Secret before its data is read. */
 export interface SecretMeta {

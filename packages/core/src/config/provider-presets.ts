@@ -1,7 +1,7 @@
 // Provider presets: where each provisioner writes its child cluster's kubeconfig. Plain data,
 // so settings can name and check presets without loading the translation.
 
-import type { Provider, ProviderName } from '../shared/types.js';
+import type { Provider, ProviderName } from '../common/types.js';
 
 /** vcluster's label naming the vcluster a kubeconfig Secret belongs to. */
 export const VCLUSTER_NAME_LABEL = 'vcluster-name';

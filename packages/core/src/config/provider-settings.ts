@@ -1,7 +1,7 @@
 // Provider-list parsing: presets, `custom:<glob>=<key>[,<key>...][;exec]` entries and the
 // legacy secretNamePattern/secretKey pair, each validated, with duplicates refused.
 
-import type { Provider } from '../shared/types.js';
+import type { Provider } from '../common/types.js';
 import {
   CONFIG_DEFAULTS,
   LEGACY_DEFAULTS,

@@ -3,7 +3,7 @@
 // provider table names, registered through the planner with the presets as a user sets them.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { encodeBase64Text } from '../shared/base64.js';
+import { encodeBase64Text } from '../common/base64.js';
 import { plan } from '../plan/index.js';
 import { PROVIDER_PRESETS } from './provider-presets.js';
 import {
@@ -14,7 +14,7 @@ import {
   scenario,
   testConfig,
 } from '../test-support/fixtures.js';
-import type { ObservedSecret, Plan } from '../shared/types.js';
+import type { ObservedSecret, Plan } from '../common/types.js';
 
 /** k3k's controller.SafeConcatName (pkg/controller/controller.go), for the fixture's name. */
 function k3kSafeConcatName(...parts: string[]): string {

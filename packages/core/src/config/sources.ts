@@ -6,7 +6,7 @@
 // holds per source without knowing which kind it is. That string is parsed here and
 // nowhere else (parseSourceKey); whatever needs to know the kind asks for the parsed key.
 
-import type { Config } from '../shared/config-types.js';
+import type { Config } from '../common/config-types.js';
 import type { LabelKeys } from './label-keys.js';
 
 /** A source key, parsed: the namespace itself, or one Cluster in a namespace. */

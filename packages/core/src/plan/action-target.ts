@@ -1,4 +1,4 @@
-import type { Action } from '../shared/types.js';
+import type { Action } from '../common/types.js';
 
 /** The Secret an action writes or removes: the desired one for a create, else the observed one. */
 export function actionTarget(action: Action): {

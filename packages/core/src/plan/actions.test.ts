@@ -17,7 +17,7 @@ import {
   testConfig,
 } from '../test-support/fixtures.js';
 import { kinds, only } from '../test-support/plan-assertions.js';
-import type { Snapshot } from '../shared/types.js';
+import type { Snapshot } from '../common/types.js';
 
 describe('before and after', () => {
   it("an update's before is the registration Secret as the snapshot holds it", () => {

@@ -4,9 +4,9 @@
 // (rename.ts) or a deletion on proof (source-proof.ts). Everything sorted once at the end.
 
 import { actionTarget } from './action-target.js';
-import { compareStrings } from '../shared/compare-strings.js';
+import { compareStrings } from '../common/compare-strings.js';
 import { stampCredentials } from '../translate/registration.js';
-import type { Action, DesiredSecret, UpdateReason, Warning } from '../shared/types.js';
+import type { Action, DesiredSecret, UpdateReason, Warning } from '../common/types.js';
 import { compareRegistration } from './compare.js';
 import { deferral } from './credential-churn.js';
 import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';

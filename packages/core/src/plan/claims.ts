@@ -4,7 +4,7 @@
 // the rest are settled by incumbency.ts.
 
 import { buildRegistration, registrationName } from '../translate/registration.js';
-import { normaliseServer } from '../shared/server-address.js';
+import { normaliseServer } from '../common/server-address.js';
 import type { Claim, Registration, Subject } from './model.js';
 import { HOLDS_REGISTRATION, pinnedRefusal, win } from './incumbency.js';
 import { foreignRefusal } from './names.js';

@@ -16,7 +16,7 @@ import {
 } from '../test-support/fixtures.js';
 import { renderStatusText } from '../present/render-status.js';
 import { statusRows } from '../present/status-rows.js';
-import type { Action, Plan } from '../shared/types.js';
+import type { Action, Plan } from '../common/types.js';
 
 const SECRET_TYPE = 'argocd.argoproj.io/secret-type';
 const CONFIG = testConfig({ providers: [PROVIDER_PRESETS.capi], capiClusters: true });

@@ -2,7 +2,7 @@
 // then nothing is written.
 
 import { describe, expect, it } from 'vitest';
-import { encodeBase64Text } from '../shared/base64.js';
+import { encodeBase64Text } from '../common/base64.js';
 import { describeChanges } from '../present/render-diff.js';
 import {
   configOf,

@@ -3,14 +3,14 @@
 // `config` of equal meaning in other bytes (an older writer's key order) counts as equal. A
 // change of credentials only is what credential-churn.ts may defer.
 
-import { decodeBase64Text } from '../shared/base64.js';
+import { decodeBase64Text } from '../common/base64.js';
 import {
   canonicalJson,
   readConfig,
   tlsOf,
   type JsonObject,
 } from '../translate/cluster-config-json.js';
-import type { CertificateFacts, DesiredSecret, Labels, ObservedSecret } from '../shared/types.js';
+import type { CertificateFacts, DesiredSecret, Labels, ObservedSecret } from '../common/types.js';
 import { readCertificateFacts } from '../translate/x509.js';
 import type { Comparison } from './model.js';
 

@@ -2,7 +2,7 @@
 // written at once (compare.ts).
 
 import { describe, expect, it } from 'vitest';
-import { encodeBase64Text } from '../shared/base64.js';
+import { encodeBase64Text } from '../common/base64.js';
 import { describeChanges } from '../present/render-diff.js';
 import {
   DAY,
@@ -19,7 +19,7 @@ import {
   testConfig,
 } from '../test-support/fixtures.js';
 import { only } from '../test-support/plan-assertions.js';
-import type { Snapshot } from '../shared/types.js';
+import type { Snapshot } from '../common/types.js';
 import { createSettledRepeat, plan } from './index.js';
 
 describe('credential churn', () => {

@@ -5,7 +5,7 @@
 
 import { formatDuration } from '../config/duration.js';
 import { formatTimestamp, parseTimestamp } from '../translate/registration.js';
-import type { CertificateFacts, ObservedSecret } from '../shared/types.js';
+import type { CertificateFacts, ObservedSecret } from '../common/types.js';
 import type { Deferral } from './model.js';
 import { changesAt, type PassState } from './pass-state.js';
 

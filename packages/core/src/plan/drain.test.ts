@@ -23,7 +23,7 @@ import {
   settle,
   testConfig,
 } from '../test-support/fixtures.js';
-import type { Action, Config, ObservedSecret, Snapshot } from '../shared/types.js';
+import type { Action, Config, ObservedSecret, Snapshot } from '../common/types.js';
 
 const SECRET_TYPE = 'argocd.argoproj.io/secret-type';
 const DRAIN = testConfig({ drainOnTerminate: true });

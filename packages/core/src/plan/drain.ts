@@ -15,7 +15,7 @@ import type {
   Labels,
   NamespaceOutcome,
   ObservedSecret,
-} from '../shared/types.js';
+} from '../common/types.js';
 import type { Registration, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';

@@ -5,8 +5,8 @@
 // gave up is retried.
 
 import { parseTimestamp, registrationName } from '../translate/registration.js';
-import { assertNever } from '../shared/assert-never.js';
-import type { Refusal } from '../shared/types.js';
+import { assertNever } from '../common/assert-never.js';
+import type { Refusal } from '../common/types.js';
 import type { Claim, Registration, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { collisionMessage, collisionSourceMessage } from './server-ledger.js';

@@ -20,7 +20,7 @@
 // plan out again while it still holds.
 
 import { translateSecretKey, type Translator } from '../translate/providers.js';
-import type { Config, Plan, Snapshot } from '../shared/types.js';
+import type { Config, Plan, Snapshot } from '../common/types.js';
 import {
   compareActions,
   compareWarnings,

@@ -16,10 +16,10 @@
 //   can only change the Secret we saw, and it introduces no name or server ArgoCD did not
 //   already have from that Secret.
 
-import { compareStrings } from '../shared/compare-strings.js';
+import { compareStrings } from '../common/compare-strings.js';
 import { parseTimestamp } from '../translate/registration.js';
 import { describeSource, sourceNamespaceOf } from '../config/sources.js';
-import type { Action } from '../shared/types.js';
+import type { Action } from '../common/types.js';
 import type { Claim, Registration, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 

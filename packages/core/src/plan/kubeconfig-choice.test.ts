@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeBase64Text } from '../shared/base64.js';
+import { encodeBase64Text } from '../common/base64.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
 import {
   kubeconfigYaml,
@@ -9,7 +9,7 @@ import {
   settle,
   testConfig,
 } from '../test-support/fixtures.js';
-import type { NearMissSecret, Snapshot } from '../shared/types.js';
+import type { NearMissSecret, Snapshot } from '../common/types.js';
 import { plan } from './index.js';
 import { parseConfig } from '../config/config.js';
 

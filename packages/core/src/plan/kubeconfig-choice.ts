@@ -7,7 +7,7 @@ import { describeNearMisses, type SecretKeys } from '../translate/near-misses.js
 import { describeLookup } from '../config/provider-marks.js';
 import { selectKubeconfig } from '../translate/providers.js';
 import { clusterOfSecretName, clusterSecretName } from '../config/sources.js';
-import type { ObservedSecret } from '../shared/types.js';
+import type { ObservedSecret } from '../common/types.js';
 import type { NearMiss, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 

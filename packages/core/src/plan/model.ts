@@ -15,7 +15,7 @@ import type {
   Refusal,
   SourceNamespace,
   Translation,
-} from '../shared/types.js';
+} from '../common/types.js';
 
 /**
  * A source as the planner sees it: a managed namespace, or a managed Cluster API Cluster

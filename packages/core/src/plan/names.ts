@@ -3,7 +3,7 @@
 // reserves (`in-cluster`), and it must not already be an ArgoCD cluster name of a Secret we do
 // not manage (ArgoCD cannot tell two apart).
 
-import { compareStrings } from '../shared/compare-strings.js';
+import { compareStrings } from '../common/compare-strings.js';
 import { ARGOCD_IN_CLUSTER_NAME } from '../config/label-keys.js';
 import { isDnsSubdomain, registrationName } from '../translate/registration.js';
 import { LABEL_VALUE_FORM } from '../config/forms.js';
@@ -16,7 +16,7 @@ import {
   sourceNoun,
   type SourceKey,
 } from '../config/sources.js';
-import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../shared/types.js';
+import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../common/types.js';
 import type { OutcomeReason, Source, Subject, TargetSecret } from './model.js';
 import type { PassState } from './pass-state.js';
 import { readData } from './secret-fields.js';

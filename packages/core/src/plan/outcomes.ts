@@ -4,7 +4,7 @@
 // refused claim, incomplete input (input-completeness.ts), deferred credentials, no usable
 // kubeconfig, name taken anyway, waiting.
 
-import type { CandidateRef, NamespaceOutcome } from '../shared/types.js';
+import type { CandidateRef, NamespaceOutcome } from '../common/types.js';
 import { nameClaimedRefusal, otherWinner } from './incumbency.js';
 import { unreadMessage } from './input-completeness.js';
 import { noKubeconfigLeft, waitingMessage } from './kubeconfig-choice.js';

@@ -2,10 +2,10 @@
 // registration each one is, and what a claimant may do with it (its role). Secrets we do not
 // own are only read for the cluster names and servers they already use.
 
-import { compareStrings } from '../shared/compare-strings.js';
+import { compareStrings } from '../common/compare-strings.js';
 import { ARGOCD_CLUSTER_SECRET_TYPE, ARGOCD_SECRET_TYPE_LABEL } from '../config/label-keys.js';
 import { CLUSTER_SOURCE_KIND, clusterSourceKey } from '../config/sources.js';
-import type { ObservedSecret } from '../shared/types.js';
+import type { ObservedSecret } from '../common/types.js';
 import type { RecordedSource, Registration } from './model.js';
 import { recordForeignName } from './names.js';
 import type { PassState } from './pass-state.js';

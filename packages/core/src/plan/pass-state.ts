@@ -12,7 +12,7 @@ import type {
   Snapshot,
   Timestamp,
   Warning,
-} from '../shared/types.js';
+} from '../common/types.js';
 import type { Deferral, NearMiss, Registration, Subject, TargetSecret } from './model.js';
 import { ServerLedger } from './server-ledger.js';
 

@@ -14,7 +14,7 @@ import {
   settle,
   testConfig,
 } from '../test-support/fixtures.js';
-import type { ChildProbe, Config, Snapshot } from '../shared/types.js';
+import type { ChildProbe, Config, Snapshot } from '../common/types.js';
 
 const SKIP = 'argocd.argoproj.io/skip-reconcile';
 const PROBING = testConfig({ probeChildren: true, probeFailures: 3 });

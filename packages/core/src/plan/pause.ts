@@ -7,7 +7,7 @@
 // stays paused until a probe succeeds (a restarted registrar, which has not probed yet, does
 // not flap it awake), and wakes at the first success.
 
-import type { ObservedSecret, PauseReason } from '../shared/types.js';
+import type { ObservedSecret, PauseReason } from '../common/types.js';
 import type { Source } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { describeSource } from '../config/sources.js';

@@ -16,7 +16,7 @@ import {
 import { registrationProblems } from '../test-support/argo-check.js';
 import { DAY, KEYS, NOW, recordedSource, settle, sourcesOf } from '../test-support/fixtures.js';
 import { isClusterKey, parseSourceKey, sourceNamespaceOf } from '../config/sources.js';
-import type { Action, ObservedSecret, Snapshot, SourceNamespace } from '../shared/types.js';
+import type { Action, ObservedSecret, Snapshot, SourceNamespace } from '../common/types.js';
 
 const RUNS = { numRuns: 120 };
 /** Enough passes for a rename (create, then demote) behind a hand-over (create, take over). */

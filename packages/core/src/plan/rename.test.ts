@@ -18,7 +18,7 @@ import {
   testConfig,
 } from '../test-support/fixtures.js';
 import { kinds, only } from '../test-support/plan-assertions.js';
-import type { Snapshot } from '../shared/types.js';
+import type { Snapshot } from '../common/types.js';
 import { plan } from './index.js';
 
 describe('rename', () => {

@@ -8,8 +8,8 @@
 // kubeconfig. Demoted registrations expire after the demoted TTL (source-proof.ts).
 
 import { demotedSecret, restoredSecret } from '../translate/registration.js';
-import { compareStrings } from '../shared/compare-strings.js';
-import type { Action, DesiredSecret, FollowUp, Refusal } from '../shared/types.js';
+import { compareStrings } from '../common/compare-strings.js';
+import type { Action, DesiredSecret, FollowUp, Refusal } from '../common/types.js';
 import type { Registration } from './model.js';
 import type { PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';

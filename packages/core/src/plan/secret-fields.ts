@@ -1,10 +1,10 @@
 // Small readers and shapers of Secrets shared by the steps: decoded data fields, the
 // reference an action names, and the key order every written Secret gets.
 
-import { decodeBase64Text } from '../shared/base64.js';
-import { compareStrings } from '../shared/compare-strings.js';
-import { normaliseServer } from '../shared/server-address.js';
-import type { DesiredSecret, ObservedRef, ObservedSecret } from '../shared/types.js';
+import { decodeBase64Text } from '../common/base64.js';
+import { compareStrings } from '../common/compare-strings.js';
+import { normaliseServer } from '../common/server-address.js';
+import type { DesiredSecret, ObservedRef, ObservedSecret } from '../common/types.js';
 
 export function readData(secret: ObservedSecret, key: string): string | undefined {
   const encoded = secret.data[key];

@@ -3,9 +3,9 @@
 // server. Servers are compared normalised (server-address.ts), so `https://x:443/` and
 // `https://x` collide.
 
-import { compareStrings } from '../shared/compare-strings.js';
+import { compareStrings } from '../common/compare-strings.js';
 import type { LabelKeys } from '../config/label-keys.js';
-import type { Config } from '../shared/types.js';
+import type { Config } from '../common/types.js';
 import type { Claim, Holder, Registration } from './model.js';
 import { describeSource, sourceNoun } from '../config/sources.js';
 

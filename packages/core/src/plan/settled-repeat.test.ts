@@ -17,7 +17,7 @@ import {
 } from '../test-support/arbitraries.js';
 import { CLUSTER_POOL } from '../test-support/arbitraries.js';
 import { DAY, HOUR, KEYS, NOW, scenario, settle, testConfig } from '../test-support/fixtures.js';
-import type { ObservedSecret, Plan, Snapshot, SourceNamespace } from '../shared/types.js';
+import type { ObservedSecret, Plan, Snapshot, SourceNamespace } from '../common/types.js';
 
 const config = PROPERTY_CONFIG;
 const bytes = (value: unknown): string => JSON.stringify(value);

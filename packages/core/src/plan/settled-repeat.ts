@@ -11,7 +11,7 @@
 // to Snapshot is compared without anyone remembering to.
 
 import type { Translator } from '../translate/providers.js';
-import type { Config, Plan, Snapshot } from '../shared/types.js';
+import type { Config, Plan, Snapshot } from '../common/types.js';
 
 /** A fresh plan and the first instant at which one of its decisions changes. */
 export interface Decided {

@@ -5,8 +5,8 @@
 // with a warning. `<prefix>prune=disabled` vetoes every deletion and demotion.
 
 import { parseTimestamp } from '../translate/registration.js';
-import { assertNever } from '../shared/assert-never.js';
-import type { Action, ObservedSecret } from '../shared/types.js';
+import { assertNever } from '../common/assert-never.js';
+import type { Action, ObservedSecret } from '../common/types.js';
 import { describeSource, isClusterKey, sourceNoun } from '../config/sources.js';
 import type { RecordedSource, Registration, SourceStatus } from './model.js';
 import { changesAfter, warn, type PassState } from './pass-state.js';

@@ -16,7 +16,7 @@ import { KEYS, NOW, testConfig } from '../test-support/fixtures.js';
 import { proofSource, writeProof } from './write-proof.js';
 import { isClusterKey } from '../config/sources.js';
 import type { ProvenAction } from './write-proof.js';
-import type { Action, ObservedSecret, Plan, Snapshot, SourceLookup } from '../shared/types.js';
+import type { Action, ObservedSecret, Plan, Snapshot, SourceLookup } from '../common/types.js';
 
 const CONFIG = testConfig();
 const TARGET = {

@@ -9,7 +9,7 @@
 import { labelKeys } from '../config/label-keys.js';
 import { claimedClusterName, describeSource, parseSourceKey } from '../config/sources.js';
 import type { LabelKeys } from '../config/label-keys.js';
-import type { Action, Config, Labels, ObservedSecret, SourceLookup } from '../shared/types.js';
+import type { Action, Config, Labels, ObservedSecret, SourceLookup } from '../common/types.js';
 
 /** An action whose proof is re-checked before it is sent. */
 export type ProvenAction = Extract<Action, { readonly kind: 'demote' | 'delete' }>;

@@ -1,7 +1,7 @@
 // `@argocd-cluster-registrar/core/present`: a plan, a status and a snapshot as people and tools
 // read them, for tools that render what the registrar planned without planning themselves.
 // Named exports only; the main entry exports the same.
-export type * from '../shared/types.js';
+export type * from '../common/types.js';
 
 export {
   renderPlanText,

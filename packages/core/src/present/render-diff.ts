@@ -3,7 +3,7 @@
 // never pays for a diff); certificates shown as fingerprints, other credentials concealed
 // (sensitive-display.ts).
 
-import { decodeBase64Text } from '../shared/base64.js';
+import { decodeBase64Text } from '../common/base64.js';
 import {
   canonicalJson,
   isObject,
@@ -11,7 +11,7 @@ import {
   tlsOf,
   type JsonObject,
 } from '../translate/cluster-config-json.js';
-import { compareStrings } from '../shared/compare-strings.js';
+import { compareStrings } from '../common/compare-strings.js';
 import { REGISTRATION_DATA_KEYS } from '../translate/registration.js';
 import { fingerprint } from './sha256.js';
 import {
@@ -26,8 +26,8 @@ import type {
   FieldChange,
   Labels,
   ObservedSecret,
-} from '../shared/types.js';
-import { assertNever } from '../shared/assert-never.js';
+} from '../common/types.js';
+import { assertNever } from '../common/assert-never.js';
 
 const CONFIG_FIELDS: readonly {
   readonly path: readonly string[];

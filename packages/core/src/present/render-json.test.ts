@@ -7,8 +7,8 @@ import type {
   FieldChange,
   FollowUp,
   Plan,
-} from '../shared/types.js';
-import { encodeBase64, encodeBase64Text } from '../shared/base64.js';
+} from '../common/types.js';
+import { encodeBase64, encodeBase64Text } from '../common/base64.js';
 import { fingerprint } from './sha256.js';
 import { PLAN_FORMAT_VERSION, planToJson, planToJsonWith, summarisePlan } from './render-json.js';
 import { renderPlanText, renderPlanTextWith } from './render-text.js';

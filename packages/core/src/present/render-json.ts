@@ -3,7 +3,7 @@
 // for applying); certificates are replaced by their fingerprints, so a rotation is visible,
 // and every other credential by a fixed stand-in with no hash of it (sensitive-display.ts).
 
-import { compareStrings } from '../shared/compare-strings.js';
+import { compareStrings } from '../common/compare-strings.js';
 import type {
   Action,
   ActionKind,
@@ -20,8 +20,8 @@ import type {
   Plan,
   UpdateReason,
   Warning,
-} from '../shared/types.js';
-import { decodeBase64Text } from '../shared/base64.js';
+} from '../common/types.js';
+import { decodeBase64Text } from '../common/base64.js';
 import {
   CONCEALED,
   execArgsDisplay,
@@ -29,7 +29,7 @@ import {
   sensitiveDisplay,
   urlDisplay,
 } from './sensitive-display.js';
-import { assertNever } from '../shared/assert-never.js';
+import { assertNever } from '../common/assert-never.js';
 import { describeChanges, type ChangeDescriber } from './render-diff.js';
 
 /**

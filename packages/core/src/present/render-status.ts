@@ -2,7 +2,7 @@
 // (versioned). Pure: rows in, text out; `now` only marks expired credentials and dates the
 // JSON document.
 
-import { compareStrings } from '../shared/compare-strings.js';
+import { compareStrings } from '../common/compare-strings.js';
 import { formatTimestamp } from '../translate/registration.js';
 import {
   FAILING_STATES,

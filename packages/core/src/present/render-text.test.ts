@@ -5,8 +5,8 @@ import type {
   FieldChange,
   NamespaceOutcome,
   Plan,
-} from '../shared/types.js';
-import { encodeBase64Text } from '../shared/base64.js';
+} from '../common/types.js';
+import { encodeBase64Text } from '../common/base64.js';
 import { renderPlanText, renderPlanTextWith, summaryLine } from './render-text.js';
 import type { RenderTextOptions } from './render-text.js';
 import { describeChanges } from './render-diff.js';

@@ -12,11 +12,11 @@ import type {
   NamespaceOutcome,
   Plan,
   Warning,
-} from '../shared/types.js';
+} from '../common/types.js';
 import { redactChange, summarisePlan } from './render-json.js';
 import { CONCEALED } from './sensitive-display.js';
 import { actionTarget } from '../plan/action-target.js';
-import { assertNever } from '../shared/assert-never.js';
+import { assertNever } from '../common/assert-never.js';
 import { describeSource, sourceEnding, sourceNoun } from '../config/sources.js';
 import { describeChanges, type ChangeDescriber } from './render-diff.js';
 

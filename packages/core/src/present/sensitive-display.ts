@@ -4,7 +4,7 @@
 // can be guessed offline, and core is pure (no per-process key to make a keyed one), so the
 // preview says only that the value is there and, in a diff, that it changed.
 
-import { maskedUrl } from '../shared/server-address.js';
+import { maskedUrl } from '../common/server-address.js';
 import { fingerprint } from './sha256.js';
 
 /** The stand-in for a password, token, key or any unrecognised sensitive value. */

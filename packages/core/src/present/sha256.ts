@@ -1,7 +1,7 @@
 // Portable SHA-256 (FIPS 180-4): core makes no Node imports, and the inputs hashed here are
 // small (values to fingerprint), so a straightforward implementation is enough.
 
-import { encodeUtf8 } from '../shared/base64.js';
+import { encodeUtf8 } from '../common/base64.js';
 
 const K = Uint32Array.from([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { ObservedSecret, Snapshot, SourceLookup, SourceNamespace } from '../shared/types.js';
+import type { ObservedSecret, Snapshot, SourceLookup, SourceNamespace } from '../common/types.js';
 import { snapshotFromJson, snapshotToJson } from './snapshot-io.js';
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);

@@ -6,7 +6,7 @@
 // `clusterSecretsUnread`) is written only when something was unread, and is optional when
 // reading, so snapshots saved before those fields existed still load (as complete ones).
 
-import { compareStrings } from '../shared/compare-strings.js';
+import { compareStrings } from '../common/compare-strings.js';
 import type {
   ChildProbe,
   Labels,
@@ -17,7 +17,7 @@ import type {
   SourceLookup,
   SourceNamespace,
   UnreadNamespace,
-} from '../shared/types.js';
+} from '../common/types.js';
 
 export const SNAPSHOT_FORMAT_VERSION = '1';
 

@@ -3,16 +3,16 @@
 // are its plan outcome, a registration's fate is the action the plan holds for it, so the
 // status can never disagree with what the daemon does with the same world.
 
-import { decodeBase64Text } from '../shared/base64.js';
+import { decodeBase64Text } from '../common/base64.js';
 import { isObject, readConfig } from '../translate/cluster-config-json.js';
-import { compareStrings } from '../shared/compare-strings.js';
+import { compareStrings } from '../common/compare-strings.js';
 import {
   ARGOCD_CLUSTER_SECRET_TYPE,
   ARGOCD_SECRET_TYPE_LABEL,
   labelKeys,
 } from '../config/label-keys.js';
 import { registrationName } from '../translate/registration.js';
-import { normaliseServer } from '../shared/server-address.js';
+import { normaliseServer } from '../common/server-address.js';
 import { urlDisplay } from './sensitive-display.js';
 import type {
   Action,
@@ -25,7 +25,7 @@ import type {
   Plan,
   Snapshot,
   Timestamp,
-} from '../shared/types.js';
+} from '../common/types.js';
 import {
   clusterSourceKey,
   describeSource,

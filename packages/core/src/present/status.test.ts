@@ -15,7 +15,7 @@ import {
   settle,
   testConfig,
 } from '../test-support/fixtures.js';
-import type { Snapshot } from '../shared/types.js';
+import type { Snapshot } from '../common/types.js';
 
 const config = testConfig({ drainOnTerminate: true });
 

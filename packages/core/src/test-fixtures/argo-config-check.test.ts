@@ -2,7 +2,7 @@
 // silently ignore in the exec forms, or the properties that lean on it prove nothing.
 
 import { describe, expect, it } from 'vitest';
-import type { ArgoClusterConfig } from '../shared/types.js';
+import type { ArgoClusterConfig } from '../common/types.js';
 import { argoConfigProblems } from './argo-config-check.js';
 
 const SERVER = 'https://api.example.com';

@@ -14,9 +14,9 @@
 //   skipped silently when the transport has a token, basic auth or a client certificate
 //   (UpdateTransportConfig), so an exec form must be the only credential.
 
-import type { ArgoClusterConfig } from '../shared/types.js';
-import { decodeBase64, encodeBase64 } from '../shared/base64.js';
-import { classifyServer } from '../shared/server-address.js';
+import type { ArgoClusterConfig } from '../common/types.js';
+import { decodeBase64, encodeBase64 } from '../common/base64.js';
+import { classifyServer } from '../common/server-address.js';
 
 const TOP_KEYS = new Set([
   'username',

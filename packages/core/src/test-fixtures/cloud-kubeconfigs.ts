@@ -12,8 +12,8 @@
 // - GKE (`gcloud container clusters get-credentials`): `gke-gcloud-auth-plugin`, no args,
 //   provideClusterInfo true, gcloud's install hint.
 
-import { encodeBase64Text } from '../shared/base64.js';
-import type { ObservedSecret } from '../shared/types.js';
+import { encodeBase64Text } from '../common/base64.js';
+import type { ObservedSecret } from '../common/types.js';
 import { CA_CERT_PEM } from './certificates.js';
 
 const CA_DATA = encodeBase64Text(CA_CERT_PEM);

@@ -3,7 +3,7 @@
 // demote and delete only when uid and resourceVersion still match). It models the API's
 // result, not the API: no fake server, just the next snapshot.
 
-import type { ObservedSecret, Plan, Snapshot } from '../shared/types.js';
+import type { ObservedSecret, Plan, Snapshot } from '../common/types.js';
 
 export function applyPlanToSnapshot(snapshot: Snapshot, result: Plan): Snapshot {
   const secrets = new Map<string, ObservedSecret>();

@@ -7,7 +7,7 @@
 // foreign Secrets appear; the present world is planned against that.
 
 import fc from 'fast-check';
-import { encodeBase64Text } from '../shared/base64.js';
+import { encodeBase64Text } from '../common/base64.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
 import { parseSourceKey, sourceNamespaceOf } from '../config/sources.js';
 import { EMPTY_EXEC_POLICY } from '../config/exec-policy.js';
@@ -19,7 +19,7 @@ import {
   OTHER_CA_CERT_PEM,
   RSA_TRADITIONAL_KEY_PEM,
 } from '../test-fixtures/certificates.js';
-import type { Config, ObservedSecret, Snapshot, SourceLookup } from '../shared/types.js';
+import type { Config, ObservedSecret, Snapshot, SourceLookup } from '../common/types.js';
 import {
   DAY,
   HOUR,

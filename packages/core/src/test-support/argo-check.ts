@@ -1,8 +1,8 @@
 // ArgoCD's rules for a cluster Secret, written independently of the translator so
 // the properties check the planner's output against the rules, not against itself.
 
-import { decodeBase64, decodeBase64Text, encodeBase64 } from '../shared/base64.js';
-import { classifyServer } from '../shared/server-address.js';
+import { decodeBase64, decodeBase64Text, encodeBase64 } from '../common/base64.js';
+import { classifyServer } from '../common/server-address.js';
 import { execFormProblems } from '../test-fixtures/argo-config-check.js';
 
 const isPaddedBase64 = (value: string): boolean => {

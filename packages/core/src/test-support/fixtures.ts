@@ -4,7 +4,7 @@
 // (`settle`), so fixtures never drift from what the registrar actually writes.
 
 import { kubeconfigText } from '@argocd-cluster-registrar/testkit';
-import { decodeBase64Text, encodeBase64Text } from '../shared/base64.js';
+import { decodeBase64Text, encodeBase64Text } from '../common/base64.js';
 import { labelKeys } from '../config/label-keys.js';
 import { plan } from '../plan/index.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
@@ -28,7 +28,7 @@ import type {
   SourceCluster,
   SourceLookup,
   SourceNamespace,
-} from '../shared/types.js';
+} from '../common/types.js';
 import { applyPlanToSnapshot } from './apply-plan.js';
 
 export const NOW = Date.parse('2026-11-30T12:00:00Z');

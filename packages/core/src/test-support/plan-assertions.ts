@@ -2,7 +2,7 @@
 // there is not exactly one), and the actions as `kind cluster` lines.
 
 import { expect } from 'vitest';
-import type { Action, Plan } from '../shared/types.js';
+import type { Action, Plan } from '../common/types.js';
 
 export function only<K extends Action['kind']>(
   result: Plan,

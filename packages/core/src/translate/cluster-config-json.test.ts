@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeBase64Text } from '../shared/base64.js';
+import { encodeBase64Text } from '../common/base64.js';
 import { clusterConfigJson, clusterConfigObject, readConfig } from './cluster-config-json.js';
-import type { ArgoClusterConfig } from '../shared/types.js';
+import type { ArgoClusterConfig } from '../common/types.js';
 
 const text = fc.string({ maxLength: 12 });
 const optional = <T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> =>

@@ -2,9 +2,9 @@
 // planner's comparison (is anything to be written?) and the preview's field diff (what would
 // change?).
 
-import { compareStrings } from '../shared/compare-strings.js';
-import { decodeBase64Text } from '../shared/base64.js';
-import type { ArgoClusterConfig } from '../shared/translation-types.js';
+import { compareStrings } from '../common/compare-strings.js';
+import { decodeBase64Text } from '../common/base64.js';
+import type { ArgoClusterConfig } from '../common/translation-types.js';
 
 export type JsonObject = Readonly<Record<string, unknown>>;
 

@@ -2,8 +2,8 @@
 // settings and the one credential form ArgoCD will get. Each reader returns a value or the
 // Problem that names the field and the fix; the translator decides what to do with them.
 
-import type { CertificateFacts, Warning } from '../shared/types.js';
-import { decodeBase64, decodeBase64Text } from '../shared/base64.js';
+import type { CertificateFacts, Warning } from '../common/types.js';
+import { decodeBase64, decodeBase64Text } from '../common/base64.js';
 import { readCertificateDer, readPemBlocks } from './x509.js';
 import { isMap, Problem, readBoolean, readString, type YamlMap } from './kubeconfig-structure.js';
 

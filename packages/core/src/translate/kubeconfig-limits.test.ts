@@ -8,7 +8,7 @@ import { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
 import { KUBECONFIG_LIMITS, scanYamlShape } from './kubeconfig-limits.js';
 import { translateSecretKey } from './providers.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
-import type { ObservedSecret, TranslationResult } from '../shared/types.js';
+import type { ObservedSecret, TranslationResult } from '../common/types.js';
 
 const CONTEXT: TranslateContext = {
   namespace: 'tenant',

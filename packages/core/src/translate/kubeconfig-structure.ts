@@ -5,7 +5,7 @@
 import { isMap as isYamlMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Document, DocumentOptions, ErrorCode, ParseOptions, SchemaOptions } from 'yaml';
 import { scanYamlShape } from './kubeconfig-limits.js';
-import type { RefusalCode } from '../shared/types.js';
+import type { RefusalCode } from '../common/types.js';
 
 // YAML, as kubectl reads it: one document, YAML 1.1 scalars (`yes` is a boolean), no
 // custom or exotic tags, no duplicate keys, bounded alias expansion. The library's own

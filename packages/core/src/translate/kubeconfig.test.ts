@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { RefusalCode, TranslationResult } from '../shared/types.js';
+import type { RefusalCode, TranslationResult } from '../common/types.js';
 import { translateKubeconfig } from './kubeconfig.js';
 import type { TranslateContext } from './kubeconfig.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';

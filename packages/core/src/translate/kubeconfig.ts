@@ -13,13 +13,13 @@ import type {
   Refusal,
   TranslationResult,
   Warning,
-} from '../shared/types.js';
+} from '../common/types.js';
 import {
   classifyServer,
   plainHttpWarning,
   proxyUrlProblem,
   redactUrl,
-} from '../shared/server-address.js';
+} from '../common/server-address.js';
 import {
   NOT_A_KUBECONFIG_FIX,
   OVER_LIMIT_FIX,

@@ -9,7 +9,7 @@ import { providerLabel } from './exec/gates.js';
 import { claimOf, type SecretMeta } from '../config/provider-marks.js';
 import { matchGlob } from '../config/glob.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
-import type { Provider } from '../shared/types.js';
+import type { Provider } from '../common/types.js';
 
 const PRESETS: readonly Provider[] = Object.values(PROVIDER_PRESETS);
 

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { ObservedSecret, Provider, TranslationResult } from '../shared/types.js';
+import type { ObservedSecret, Provider, TranslationResult } from '../common/types.js';
 import { matchGlob } from '../config/glob.js';
 import { selectKubeconfig, translateSecretKey } from './providers.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';

@@ -1,6 +1,6 @@
 // The choice of kubeconfig among a namespace's candidate Secrets, and its translation.
 
-import { compareStrings } from '../shared/compare-strings.js';
+import { compareStrings } from '../common/compare-strings.js';
 import type {
   CandidateRef,
   ObservedSecret,
@@ -8,8 +8,8 @@ import type {
   Refusal,
   Translation,
   TranslationResult,
-} from '../shared/types.js';
-import { decodeBase64Text } from '../shared/base64.js';
+} from '../common/types.js';
+import { decodeBase64Text } from '../common/base64.js';
 import { claimOf, describeMarks, type Claim } from '../config/provider-marks.js';
 import { VCLUSTER_NAME_LABEL } from '../config/provider-presets.js';
 import { translateKubeconfig } from './kubeconfig.js';

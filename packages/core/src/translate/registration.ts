@@ -1,7 +1,7 @@
 // The registration Secret a namespace asks for, built from its translated
 // kubeconfig, and the two metadata-only variants: demoted and restored.
 
-import { encodeBase64Text } from '../shared/base64.js';
+import { encodeBase64Text } from '../common/base64.js';
 import { clusterConfigJson } from './cluster-config-json.js';
 import {
   ARGOCD_CLUSTER_SECRET_TYPE,
@@ -10,7 +10,7 @@ import {
   hasPrefix,
   type LabelKeys,
 } from '../config/label-keys.js';
-import { classifyServer, plainHttpWarning } from '../shared/server-address.js';
+import { classifyServer, plainHttpWarning } from '../common/server-address.js';
 import { CLUSTER_SOURCE_KIND, describeSource } from '../config/sources.js';
 import type {
   ArgoClusterConfig,
@@ -25,7 +25,7 @@ import type {
   Timestamp,
   Translation,
   Warning,
-} from '../shared/types.js';
+} from '../common/types.js';
 
 /** Per-annotation, count and total limits for copied namespace annotations. */
 export const ANNOTATION_LIMITS = { valueBytes: 4096, keys: 32, totalBytes: 32768 } as const;

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeBase64, encodeBase64 } from '../shared/base64.js';
+import { decodeBase64, encodeBase64 } from '../common/base64.js';
 import {
   CA_CERT_PEM,
   CA_ISSUER,

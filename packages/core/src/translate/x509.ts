@@ -2,8 +2,8 @@
 // tell a routine rotation from a CA change) and when it expires (to schedule refreshes).
 // Portable on purpose (core has no Node crypto); never throws: malformed input is `undefined`.
 
-import type { CertificateFacts } from '../shared/types.js';
-import { decodeBase64, encodeBase64 } from '../shared/base64.js';
+import type { CertificateFacts } from '../common/types.js';
+import { decodeBase64, encodeBase64 } from '../common/base64.js';
 
 export interface PemBlock {
   /** The label between `BEGIN ` and `-----`, e.g. `CERTIFICATE`, `EC PRIVATE KEY`. */

@@ -23,7 +23,7 @@ import type { ExecBlock, ExecForm, ExecProblem } from './exec-block.js';
 import { positionalsShape } from './exec-block.js';
 import { EXEC_POLICY_HINTS, ROLE_ARN } from '../../config/exec-policy.js';
 import { matchGlob } from '../../config/glob.js';
-import type { ExecPolicy } from '../../shared/types.js';
+import type { ExecPolicy } from '../../common/types.js';
 
 export const AWS_COMMANDS = ['aws-iam-authenticator', 'aws'] as const;
 

@@ -22,7 +22,7 @@ import {
 } from './exec-block.js';
 import type { ExecBlock, ExecForm, ExecProblem } from './exec-block.js';
 import { AKS_SERVER_APPLICATION_ID, EXEC_POLICY_HINTS, GUID } from '../../config/exec-policy.js';
-import type { ExecPolicy } from '../../shared/types.js';
+import type { ExecPolicy } from '../../common/types.js';
 
 export const AZURE_COMMANDS = ['kubelogin'] as const;
 

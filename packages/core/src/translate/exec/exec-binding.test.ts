@@ -10,7 +10,7 @@ import { execPolicyWarning } from './gates.js';
 import { plan } from '../../plan/index.js';
 import { KEYS, NOW, outcomeOf, scenario } from '../../test-support/fixtures.js';
 import { AKS_SERVER_ID } from '../../test-fixtures/cloud-kubeconfigs.js';
-import type { Config, TranslationResult } from '../../shared/types.js';
+import type { Config, TranslationResult } from '../../common/types.js';
 
 const EKS = 'https://0A1B2C3D4E5F60718293A4B5C6D7E8F9.gr7.eu-west-1.eks.amazonaws.com';
 const EKS_CHINA = 'https://0A1B2C3D4E5F60718293A4B5C6D7E8F9.yl4.cn-north-1.eks.amazonaws.com.cn';

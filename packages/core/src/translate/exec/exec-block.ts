@@ -2,7 +2,7 @@
 // and environment variable must be one the cloud's translation knows, or the kubeconfig is
 // refused with the offending item named. Nothing unknown is passed on to ArgoCD.
 
-import type { ArgoClusterConfig, RefusalCode } from '../../shared/types.js';
+import type { ArgoClusterConfig, RefusalCode } from '../../common/types.js';
 
 /** An expected problem, phrased like the kubeconfig translator's: what is wrong, and the fix. */
 export interface ExecProblem {

@@ -1,10 +1,10 @@
 // Where an exec registration may send ArgoCD's token: TLS verified, directly, to the cloud's
 // own endpoint or a server the operator listed (the lists are settings: config/exec-policy.ts).
 
-import { classifyServer } from '../../shared/server-address.js';
+import { classifyServer } from '../../common/server-address.js';
 import { EXEC_POLICY_HINTS, serverAllowed } from '../../config/exec-policy.js';
 import { problem, type ExecProblem } from './exec-block.js';
-import type { ExecCloud, ExecPolicy } from '../../shared/types.js';
+import type { ExecCloud, ExecPolicy } from '../../common/types.js';
 
 // ---------------------------------------------------------------------------------------
 // The clouds' own endpoint forms

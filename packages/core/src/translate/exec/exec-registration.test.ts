@@ -3,7 +3,7 @@
 // metrics show none for it.
 
 import { describe, expect, it } from 'vitest';
-import { decodeBase64Text } from '../../shared/base64.js';
+import { decodeBase64Text } from '../../common/base64.js';
 import { parseConfig } from '../../config/config.js';
 import { plan } from '../../plan/index.js';
 import { planToJson } from '../../present/render-json.js';
@@ -15,7 +15,7 @@ import {
   GKE_SERVER,
   gkeUserKubeconfig,
 } from '../../test-fixtures/cloud-kubeconfigs.js';
-import type { Config } from '../../shared/types.js';
+import type { Config } from '../../common/types.js';
 
 function config(execCredentials: boolean): Config {
   const result = parseConfig({

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig, parseProviderEntry } from '../../config/config.js';
 import { translateSecretKey } from '../providers.js';
 import { capaUserKubeconfig, providerSecret } from '../../test-fixtures/cloud-kubeconfigs.js';
-import type { Config, Provider } from '../../shared/types.js';
+import type { Config, Provider } from '../../common/types.js';
 import { execCredentialsWarning } from './gates.js';
 
 function config(providers: readonly string[], execCredentials?: boolean): Config {

@@ -3,7 +3,7 @@
 // presets; a custom provider opts in with `;exec`). With either off, an exec kubeconfig is
 // refused as it always was, and the message says which gate would let it through.
 
-import type { Config, Provider } from '../../shared/types.js';
+import type { Config, Provider } from '../../common/types.js';
 import { problem, type ExecProblem } from './exec-block.js';
 import { EXEC_POLICY_HINTS } from '../../config/exec-policy.js';
 

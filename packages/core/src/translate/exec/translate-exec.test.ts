@@ -3,7 +3,7 @@
 // to change.
 
 import { describe, expect, it } from 'vitest';
-import { encodeBase64Text } from '../../shared/base64.js';
+import { encodeBase64Text } from '../../common/base64.js';
 import { parseConfig } from '../../config/config.js';
 import { translateSecretKey } from '../providers.js';
 import { EXEC_API_VERSIONS } from './exec-block.js';
@@ -20,7 +20,7 @@ import {
   gkeUserKubeconfig,
   providerSecret,
 } from '../../test-fixtures/cloud-kubeconfigs.js';
-import type { ObservedSecret, Provider, TranslationResult } from '../../shared/types.js';
+import type { ObservedSecret, Provider, TranslationResult } from '../../common/types.js';
 
 const CA_DATA = encodeBase64Text(CA_CERT_PEM);
 

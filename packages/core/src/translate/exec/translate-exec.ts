@@ -1,7 +1,7 @@
 // An exec block → one of ArgoCD's own forms, when both gates are on and the plugin is one
 // the provider's cloud translates. Each cloud's rules live in its own module.
 
-import type { ExecCloud, ExecPolicy, Provider } from '../../shared/types.js';
+import type { ExecCloud, ExecPolicy, Provider } from '../../common/types.js';
 import { translateAws, AWS_COMMANDS } from './aws.js';
 import { translateAzure, AZURE_COMMANDS } from './azure.js';
 import {
