@@ -202,6 +202,38 @@ describe('the applier', () => {
     );
   });
 
+  it("sets and removes ArgoCD's skip-reconcile beside our pause reason, and leaves one set by someone else", async () => {
+    const skip = 'argocd.argoproj.io/skip-reconcile';
+    const reason = `${PREFIX}pause-reason`;
+    const name = uniqueName('cluster');
+    const { ref } = await existing(name);
+    const awake = desired(name, 'https://p.example');
+    const paused = {
+      ...awake,
+      annotations: { ...awake.annotations, [skip]: 'true', [reason]: 'unreachable' },
+    };
+    const [pausing] = await writePlan(h.access, planOf(update(ref, paused)), false);
+    expect(pausing?.status).toBe('applied');
+    const written = await read(name);
+    expect(written?.metadata?.annotations).toEqual(paused.annotations);
+
+    observed.push(written ?? {});
+    const [waking] = await writePlan(h.access, planOf(update(refOf(written ?? {}), awake)), false);
+    expect(waking?.status).toBe('applied');
+    const woken = await read(name);
+    expect(woken?.metadata?.annotations).toEqual(awake.annotations);
+
+    // Someone else's pause (no reason of ours beside it) stays, whatever the plan says.
+    const theirs = await h.core.patchNamespacedSecret(
+      { name, namespace: target, body: { metadata: { annotations: { [skip]: 'true' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    observed.push(theirs);
+    const [kept] = await writePlan(h.access, planOf(update(refOf(theirs), awake)), false);
+    expect(kept?.status).toBe('applied');
+    expect((await read(name))?.metadata?.annotations?.[skip]).toBe('true');
+  });
+
   it('reports a conflict, and writes nothing, when the Secret changed since it was observed', async () => {
     const name = uniqueName('cluster');
     const { ref } = await existing(name);

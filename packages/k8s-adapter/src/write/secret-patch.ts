@@ -11,7 +11,12 @@
 // against and carries its resourceVersion, so the API server refuses it (409) if anything
 // changed since: what it writes is exactly the difference, and nothing else is touched.
 
-import { ARGOCD_SECRET_TYPE_LABEL, REGISTRATION_DATA_KEYS } from '@argocd-cluster-registrar/core';
+import {
+  ARGOCD_SECRET_TYPE_LABEL,
+  ARGOCD_SKIP_RECONCILE_ANNOTATION,
+  REGISTRATION_DATA_KEYS,
+  labelKeys,
+} from '@argocd-cluster-registrar/core';
 import type {
   DesiredSecret,
   Labels,
@@ -50,8 +55,16 @@ export function registrationPatch(
   labelPrefix: string,
 ): SecretMergePatch {
   const owned = (key: string): boolean => ownsMetadataKey(labelPrefix, key);
+  // ArgoCD's skip-reconcile is ours while our pause reason sits beside it, before or after
+  // (the planner keeps one someone else set, and sets it only where nobody has).
+  const pauseReason = labelKeys(labelPrefix).pauseReason;
+  const pauseIsOurs =
+    observed.annotations[pauseReason] !== undefined ||
+    desired.annotations[pauseReason] !== undefined;
+  const ownedAnnotation = (key: string): boolean =>
+    owned(key) || (pauseIsOurs && key === ARGOCD_SKIP_RECONCILE_ANNOTATION);
   const labels = difference(observed.labels, desired.labels, owned);
-  const annotations = difference(observed.annotations, desired.annotations, owned);
+  const annotations = difference(observed.annotations, desired.annotations, ownedAnnotation);
   const data = difference(observed.data, desired.data, (key) => OWNED_DATA_KEYS.has(key));
   return {
     metadata: {
