@@ -51,7 +51,10 @@ function call(method: string, path: string, body?: unknown, waitMs = 15_000): Pr
         method,
         ...identity,
         agent: false,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: {
+          'user-agent': 'fault-proxy-test',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         timeout: waitMs,
       },
       (res) => {
@@ -106,6 +109,8 @@ describe('fault proxy', () => {
     expect(missing.status).toBe(404);
     expect(proxy.log.at(-1)).toMatchObject({ status: 404, forwarded: true });
     expect(proxy.log.at(-1)?.fault).toBeUndefined();
+    // Who sent it, so a test can tell one client's requests from another's.
+    expect(proxy.log.at(-1)?.userAgent).toBe('fault-proxy-test');
   });
 
   it("passes a watch's response headers on as the server sends them, before any event", async () => {

@@ -49,6 +49,8 @@ export interface ProxyLogEntry {
   /** The request's Content-Type and Accept, as the client sent them (no credentials kept). */
   readonly contentType?: string;
   readonly accept?: string;
+  /** The request's User-Agent: which client sent it (ArgoCD's controller, a probe). */
+  readonly userAgent?: string;
   /** Status sent to the client; undefined when none was (reset, hang, cut). */
   readonly status?: number;
   readonly fault?: FaultKind;
@@ -214,6 +216,9 @@ export async function startFaultProxy(
           ? { contentType: req.headers['content-type'] }
           : {}),
         ...(req.headers.accept !== undefined ? { accept: req.headers.accept } : {}),
+        ...(req.headers['user-agent'] !== undefined
+          ? { userAgent: req.headers['user-agent'] }
+          : {}),
         ...(status !== undefined ? { status } : {}),
         ...(fault !== undefined ? { fault } : {}),
         forwarded,
