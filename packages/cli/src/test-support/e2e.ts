@@ -68,15 +68,20 @@ if (process.env['VITEST'] !== undefined)
   });
 
 /**
- * A world on the run's shared planes, or on `planes.host` (a plane of the file's own, for
- * controllers that must not act on the shared one).
+ * A world on the run's shared planes, or on `options.host` (a plane of the file's own, for
+ * controllers that must not act on the shared one). `options.target`: another world's target
+ * namespace, for a second registrar (a managed-by of its own) writing beside the first for
+ * the same ArgoCD.
  */
-export async function createWorld(planes: { readonly host?: ControlPlane } = {}): Promise<World> {
-  const [host, child] = await Promise.all([planes.host ?? testHostPlane(), testChildPlane()]);
+export async function createWorld(
+  options: { readonly host?: ControlPlane; readonly target?: string } = {},
+): Promise<World> {
+  const [host, child] = await Promise.all([options.host ?? testHostPlane(), testChildPlane()]);
   const hostApi = coreApi(host);
-  const target = uniqueName('argocd');
+  const target = options.target ?? uniqueName('argocd');
   const managedBy = uniqueName('e2e');
-  await hostApi.createNamespace({ body: { metadata: { name: target } } });
+  if (options.target === undefined)
+    await hostApi.createNamespace({ body: { metadata: { name: target } } });
   const world: World = {
     host,
     child,
