@@ -50,9 +50,16 @@ const CHILD_HOST_LOOKUP = fileURLToPath(
   new URL('../test-support/child-host-lookup.mjs', import.meta.url),
 );
 
-/** The registrar that probes, and the one that only reads the label, each with its world. */
-let probing: { world: World; daemon: RunningDaemon; link: FaultProxy } | undefined;
-let labelled: { world: World; daemon: RunningDaemon; link: FaultProxy } | undefined;
+/** A daemon with its world, and the link to the child its registrations name. */
+interface Registrar {
+  readonly world: World;
+  readonly daemon: RunningDaemon;
+  readonly link: FaultProxy;
+}
+
+/** The registrar that probes, and the one that only reads the label. */
+let probing: Registrar | undefined;
+let labelled: Registrar | undefined;
 let argo: ArgoCd | undefined;
 const links: FaultProxy[] = [];
 const daemons: RunningDaemon[] = [];
@@ -97,6 +104,12 @@ function diagnostics(): string {
 /** The child plane, through `link`, under a name of the cluster's own. */
 function serverVia(cluster: string, link: FaultProxy): string {
   return `https://${cluster}.${CHILD_HOST}:${new URL(link.server).port}`;
+}
+
+/** Updates of `cluster`'s registration the daemon logged. */
+function updatesOf(daemon: RunningDaemon, cluster: string): number {
+  return daemon.logs.filter((l) => l['msg'] === 'updated registration' && l['cluster'] === cluster)
+    .length;
 }
 
 /** Requests ArgoCD's application controller sent through `link` (client-go's User-Agent). */
@@ -161,9 +174,8 @@ async function untilRegistration(
  * through the link. `before` runs between the registration and the Application.
  */
 async function registeredAndWatched(
-  world: World,
+  { world, link }: Registrar,
   cluster: string,
-  link: FaultProxy,
   before: (secret: V1Secret) => Promise<void> = () => Promise.resolve(),
 ): Promise<{ namespace: string; server: string; secret: V1Secret }> {
   const ns = await createSourceNamespace(world, { cluster });
@@ -190,14 +202,14 @@ async function registeredAndWatched(
  * The registration carries skip-reconcile (the same object, its labels intact), and ArgoCD
  * stops reconciling the cluster: a cycle of its cluster info updater skips it, and from then
  * on, over two more cycles and although a cache refresh is requested, its controller sends
- * the child nothing. The Application stays. Returns the first registration that carried
- * skip-reconcile (the registrar's write) and ArgoCD's request count at the end.
+ * the child nothing. The Application stays, and the registrar writes nothing more. Returns
+ * the first registration that carried skip-reconcile (the registrar's write) and ArgoCD's
+ * request count at the end.
  */
 async function provePaused(
-  world: World,
+  { world, daemon, link }: Registrar,
   cluster: string,
   server: string,
-  link: FaultProxy,
   registered: V1Secret,
   reason: string,
 ): Promise<{ paused: V1Secret; quiet: number }> {
@@ -219,6 +231,7 @@ async function provePaused(
     return inCluster >= pausedAt && !(own > inCluster - 5000);
   });
   const quietFrom = argoRequests(link);
+  const writes = updatesOf(daemon, cluster);
   const cycle = time(skipped.get(IN_CLUSTER)?.modifiedAt);
   const ownInfo = skipped.get(server)?.modifiedAt;
   // A refresh of ArgoCD's cache of the cluster, requested as `argocd cluster invalidate-cache`
@@ -236,6 +249,7 @@ async function provePaused(
   });
   expect(later.get(server)?.modifiedAt).toBe(ownInfo);
   expect(argoRequests(link)).toBe(quietFrom);
+  expect(updatesOf(daemon, cluster)).toBe(writes);
   const apps = await listApplications(world.host, world.target);
   expect(apps.map((a) => a.name)).toContain(`to-${cluster}`);
   expect((await registration(world, cluster))?.metadata?.uid).toBe(registered.metadata?.uid);
@@ -247,10 +261,9 @@ async function provePaused(
  * new cache of the child (requests through the link) after `since`.
  */
 async function proveResumed(
-  world: World,
+  { world, link }: Registrar,
   cluster: string,
   server: string,
-  link: FaultProxy,
   since: number,
   quiet: number,
 ): Promise<V1Secret> {
@@ -275,23 +288,23 @@ const wholeSecond = (): number => Math.floor(Date.now() / 1000) * 1000;
 describe.concurrent("a paused registration, as ArgoCD's application controller sees it", () => {
   it('pauses a child whose API server stops answering the probes, and resumes it when it answers', async () => {
     if (probing === undefined) throw new Error('not started');
-    const { world, link } = probing;
+    const { link } = probing;
     const cluster = 'pause-probe';
-    const { server, secret } = await registeredAndWatched(world, cluster, link);
+    const { server, secret } = await registeredAndWatched(probing, cluster);
 
     // The child API server stops answering: every request through the link hangs.
     link.hangAll(true);
     link.dropConnections();
-    const { quiet } = await provePaused(world, cluster, server, link, secret, 'unreachable');
+    const { quiet } = await provePaused(probing, cluster, server, secret, 'unreachable');
 
     const since = wholeSecond();
     link.hangAll(false);
-    await proveResumed(world, cluster, server, link, since, quiet);
+    await proveResumed(probing, cluster, server, since, quiet);
   });
 
   it("pauses a source labelled paused, without probing, and keeps ArgoCD's own keys through its writes", async () => {
     if (labelled === undefined) throw new Error('not started');
-    const { world, link } = labelled;
+    const { world } = labelled;
     const cluster = 'pause-label';
     const theirs = (s: V1Secret): Record<string, string | undefined> => ({
       [AUTO_LABEL]: s.metadata?.labels?.[AUTO_LABEL],
@@ -300,9 +313,8 @@ describe.concurrent("a paused registration, as ArgoCD's application controller s
     });
     const refresh = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const { namespace, server, secret } = await registeredAndWatched(
-      world,
+      labelled,
       cluster,
-      link,
       // A user turns ArgoCD's cluster-info labelling on for this cluster and asks for a cache
       // refresh (as `argocd cluster invalidate-cache` does): keys of ArgoCD's on our Secret.
       async () => {
@@ -323,7 +335,7 @@ describe.concurrent("a paused registration, as ArgoCD's application controller s
     expect(argoKeys[REFRESH]).toBe(refresh);
 
     await kubectl(world.host, ['label', 'namespace', namespace, `${PREFIX}paused=true`]);
-    const { paused, quiet } = await provePaused(world, cluster, server, link, secret, 'paused');
+    const { paused, quiet } = await provePaused(labelled, cluster, server, secret, 'paused');
     // The registrar's write (the pause) kept them.
     expect(theirs(paused)).toEqual(argoKeys);
     const during = await registration(world, cluster);
@@ -331,7 +343,7 @@ describe.concurrent("a paused registration, as ArgoCD's application controller s
 
     const since = wholeSecond();
     await kubectl(world.host, ['label', 'namespace', namespace, `${PREFIX}paused-`]);
-    const resumed = await proveResumed(world, cluster, server, link, since, quiet);
+    const resumed = await proveResumed(labelled, cluster, server, since, quiet);
     // And so did its write that removed the pause.
     expect(theirs(resumed)).toEqual(during === undefined ? {} : theirs(during));
   });
