@@ -6,7 +6,7 @@
 // values are never recorded or printed.
 
 import { providerLabel } from './exec/gates.js';
-import { claimOf, type SecretMeta } from '../config/provider-marks.js';
+import { claimOf, describeMarks, type SecretMeta } from '../config/provider-marks.js';
 import { matchGlob } from '../config/glob.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
 import type { Provider } from '../common/types.js';
@@ -124,16 +124,43 @@ function phrase(near: Classified, providers: readonly Provider[]): string {
     }
     case 'key': {
       const wanted = provider.keys.join(' or ');
-      const head = `Secret ${secret.name} matches ${provider.secretNamePattern} of the ${entryOf(provider)} provider but has no key ${wanted} (${keysText(secret.keys)}); store the kubeconfig under ${provider.keys[0] ?? wanted}`;
+      // A Secret read by its provisioner's marks may have any name: a custom entry names it.
+      const byName = matchGlob(provider.secretNamePattern, secret.name);
+      const readBy =
+        byName || provider.marks === undefined
+          ? `matches ${provider.secretNamePattern} of the ${entryOf(provider)} provider`
+          : `is read by the ${entryOf(provider)} provider (${describeMarks(provider.marks)})`;
+      const head = `Secret ${secret.name} ${readBy} but has no key ${wanted} (${keysText(secret.keys)}); store the kubeconfig under ${provider.keys[0] ?? wanted}`;
       if (secret.keys.length === 0) return head;
       const key = secret.keys.length === 1 ? (secret.keys[0] ?? '<key>') : '<key>';
-      return `${head}, or read ${secret.keys.length === 1 ? `key ${key}` : 'the key that holds it'} with ${suggestion(customEntry(provider.secretNamePattern, key, provider))}`;
+      const glob = byName ? provider.secretNamePattern : secret.name;
+      return `${head}, or read ${secret.keys.length === 1 ? `key ${key}` : 'the key that holds it'} with ${suggestion(customEntry(glob, key, provider))}`;
     }
     case 'name': {
       const key = near.key ?? '<key>';
       return `Secret ${secret.name} has key ${key}, but its name does not match ${provider.secretNamePattern} of the ${entryOf(provider)} provider; rename it to match, or read it with ${suggestion(customEntry(secret.name, key, provider))}`;
     }
   }
+}
+
+/**
+ * Whether a key's name says it holds a kubeconfig: `config`, `value` (what the vcluster and
+ * Cluster API presets read, and what users copy from them), or any name with `kubeconfig` in
+ * it. Not a control plane's own kubeconfig files (`admin.conf`, `scheduler.conf`): vcluster's
+ * certificate Secret holds those under vcluster's own labels, before and beside its real
+ * kubeconfig Secret, and k3k's other Secrets carry k3k's controller reference too.
+ */
+export function namesAKubeconfig(key: string): boolean {
+  const lower = key.toLowerCase();
+  return lower === 'config' || lower === 'value' || lower.includes('kubeconfig');
+}
+
+/**
+ * The refusal's words for a Secret a provider reads (by name or marks) that holds none of its
+ * keys: the Secret, its key names (never a value) and both fixes.
+ */
+export function keyMissingMessage(secret: SecretKeys, provider: Provider): string {
+  return phrase({ kind: 'key', secret, provider }, [provider]);
 }
 
 /**
