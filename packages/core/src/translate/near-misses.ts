@@ -8,6 +8,7 @@
 import { providerLabel } from './exec/gates.js';
 import { claimOf, describeMarks, type SecretMeta } from '../config/provider-marks.js';
 import { matchGlob } from '../config/glob.js';
+import { clusterSecretName } from '../config/sources.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
 import type { Provider } from '../common/types.js';
 
@@ -59,7 +60,21 @@ interface Classified {
   readonly key?: string;
 }
 
-function classify(secret: SecretKeys, providers: readonly Provider[]): Classified | undefined {
+/**
+ * Whether `provider` reads a Secret of this name: its glob matches, or, for a Cluster API
+ * Cluster, it is exactly the name the glob gives that Cluster's kubeconfig.
+ */
+function reads(provider: Provider, name: string, cluster: string | undefined): boolean {
+  return cluster === undefined
+    ? matchGlob(provider.secretNamePattern, name)
+    : clusterSecretName(provider.secretNamePattern, cluster) === name;
+}
+
+function classify(
+  secret: SecretKeys,
+  providers: readonly Provider[],
+  cluster: string | undefined,
+): Classified | undefined {
   const configured = new Set(providers.map((provider) => provider.name));
   // The most specific glob wins: `x-user-kubeconfig` is what capa-eks and gke read (an exec
   // user kubeconfig), though capi's `*-kubeconfig` matches it too and refuses exec.
@@ -67,17 +82,23 @@ function classify(secret: SecretKeys, providers: readonly Provider[]): Classifie
   for (const preset of PRESETS) {
     const key = preset.keys.find((candidate) => secret.keys.includes(candidate));
     if (key === undefined || configured.has(preset.name)) continue;
-    if (!matchGlob(preset.secretNamePattern, secret.name)) continue;
+    if (!reads(preset, secret.name, cluster)) continue;
     if (best === undefined || specificity(preset) > specificity(best.provider))
       best = { kind: 'provider', secret, provider: preset, key };
   }
   if (best !== undefined) return best;
   for (const provider of providers)
-    if (matchGlob(provider.secretNamePattern, secret.name))
-      return { kind: 'key', secret, provider };
+    if (reads(provider, secret.name, cluster)) return { kind: 'key', secret, provider };
   for (const provider of providers) {
     const key = provider.keys.find((candidate) => secret.keys.includes(candidate));
-    if (key !== undefined) return { kind: 'name', secret, provider, key };
+    // A Cluster is read from one name per provider: one whose glob names none is no hint.
+    if (key === undefined) continue;
+    if (
+      cluster !== undefined &&
+      clusterSecretName(provider.secretNamePattern, cluster) === undefined
+    )
+      continue;
+    return { kind: 'name', secret, provider, key };
   }
   return undefined;
 }
@@ -107,7 +128,7 @@ function keysText(keys: readonly string[]): string {
   return `its keys: ${shown}${keys.length > KEYS_SHOWN ? ', …' : ''}`;
 }
 
-function phrase(near: Classified, providers: readonly Provider[]): string {
+function phrase(near: Classified, providers: readonly Provider[], cluster?: string): string {
   const { secret, provider } = near;
   switch (near.kind) {
     case 'provider': {
@@ -138,6 +159,10 @@ function phrase(near: Classified, providers: readonly Provider[]): string {
     }
     case 'name': {
       const key = near.key ?? '<key>';
+      const wanted =
+        cluster === undefined ? undefined : clusterSecretName(provider.secretNamePattern, cluster);
+      if (wanted !== undefined)
+        return `Secret ${secret.name} has key ${key}, but the ${entryOf(provider)} provider reads Cluster ${cluster ?? ''}'s kubeconfig from ${wanted}; rename it to ${wanted}`;
       return `Secret ${secret.name} has key ${key}, but its name does not match ${provider.secretNamePattern} of the ${entryOf(provider)} provider; rename it to match, or read it with ${suggestion(customEntry(secret.name, key, provider))}`;
     }
   }
@@ -164,15 +189,26 @@ export function keyMissingMessage(secret: SecretKeys, provider: Provider): strin
 }
 
 /**
- * The near misses among a namespace's Secrets (none of which is a candidate), most useful
- * first, as one phrase; undefined when there is none worth naming.
+ * Whether a Secret's name is about this Cluster: the Cluster's name as a whole `-`-separated
+ * part of it (`alpha-user-kubeconfig`, `vc-alpha`), not within another name (`alphabet-…`).
+ */
+export function namedForCluster(name: string, cluster: string): boolean {
+  return `-${name}-`.includes(`-${cluster}-`);
+}
+
+/**
+ * The near misses among a source's Secrets (none of which is a candidate), most useful
+ * first, as one phrase; undefined when there is none worth naming. For a Cluster API
+ * `cluster`, only the Secrets named for it, and the names its providers read it from.
  */
 export function describeNearMisses(
   secrets: readonly SecretKeys[],
   providers: readonly Provider[],
+  cluster?: string,
 ): string | undefined {
   const classified = secrets
-    .map((secret) => classify(secret, providers))
+    .filter((secret) => cluster === undefined || namedForCluster(secret.name, cluster))
+    .map((secret) => classify(secret, providers, cluster))
     .filter((near): near is Classified => near !== undefined)
     .sort(
       (a, b) =>
@@ -180,7 +216,7 @@ export function describeNearMisses(
         (a.secret.name < b.secret.name ? -1 : a.secret.name > b.secret.name ? 1 : 0),
     );
   if (classified.length === 0) return undefined;
-  const named = classified.slice(0, NAMED_LIMIT).map((near) => phrase(near, providers));
+  const named = classified.slice(0, NAMED_LIMIT).map((near) => phrase(near, providers, cluster));
   const more = classified.length - named.length;
   return `${named.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}`;
 }
