@@ -181,6 +181,12 @@ describe('a kubeconfig under the wrong key', () => {
     expect(status.code, status.stdout).toBe(2);
     expect(status.stdout).toContain('kubeconfig-key-missing');
 
+    // An applying run records it as a refusal, where `kubectl events` shows it.
+    expect((await runCli([...world.baseArgs, '--once'])).code).toBe(0);
+    const events = (await world.hostApi.listNamespacedEvent({ namespace: name })).items;
+    expect(events.map((e) => e.reason)).toEqual(['Refused']);
+    expect(events[0]?.message).toContain(`Secret ${secret} matches k3k-*-kubeconfig`);
+
     // What it suggests works.
     const fixed = await runCli([
       ...world.baseArgs,

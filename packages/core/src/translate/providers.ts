@@ -132,7 +132,8 @@ export interface KubeconfigSelection {
  * fit), then the provider's preferred Secret type, then Secret name; within a Secret, keys
  * in declared order. A source that names its Secret (`pinned`) has that one candidate only.
  * The first clean translation wins, with why it was chosen; every failure before it is kept
- * with its reason.
+ * with its reason. With no candidate at all, a Secret a provider reads that holds a
+ * kubeconfig-named key but none of the provider's is refused (`kubeconfig-key-missing`).
  */
 export function selectKubeconfig(
   namespace: string,
