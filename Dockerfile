@@ -4,7 +4,7 @@
 # CLI into one file with esbuild (packages/cli/bundle.mjs: every dependency inside, source map
 # beside it), and a runtime stage with just Node and that file, running as a non-root user.
 #
-#   docker build -t ghcr.io/argocd-cluster-registrar/argocd-cluster-registrar:0.2.0 .
+#   docker build -t ghcr.io/argocd-cluster-registrar/argocd-cluster-registrar:0.3.0-alpha.0 .
 #
 # Checked without a Docker engine by charts/argocd-cluster-registrar/tests/image.test.ts, which
 # lints this file and replays the build stage's COPY/RUN steps to prove the bundle starts.
@@ -65,7 +65,7 @@ LABEL org.opencontainers.image.title="argocd-cluster-registrar" \
       org.opencontainers.image.description="Registers k3k, vcluster, Kamaji and Cluster API child clusters with ArgoCD" \
       org.opencontainers.image.source="https://github.com/argocd-cluster-registrar/argocd-cluster-registrar" \
       org.opencontainers.image.licenses="Apache-2.0" \
-      org.opencontainers.image.version="0.2.0"
+      org.opencontainers.image.version="0.3.0-alpha.0"
 # 65532: the conventional "nonroot" uid/gid (as in distroless), matching the chart's securityContext.
 USER 65532:65532
 # Metrics (/metrics) and health (/healthz, /readyz).

@@ -18,6 +18,16 @@ const WORKFLOWS = '.github/workflows';
 const current = String(
   (parse(await readFile(join(repo, CHART), 'utf8')) as { version: unknown }).version,
 );
+/** The release the READMEs tell users to install: the one `main` leads to. */
+const installed =
+  /--version (\S+)/.exec(await readFile(join(repo, 'README.md'), 'utf8'))?.[1] ?? '(none)';
+/** The last release in the CHANGELOG. */
+const lastRelease =
+  /^## \[([^\]]+)\]/m.exec(await readFile(join(repo, 'CHANGELOG.md'), 'utf8'))?.[1] ?? '(none)';
+/** A release after the one the READMEs name, so every step of cutting it changes a file. */
+const [major, minor] = installed.split('.').map(Number);
+const next = `${major ?? 0}.${(minor ?? 0) + 1}.0`;
+const afterNext = `${major ?? 0}.${(minor ?? 0) + 2}.0`;
 const packageFiles = (await readdir(join(repo, 'packages'))).map(
   (p) => `packages/${p}/package.json`,
 );
@@ -93,9 +103,9 @@ const steps = {
     for (const file of [CHART_README, 'README.md'].filter((f) => f !== skip))
       await edit(file, (text) =>
         every(
-          `--version ${current}`,
+          `--version ${installed}`,
           `--version ${v}`,
-        )(text).replaceAll(`current release is **${current}**`, `current release is **${v}**`),
+        )(text).replaceAll(`current release is **${installed}**`, `current release is **${v}**`),
       );
   },
   range: (low: string, high: string) =>
@@ -115,78 +125,88 @@ async function cut(version: string, without: readonly string[] = []): Promise<vo
 const files = (problems: readonly ReleaseProblem[]): string[] => problems.map((p) => p.file);
 
 describe('scripts/release-check', () => {
-  it(`the tree agrees with its own version (${current}) everywhere the version is carried`, async () => {
-    const problems = await releaseProblems(root, `v${current}`);
-    // Between releases the only thing left is moving the Unreleased entries under a heading.
-    expect(
-      problems.filter((p) => !(p.file === 'CHANGELOG.md' && p.message.includes('Unreleased'))),
-    ).toEqual([]);
+  it(`the tree agrees with its own version (${current}) everywhere but the CHANGELOG, which a release cuts`, async () => {
+    await steps.changelog(current);
+    expect(await releaseProblems(root, `v${current}`)).toEqual([]);
+  });
+
+  it(`between releases the tree (${current}) is a pre-release, of the release its READMEs install (${installed}) or a later one`, async () => {
+    expect([installed, lastRelease]).not.toContain('(none)');
+    // A release commit says the release; any other commit a pre-release of it or a later one.
+    const [release = '', pre] = current.split(/-(.*)/);
+    // A tree versioned as a release is one, ready to tag: nothing left under Unreleased.
+    if (pre === undefined) expect(await releaseProblems(root, `v${current}`)).toEqual([]);
+    else {
+      const [a, b] = [release, installed].map((v) => v.split('.').map(Number));
+      const order = (a ?? []).map((n, i) => n - (b?.[i] ?? 0)).find((d) => d !== 0) ?? 0;
+      expect(order, `${current} leads to ${installed} or later`).toBeGreaterThanOrEqual(0);
+    }
   });
 
   it('accepts a release cut as "Cutting a release" says, and the notes are what was Unreleased', async () => {
     const before = await readFile(join(root, 'CHANGELOG.md'), 'utf8');
     const unreleased = /^## Unreleased\n([\s\S]*?)\n## \[/m.exec(before)?.[1]?.trim() ?? '';
-    await cut('0.3.0');
-    await steps.range('0.3.0', '0.4.0');
-    expect(await releaseProblems(root, 'v0.3.0')).toEqual([]);
+    await cut(next);
+    await steps.range(next, afterNext);
+    expect(await releaseProblems(root, `v${next}`)).toEqual([]);
     const changelog = await readFile(join(root, 'CHANGELOG.md'), 'utf8');
-    expect(changelogSection(changelog, '0.3.0')).toBe(unreleased);
-    expect(changelogSection(changelog, current)).toContain('First release');
+    expect(changelogSection(changelog, next)).toBe(unreleased);
+    expect(changelogSection(changelog, lastRelease)).toContain('First release');
   });
 
   it.each([
     ['chartVersion', CHART, 'version is'],
     ['chartAppVersion', CHART, 'appVersion is'],
     ['packages', 'packages/core/package.json', 'version is'],
-    ['changelog', 'CHANGELOG.md', 'no "## [0.3.0]" heading'],
+    ['changelog', 'CHANGELOG.md', `no "## [${next}]" heading`],
     ['dockerLabel', 'Dockerfile', 'labels the image version'],
     ['readmes', 'README.md', 'installs chart version'],
   ])('refuses a release whose %s step was left out, naming %s', async (step, file, message) => {
-    await cut('0.3.0', [step]);
-    await steps.range('0.3.0', '0.4.0');
+    await cut(next, [step]);
+    await steps.range(next, afterNext);
     // Every other package and README is bumped: only the step left out is missing.
-    if (step === 'packages') await steps.packages('0.3.0', file);
-    if (step === 'readmes') await steps.readmes('0.3.0', file);
-    const problems = await releaseProblems(root, 'v0.3.0');
+    if (step === 'packages') await steps.packages(next, file);
+    if (step === 'readmes') await steps.readmes(next, file);
+    const problems = await releaseProblems(root, `v${next}`);
     expect(problems.length, JSON.stringify(problems)).toBeGreaterThan(0);
     expect([...new Set(files(problems))]).toEqual([file]);
     expect(problems.map((p) => p.message).join('\n')).toContain(message);
   });
 
   it('refuses a tag that is not the tree’s version', async () => {
-    await cut('0.3.0');
-    await steps.range('0.3.0', '0.4.0');
-    const problems = await releaseProblems(root, 'v0.3.1');
+    await cut(next);
+    await steps.range(next, afterNext);
+    const problems = await releaseProblems(root, `v${next.replace(/0$/, '1')}`);
     expect(files(problems)).toEqual(expect.arrayContaining([CHART, 'packages/core/package.json']));
   });
 
   it('refuses a release that leaves entries under Unreleased (the notes would miss them)', async () => {
-    await cut('0.3.0');
-    await steps.range('0.3.0', '0.4.0');
+    await cut(next);
+    await steps.range(next, afterNext);
     await edit('CHANGELOG.md', (t) =>
       t.replace('## Unreleased\n', '## Unreleased\n\n- Forgotten.\n'),
     );
-    expect(await releaseProblems(root, 'v0.3.0')).toEqual([
+    expect(await releaseProblems(root, `v${next}`)).toEqual([
       {
         file: 'CHANGELOG.md',
-        message: 'still lists changes under "## Unreleased": move them under "## [0.3.0]"',
+        message: `still lists changes under "## Unreleased": move them under "## [${next}]"`,
       },
     ]);
   });
 
   it('refuses a README whose dependency range does not select the release', async () => {
-    await cut('0.3.0');
-    expect(await releaseProblems(root, 'v0.3.0')).toEqual([
+    await cut(next);
+    expect(await releaseProblems(root, `v${next}`)).toEqual([
       {
         file: 'README.md',
-        message: `dependency range "version: ">=${current} <0.3.0"" does not select 0.3.0`,
+        message: `dependency range "version: ">=${installed} <${next}"" does not select ${next}`,
       },
     ]);
   });
 
   it('accepts a pre-release, for which the READMEs keep telling users to install the release', async () => {
-    await cut('0.3.0-rc.1', ['readmes']);
-    expect(await releaseProblems(root, 'v0.3.0-rc.1')).toEqual([]);
+    await cut(`${next}-rc.1`, ['readmes']);
+    expect(await releaseProblems(root, `v${next}-rc.1`)).toEqual([]);
   });
 
   it.each(['0.3.0', 'v0.3', 'v01.2.3', 'v1.2.3+build.5', 'release-1.2.3'])(
@@ -197,38 +217,38 @@ describe('scripts/release-check', () => {
   );
 
   it("refuses an image not built on the Dockerfile's NODE_IMAGE (the Node release the image tests run)", async () => {
-    await cut('0.3.0');
-    await steps.range('0.3.0', '0.4.0');
+    await cut(next);
+    await steps.range(next, afterNext);
     await edit('Dockerfile', (t) =>
       t.replace('FROM ${NODE_IMAGE} AS runtime', 'FROM node:22.0.0-bookworm-slim AS runtime'),
     );
-    const problems = await releaseProblems(root, 'v0.3.0');
+    const problems = await releaseProblems(root, `v${next}`);
     expect(problems).toHaveLength(1);
     expect(problems[0]?.message).toContain('builds FROM node:22.0.0-bookworm-slim');
   });
 
   it('refuses a Node image pinned by tag alone: a re-pushed tag would change what ships', async () => {
-    await cut('0.3.0');
-    await steps.range('0.3.0', '0.4.0');
+    await cut(next);
+    await steps.range(next, afterNext);
     await edit('Dockerfile', (t) =>
       t.replace(/^(ARG NODE_IMAGE=[^@\n]+)@sha256:[0-9a-f]+$/m, '$1'),
     );
-    const problems = await releaseProblems(root, 'v0.3.0');
+    const problems = await releaseProblems(root, `v${next}`);
     expect(problems.map((problem) => problem.message)).toEqual([
       expect.stringContaining('pins its Node image by tag alone'),
     ]);
   });
 
   it('refuses a workflow that overrides NODE_IMAGE at build time', async () => {
-    await cut('0.3.0');
-    await steps.range('0.3.0', '0.4.0');
+    await cut(next);
+    await steps.range(next, afterNext);
     await edit(`${WORKFLOWS}/release.yml`, (t) =>
       t.replace(
         '          sbom: true\n',
         '          sbom: true\n          build-args: NODE_IMAGE=node:24.0.0-bookworm-slim\n',
       ),
     );
-    expect(files(await releaseProblems(root, 'v0.3.0'))).toEqual([`${WORKFLOWS}/release.yml`]);
+    expect(files(await releaseProblems(root, `v${next}`))).toEqual([`${WORKFLOWS}/release.yml`]);
   });
 });
 

@@ -23,6 +23,7 @@ import { colorFor, version } from './io.js';
 import type { Io } from './io.js';
 import { createLogger, resolveLogFormat } from './logging.js';
 import type { Logger } from './logging.js';
+import { managedByWarning } from './managed-by-hint.js';
 import { ListenError } from './server.js';
 import type { ServerRole } from './server.js';
 import { describeSource, flagForSetting } from './settings.js';
@@ -93,6 +94,8 @@ export async function main(io: Io): Promise<number> {
       return EXIT_ERROR;
     }
     if (options.command === 'status') return await runStatus(io, options, config, access, logger);
+    const typo = await managedByWarning(access, config, via('managedBy'));
+    if (typo !== undefined) logger.warn(typo);
     return options.once
       ? await runOnce(io, options, config, access, logger)
       : await runDaemon(options, config, access, logger);

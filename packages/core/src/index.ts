@@ -44,6 +44,7 @@ export {
 export {
   isCandidate,
   isNearMiss,
+  namedForCluster,
   NEAR_MISS_RECORD_LIMIT,
   type SecretKeys,
 } from './translate/near-misses.js';

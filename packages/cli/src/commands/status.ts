@@ -5,7 +5,6 @@
 // an error (including an incomplete read: the rows could be wrong).
 
 import {
-  labelKeys,
   plan as makePlan,
   STATUS_STATES,
   renderStatusText,
@@ -15,17 +14,13 @@ import {
   statusToJson,
 } from '@argocd-cluster-registrar/core';
 import type { Config, StatusRow } from '@argocd-cluster-registrar/core';
-import {
-  createGatherer,
-  listManagedByValues,
-  managedNamespaceSelector,
-} from '@argocd-cluster-registrar/k8s-adapter';
+import { createGatherer, managedNamespaceSelector } from '@argocd-cluster-registrar/k8s-adapter';
 import type { KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import { refuseUnreachable } from '../connect.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError } from '../exit-codes.js';
 import type { CliOptions } from '../flags.js';
 import { colorFor } from '../io.js';
-import { closest } from '../values.js';
+import { didYouMean, managedByValues } from '../managed-by-hint.js';
 import type { Io } from '../io.js';
 import type { Logger } from '../logging.js';
 
@@ -99,13 +94,13 @@ function names(row: StatusRow, name: string): boolean {
 
 /** What an empty status says: the selector it used, and the values other namespaces carry. */
 async function nothingManaged(access: KubeAccess, config: Config): Promise<string> {
-  const key = labelKeys(config.labelPrefix).managedBy;
   const head = `No namespace is labelled ${managedNamespaceSelector(config)}, and no registration in ${config.targetNamespace} carries that label.`;
-  const others = (await listManagedByValues(access, key)).filter((v) => v !== config.managedBy);
+  const values = await managedByValues(access, config);
+  const { key, others, near } = values;
   if (others.length === 0) return `${head}\n`;
-  const near = closest(config.managedBy, others, 3);
-  if (near !== undefined)
-    return `${head}\nDid you mean --managed-by ${near}? Namespaces carry ${key}=${near}.\n`;
+  if (near !== undefined) return `${head}\n${capitalised(didYouMean(values, near))}\n`;
   const shown = others.slice(0, 5).map((value) => JSON.stringify(value));
   return `${head}\nNamespaces carry ${key} with ${others.length === 1 ? 'the value' : 'the values'} ${shown.join(', ')}${others.length > shown.length ? ', …' : ''}.\n`;
 }
+
+const capitalised = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;

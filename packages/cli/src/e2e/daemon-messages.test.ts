@@ -22,8 +22,8 @@ afterEach(async () => {
 /** Namespaces whose Secret almost is a kubeconfig, each in its own way; by namespace name. */
 async function badInputs(world: World): Promise<Map<string, string>> {
   const inputs: [string, string, Record<string, string>][] = [
-    // A k3k-named Secret that keeps the kubeconfig under another key.
-    ['wrong-key', 'k3k-wrong-key-kubeconfig', { kubeconfig: 'apiVersion: v1' }],
+    // A k3k-named Secret whose keys name no kubeconfig (one that does is refused instead).
+    ['wrong-key', 'k3k-wrong-key-kubeconfig', { 'cluster.yaml': 'apiVersion: v1' }],
     // A vcluster Secret under the default k3k provider.
     ['vcluster', 'vc-vcluster', { config: 'apiVersion: v1' }],
     // A CAPA user kubeconfig (an exec plugin): capa-eks, not capi.
@@ -69,7 +69,7 @@ describe('the daemon and --once', () => {
       expect(message, namespace).toContain(`but Secret ${before.get(namespace) ?? ''}`);
       expected.set(namespace, message ?? '');
     }
-    expect(expected.get([...before.keys()][0] ?? '')).toContain('(its keys: kubeconfig)');
+    expect(expected.get([...before.keys()][0] ?? '')).toContain('(its keys: cluster.yaml)');
     expect(expected.get([...before.keys()][2] ?? '')).toContain('--provider capa-eks');
 
     for (const [namespace, message] of expected) {

@@ -65,7 +65,7 @@ describe('the README set-up makes the command available', () => {
     const run = await shell('argocd-cluster-registrar --help');
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('argocd-cluster-registrar 0.2.0');
+    expect(run.stdout).toContain('argocd-cluster-registrar 0.3.0-alpha.0');
   });
 
   it('runs `argocd-cluster-registrar --once --dry-run --debug` as written, on $KUBECONFIG', async () => {

@@ -14,6 +14,7 @@ import {
   PREFIX,
   putSecret,
   runCli,
+  startDaemon,
   targetSecrets,
 } from '../test-support/e2e.js';
 import type { JsonPlan } from '../test-support/e2e.js';
@@ -162,6 +163,39 @@ describe('a kubeconfig Secret that almost matches', () => {
   });
 });
 
+describe('a kubeconfig under the wrong key', () => {
+  it('is refused by name, with its key names and the fix, and status exits 2', async () => {
+    const world = await createWorld();
+    const ns = await createSourceNamespace(world, { cluster: 'wrong' });
+    const name = ns.metadata?.name ?? '';
+    const secret = `k3k-${name}-kubeconfig`;
+    await putSecret(world.hostApi, name, secret, { kubeconfig: kubeconfigYaml(world.child) });
+
+    const run = await runCli([...world.baseArgs, '--once', '--dry-run']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(
+      `refused  ${name} (cluster "wrong"): namespace ${name}: Secret ${secret} matches k3k-*-kubeconfig of the k3k provider but has no key kubeconfig.yaml (its keys: kubeconfig); store the kubeconfig under kubeconfig.yaml, or read key kubeconfig with \`--provider 'custom:k3k-*-kubeconfig=kubeconfig'\``,
+    );
+
+    const status = await runCli(['status', ...world.baseArgs, '--namespace', name]);
+    expect(status.code, status.stdout).toBe(2);
+    expect(status.stdout).toContain('kubeconfig-key-missing');
+
+    // An applying run records it as a refusal, where `kubectl events` shows it.
+    expect((await runCli([...world.baseArgs, '--once'])).code).toBe(0);
+    const events = (await world.hostApi.listNamespacedEvent({ namespace: name })).items;
+    expect(events.map((e) => e.reason)).toEqual(['Refused']);
+    expect(events[0]?.message).toContain(`Secret ${secret} matches k3k-*-kubeconfig`);
+
+    // What it suggests works.
+    const fixed = await runCli([
+      ...world.baseArgs,
+      ...['--once', '--dry-run', '--provider', 'custom:k3k-*-kubeconfig=kubeconfig'],
+    ]);
+    expect(fixed.stdout).toContain('cluster-wrong will be created');
+  });
+});
+
 describe('a status filter that matches nothing', () => {
   it('says so: an unknown --namespace is an error, a mistyped --managed-by names the values seen', async () => {
     const world = await createWorld();
@@ -184,6 +218,34 @@ describe('a status filter that matches nothing', () => {
     expect(mistyped.stdout).toContain(
       `Did you mean --managed-by ${world.managedBy}? Namespaces carry ${PREFIX}managed-by=${world.managedBy}.\n`,
     );
+
+    // --once, its dry run and the daemon say it too, at start-up, naming the setting as given.
+    const warning = `--managed-by ${JSON.stringify(typo)}: no namespace is labelled ${PREFIX}managed-by=${typo}; did you mean --managed-by ${world.managedBy}? Namespaces carry ${PREFIX}managed-by=${world.managedBy}.`;
+    for (const extra of [['--once'], ['--once', '--dry-run']]) {
+      const run = await runCli([...args, '--managed-by', typo, '--log-format=text', ...extra]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain(warning);
+    }
+    const fromEnv = await runCli([...args, '--once', '--dry-run', '--log-format=text'], {
+      ACR_MANAGED_BY: typo,
+    });
+    expect(fromEnv.stderr).toContain(
+      `ACR_MANAGED_BY (for --managed-by) ${JSON.stringify(typo)}: no namespace`,
+    );
+    const daemon = startDaemon([
+      ...args,
+      ...['--managed-by', typo, '--health-addr=127.0.0.1:0', '--metrics-addr=127.0.0.1:0'],
+    ]);
+    try {
+      await daemon.healthPort();
+      expect(daemon.logs.some((line) => line['msg'] === warning)).toBe(true);
+    } finally {
+      await daemon.stop();
+    }
+
+    // Spelled right, nothing is said.
+    const right = await runCli([...world.baseArgs, '--once', '--dry-run', '--log-format=text']);
+    expect(right.stderr).not.toContain('did you mean');
   });
 
   it('the JSON plan has results even when there is nothing to do', async () => {

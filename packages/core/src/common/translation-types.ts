@@ -36,6 +36,8 @@ export type CredentialKind = 'client-certificate' | 'bearer-token' | 'basic-auth
 
 export type RefusalCode =
   | 'kubeconfig-unreadable'
+  /** A Secret a provider reads holds a kubeconfig-named key, but none of the provider's. */
+  | 'kubeconfig-key-missing'
   | 'kubeconfig-not-yaml'
   /** Over one of KUBECONFIG_LIMITS (size, depth, keys, aliases): refused before parsing. */
   | 'kubeconfig-over-limit'

@@ -16,7 +16,7 @@ import {
 } from '../test-support/fixtures.js';
 import { renderStatusText } from '../present/render-status.js';
 import { statusRows } from '../present/status-rows.js';
-import type { Action, Plan } from '../common/types.js';
+import type { Action, NearMissSecret, Plan, Snapshot } from '../common/types.js';
 
 const SECRET_TYPE = 'argocd.argoproj.io/secret-type';
 const CONFIG = testConfig({ providers: [PROVIDER_PRESETS.capi], capiClusters: true });
@@ -162,6 +162,47 @@ describe('registering Cluster API Clusters', () => {
           'no kubeconfig Secret of Cluster fleet/alpha yet (looking for alpha-user-kubeconfig with value; alpha-kubeconfig with value in namespace fleet); it is registered as soon as one appears',
       },
     });
+  });
+});
+
+describe('a Cluster whose Secret no configured provider reads', () => {
+  const k3kAndCapi = testConfig({
+    providers: [PROVIDER_PRESETS.k3k, PROVIDER_PRESETS.capi],
+    capiClusters: true,
+  });
+  const withNearMisses = (snapshot: Snapshot, nearMisses: NearMissSecret[]): Snapshot => ({
+    ...snapshot,
+    nearMisses,
+  });
+
+  it('gets the near-miss hints a namespace gets, for its own Secrets only', () => {
+    const snapshot = withNearMisses(scenario().cluster('fleet', 'alpha').build(), [
+      { namespace: 'fleet', name: 'alpha-user-kubeconfig', keys: ['value'] },
+      { namespace: 'fleet', name: 'beta-user-kubeconfig', keys: ['value'] },
+    ]);
+    const outcome = outcomeOf(plan(snapshot, k3kAndCapi, NOW), 'fleet/alpha');
+    expect(outcome).toMatchObject({ state: 'waiting', reason: { code: 'waiting-for-kubeconfig' } });
+    expect(outcome.reason?.message).toBe(
+      "no kubeconfig Secret of Cluster fleet/alpha that the configured providers read (looking for k3k-alpha-kubeconfig with kubeconfig.yaml; alpha-kubeconfig with value in namespace fleet), but Secret alpha-user-kubeconfig (its keys: value) matches the capa-eks provider (*-user-kubeconfig with value), which is not configured; add it with `--provider capa-eks` (chart value `providers: [capa-eks]`) with `--exec-credentials` (its exec plugin is translated into ArgoCD's own form), or gke if that is the cloud it signs in to, keeping k3k and capi in the list if other namespaces need them; it is registered as soon as one matches",
+    );
+  });
+
+  it('a Secret with its name and a configured key, under another name: says the name to use', () => {
+    const snapshot = withNearMisses(scenario().cluster('fleet', 'alpha').build(), [
+      { namespace: 'fleet', name: 'alpha-kubecfg', keys: ['value'] },
+    ]);
+    expect(outcomeOf(plan(snapshot, k3kAndCapi, NOW), 'fleet/alpha').reason?.message).toContain(
+      "but Secret alpha-kubecfg has key value, but the capi provider reads Cluster alpha's kubeconfig from alpha-kubeconfig; rename it to alpha-kubeconfig",
+    );
+  });
+
+  it('a Secret named for another Cluster is no hint', () => {
+    const snapshot = withNearMisses(scenario().cluster('fleet', 'alpha').build(), [
+      { namespace: 'fleet', name: 'alphabet-user-kubeconfig', keys: ['value'] },
+    ]);
+    expect(outcomeOf(plan(snapshot, k3kAndCapi, NOW), 'fleet/alpha').reason?.message).toBe(
+      'no kubeconfig Secret of Cluster fleet/alpha yet (looking for k3k-alpha-kubeconfig with kubeconfig.yaml; alpha-kubeconfig with value in namespace fleet); it is registered as soon as one appears',
+    );
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeBase64Text } from '../common/base64.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
 import {
+  kubeconfigSecret,
   kubeconfigYaml,
   NOW,
   outcomeOf,
@@ -68,17 +69,76 @@ describe('a namespace without a usable kubeconfig names the Secret that almost m
     );
   });
 
-  it("a Secret with the provider's name but another key: names its keys and the key to use, never a value", () => {
+  it("a Secret with the provider's name but another key is refused: names its keys and the key to use, never a value", () => {
     const snapshot = scenario()
       .namespace('team-a', { cluster: 'alpha' })
       .kubeconfig('team-a', { key: 'kubeconfig' })
       .build();
     const outcome = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a');
-    expect(outcome.state).toBe('waiting');
-    expect(outcome.reason?.message).toBe(
-      'no kubeconfig Secret in namespace team-a that the configured providers read (looking for k3k-*-kubeconfig (or controlled by a k3k.io Cluster) with kubeconfig.yaml), but Secret k3k-team-a-kubeconfig matches k3k-*-kubeconfig of the k3k provider but has no key kubeconfig.yaml (its keys: kubeconfig); store the kubeconfig under kubeconfig.yaml, or read key kubeconfig with `--provider \'custom:k3k-*-kubeconfig=kubeconfig\'` (chart value `providers: ["custom:k3k-*-kubeconfig=kubeconfig"]`); it is registered as soon as one matches',
-    );
+    expect(outcome.state).toBe('refused');
+    expect(outcome.reason).toEqual({
+      code: 'kubeconfig-key-missing',
+      message:
+        'namespace team-a: Secret k3k-team-a-kubeconfig matches k3k-*-kubeconfig of the k3k provider but has no key kubeconfig.yaml (its keys: kubeconfig); store the kubeconfig under kubeconfig.yaml, or read key kubeconfig with `--provider \'custom:k3k-*-kubeconfig=kubeconfig\'` (chart value `providers: ["custom:k3k-*-kubeconfig=kubeconfig"]`)',
+    });
     expect(outcome.reason?.message).not.toContain(encodeBase64Text(kubeconfigYaml()).slice(0, 16));
+  });
+
+  it('a Secret with the marks but another key is refused as read by its marks', () => {
+    const snapshot = scenario()
+      .namespace('team-a', { cluster: 'alpha' })
+      .secret({
+        ...kubeconfigSecret('team-a', { name: 'k3k-hashed-a1b2c3', key: 'value' }),
+        ownerReferences: [
+          {
+            apiVersion: 'k3k.io/v1beta1',
+            kind: 'Cluster',
+            name: 'alpha',
+            uid: 'u',
+            controller: true,
+          },
+        ],
+      })
+      .build();
+    const outcome = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a');
+    expect(outcome.state).toBe('refused');
+    expect(outcome.reason?.message).toContain(
+      'namespace team-a: Secret k3k-hashed-a1b2c3 is read by the k3k provider (controlled by a k3k.io Cluster) but has no key kubeconfig.yaml (its keys: value)',
+    );
+  });
+
+  it('a registered namespace whose Secret moved to another key is stale with the refusal', () => {
+    const registered = settle(scenario().child('team-a', { cluster: 'alpha' }).build());
+    const snapshot = scenario(registered).kubeconfig('team-a', { key: 'kubeconfig' }).build();
+    const outcome = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a');
+    expect(outcome.state).toBe('stale');
+    expect(outcome.reason?.code).toBe('kubeconfig-key-missing');
+  });
+
+  it('stays waiting for Secrets a provisioner writes beside its kubeconfig (no key that names a kubeconfig)', () => {
+    const vcluster = testConfig({ providers: [PROVIDER_PRESETS.vcluster] });
+    const marks = { app: 'vcluster', 'vcluster-name': 'alpha' };
+    const snapshot = scenario()
+      .namespace('team-a', { cluster: 'alpha' })
+      // vcluster's config Secret, and its certificate Secret (kubeadm's admin.conf among
+      // certificates, under vcluster's own labels), both there before vc-alpha is written.
+      .kubeconfig('team-a', { name: 'vc-config-alpha', key: 'config.yaml' })
+      .secret({
+        ...kubeconfigSecret('team-a', { name: 'alpha-certs', key: 'admin.conf' }),
+        labels: marks,
+      })
+      .build();
+    const outcome = outcomeOf(plan(snapshot, vcluster, NOW), 'team-a');
+    expect(outcome.state).toBe('waiting');
+  });
+
+  it('is not refused while another Secret of the namespace is a usable candidate', () => {
+    const snapshot = scenario()
+      .child('team-a', { cluster: 'alpha' })
+      .kubeconfig('team-a', { name: 'k3k-old-kubeconfig', key: 'kubeconfig' })
+      .build();
+    const outcome = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a');
+    expect(outcome.state).toBe('registered');
   });
 
   it('a Secret with another name: suggests a provider for that name', () => {

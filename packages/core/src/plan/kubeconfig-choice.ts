@@ -106,24 +106,26 @@ function nearMissesByNamespace(state: PassState): ReadonlyMap<string, readonly N
 
 /** What almost matched in a namespace without a usable kubeconfig, when anything did. */
 function nearMissHint(state: PassState, subject: Subject): string | undefined {
-  // A Cluster's own Secret name is exact: the other Secrets of its namespace are not hints.
-  if (subject.namespace.capi !== undefined) return undefined;
-  const secrets = nearMissesByNamespace(state).get(subject.namespace.name);
+  // A Cluster's Secrets are in its namespace, among other Clusters': those named for it count.
+  const capi = subject.namespace.capi;
+  const secrets = nearMissesByNamespace(state).get(capi?.namespace ?? subject.namespace.name);
   if (secrets === undefined) return undefined;
   // Key names only: a candidate Secret's values are never looked at here.
   const named: SecretKeys[] = secrets.map((secret) =>
     'keys' in secret ? secret : { name: secret.name, keys: Object.keys(secret.data) },
   );
-  return describeNearMisses(named, state.config.providers);
+  return describeNearMisses(named, state.config.providers, capi?.name);
 }
 
 /** Why a registered namespace has no kubeconfig left (the start of its `stale` message). */
 export function noKubeconfigLeft(state: PassState, subject: Subject): string {
   const capi = subject.namespace.capi;
-  if (capi !== undefined)
-    return `no kubeconfig Secret of Cluster ${subject.namespace.name} is left (${clusterSecretNames(state, capi.name)})`;
-  const namespace = subject.namespace.name;
   const hint = nearMissHint(state, subject);
+  if (capi !== undefined)
+    return hint === undefined
+      ? `no kubeconfig Secret of Cluster ${subject.namespace.name} is left (${clusterSecretNames(state, capi.name)})`
+      : `no kubeconfig Secret of Cluster ${subject.namespace.name} that the configured providers read is left (${clusterSecretNames(state, capi.name)}), but ${hint}`;
+  const namespace = subject.namespace.name;
   return hint === undefined
     ? `no kubeconfig Secret is left in namespace ${namespace}`
     : `no kubeconfig Secret that the configured providers read is left in namespace ${namespace}, but ${hint}`;
@@ -132,8 +134,13 @@ export function noKubeconfigLeft(state: PassState, subject: Subject): string {
 /** The `waiting-for-kubeconfig` message. */
 export function waitingMessage(state: PassState, subject: Subject): string {
   const capi = subject.namespace.capi;
-  if (capi !== undefined)
-    return `no kubeconfig Secret of Cluster ${subject.namespace.name} yet (looking for ${clusterSecretNames(state, capi.name)} in namespace ${capi.namespace}); it is registered as soon as one appears`;
+  if (capi !== undefined) {
+    const looking = `(looking for ${clusterSecretNames(state, capi.name)} in namespace ${capi.namespace})`;
+    const hint = nearMissHint(state, subject);
+    return hint === undefined
+      ? `no kubeconfig Secret of Cluster ${subject.namespace.name} yet ${looking}; it is registered as soon as one appears`
+      : `no kubeconfig Secret of Cluster ${subject.namespace.name} that the configured providers read ${looking}, but ${hint}; it is registered as soon as one matches`;
+  }
   const namespace = subject.namespace.name;
   const providers = state.config.providers
     .map((provider) => `${describeLookup(provider)} with ${provider.keys.join(' or ')}`)

@@ -6,8 +6,9 @@
 // values are never recorded or printed.
 
 import { providerLabel } from './exec/gates.js';
-import { claimOf, type SecretMeta } from '../config/provider-marks.js';
+import { claimOf, describeMarks, type SecretMeta } from '../config/provider-marks.js';
 import { matchGlob } from '../config/glob.js';
+import { clusterSecretName } from '../config/sources.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
 import type { Provider } from '../common/types.js';
 
@@ -59,7 +60,21 @@ interface Classified {
   readonly key?: string;
 }
 
-function classify(secret: SecretKeys, providers: readonly Provider[]): Classified | undefined {
+/**
+ * Whether `provider` reads a Secret of this name: its glob matches, or, for a Cluster API
+ * Cluster, it is exactly the name the glob gives that Cluster's kubeconfig.
+ */
+function reads(provider: Provider, name: string, cluster: string | undefined): boolean {
+  return cluster === undefined
+    ? matchGlob(provider.secretNamePattern, name)
+    : clusterSecretName(provider.secretNamePattern, cluster) === name;
+}
+
+function classify(
+  secret: SecretKeys,
+  providers: readonly Provider[],
+  cluster: string | undefined,
+): Classified | undefined {
   const configured = new Set(providers.map((provider) => provider.name));
   // The most specific glob wins: `x-user-kubeconfig` is what capa-eks and gke read (an exec
   // user kubeconfig), though capi's `*-kubeconfig` matches it too and refuses exec.
@@ -67,17 +82,23 @@ function classify(secret: SecretKeys, providers: readonly Provider[]): Classifie
   for (const preset of PRESETS) {
     const key = preset.keys.find((candidate) => secret.keys.includes(candidate));
     if (key === undefined || configured.has(preset.name)) continue;
-    if (!matchGlob(preset.secretNamePattern, secret.name)) continue;
+    if (!reads(preset, secret.name, cluster)) continue;
     if (best === undefined || specificity(preset) > specificity(best.provider))
       best = { kind: 'provider', secret, provider: preset, key };
   }
   if (best !== undefined) return best;
   for (const provider of providers)
-    if (matchGlob(provider.secretNamePattern, secret.name))
-      return { kind: 'key', secret, provider };
+    if (reads(provider, secret.name, cluster)) return { kind: 'key', secret, provider };
   for (const provider of providers) {
     const key = provider.keys.find((candidate) => secret.keys.includes(candidate));
-    if (key !== undefined) return { kind: 'name', secret, provider, key };
+    // A Cluster is read from one name per provider: one whose glob names none is no hint.
+    if (key === undefined) continue;
+    if (
+      cluster !== undefined &&
+      clusterSecretName(provider.secretNamePattern, cluster) === undefined
+    )
+      continue;
+    return { kind: 'name', secret, provider, key };
   }
   return undefined;
 }
@@ -107,7 +128,7 @@ function keysText(keys: readonly string[]): string {
   return `its keys: ${shown}${keys.length > KEYS_SHOWN ? ', …' : ''}`;
 }
 
-function phrase(near: Classified, providers: readonly Provider[]): string {
+function phrase(near: Classified, providers: readonly Provider[], cluster?: string): string {
   const { secret, provider } = near;
   switch (near.kind) {
     case 'provider': {
@@ -124,28 +145,70 @@ function phrase(near: Classified, providers: readonly Provider[]): string {
     }
     case 'key': {
       const wanted = provider.keys.join(' or ');
-      const head = `Secret ${secret.name} matches ${provider.secretNamePattern} of the ${entryOf(provider)} provider but has no key ${wanted} (${keysText(secret.keys)}); store the kubeconfig under ${provider.keys[0] ?? wanted}`;
+      // A Secret read by its provisioner's marks may have any name: a custom entry names it.
+      const byName = matchGlob(provider.secretNamePattern, secret.name);
+      const readBy =
+        byName || provider.marks === undefined
+          ? `matches ${provider.secretNamePattern} of the ${entryOf(provider)} provider`
+          : `is read by the ${entryOf(provider)} provider (${describeMarks(provider.marks)})`;
+      const head = `Secret ${secret.name} ${readBy} but has no key ${wanted} (${keysText(secret.keys)}); store the kubeconfig under ${provider.keys[0] ?? wanted}`;
       if (secret.keys.length === 0) return head;
       const key = secret.keys.length === 1 ? (secret.keys[0] ?? '<key>') : '<key>';
-      return `${head}, or read ${secret.keys.length === 1 ? `key ${key}` : 'the key that holds it'} with ${suggestion(customEntry(provider.secretNamePattern, key, provider))}`;
+      const glob = byName ? provider.secretNamePattern : secret.name;
+      return `${head}, or read ${secret.keys.length === 1 ? `key ${key}` : 'the key that holds it'} with ${suggestion(customEntry(glob, key, provider))}`;
     }
     case 'name': {
       const key = near.key ?? '<key>';
+      const wanted =
+        cluster === undefined ? undefined : clusterSecretName(provider.secretNamePattern, cluster);
+      if (wanted !== undefined)
+        return `Secret ${secret.name} has key ${key}, but the ${entryOf(provider)} provider reads Cluster ${cluster ?? ''}'s kubeconfig from ${wanted}; rename it to ${wanted}`;
       return `Secret ${secret.name} has key ${key}, but its name does not match ${provider.secretNamePattern} of the ${entryOf(provider)} provider; rename it to match, or read it with ${suggestion(customEntry(secret.name, key, provider))}`;
     }
   }
 }
 
 /**
- * The near misses among a namespace's Secrets (none of which is a candidate), most useful
- * first, as one phrase; undefined when there is none worth naming.
+ * Whether a key's name says it holds a kubeconfig: `config`, `value` (what the vcluster and
+ * Cluster API presets read, and what users copy from them), or any name with `kubeconfig` in
+ * it. Not a control plane's own kubeconfig files (`admin.conf`, `scheduler.conf`): vcluster's
+ * certificate Secret holds those under vcluster's own labels, before and beside its real
+ * kubeconfig Secret, and k3k's other Secrets carry k3k's controller reference too.
+ */
+export function namesAKubeconfig(key: string): boolean {
+  const lower = key.toLowerCase();
+  return lower === 'config' || lower === 'value' || lower.includes('kubeconfig');
+}
+
+/**
+ * The refusal's words for a Secret a provider reads (by name or marks) that holds none of its
+ * keys: the Secret, its key names (never a value) and both fixes.
+ */
+export function keyMissingMessage(secret: SecretKeys, provider: Provider): string {
+  return phrase({ kind: 'key', secret, provider }, [provider]);
+}
+
+/**
+ * Whether a Secret's name is about this Cluster: the Cluster's name as a whole `-`-separated
+ * part of it (`alpha-user-kubeconfig`, `vc-alpha`), not within another name (`alphabet-…`).
+ */
+export function namedForCluster(name: string, cluster: string): boolean {
+  return `-${name}-`.includes(`-${cluster}-`);
+}
+
+/**
+ * The near misses among a source's Secrets (none of which is a candidate), most useful
+ * first, as one phrase; undefined when there is none worth naming. For a Cluster API
+ * `cluster`, only the Secrets named for it, and the names its providers read it from.
  */
 export function describeNearMisses(
   secrets: readonly SecretKeys[],
   providers: readonly Provider[],
+  cluster?: string,
 ): string | undefined {
   const classified = secrets
-    .map((secret) => classify(secret, providers))
+    .filter((secret) => cluster === undefined || namedForCluster(secret.name, cluster))
+    .map((secret) => classify(secret, providers, cluster))
     .filter((near): near is Classified => near !== undefined)
     .sort(
       (a, b) =>
@@ -153,7 +216,7 @@ export function describeNearMisses(
         (a.secret.name < b.secret.name ? -1 : a.secret.name > b.secret.name ? 1 : 0),
     );
   if (classified.length === 0) return undefined;
-  const named = classified.slice(0, NAMED_LIMIT).map((near) => phrase(near, providers));
+  const named = classified.slice(0, NAMED_LIMIT).map((near) => phrase(near, providers, cluster));
   const more = classified.length - named.length;
   return `${named.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}`;
 }

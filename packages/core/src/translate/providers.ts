@@ -16,6 +16,7 @@ import { translateKubeconfig } from './kubeconfig.js';
 import { KUBECONFIG_LIMITS } from './kubeconfig-limits.js';
 import { OVER_LIMIT_FIX } from './kubeconfig-structure.js';
 import { clusterSecretName } from '../config/sources.js';
+import { keyMissingMessage, namesAKubeconfig } from './near-misses.js';
 
 export interface SelectOptions extends TranslateOptions {
   /**
@@ -131,7 +132,8 @@ export interface KubeconfigSelection {
  * fit), then the provider's preferred Secret type, then Secret name; within a Secret, keys
  * in declared order. A source that names its Secret (`pinned`) has that one candidate only.
  * The first clean translation wins, with why it was chosen; every failure before it is kept
- * with its reason.
+ * with its reason. With no candidate at all, a Secret a provider reads that holds a
+ * kubeconfig-named key but none of the provider's is refused (`kubeconfig-key-missing`).
  */
 export function selectKubeconfig(
   namespace: string,
@@ -141,6 +143,7 @@ export function selectKubeconfig(
   selectOptions?: SelectOptions,
 ): KubeconfigSelection {
   const rejected: { candidate: CandidateRef; refusal: Refusal }[] = [];
+  const keyMissing: { candidate: CandidateRef; refusal: Refusal }[] = [];
   const pinned = selectOptions?.pinned;
   const own = secrets.filter(
     (secret) =>
@@ -164,14 +167,17 @@ export function selectKubeconfig(
       continue;
     const candidates: { secret: ObservedSecret; claim: Claim }[] = [];
     for (const secret of own) {
-      if (!provider.keys.some((key) => Object.hasOwn(secret.data, key))) continue;
       const claim: Claim | undefined =
         exact === undefined
           ? claimOf(provider, secret)
           : secret.name === exact
             ? 'name'
             : undefined;
-      if (claim !== undefined) candidates.push({ secret, claim });
+      if (claim === undefined) continue;
+      if (provider.keys.some((key) => Object.hasOwn(secret.data, key)))
+        candidates.push({ secret, claim });
+      else if (Object.keys(secret.data).some(namesAKubeconfig))
+        keyMissing.push(keyMissingRefusal(namespace, secret, provider));
     }
     candidates.sort((a, b) => {
       if (a.claim !== b.claim) return a.claim === 'marks' ? -1 : 1;
@@ -210,7 +216,30 @@ export function selectKubeconfig(
       }
     }
   }
-  return { rejected };
+  // A kubeconfig under another key is refused only when nothing else could register the
+  // source: a glob like `vc-*` or a provisioner's marks also take in Secrets that are no
+  // kubeconfig, and beside a usable (or refused) candidate they are noise.
+  return { rejected: rejected.length > 0 ? rejected : keyMissing };
+}
+
+function keyMissingRefusal(
+  namespace: string,
+  secret: ObservedSecret,
+  provider: Provider,
+): { candidate: CandidateRef; refusal: Refusal } {
+  const keys = Object.keys(secret.data);
+  return {
+    candidate: {
+      namespace,
+      secret: secret.name,
+      key: provider.keys[0] ?? '',
+      provider: provider.name,
+    },
+    refusal: {
+      code: 'kubeconfig-key-missing',
+      message: `namespace ${secret.namespace}: ${keyMissingMessage({ ...secret, keys }, provider)}`,
+    },
+  };
 }
 
 /** Why the chosen candidate was chosen, as the plan says it. */

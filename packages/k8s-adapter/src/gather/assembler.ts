@@ -102,7 +102,7 @@ export class SnapshotAssembler {
       this.source.clusterApi(),
       fullPass,
     );
-    await this.recordNearMisses(pass, world, candidateSecrets, unread);
+    const nearMissNamespaces = await this.recordNearMisses(pass, world, candidateSecrets, unread);
     const api = this.source.clusterApi();
     const children = await this.probed(clusterSecrets);
     return {
@@ -118,7 +118,7 @@ export class SnapshotAssembler {
         ...(unread.clusterSecretsUnread === undefined
           ? {}
           : { clusterSecretsUnread: unread.clusterSecretsUnread }),
-        ...this.nearMisses.snapshotField(world.managed),
+        ...this.nearMisses.snapshotField(nearMissNamespaces),
         ...(children === undefined ? {} : { children }),
       },
       failures: pass.failures,
@@ -221,25 +221,47 @@ export class SnapshotAssembler {
     world: WorldIndex,
     candidates: readonly ObservedSecret[],
     unread: Unread,
-  ): Promise<void> {
+  ): Promise<ReadonlySet<string>> {
     const served = new Set<string>();
-    for (const secret of candidates)
-      if (isCandidate({ ...secret, keys: Object.keys(secret.data) }, this.config.providers))
-        served.add(secret.namespace);
+    const servedClusters = new Set<SourceCluster>();
+    for (const secret of candidates) {
+      if (!isCandidate({ ...secret, keys: Object.keys(secret.data) }, this.config.providers))
+        continue;
+      served.add(secret.namespace);
+      const cluster = world.clusterSecrets.get(`${secret.namespace}/${secret.name}`);
+      if (cluster !== undefined) servedClusters.add(cluster);
+    }
+    // A namespace of Clusters is listed for the Clusters in it that have no candidate.
+    const waiting = new Map<string, string[]>();
+    for (const cluster of world.clusters) {
+      if (servedClusters.has(cluster)) continue;
+      const names = waiting.get(cluster.namespace);
+      if (names === undefined) waiting.set(cluster.namespace, [cluster.name]);
+      else names.push(cluster.name);
+    }
     const unreadNames = new Set((unread.unreadNamespaces ?? []).map((entry) => entry.name));
-    const toList: string[] = [];
+    const toList: { name: string; clusters?: string[] }[] = [];
+    const versionOf = (name: string, clusters?: readonly string[]): string =>
+      clusters === undefined
+        ? this.source.secretsVersion(name)
+        : `${this.source.secretsVersion(name)} ${clusters.join(',')}`;
     for (const { name } of world.namespaces) {
       if (served.has(name)) this.nearMisses.forget(name);
-      else if (
-        !unreadNames.has(name) &&
-        !this.nearMisses.current(name, this.source.secretsVersion(name))
-      )
-        toList.push(name);
+      else if (!unreadNames.has(name) && !this.nearMisses.current(name, versionOf(name)))
+        toList.push({ name });
     }
-    await mapBounded(toList, READ_CONCURRENCY, async (name) => {
-      const version = this.source.secretsVersion(name);
+    for (const [name, clusters] of waiting)
+      if (
+        !world.managed.has(name) &&
+        !unreadNames.has(name) &&
+        !this.nearMisses.current(name, versionOf(name, clusters))
+      )
+        toList.push({ name, clusters });
+    await mapBounded(toList, READ_CONCURRENCY, async ({ name, clusters }) => {
+      const version = versionOf(name, clusters);
       const secrets = await this.source.secretsOf(pass, name);
-      if (secrets !== undefined) this.nearMisses.record(name, secrets, version);
+      if (secrets !== undefined) this.nearMisses.record(name, secrets, version, clusters);
     });
+    return new Set([...world.managed.keys(), ...waiting.keys()]);
   }
 }

@@ -117,6 +117,66 @@ describe('gathering Cluster sources', () => {
     });
   });
 
+  it("records a waiting Cluster's near misses (its own Secrets only), in a read and through the watch alike", async () => {
+    if (plane === undefined) throw new Error('no plane');
+    const config = capiConfig();
+    const fleet = uniqueName('fleet');
+    await createNamespace(core, fleet);
+    await createNamespace(core, config.targetNamespace);
+    const managed = { [MANAGED_BY_KEY]: config.managedBy };
+    await applyObjects(plane, [
+      clusterObject(fleet, 'alpha', managed),
+      clusterObject(fleet, 'beta', managed),
+    ]);
+    // beta is served; alpha's user kubeconfig is what capa-eks reads, not capi; gamma is no source.
+    await core.createNamespacedSecret({
+      namespace: fleet,
+      body: kubeconfigSecret('beta', 'https://beta.example.com:6443'),
+    });
+    for (const name of ['alpha-user-kubeconfig', 'gamma-user-kubeconfig'])
+      await core.createNamespacedSecret({
+        namespace: fleet,
+        body: opaque(name, {}, { value: 'secret-kubeconfig-text' }),
+      });
+
+    const read = await createGatherer(access, config).full();
+    expect(read.snapshot.nearMisses).toEqual([
+      { namespace: fleet, name: 'alpha-user-kubeconfig', keys: ['value'] },
+    ]);
+    const watched = createWatchGatherer(access, config, {
+      onChange: () => undefined,
+      onError: () => undefined,
+      resyncPeriodMs: 0,
+    });
+    try {
+      const first = await watched.full();
+      expect(first.snapshot.nearMisses).toEqual(read.snapshot.nearMisses);
+      // A Secret added beside the Clusters later: the watch brings it into the hints.
+      await core.createNamespacedSecret({
+        namespace: fleet,
+        body: opaque('alpha-kubecfg', {}, { value: 'secret-kubeconfig-text' }),
+      });
+      await vi.waitFor(
+        async () => {
+          expect((await watched.refresh()).snapshot.nearMisses?.map((n) => n.name)).toEqual([
+            'alpha-kubecfg',
+            'alpha-user-kubeconfig',
+          ]);
+        },
+        { timeout: 10_000 },
+      );
+    } finally {
+      watched.stop();
+    }
+    const outcome = plan(read.snapshot, config, Date.now()).outcomes.find(
+      (o) => o.namespace === `${fleet}/alpha`,
+    );
+    expect(outcome?.state).toBe('waiting');
+    expect(outcome?.reason?.message).toContain(
+      'but Secret alpha-user-kubeconfig (its keys: value) matches the capa-eks provider',
+    );
+  });
+
   it('looks up the Cluster a registration records: notFound once it is gone, present while it exists', async () => {
     if (plane === undefined) throw new Error('no plane');
     const config = capiConfig();

@@ -7,17 +7,25 @@ import type { KubeSecret } from '../kube-objects.js';
 import { ownerReferencesOf } from '../observed-objects.js';
 import {
   claimedByAny,
+  clusterSecretName,
   isCandidate,
   isNearMiss,
+  namedForCluster,
   NEAR_MISS_RECORD_LIMIT,
   type NearMissSecret,
   type Provider,
 } from '@argocd-cluster-registrar/core';
 
+/**
+ * The near misses of a namespace: of a managed namespace without a candidate, or, given the
+ * `waitingClusters` of a namespace of Cluster API Clusters, of the Secrets named for them
+ * (other Clusters' Secrets there are candidates, and no hint for these).
+ */
 export function nearMissesIn(
   secrets: readonly KubeSecret[],
   namespace: string,
   providers: readonly Provider[],
+  waitingClusters?: readonly string[],
 ): NearMissSecret[] {
   const named = secrets.map((secret) => ({
     name: secret.metadata?.name ?? '',
@@ -25,15 +33,28 @@ export function nearMissesIn(
     ...ownerReferencesOf(secret.metadata ?? {}),
     keys: Object.keys(secret.data ?? {}),
   }));
-  if (named.some((secret) => isCandidate(secret, providers))) return [];
-  return (
-    named
-      // Secrets a configured provider reads are candidate Secrets in the snapshot already.
-      .filter((secret) => !claimedByAny(providers, secret) && isNearMiss(secret, providers))
-      .sort((a, b) => compareStrings(a.name, b.name))
-      .slice(0, NEAR_MISS_RECORD_LIMIT)
-      .map((secret) => ({ namespace, name: secret.name, keys: secret.keys }))
-  );
+  const hints =
+    waitingClusters === undefined
+      ? named.some((secret) => isCandidate(secret, providers))
+        ? []
+        : // Secrets a configured provider reads are candidate Secrets in the snapshot already.
+          named.filter((secret) => !claimedByAny(providers, secret))
+      : named.filter((secret) =>
+          waitingClusters.some(
+            (cluster) =>
+              namedForCluster(secret.name, cluster) &&
+              // The names its providers read it from are its candidate Secrets already.
+              !providers.some(
+                (provider) =>
+                  clusterSecretName(provider.secretNamePattern, cluster) === secret.name,
+              ),
+          ),
+        );
+  return hints
+    .filter((secret) => isNearMiss(secret, providers))
+    .sort((a, b) => compareStrings(a.name, b.name))
+    .slice(0, NEAR_MISS_RECORD_LIMIT)
+    .map((secret) => ({ namespace, name: secret.name, keys: secret.keys }));
 }
 
 /**
@@ -49,9 +70,17 @@ export class NearMissRecord {
 
   constructor(private readonly providers: readonly Provider[]) {}
 
-  /** After a successful list of a namespace's Secrets, made at `version` of its Secrets. */
-  record(namespace: string, secrets: readonly KubeSecret[], version = ''): void {
-    const near = nearMissesIn(secrets, namespace, this.providers);
+  /**
+   * After a successful list of a namespace's Secrets, made at `version` of its Secrets (and,
+   * in a namespace of Clusters, of the Clusters waiting there, which `version` must include).
+   */
+  record(
+    namespace: string,
+    secrets: readonly KubeSecret[],
+    version = '',
+    waitingClusters?: readonly string[],
+  ): void {
+    const near = nearMissesIn(secrets, namespace, this.providers, waitingClusters);
     this.versions.set(namespace, version);
     if (near.length === 0) this.byNamespace.delete(namespace);
     else this.byNamespace.set(namespace, near);
@@ -69,7 +98,7 @@ export class NearMissRecord {
   }
 
   /** The snapshot field for the `managed` namespaces (the others are forgotten). */
-  snapshotField(managed: ReadonlyMap<string, unknown>): { nearMisses?: NearMissSecret[] } {
+  snapshotField(managed: { has(namespace: string): boolean }): { nearMisses?: NearMissSecret[] } {
     for (const name of this.versions.keys()) if (!managed.has(name)) this.forget(name);
     const near = [...this.byNamespace.values()]
       .flat()

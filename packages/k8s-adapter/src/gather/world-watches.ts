@@ -78,10 +78,11 @@ export function watchCandidates(
       },
       onEvent: (object) => {
         const namespace = object.metadata?.namespace ?? '';
-        if (!namespaces.store.has(namespace)) return;
+        if (!namespaces.store.has(namespace) && !holdsClusters(state, namespace)) return;
         state.secretEvents.set(namespace, ++state.secretSequence);
-        // Another Secret in a managed namespace may change what its message says (a near
-        // miss appeared or went); a candidate's own change is reported by onUpsert/onDelete.
+        // Another Secret in a managed namespace (or one of Clusters) may change what its
+        // message says (a near miss appeared or went); a candidate's own change is reported by
+        // onUpsert/onDelete.
         if (!isCandidateMeta(state, object.metadata ?? {})) changed(state, [namespace]);
       },
       ...reports,
@@ -139,4 +140,11 @@ function watchClusters(state: WorldCacheState, apiVersion: string): ListWatch<Cl
       ...watchReports(state, 'clusters'),
     },
   });
+}
+
+/** Whether a managed Cluster lives in `namespace`: its Secrets may be that Cluster's hints. */
+function holdsClusters(state: WorldCacheState, namespace: string): boolean {
+  for (const entry of state.clusterWatch?.store.values() ?? [])
+    if (entry.cluster.namespace === namespace) return true;
+  return false;
 }
