@@ -41,6 +41,8 @@ export interface WorldCacheState {
   /** Cluster sources: settled only once discovery has answered (served, absent or failed). */
   discovering: boolean;
   clusterWatch: ListWatch<ClusterEntry> | undefined;
+  /** Names of the watched Clusters per namespace: a Secret event asks it once, in O(1). */
+  readonly clusterNames: Map<string, Set<string>>;
   discoveryTimer: NodeJS.Timeout | undefined;
   discoveryDelayMs: number;
 }
@@ -66,6 +68,7 @@ export function createWorldCacheState(
     clusterApi: undefined,
     discovering: config.capiClusters,
     clusterWatch: undefined,
+    clusterNames: new Map(),
     discoveryTimer: undefined,
     discoveryDelayMs: 1000,
   };

@@ -131,10 +131,16 @@ function watchClusters(state: WorldCacheState, apiVersion: string): ListWatch<Cl
     handlers: {
       onUpsert: (_key, value) => {
         version.clusters += 1;
+        const { namespace, name } = value.cluster;
+        const names = state.clusterNames.get(namespace) ?? new Set<string>();
+        state.clusterNames.set(namespace, names.add(name));
         changed(state, [clusterSourceKey(value.cluster.namespace, value.cluster.name)]);
       },
       onDelete: (_key, previous) => {
         version.clusters += 1;
+        const names = state.clusterNames.get(previous.cluster.namespace);
+        names?.delete(previous.cluster.name);
+        if (names?.size === 0) state.clusterNames.delete(previous.cluster.namespace);
         changed(state, [clusterSourceKey(previous.cluster.namespace, previous.cluster.name)]);
       },
       ...watchReports(state, 'clusters'),
@@ -144,7 +150,5 @@ function watchClusters(state: WorldCacheState, apiVersion: string): ListWatch<Cl
 
 /** Whether a managed Cluster lives in `namespace`: its Secrets may be that Cluster's hints. */
 function holdsClusters(state: WorldCacheState, namespace: string): boolean {
-  for (const entry of state.clusterWatch?.store.values() ?? [])
-    if (entry.cluster.namespace === namespace) return true;
-  return false;
+  return state.clusterNames.has(namespace);
 }
