@@ -3,8 +3,8 @@
 // decision it makes (see "Module map" in docs/architecture.md). Each step reads the pass's
 // input and what the steps before it decided, and nothing of an earlier pass:
 //
-//   1. names.ts             read each managed namespace: its cluster name, if it may claim one
-//                           (input-completeness.ts: and whether its Secrets were read);
+//   1. names.ts             read each managed namespace: its cluster name, if it may claim one,
+//                           and whether its Secrets were read;
 //   2. ownership.ts         read each Secret we own: whose it is (source-proof.ts: is that
 //                           namespace provably gone?) and which servers are held (server-ledger.ts);
 //   3. kubeconfig-choice.ts pick each namespace's kubeconfig;
@@ -29,7 +29,7 @@ import {
 } from './actions.js';
 import { buildClaims } from './claims.js';
 import { settle } from './incumbency.js';
-import { readUnreadNamespaces, withholdContestedClaims } from './input-completeness.js';
+import { withholdContestedClaims } from './input-completeness.js';
 import { selectKubeconfigs } from './kubeconfig-choice.js';
 import { readNamespaces } from './names.js';
 import { outcome } from './outcomes.js';
@@ -67,7 +67,6 @@ export function plan(
 function planPass(snapshot: Snapshot, config: Config, now: number, translate: Translator): Decided {
   const state = createPassState(snapshot, config, now, translate);
   readNamespaces(state);
-  readUnreadNamespaces(state);
   readClusterSecrets(state);
   selectKubeconfigs(state);
   const claims = withholdContestedClaims(state, buildClaims(state));

@@ -23,18 +23,6 @@ import type { Action } from '../common/types.js';
 import type { Claim, Registration, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 
-/** Marks the namespaces whose Secrets could not be listed. */
-export function readUnreadNamespaces(state: PassState): void {
-  for (const unread of state.snapshot.unreadNamespaces ?? []) {
-    const subject = state.sources.get(unread.name);
-    if (subject !== undefined && subject.unread === undefined) subject.unread = unread.reason;
-    // The Clusters of that namespace read their kubeconfigs from it too.
-    for (const cluster of state.clustersByNamespace.get(unread.name)?.values() ?? []) {
-      if (cluster.unread === undefined) cluster.unread = unread.reason;
-    }
-  }
-}
-
 /** The outcome message of a namespace whose Secrets could not be listed. */
 export function unreadMessage(subject: Subject, kept: readonly string[]): string {
   const what =

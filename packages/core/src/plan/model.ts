@@ -40,7 +40,7 @@ export interface Subject {
   readonly nameProblem: OutcomeReason | undefined;
   readonly terminating: boolean;
   /** Why its Secrets could not be listed, when they could not (input-completeness.ts). */
-  unread: string | undefined;
+  readonly unread: string | undefined;
   /** The kubeconfig it uses, or why none (kubeconfig-choice.ts). */
   selection: KubeconfigSelection | undefined;
   /** Active owned registrations recorded for this namespace (name + uid). */

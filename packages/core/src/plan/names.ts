@@ -34,6 +34,7 @@ export function readNamespaces(state: PassState): void {
     sources.push(clusterSource(clusters[i] as SourceCluster));
   sources.sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
   const conflicts = conflictingNamespaces(state, clusters);
+  const unread = unreadReasons(state);
   for (let i = 0; i < sources.length; i++) {
     const namespace = sources[i] as Source;
     if (state.sources.has(namespace.name)) continue; // one object per name; the API guarantees it
@@ -52,7 +53,8 @@ export function readNamespaces(state: PassState): void {
         cluster === undefined || nameProblem !== undefined ? undefined : registrationName(cluster),
       nameProblem,
       terminating: namespace.deletionTimestamp !== undefined,
-      unread: undefined,
+      // A Cluster reads its kubeconfig from its namespace's Secrets.
+      unread: unread.get(namespace.capi?.namespace ?? namespace.name),
       selection: undefined,
       registrations: [],
       claim: undefined,
@@ -71,6 +73,15 @@ export function readNamespaces(state: PassState): void {
       inNamespace.set(capi.name, subject);
     }
   }
+}
+
+/** Why each namespace's Secrets could not be listed (the first reason given for it). */
+function unreadReasons(state: PassState): Map<string, string> {
+  const reasons = new Map<string, string>();
+  for (const { name, reason } of state.snapshot.unreadNamespaces ?? []) {
+    if (!reasons.has(name)) reasons.set(name, reason);
+  }
+  return reasons;
 }
 
 /** A Cluster as a source keyed `<namespace>/<name>`. */
