@@ -4,17 +4,17 @@
 // input and what the steps before it decided, and nothing of an earlier pass:
 //
 //   1. names.ts             read each managed namespace: its cluster name, if it may claim one,
-//                           and whether its Secrets were read;
+//                           whether its Secrets were read, and the kubeconfig it registers
+//                           from (kubeconfig-choice.ts);
 //   2. ownership.ts         read each Secret we own: whose it is (source-proof.ts: is that
 //                           namespace provably gone?) and which servers are held (server-ledger.ts);
-//   3. kubeconfig-choice.ts pick each namespace's kubeconfig;
-//   4. claims.ts            turn namespaces into claims on `cluster-<name>` (none for a name an
+//   3. claims.ts            turn namespaces into claims on `cluster-<name>` (none for a name an
 //                           older namespace with unread Secrets may win: input-completeness.ts);
-//   5. incumbency.ts        settle them, incumbents first and then oldest first;
-//   6. actions.ts           emit creates/updates for won claims (compare.ts, credential-churn.ts),
+//   4. incumbency.ts        settle them, incumbents first and then oldest first;
+//   5. actions.ts           emit creates/updates for won claims (compare.ts, credential-churn.ts),
 //                           demotions for renames (rename.ts) and deletions only on proof,
 //                           withholding what incomplete input rules out (input-completeness.ts);
-//   7. outcomes.ts          one outcome per namespace; sort everything once.
+//   6. outcomes.ts          one outcome per namespace; sort everything once.
 //
 // The one thing kept between passes is outside the steps: settled-repeat.ts hands the last
 // plan out again while it still holds.
@@ -30,7 +30,6 @@ import {
 import { buildClaims } from './claims.js';
 import { settle } from './incumbency.js';
 import { withholdContestedClaims } from './input-completeness.js';
-import { selectKubeconfigs } from './kubeconfig-choice.js';
 import { readNamespaces } from './names.js';
 import { outcome } from './outcomes.js';
 import { readClusterSecrets } from './ownership.js';
@@ -68,7 +67,6 @@ function planPass(snapshot: Snapshot, config: Config, now: number, translate: Tr
   const state = createPassState(snapshot, config, now, translate);
   readNamespaces(state);
   readClusterSecrets(state);
-  selectKubeconfigs(state);
   const claims = withholdContestedClaims(state, buildClaims(state));
   settle(state, claims);
   emitClaimActions(state, claims);

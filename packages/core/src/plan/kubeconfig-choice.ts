@@ -5,52 +5,55 @@
 
 import { describeNearMisses, type SecretKeys } from '../translate/near-misses.js';
 import { describeLookup } from '../config/provider-marks.js';
-import { selectKubeconfig } from '../translate/providers.js';
-import { clusterOfSecretName, clusterSecretName } from '../config/sources.js';
+import { selectKubeconfig, type KubeconfigSelection } from '../translate/providers.js';
+import { clusterOfSecretName, clusterSecretName, clusterSourceKey } from '../config/sources.js';
 import type { ObservedSecret } from '../common/types.js';
-import type { NearMiss, Subject } from './model.js';
+import type { NearMiss, Subject, SubjectBasis } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 
-export function selectKubeconfigs(state: PassState): void {
-  const candidates = candidatesBySource(state);
-  const subjects = state.subjects;
-  for (let i = 0; i < subjects.length; i++) {
-    const subject = subjects[i] as Subject;
-    // Unread Secrets are unknown, not absent: no choice (and no stale or waiting) rests on them.
-    if (subject.terminating || subject.nameProblem !== undefined || subject.unread !== undefined)
-      continue;
-    const name = subject.namespace.name;
-    const capi = subject.namespace.capi;
-    // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
-    const serverOverridden = subject.namespace.annotations[state.keys.server] !== undefined;
-    const pinned = subject.namespace.annotations[state.keys.kubeconfigSecret];
-    const selection = selectKubeconfig(
-      capi?.namespace ?? name,
-      candidates.get(name) ?? [],
-      state.config.providers,
-      state.translate,
-      {
-        ...(serverOverridden ? { serverOverridden } : {}),
-        ...(capi === undefined ? {} : { clusterName: capi.name }),
-        ...(pinned === undefined
-          ? {}
-          : { pinned: { secret: pinned, pinnedBy: state.keys.kubeconfigSecret } }),
-      },
+/**
+ * The kubeconfig a source registers from, or why none; `undefined` when it makes no choice
+ * (terminating, no name it may claim, or its Secrets unread: unknown, not absent, so no
+ * choice, and no stale or waiting, rests on them).
+ */
+export function chooseKubeconfig(
+  state: PassState,
+  subject: SubjectBasis,
+  candidates: readonly ObservedSecret[],
+): KubeconfigSelection | undefined {
+  if (subject.terminating || subject.nameProblem !== undefined || subject.unread !== undefined)
+    return undefined;
+  const name = subject.namespace.name;
+  const capi = subject.namespace.capi;
+  // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
+  const serverOverridden = subject.namespace.annotations[state.keys.server] !== undefined;
+  const pinned = subject.namespace.annotations[state.keys.kubeconfigSecret];
+  const selection = selectKubeconfig(
+    capi?.namespace ?? name,
+    candidates,
+    state.config.providers,
+    state.translate,
+    {
+      ...(serverOverridden ? { serverOverridden } : {}),
+      ...(capi === undefined ? {} : { clusterName: capi.name }),
+      ...(pinned === undefined
+        ? {}
+        : { pinned: { secret: pinned, pinnedBy: state.keys.kubeconfigSecret } }),
+    },
+  );
+  const chosen = selection.chosen;
+  if (chosen === undefined) return selection;
+  for (const warning of chosen.translation.warnings) state.warnings.push(warning);
+  for (const { candidate, refusal } of selection.rejected) {
+    warn(
+      state,
+      'candidate-rejected',
+      `${candidate.secret}[${candidate.key}] was skipped for ${chosen.candidate.secret}[${chosen.candidate.key}] (${chosen.candidate.chosenBy ?? 'the first usable candidate'}): ${refusal.message}`,
+      name,
+      capi === undefined ? candidate.secret : undefined,
     );
-    subject.selection = selection;
-    const chosen = selection.chosen;
-    if (chosen === undefined) continue;
-    for (const warning of chosen.translation.warnings) state.warnings.push(warning);
-    for (const { candidate, refusal } of selection.rejected) {
-      warn(
-        state,
-        'candidate-rejected',
-        `${candidate.secret}[${candidate.key}] was skipped for ${chosen.candidate.secret}[${chosen.candidate.key}] (${chosen.candidate.chosenBy ?? 'the first usable candidate'}): ${refusal.message}`,
-        name,
-        capi === undefined ? candidate.secret : undefined,
-      );
-    }
   }
+  return selection;
 }
 
 /**
@@ -58,18 +61,28 @@ export function selectKubeconfigs(state: PassState): void {
  * in, and for each managed Cluster of that namespace that a provider pattern names it for
  * (`alpha-kubeconfig` → Cluster `alpha` under `*-kubeconfig`), once each.
  */
-function candidatesBySource(state: PassState): Map<string, ObservedSecret[]> {
+export function candidatesBySource(
+  state: PassState,
+  sources: ReadonlyMap<string, SubjectBasis>,
+): Map<string, ObservedSecret[]> {
+  // Namespace → the names of its managed Clusters.
+  const clustersByNamespace = new Map<string, Set<string>>();
+  for (const { namespace } of sources.values()) {
+    const capi = namespace.capi;
+    if (capi === undefined) continue;
+    const names = clustersByNamespace.get(capi.namespace);
+    if (names === undefined) clustersByNamespace.set(capi.namespace, new Set([capi.name]));
+    else names.add(capi.name);
+  }
   const candidates = new Map<string, ObservedSecret[]>();
-  const add = (secret: ObservedSecret, subject: Subject): void => {
-    const key = subject.namespace.name;
+  const add = (secret: ObservedSecret, key: string): void => {
     const list = candidates.get(key);
     if (list === undefined) candidates.set(key, [secret]);
     else list.push(secret);
   };
   for (const secret of state.snapshot.candidateSecrets) {
-    const subject = state.sources.get(secret.namespace);
-    if (subject !== undefined) add(secret, subject);
-    const clusters = state.clustersByNamespace.get(secret.namespace);
+    if (sources.has(secret.namespace)) add(secret, secret.namespace);
+    const clusters = clustersByNamespace.get(secret.namespace);
     if (clusters === undefined) continue;
     // Two providers may name one Cluster (`*-kubeconfig` twice, say): it is added once.
     const named = new Set<string>();
@@ -77,8 +90,7 @@ function candidatesBySource(state: PassState): Map<string, ObservedSecret[]> {
       const name = clusterOfSecretName(provider.secretNamePattern, secret.name);
       if (name === undefined || named.has(name)) continue;
       named.add(name);
-      const cluster = clusters.get(name);
-      if (cluster !== undefined) add(secret, cluster);
+      if (clusters.has(name)) add(secret, clusterSourceKey(secret.namespace, name));
     }
   }
   return candidates;

@@ -41,8 +41,8 @@ export interface Subject {
   readonly terminating: boolean;
   /** Why its Secrets could not be listed, when they could not (input-completeness.ts). */
   readonly unread: string | undefined;
-  /** The kubeconfig it uses, or why none (kubeconfig-choice.ts). */
-  selection: KubeconfigSelection | undefined;
+  /** The kubeconfig it uses, or why none (kubeconfig-choice.ts); none when it makes no choice. */
+  readonly selection: KubeconfigSelection | undefined;
   /** Active owned registrations recorded for this namespace (name + uid). */
   readonly registrations: Registration[];
   claim: Claim | undefined;
@@ -58,6 +58,12 @@ export interface RecordedSource {
   readonly uid: string | undefined;
   readonly problem: string | undefined;
 }
+
+/** What is read of a source before its kubeconfig is chosen (names.ts). */
+export type SubjectBasis = Pick<
+  Subject,
+  'namespace' | 'cluster' | 'secretName' | 'nameProblem' | 'terminating' | 'unread'
+>;
 
 /** Whose registration a Secret is, and what is proven about that namespace. */
 export type SourceStatus =

@@ -17,7 +17,8 @@ import {
   type SourceKey,
 } from '../config/sources.js';
 import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../common/types.js';
-import type { OutcomeReason, Source, Subject, TargetSecret } from './model.js';
+import type { OutcomeReason, Source, Subject, SubjectBasis, TargetSecret } from './model.js';
+import { candidatesBySource, chooseKubeconfig } from './kubeconfig-choice.js';
 import type { PassState } from './pass-state.js';
 import { readData } from './secret-fields.js';
 
@@ -35,9 +36,10 @@ export function readNamespaces(state: PassState): void {
   sources.sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
   const conflicts = conflictingNamespaces(state, clusters);
   const unread = unreadReasons(state);
+  const read = new Map<string, SubjectBasis>();
   for (let i = 0; i < sources.length; i++) {
     const namespace = sources[i] as Source;
-    if (state.sources.has(namespace.name)) continue; // one object per name; the API guarantees it
+    if (read.has(namespace.name)) continue; // one object per name; the API guarantees it
     const warnings: Warning[] = [];
     const cluster = clusterNameOf(state, namespace, warnings);
     const conflict =
@@ -46,7 +48,7 @@ export function readNamespaces(state: PassState): void {
     // One warning a source: the first thing its labels get wrong.
     const warning = warnings[0];
     if (warning !== undefined && conflict === undefined) state.warnings.push(warning);
-    const subject: Subject = {
+    read.set(namespace.name, {
       namespace,
       cluster,
       secretName:
@@ -55,23 +57,20 @@ export function readNamespaces(state: PassState): void {
       terminating: namespace.deletionTimestamp !== undefined,
       // A Cluster reads its kubeconfig from its namespace's Secrets.
       unread: unread.get(namespace.capi?.namespace ?? namespace.name),
-      selection: undefined,
+    });
+  }
+  const candidates = candidatesBySource(state, read);
+  for (const basis of read.values()) {
+    const subject: Subject = {
+      ...basis,
+      selection: chooseKubeconfig(state, basis, candidates.get(basis.namespace.name) ?? []),
       registrations: [],
       claim: undefined,
       refusal: undefined,
       why: undefined,
     };
-    state.sources.set(namespace.name, subject);
+    state.sources.set(subject.namespace.name, subject);
     state.subjects.push(subject);
-    const capi = namespace.capi;
-    if (capi !== undefined) {
-      let inNamespace = state.clustersByNamespace.get(capi.namespace);
-      if (inNamespace === undefined) {
-        inNamespace = new Map();
-        state.clustersByNamespace.set(capi.namespace, inNamespace);
-      }
-      inNamespace.set(capi.name, subject);
-    }
   }
 }
 

@@ -30,8 +30,6 @@ export interface PassState {
   readonly subjects: Subject[];
   /** The same subjects by source key. */
   readonly sources: Map<string, Subject>;
-  /** Namespace → Cluster name → its subject: the managed Clusters of each namespace. */
-  readonly clustersByNamespace: Map<string, Map<string, Subject>>;
   /** Secrets of the target namespace, by name. */
   readonly targetSecrets: Map<string, TargetSecret>;
   /** Secrets we own in the target namespace, by name. */
@@ -76,7 +74,6 @@ export function createPassState(
     subjects: [],
     sources: new Map(),
     targetSecrets: new Map(),
-    clustersByNamespace: new Map(),
     registrations: [],
     foreignNames: new Map(),
     servers: new ServerLedger(),
