@@ -12,17 +12,23 @@ import { deferral } from './credential-churn.js';
 import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';
 import { drainage } from './drain.js';
 import type { Claim, Registration } from './model.js';
+import type { Verdicts } from './incumbency.js';
 import type { PassState } from './pass-state.js';
 import { demotion } from './rename.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { deletion } from './source-proof.js';
 
-export function emitClaimActions(state: PassState, claims: readonly Claim[]): void {
+export function emitClaimActions(
+  state: PassState,
+  claims: readonly Claim[],
+  verdicts: Verdicts,
+): void {
   const { keys, stamp } = state;
   for (let i = 0; i < claims.length; i++) {
     const claim = claims[i] as Claim;
-    if (!claim.won) {
-      claim.subject.refusal = claim.refusal;
+    const refusal = verdicts.get(claim);
+    if (refusal !== undefined) {
+      claim.subject.refusal = refusal;
       continue;
     }
     claim.subject.claim = claim;

@@ -68,8 +68,6 @@ function claimFor(
       server: restored.server,
       translation: undefined,
       pause: undefined,
-      won: false,
-      refusal: undefined,
     };
   }
   const namespace = subject.namespace;
@@ -100,7 +98,5 @@ function claimFor(
     server: normaliseServer(built.server),
     translation: chosen.translation,
     pause,
-    won: false,
-    refusal: undefined,
   };
 }

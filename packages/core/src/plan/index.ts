@@ -68,8 +68,7 @@ function planPass(snapshot: Snapshot, config: Config, now: number, translate: Tr
   readNamespaces(state);
   readClusterSecrets(state);
   const claims = withholdContestedClaims(state, buildClaims(state));
-  settle(state, claims);
-  emitClaimActions(state, claims);
+  emitClaimActions(state, claims, settle(state, claims));
   emitRegistrationActions(state);
   const actions = state.actions.sort(compareActions);
   const next = followUps(state.registrations, actions);

@@ -44,7 +44,7 @@ export function withholdContestedClaims(state: PassState, claims: Claim[]): Clai
     if (subject.unread === undefined || subject.terminating || subject.nameProblem !== undefined)
       continue;
     if (cluster === undefined || subject.refusal !== undefined) continue;
-    if (state.nameWinners.get(cluster)?.namespace.name === subject.namespace.name) continue; // holds it already
+    if (state.nameWinners.get(cluster)?.subject.namespace.name === subject.namespace.name) continue; // holds it already
     const other = unreadClaimants.get(cluster);
     if (other === undefined || older(subject, other)) unreadClaimants.set(cluster, subject);
   }

@@ -48,8 +48,12 @@ export interface Subject {
   claim: Claim | undefined;
   /** Set when the namespace's claim was refused before settling. */
   refusal: Refusal | undefined;
-  /** Why it holds or won its cluster name, once it does. */
-  why: string | undefined;
+}
+
+/** The source that holds or won a cluster name this pass, and why (quoted to the losers). */
+export interface Winner {
+  readonly subject: Subject;
+  readonly why: string;
 }
 
 /** The source key and uid a registration records, or why it records none usable. */
@@ -112,8 +116,6 @@ export interface Claim {
   readonly translation: Translation | undefined;
   /** Why the desired registration is paused in ArgoCD (pause.ts), if it is. */
   readonly pause: PauseReason | undefined;
-  won: boolean;
-  refusal: Refusal | undefined;
 }
 
 /** A server in use: by an existing Secret, or by a claim won this pass. */

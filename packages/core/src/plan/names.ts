@@ -67,7 +67,6 @@ export function readNamespaces(state: PassState): void {
       registrations: [],
       claim: undefined,
       refusal: undefined,
-      why: undefined,
     };
     state.sources.set(subject.namespace.name, subject);
     state.subjects.push(subject);

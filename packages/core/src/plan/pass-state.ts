@@ -13,7 +13,7 @@ import type {
   Timestamp,
   Warning,
 } from '../common/types.js';
-import type { Deferral, NearMiss, Registration, Subject, TargetSecret } from './model.js';
+import type { Deferral, NearMiss, Registration, Subject, TargetSecret, Winner } from './model.js';
 import { ServerLedger } from './server-ledger.js';
 
 export interface PassState {
@@ -39,7 +39,7 @@ export interface PassState {
   /** Servers in use. */
   readonly servers: ServerLedger;
   /** Cluster name → the namespace that holds or won it this pass. */
-  readonly nameWinners: Map<string, Subject>;
+  readonly nameWinners: Map<string, Winner>;
   /** Namespaces whose credential-only update waits, and why. */
   readonly deferred: Map<Subject, Deferral>;
   /** Namespaces whose registration an update rewrites this pass. */
