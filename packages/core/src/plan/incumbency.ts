@@ -15,10 +15,17 @@ import { describeSource, sourceEnding, sourceNoun } from '../config/sources.js';
 /** Why an incumbent keeps its name, as the losers are told. */
 export const HOLDS_REGISTRATION = 'holds the registration';
 
-/** Each claim's verdict: the refusal it ended with, `undefined` for a claim that won. */
-export type Verdicts = ReadonlyMap<Claim, Refusal | undefined>;
+/** Each source's claim that won, and why each refused source was refused (before or when settled). */
+export interface Settlement {
+  readonly won: ReadonlyMap<Subject, Claim>;
+  readonly refused: ReadonlyMap<Subject, Refusal>;
+}
 
-export function settle(state: PassState, claims: readonly Claim[]): Verdicts {
+export function settle(
+  state: PassState,
+  claims: readonly Claim[],
+  refusedBefore: ReadonlyMap<Subject, Refusal>,
+): Settlement {
   // Claims arrive in namespace-name order and sort() is stable: incumbents keep that order,
   // newcomers sort by age with name as the tie-break for free.
   const incumbents = claims.filter((claim) => claim.incumbent);
@@ -45,7 +52,14 @@ export function settle(state: PassState, claims: readonly Claim[]): Verdicts {
     }
     pending = refused;
   }
-  return verdicts;
+  const won = new Map<Subject, Claim>();
+  const refused = new Map(refusedBefore);
+  for (const claim of claims) {
+    const refusal = verdicts.get(claim);
+    if (refusal === undefined) won.set(claim.subject, claim);
+    else refused.set(claim.subject, refusal);
+  }
+  return { won, refused };
 }
 
 /** Settles one claim: `undefined` when it wins (and holds its name and server), else why not. */

@@ -67,14 +67,15 @@ function planPass(snapshot: Snapshot, config: Config, now: number, translate: Tr
   const state = createPassState(snapshot, config, now, translate);
   readNamespaces(state);
   readClusterSecrets(state);
-  const claims = withholdContestedClaims(state, buildClaims(state));
-  emitClaimActions(state, claims, settle(state, claims));
-  emitRegistrationActions(state);
+  const built = buildClaims(state);
+  const settled = settle(state, withholdContestedClaims(state, built), built.refused);
+  emitClaimActions(state, settled.won);
+  emitRegistrationActions(state, settled.won);
   const actions = state.actions.sort(compareActions);
   const next = followUps(state.registrations, actions);
   const plan: Plan = {
     actions,
-    outcomes: state.subjects.map((subject) => outcome(state, subject)),
+    outcomes: state.subjects.map((subject) => outcome(state, subject, settled)),
     warnings: state.warnings.sort(compareWarnings),
     ...(next.length === 0 ? {} : { followUps: next }),
   };

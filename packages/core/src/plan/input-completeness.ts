@@ -21,6 +21,7 @@ import { parseTimestamp } from '../translate/registration.js';
 import { describeSource, sourceNamespaceOf } from '../config/sources.js';
 import type { Action } from '../common/types.js';
 import type { Claim, Registration, Subject } from './model.js';
+import type { BuiltClaims } from './claims.js';
 import { warn, type PassState } from './pass-state.js';
 
 /** The outcome message of a namespace whose Secrets could not be listed. */
@@ -37,13 +38,16 @@ export function unreadMessage(subject: Subject, kept: readonly string[]): string
  * namespace may have a usable kubeconfig and so be the one the name belongs to. Dropped for
  * this pass (their namespaces are reported withheld); incumbents are never dropped.
  */
-export function withholdContestedClaims(state: PassState, claims: Claim[]): Claim[] {
+export function withholdContestedClaims(
+  state: PassState,
+  { claims, refused }: BuiltClaims,
+): readonly Claim[] {
   const unreadClaimants = new Map<string, Subject>();
   for (const subject of state.subjects) {
     const cluster = subject.cluster;
     if (subject.unread === undefined || subject.terminating || subject.nameProblem !== undefined)
       continue;
-    if (cluster === undefined || subject.refusal !== undefined) continue;
+    if (cluster === undefined || refused.has(subject)) continue;
     if (state.nameWinners.get(cluster)?.subject.namespace.name === subject.namespace.name) continue; // holds it already
     const other = unreadClaimants.get(cluster);
     if (other === undefined || older(subject, other)) unreadClaimants.set(cluster, subject);

@@ -12,7 +12,6 @@ import type {
   NearMissSecret,
   ObservedSecret,
   PauseReason,
-  Refusal,
   SourceNamespace,
   Translation,
 } from '../common/types.js';
@@ -45,9 +44,6 @@ export interface Subject {
   readonly selection: KubeconfigSelection | undefined;
   /** Active owned registrations recorded for this namespace (name + uid). */
   readonly registrations: Registration[];
-  claim: Claim | undefined;
-  /** Set when the namespace's claim was refused before settling. */
-  refusal: Refusal | undefined;
 }
 
 /** The source that holds or won a cluster name this pass, and why (quoted to the losers). */
@@ -100,8 +96,6 @@ export interface Registration {
   role: 'incumbent' | 'releasable' | 'moving' | 'pinned';
   /** Normalised `data.server`, when readable. */
   readonly server: string | undefined;
-  /** Written by a won claim: nothing else may happen to it this pass. */
-  targeted: boolean;
 }
 
 export interface Claim {

@@ -65,8 +65,6 @@ export function readNamespaces(state: PassState): void {
       ...basis,
       selection: chooseKubeconfig(state, basis, candidates.get(basis.namespace.name) ?? []),
       registrations: [],
-      claim: undefined,
-      refusal: undefined,
     };
     state.sources.set(subject.namespace.name, subject);
     state.subjects.push(subject);
