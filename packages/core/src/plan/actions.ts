@@ -28,11 +28,11 @@ export function emitClaimActions(state: PassState, won: ReadonlyMap<Subject, Cla
         kind: 'create',
         cluster: claim.cluster,
         secret,
-        reason: { code: 'new-registration', namespace: claim.subject.namespace.name },
+        reason: { code: 'new-registration', namespace: claim.subject.source.name },
       });
       continue;
     }
-    const namespace = claim.subject.namespace.name;
+    const namespace = claim.subject.source.name;
     if (!claim.incumbent) {
       if (withholdClaimWrite(state, claim, 'take over')) continue;
       const previous = target.sourceName ?? '(unknown)';

@@ -38,7 +38,7 @@ export function buildClaims(state: PassState): BuiltClaims {
     const incumbent =
       target?.role === 'incumbent' &&
       target.source.kind === 'managed' &&
-      target.source.subject.namespace.name === subject.namespace.name;
+      target.source.subject.source.name === subject.source.name;
     if (target !== undefined && !incumbent && target.role !== 'releasable') {
       refused.set(
         subject,
@@ -82,7 +82,7 @@ function claimFor(
       pause: undefined,
     };
   }
-  const namespace = subject.namespace;
+  const namespace = subject.source;
   const existing = target?.secret;
   const pause = pauseOf(state, namespace, existing);
   const built = buildRegistration({

@@ -33,7 +33,7 @@ export function settle(
     .filter((claim) => !claim.incumbent)
     .map((claim) => ({
       claim,
-      created: parseTimestamp(claim.subject.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER,
+      created: parseTimestamp(claim.subject.source.creationTimestamp) ?? Number.MAX_SAFE_INTEGER,
     }))
     .sort((a, b) => a.created - b.created)
     .map(({ claim }) => claim);
@@ -69,7 +69,7 @@ function trySettle(state: PassState, claim: Claim): Refusal | undefined {
   if (winner !== undefined) return nameClaimedRefusal(state, claim.cluster, winner, subject);
   const servers = state.servers;
   const targetName = subject.secretName ?? registrationName(claim.cluster);
-  const blocker = servers.blocker(claim.server, targetName, subject.namespace.uid);
+  const blocker = servers.blocker(claim.server, targetName, subject.source.uid);
   if (blocker !== undefined) {
     return {
       code: 'server-collision',
@@ -85,13 +85,13 @@ function trySettle(state: PassState, claim: Claim): Refusal | undefined {
     claim.incumbent ? HOLDS_REGISTRATION : 'is older or sorts first',
   );
   const held = servers.heldBy(targetName);
-  if (held?.server !== claim.server || held.ownerUid !== subject.namespace.uid)
+  if (held?.server !== claim.server || held.ownerUid !== subject.source.uid)
     servers.hold({
       secret: targetName,
       server: claim.server,
       foreign: false,
-      ownerUid: subject.namespace.uid,
-      ownerName: subject.namespace.name,
+      ownerUid: subject.source.uid,
+      ownerName: subject.source.name,
       claimed: true,
     });
   // The namespace's old registrations are demoted (or taken over): their servers are free.
@@ -99,7 +99,7 @@ function trySettle(state: PassState, claim: Claim): Refusal | undefined {
     if (
       registration.secret.name !== targetName &&
       registration.role === 'releasable' &&
-      servers.heldBy(registration.secret.name)?.ownerUid === subject.namespace.uid
+      servers.heldBy(registration.secret.name)?.ownerUid === subject.source.uid
     ) {
       servers.release(registration.secret.name);
     }
@@ -119,7 +119,7 @@ export function otherWinner(
   cluster: string,
 ): Winner | undefined {
   const winner = state.nameWinners.get(cluster);
-  return winner !== undefined && winner.subject.namespace.name !== subject.namespace.name
+  return winner !== undefined && winner.subject.source.name !== subject.source.name
     ? winner
     : undefined;
 }
@@ -134,14 +134,14 @@ export function nameClaimedRefusal(
   const held = winner.why === HOLDS_REGISTRATION;
   return {
     code: 'name-claimed',
-    message: `cluster name ${JSON.stringify(cluster)} is also claimed by ${describeSource(winner.subject.namespace.name)}, which ${winner.why}; change the ${state.keys.cluster} label of one of them`,
+    message: `cluster name ${JSON.stringify(cluster)} is also claimed by ${describeSource(winner.subject.source.name)}, which ${winner.why}; change the ${state.keys.cluster} label of one of them`,
     sourceMessage: `cluster name ${JSON.stringify(cluster)} is ${held ? 'already registered for another source' : 'also claimed by another source, which registers it'}; ${askOperator(state, claimant)}`,
   };
 }
 
 /** The way out a refused claimant's own Events offer, without naming the other source. */
 function askOperator(state: PassState, claimant: Subject): string {
-  return `change the ${state.keys.cluster} label of this ${sourceNoun(claimant.namespace.name)} to another name, or ask the registrar’s operator (argocd-cluster-registrar status names the holder)`;
+  return `change the ${state.keys.cluster} label of this ${sourceNoun(claimant.source.name)} to another name, or ask the registrar’s operator (argocd-cluster-registrar status names the holder)`;
 }
 
 /**
@@ -165,7 +165,7 @@ export function pinnedRefusal(state: PassState, target: Registration, claimant: 
   if (source.kind === 'managed' && !source.subject.terminating && target.role === 'incumbent') {
     return {
       code: 'name-claimed',
-      message: `${name} is the registration of ${owner}, which still claims cluster name ${JSON.stringify(target.cluster)}; to register ${describeSource(claimant.namespace.name)}, change its ${keys.cluster} label to another name`,
+      message: `${name} is the registration of ${owner}, which still claims cluster name ${JSON.stringify(target.cluster)}; to register ${describeSource(claimant.source.name)}, change its ${keys.cluster} label to another name`,
       sourceMessage,
     };
   }

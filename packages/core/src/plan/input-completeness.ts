@@ -30,7 +30,7 @@ export function unreadMessage(subject: Subject, kept: readonly string[]): string
     kept.length === 0
       ? 'nothing is registered or changed for it'
       : `${kept.join(', ')} is kept as it is`;
-  return `the Secrets of namespace ${sourceNamespaceOf(subject.namespace.name)} could not be listed (${subject.unread ?? ''}); ${what} until they can be read`;
+  return `the Secrets of namespace ${sourceNamespaceOf(subject.source.name)} could not be listed (${subject.unread ?? ''}); ${what} until they can be read`;
 }
 
 /**
@@ -48,7 +48,7 @@ export function withholdContestedClaims(
     if (subject.unread === undefined || subject.terminating || subject.nameProblem !== undefined)
       continue;
     if (cluster === undefined || refused.has(subject)) continue;
-    if (state.nameWinners.get(cluster)?.subject.namespace.name === subject.namespace.name) continue; // holds it already
+    if (state.nameWinners.get(cluster)?.subject.source.name === subject.source.name) continue; // holds it already
     const other = unreadClaimants.get(cluster);
     if (other === undefined || older(subject, other)) unreadClaimants.set(cluster, subject);
   }
@@ -58,16 +58,16 @@ export function withholdContestedClaims(
     if (claim.incumbent || unread === undefined || !older(unread, claim.subject)) return true;
     state.withheld.set(
       claim.subject,
-      `${describeSource(unread.namespace.name)} is older and also claims ${JSON.stringify(claim.cluster)}, but its Secrets could not be listed (${unread.unread ?? ''}); the name is settled once they can be read`,
+      `${describeSource(unread.source.name)} is older and also claims ${JSON.stringify(claim.cluster)}, but its Secrets could not be listed (${unread.unread ?? ''}); the name is settled once they can be read`,
     );
     return false;
   });
 }
 
 function older(a: Subject, b: Subject): boolean {
-  const at = parseTimestamp(a.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
-  const bt = parseTimestamp(b.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
-  return at < bt || (at === bt && compareStrings(a.namespace.name, b.namespace.name) < 0);
+  const at = parseTimestamp(a.source.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
+  const bt = parseTimestamp(b.source.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
+  return at < bt || (at === bt && compareStrings(a.source.name, b.source.name) < 0);
 }
 
 /**

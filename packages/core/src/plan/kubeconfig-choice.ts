@@ -23,11 +23,11 @@ export function chooseKubeconfig(
 ): KubeconfigSelection | undefined {
   if (subject.terminating || subject.nameProblem !== undefined || subject.unread !== undefined)
     return undefined;
-  const name = subject.namespace.name;
-  const capi = subject.namespace.capi;
+  const name = subject.source.name;
+  const capi = subject.source.capi;
   // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
-  const serverOverridden = subject.namespace.annotations[state.keys.server] !== undefined;
-  const pinned = subject.namespace.annotations[state.keys.kubeconfigSecret];
+  const serverOverridden = subject.source.annotations[state.keys.server] !== undefined;
+  const pinned = subject.source.annotations[state.keys.kubeconfigSecret];
   const selection = selectKubeconfig(
     capi?.namespace ?? name,
     candidates,
@@ -67,8 +67,8 @@ export function candidatesBySource(
 ): Map<string, ObservedSecret[]> {
   // Namespace → the names of its managed Clusters.
   const clustersByNamespace = new Map<string, Set<string>>();
-  for (const { namespace } of sources.values()) {
-    const capi = namespace.capi;
+  for (const { source } of sources.values()) {
+    const capi = source.capi;
     if (capi === undefined) continue;
     const names = clustersByNamespace.get(capi.namespace);
     if (names === undefined) clustersByNamespace.set(capi.namespace, new Set([capi.name]));
@@ -119,8 +119,8 @@ function nearMissesByNamespace(state: PassState): ReadonlyMap<string, readonly N
 /** What almost matched in a namespace without a usable kubeconfig, when anything did. */
 function nearMissHint(state: PassState, subject: Subject): string | undefined {
   // A Cluster's own Secret name is exact: the other Secrets of its namespace are not hints.
-  if (subject.namespace.capi !== undefined) return undefined;
-  const secrets = nearMissesByNamespace(state).get(subject.namespace.name);
+  if (subject.source.capi !== undefined) return undefined;
+  const secrets = nearMissesByNamespace(state).get(subject.source.name);
   if (secrets === undefined) return undefined;
   // Key names only: a candidate Secret's values are never looked at here.
   const named: SecretKeys[] = secrets.map((secret) =>
@@ -131,10 +131,10 @@ function nearMissHint(state: PassState, subject: Subject): string | undefined {
 
 /** Why a registered namespace has no kubeconfig left (the start of its `stale` message). */
 export function noKubeconfigLeft(state: PassState, subject: Subject): string {
-  const capi = subject.namespace.capi;
+  const capi = subject.source.capi;
   if (capi !== undefined)
-    return `no kubeconfig Secret of Cluster ${subject.namespace.name} is left (${clusterSecretNames(state, capi.name)})`;
-  const namespace = subject.namespace.name;
+    return `no kubeconfig Secret of Cluster ${subject.source.name} is left (${clusterSecretNames(state, capi.name)})`;
+  const namespace = subject.source.name;
   const hint = nearMissHint(state, subject);
   return hint === undefined
     ? `no kubeconfig Secret is left in namespace ${namespace}`
@@ -143,14 +143,14 @@ export function noKubeconfigLeft(state: PassState, subject: Subject): string {
 
 /** The `waiting-for-kubeconfig` message. */
 export function waitingMessage(state: PassState, subject: Subject): string {
-  const capi = subject.namespace.capi;
+  const capi = subject.source.capi;
   if (capi !== undefined)
-    return `no kubeconfig Secret of Cluster ${subject.namespace.name} yet (looking for ${clusterSecretNames(state, capi.name)} in namespace ${capi.namespace}); it is registered as soon as one appears`;
-  const namespace = subject.namespace.name;
+    return `no kubeconfig Secret of Cluster ${subject.source.name} yet (looking for ${clusterSecretNames(state, capi.name)} in namespace ${capi.namespace}); it is registered as soon as one appears`;
+  const namespace = subject.source.name;
   const providers = state.config.providers
     .map((provider) => `${describeLookup(provider)} with ${provider.keys.join(' or ')}`)
     .join('; ');
-  const pinned = subject.namespace.annotations[state.keys.kubeconfigSecret];
+  const pinned = subject.source.annotations[state.keys.kubeconfigSecret];
   if (pinned !== undefined)
     return `no kubeconfig Secret ${pinned} in namespace ${namespace} yet (named by its ${state.keys.kubeconfigSecret} annotation; looking for ${providers}); it is registered as soon as it appears, or remove the annotation to take any candidate`;
   const hint = nearMissHint(state, subject);

@@ -29,8 +29,8 @@ export type OutcomeReason = NonNullable<NamespaceOutcome['reason']>;
 
 /** A managed namespace, as far as this pass is concerned. */
 export interface Subject {
-  /** The source (a namespace or a Cluster); `namespace.name` is its source key. */
-  readonly namespace: Source;
+  /** The source (a namespace or a Cluster); `source.name` is its source key. */
+  readonly source: Source;
   /** The `<prefix>cluster` label, when present. */
   readonly cluster: string | undefined;
   /** `cluster-<cluster>`, when the namespace can claim a name. */
@@ -62,7 +62,7 @@ export interface RecordedSource {
 /** What is read of a source before its kubeconfig is chosen (names.ts). */
 export type SubjectBasis = Pick<
   Subject,
-  'namespace' | 'cluster' | 'secretName' | 'nameProblem' | 'terminating' | 'unread'
+  'source' | 'cluster' | 'secretName' | 'nameProblem' | 'terminating' | 'unread'
 >;
 
 /** Whose registration a Secret is, and what is proven about that namespace. */

@@ -49,7 +49,7 @@ export function readNamespaces(state: PassState): void {
     const warning = warnings[0];
     if (warning !== undefined && conflict === undefined) state.warnings.push(warning);
     read.set(namespace.name, {
-      namespace,
+      source: namespace,
       cluster,
       secretName:
         cluster === undefined || nameProblem !== undefined ? undefined : registrationName(cluster),
@@ -63,10 +63,10 @@ export function readNamespaces(state: PassState): void {
   for (const basis of read.values()) {
     const subject: Subject = {
       ...basis,
-      selection: chooseKubeconfig(state, basis, candidates.get(basis.namespace.name) ?? []),
+      selection: chooseKubeconfig(state, basis, candidates.get(basis.source.name) ?? []),
       registrations: [],
     };
-    state.sources.set(subject.namespace.name, subject);
+    state.sources.set(subject.source.name, subject);
     state.subjects.push(subject);
   }
 }
@@ -238,7 +238,7 @@ export function foreignRefusal(
       code: 'name-foreign',
       blocker: { namespace: foreign.namespace, name: foreign.name },
       message: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by Secret ${foreign.namespace}/${foreign.name}, which this registrar does not manage, and ArgoCD cannot tell two clusters of one name apart; change the ${keys.cluster} label or delete that Secret${leftoverHint(foreign)}`,
-      sourceMessage: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by a cluster Secret this registrar does not manage; change the ${keys.cluster} label of this ${sourceNoun(claimant.namespace.name)} to another name, or ask the registrar’s operator`,
+      sourceMessage: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by a cluster Secret this registrar does not manage; change the ${keys.cluster} label of this ${sourceNoun(claimant.source.name)} to another name, or ask the registrar’s operator`,
     };
   }
   return undefined;

@@ -21,9 +21,9 @@ export function outcome(state: PassState, subject: Subject, settled: Settlement)
   const claim = settled.won.get(subject);
   const served = servedOutcome(state, subject, claim);
   if (served !== undefined) return served;
-  const probe = state.snapshot.children?.[subject.namespace.name];
+  const probe = state.snapshot.children?.[subject.source.name];
   const base: Base = {
-    namespace: subject.namespace.name,
+    namespace: subject.source.name,
     ...(subject.cluster === undefined ? {} : { cluster: subject.cluster }),
     rejected: subject.selection?.rejected ?? [],
     ...(probe === undefined ? {} : { probe }),
@@ -55,9 +55,9 @@ function servedOutcome(
     return undefined;
   const written = state.written.has(subject) || claim.target === undefined;
   const notAfter = claim.translation.clientCertificate?.notAfter;
-  const probe = state.snapshot.children?.[subject.namespace.name];
+  const probe = state.snapshot.children?.[subject.source.name];
   return {
-    namespace: subject.namespace.name,
+    namespace: subject.source.name,
     cluster: claim.cluster,
     rejected: subject.selection?.rejected ?? [],
     source: chosen.candidate,
@@ -79,7 +79,7 @@ function terminatingOutcome(
   if (!subject.terminating) return undefined;
   const drained = drainOutcome(state, subject, base);
   if (drained !== undefined) return drained;
-  const namespace = subject.namespace.name;
+  const namespace = subject.source.name;
   const message = `${describeSource(namespace)} ${sourceEnding(namespace)}; ${kept.length === 0 ? 'nothing is registered for it' : `${kept.join(', ')} is kept until it is gone, so ArgoCD can still finalise its Applications`}`;
   return {
     ...base,
