@@ -2,7 +2,14 @@
 // a validated Config out. Every problem is reported at once, as a value that names the
 // setting and the accepted form, so start-up fails with one readable list.
 
-import { CONFIG_DEFAULTS, type ConfigError, type ConfigInput, type ConfigResult } from './input.js';
+import {
+  CONFIG_DEFAULTS,
+  LEGACY_DEFAULTS,
+  type ConfigError,
+  type ConfigInput,
+  type ConfigResult,
+  type Fail,
+} from './input.js';
 import { providerSettings } from './provider-settings.js';
 import { LABEL_PREFIX_FORM, MANAGED_BY_FORM, TARGET_NAMESPACE_FORM } from './forms.js';
 import {
@@ -26,29 +33,6 @@ export {
 } from './input.js';
 export { legacyCombinationProblem, parseProviderEntry } from './provider-settings.js';
 
-const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
-  'targetNamespace',
-  'labelPrefix',
-  'managedBy',
-  'secretNamePattern',
-  'secretKey',
-  'providers',
-  'interval',
-  'demotedTTL',
-  'credentialRefreshWindow',
-  'execCredentials',
-  'execAllowedServers',
-  'execAksServerIds',
-  'execEksClusterNames',
-  'execEksRoleArns',
-  'drainOnTerminate',
-  'capiClusters',
-  'capiClusterNames',
-  'capiClusterNameLabel',
-  'probeChildren',
-  'probeFailures',
-]);
-
 export interface ParseConfigOptions {
   /**
    * How a message names another setting (default: its ConfigInput key), so a caller can
@@ -57,103 +41,58 @@ export interface ParseConfigOptions {
   readonly nameOf?: (setting: keyof ConfigInput) => string;
 }
 
+type Scalars = Omit<Config, 'providers'>;
+
+/** Each Config field but the providers, from its setting (the default when absent). */
+const SCALARS: {
+  readonly [K in keyof Scalars]: (input: ConfigInput, fail: Fail) => Scalars[K] | undefined;
+} = {
+  targetNamespace: (input, fail) => formed(input, 'targetNamespace', TARGET_NAMESPACE_FORM, fail),
+  labelPrefix: (input, fail) => formed(input, 'labelPrefix', LABEL_PREFIX_FORM, fail),
+  managedBy: (input, fail) => formed(input, 'managedBy', MANAGED_BY_FORM, fail),
+  intervalMs: (input, fail) => durationSetting(input, 'interval', CONFIG_DEFAULTS.interval, fail),
+  demotedTtlMs: (input, fail) =>
+    durationSetting(input, 'demotedTTL', CONFIG_DEFAULTS.demotedTTL, fail),
+  credentialRefreshWindowMs: (input, fail) =>
+    durationSetting(
+      input,
+      'credentialRefreshWindow',
+      CONFIG_DEFAULTS.credentialRefreshWindow,
+      fail,
+    ),
+  execCredentials: (input, fail) =>
+    booleanSetting(input, 'execCredentials', CONFIG_DEFAULTS.execCredentials, fail),
+  execPolicy: execPolicySetting,
+  drainOnTerminate: (input, fail) =>
+    booleanSetting(input, 'drainOnTerminate', CONFIG_DEFAULTS.drainOnTerminate, fail),
+  capiClusters: (input, fail) =>
+    booleanSetting(input, 'capiClusters', CONFIG_DEFAULTS.capiClusters, fail),
+  capiClusterNames: clusterNamesSetting,
+  capiClusterNameLabel: (input, fail) =>
+    booleanSetting(input, 'capiClusterNameLabel', CONFIG_DEFAULTS.capiClusterNameLabel, fail),
+  probeChildren: (input, fail) =>
+    booleanSetting(input, 'probeChildren', CONFIG_DEFAULTS.probeChildren, fail),
+  probeFailures: (input, fail) =>
+    countSetting(input, 'probeFailures', CONFIG_DEFAULTS.probeFailures, PROBE_FAILURES_RANGE, fail),
+};
+
 /** Validates every setting and returns either a Config or all the errors found. */
 export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}): ConfigResult {
   const nameOf = options.nameOf ?? ((setting: keyof ConfigInput): string => setting);
   const errors: ConfigError[] = [];
-  const fail = (setting: string, value: unknown, message: string): void => {
+  const fail: Fail = (setting, value, message) => {
     errors.push({ setting, value: display(value), message });
   };
-
-  // A stale values file or a typo must fail loudly, never be ignored.
-  for (const key of Object.keys(input)) {
-    if (!KNOWN_SETTINGS.has(key)) {
-      fail(
-        key,
-        (input as Record<string, unknown>)[key],
-        `unknown setting; known settings are ${[...KNOWN_SETTINGS].join(', ')}`,
-      );
-    }
-  }
-
-  const formed = (
-    key: 'targetNamespace' | 'labelPrefix' | 'managedBy',
-    form: readonly FormCheck[],
-  ) => {
-    const value = stringSetting(input, key, CONFIG_DEFAULTS[key], fail);
-    const problem = value === undefined ? undefined : formProblem(form, value);
-    if (problem !== undefined) fail(key, value, problem);
-    return value;
-  };
-  const targetNamespace = formed('targetNamespace', TARGET_NAMESPACE_FORM);
-  const labelPrefix = formed('labelPrefix', LABEL_PREFIX_FORM);
-  const managedBy = formed('managedBy', MANAGED_BY_FORM);
-
-  const intervalMs = durationSetting(input, 'interval', CONFIG_DEFAULTS.interval, fail);
-  const demotedTtlMs = durationSetting(input, 'demotedTTL', CONFIG_DEFAULTS.demotedTTL, fail);
-  const credentialRefreshWindowMs = durationSetting(
-    input,
-    'credentialRefreshWindow',
-    CONFIG_DEFAULTS.credentialRefreshWindow,
-    fail,
+  failUnknownSettings(input, fail);
+  const read = Object.fromEntries(
+    Object.entries(SCALARS).map(([field, setting]) => [field, setting(input, fail)]),
   );
-
-  const execCredentials = booleanSetting(
-    input,
-    'execCredentials',
-    CONFIG_DEFAULTS.execCredentials,
-    fail,
-  );
-
-  const execPolicy = execPolicySetting(input, fail);
-
-  const drainOnTerminate = booleanSetting(
-    input,
-    'drainOnTerminate',
-    CONFIG_DEFAULTS.drainOnTerminate,
-    fail,
-  );
-
-  const capiClusters = booleanSetting(input, 'capiClusters', CONFIG_DEFAULTS.capiClusters, fail);
-  const capiClusterNames = clusterNamesSetting(input, fail);
-  const capiClusterNameLabel = booleanSetting(
-    input,
-    'capiClusterNameLabel',
-    CONFIG_DEFAULTS.capiClusterNameLabel,
-    fail,
-  );
-
-  const probeChildren = booleanSetting(input, 'probeChildren', CONFIG_DEFAULTS.probeChildren, fail);
-  const probeFailures = countSetting(
-    input,
-    'probeFailures',
-    CONFIG_DEFAULTS.probeFailures,
-    PROBE_FAILURES_RANGE,
-    fail,
-  );
-
   const providers = providerSettings(input, fail, nameOf);
-
-  if (
-    errors.length > 0 ||
-    targetNamespace === undefined ||
-    labelPrefix === undefined ||
-    managedBy === undefined ||
-    intervalMs === undefined ||
-    demotedTtlMs === undefined ||
-    credentialRefreshWindowMs === undefined ||
-    execCredentials === undefined ||
-    execPolicy === undefined ||
-    drainOnTerminate === undefined ||
-    capiClusters === undefined ||
-    capiClusterNames === undefined ||
-    capiClusterNameLabel === undefined ||
-    probeChildren === undefined ||
-    probeFailures === undefined ||
-    providers === undefined
-  ) {
+  if (errors.length > 0 || providers === undefined || Object.values(read).includes(undefined)) {
     return { ok: false, errors };
   }
+  // Every reader returned its field's value (none undefined, checked above).
+  const { targetNamespace, labelPrefix, managedBy, ...rest } = read as unknown as Scalars;
   return {
     ok: true,
     config: {
@@ -162,22 +101,41 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
       managedBy,
       // With the global gate on, each provider carries it (and the allow-lists) too: a
       // Translator sees only the provider, and both gates must be on.
-      providers: execCredentials
-        ? providers.map((provider) => ({ ...provider, execCredentials, execPolicy }))
+      providers: rest.execCredentials
+        ? providers.map((provider) => ({
+            ...provider,
+            execCredentials: true,
+            execPolicy: rest.execPolicy,
+          }))
         : providers,
-      intervalMs,
-      demotedTtlMs,
-      credentialRefreshWindowMs,
-      execCredentials,
-      execPolicy,
-      drainOnTerminate,
-      capiClusters,
-      capiClusterNames,
-      capiClusterNameLabel,
-      probeChildren,
-      probeFailures,
+      ...rest,
     },
   };
+}
+
+/** Every setting ConfigInput knows. */
+const KNOWN_SETTINGS = Object.keys({ ...CONFIG_DEFAULTS, ...LEGACY_DEFAULTS });
+
+/** A stale values file or a typo must fail loudly, never be ignored. */
+function failUnknownSettings(input: ConfigInput, fail: Fail): void {
+  for (const [key, value] of Object.entries(input)) {
+    if (!KNOWN_SETTINGS.includes(key)) {
+      fail(key, value, `unknown setting; known settings are ${KNOWN_SETTINGS.join(', ')}`);
+    }
+  }
+}
+
+/** A string setting that must also have its form (a namespace name, a label prefix, …). */
+function formed(
+  input: ConfigInput,
+  key: 'targetNamespace' | 'labelPrefix' | 'managedBy',
+  form: readonly FormCheck[],
+  fail: Fail,
+): string | undefined {
+  const value = stringSetting(input, key, CONFIG_DEFAULTS[key], fail);
+  const problem = value === undefined ? undefined : formProblem(form, value);
+  if (problem !== undefined) fail(key, value, problem);
+  return value;
 }
 
 /** Consecutive failed probes before a child counts as unreachable. */
@@ -187,7 +145,7 @@ const CLUSTER_NAME_FORMS: readonly Config['capiClusterNames'][] = ['name', 'name
 
 function clusterNamesSetting(
   input: ConfigInput,
-  fail: (setting: string, value: unknown, message: string) => void,
+  fail: Fail,
 ): Config['capiClusterNames'] | undefined {
   const value: unknown = input.capiClusterNames ?? CONFIG_DEFAULTS.capiClusterNames;
   const form = CLUSTER_NAME_FORMS.find((candidate) => candidate === value);

@@ -11,23 +11,16 @@ import { compareRegistration } from './compare.js';
 import { deferral } from './credential-churn.js';
 import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';
 import { drainage } from './drain.js';
-import type { Claim, Registration } from './model.js';
+import type { Claim, Registration, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { demotion } from './rename.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { deletion } from './source-proof.js';
 
-export function emitClaimActions(state: PassState, claims: readonly Claim[]): void {
+export function emitClaimActions(state: PassState, won: ReadonlyMap<Subject, Claim>): void {
   const { keys, stamp } = state;
-  for (let i = 0; i < claims.length; i++) {
-    const claim = claims[i] as Claim;
-    if (!claim.won) {
-      claim.subject.refusal = claim.refusal;
-      continue;
-    }
-    claim.subject.claim = claim;
+  for (const claim of won.values()) {
     const target = claim.target;
-    if (target !== undefined) target.targeted = true;
     if (target === undefined) {
       if (withholdClaimWrite(state, claim, 'create')) continue;
       const secret = sortedSecret(stampCredentials(claim.desired, keys, stamp));
@@ -35,11 +28,11 @@ export function emitClaimActions(state: PassState, claims: readonly Claim[]): vo
         kind: 'create',
         cluster: claim.cluster,
         secret,
-        reason: { code: 'new-registration', namespace: claim.subject.namespace.name },
+        reason: { code: 'new-registration', namespace: claim.subject.source.name },
       });
       continue;
     }
-    const namespace = claim.subject.namespace.name;
+    const namespace = claim.subject.source.name;
     if (!claim.incumbent) {
       if (withholdClaimWrite(state, claim, 'take over')) continue;
       const previous = target.sourceName ?? '(unknown)';
@@ -104,12 +97,14 @@ function pushUpdate(
   });
 }
 
-export function emitRegistrationActions(state: PassState): void {
+export function emitRegistrationActions(state: PassState, won: ReadonlyMap<Subject, Claim>): void {
+  const targeted = new Set<Registration | undefined>();
+  for (const claim of won.values()) targeted.add(claim.target);
   const registrations = state.registrations;
   for (let i = 0; i < registrations.length; i++) {
     const registration = registrations[i] as Registration;
     // Written by a claim, or claimed by its own namespace (kept even when that claim failed).
-    if (registration.targeted || registration.role === 'incumbent') continue;
+    if (targeted.has(registration) || registration.role === 'incumbent') continue;
     // Only a rename moves an active registration aside; a gone or demoted one may be deleted.
     // A terminating namespace's registration is drained first, when drain is on (drain.ts).
     const action =

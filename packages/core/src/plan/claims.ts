@@ -5,6 +5,7 @@
 
 import { buildRegistration, registrationName } from '../translate/registration.js';
 import { normaliseServer } from '../common/server-address.js';
+import type { Refusal } from '../common/types.js';
 import type { Claim, Registration, Subject } from './model.js';
 import { HOLDS_REGISTRATION, pinnedRefusal, win } from './incumbency.js';
 import { foreignRefusal } from './names.js';
@@ -12,8 +13,15 @@ import type { PassState } from './pass-state.js';
 import { pauseOf } from './pause.js';
 import { movingRefusal, restoration } from './rename.js';
 
-export function buildClaims(state: PassState): Claim[] {
+/** The claims of a pass, and the sources refused before any claim was settled, with why. */
+export interface BuiltClaims {
+  readonly claims: readonly Claim[];
+  readonly refused: ReadonlyMap<Subject, Refusal>;
+}
+
+export function buildClaims(state: PassState): BuiltClaims {
   const claims: Claim[] = [];
+  const refused = new Map<Subject, Refusal>();
   const subjects = state.subjects;
   for (let i = 0; i < subjects.length; i++) {
     const subject = subjects[i] as Subject;
@@ -23,28 +31,32 @@ export function buildClaims(state: PassState): Claim[] {
     const held = state.targetSecrets.get(name);
     const refusal = foreignRefusal(state, subject, cluster, name, held);
     if (refusal !== undefined) {
-      subject.refusal = refusal;
+      refused.set(subject, refusal);
       continue;
     }
     const target = held?.registration;
     const incumbent =
       target?.role === 'incumbent' &&
       target.source.kind === 'managed' &&
-      target.source.subject.namespace.name === subject.namespace.name;
+      target.source.subject.source.name === subject.source.name;
     if (target !== undefined && !incumbent && target.role !== 'releasable') {
-      subject.refusal =
+      refused.set(
+        subject,
         target.role === 'moving'
           ? movingRefusal(state, target)
-          : pinnedRefusal(state, target, subject);
+          : pinnedRefusal(state, target, subject),
+      );
       continue;
     }
     if (incumbent) win(state, subject, cluster, HOLDS_REGISTRATION);
     // Its kubeconfig is unknown: it keeps a name it holds, and claims nothing else this pass.
     if (subject.unread !== undefined) continue;
     const claim = claimFor(state, subject, cluster, target, incumbent);
-    if (claim !== undefined) claims.push(claim);
+    if (claim === undefined) continue;
+    if ('subject' in claim) claims.push(claim);
+    else refused.set(subject, claim);
   }
-  return claims;
+  return { claims, refused };
 }
 
 function claimFor(
@@ -53,7 +65,7 @@ function claimFor(
   cluster: string,
   target: Registration | undefined,
   incumbent: boolean,
-): Claim | undefined {
+): Claim | Refusal | undefined {
   const chosen = subject.selection?.chosen;
   if (chosen === undefined) {
     // Reverting the label restores a demoted registration intact even without a kubeconfig.
@@ -68,11 +80,9 @@ function claimFor(
       server: restored.server,
       translation: undefined,
       pause: undefined,
-      won: false,
-      refusal: undefined,
     };
   }
-  const namespace = subject.namespace;
+  const namespace = subject.source;
   const existing = target?.secret;
   const pause = pauseOf(state, namespace, existing);
   const built = buildRegistration({
@@ -87,10 +97,7 @@ function claimFor(
     ...(pause === undefined ? {} : { pause }),
   });
   for (const warning of built.warnings) state.warnings.push(warning);
-  if (!built.ok) {
-    subject.refusal = built.refusal;
-    return undefined;
-  }
+  if (!built.ok) return built.refusal;
   return {
     subject,
     cluster,
@@ -100,7 +107,5 @@ function claimFor(
     server: normaliseServer(built.server),
     translation: chosen.translation,
     pause,
-    won: false,
-    refusal: undefined,
   };
 }

@@ -68,8 +68,8 @@ export function drainage(state: PassState, registration: Registration): Action |
     warn(
       state,
       'prune-disabled',
-      `${registration.secret.name} is not drained although ${describeSource(subject.namespace.name)} ${sourceEnding(subject.namespace.name)}: it carries ${state.keys.prune}=disabled`,
-      subject.namespace.name,
+      `${registration.secret.name} is not drained although ${describeSource(subject.source.name)} ${sourceEnding(subject.source.name)}: it carries ${state.keys.prune}=disabled`,
+      subject.source.name,
       registration.secret.name,
     );
     return undefined;
@@ -81,7 +81,7 @@ export function drainage(state: PassState, registration: Registration): Action |
     target: observedRef(registration.secret),
     before: registration.secret,
     secret,
-    reason: { code: 'drained', namespace: subject.namespace.name, labels: removed },
+    reason: { code: 'drained', namespace: subject.source.name, labels: removed },
   };
 }
 
@@ -98,7 +98,7 @@ export function drainOutcome(
   const drained = subject.registrations.filter((registration) => !registration.pruneDisabled);
   if (drained.length === 0) return undefined;
   const names = drained.map((registration) => registration.secret.name).join(', ');
-  const key = subject.namespace.name;
+  const key = subject.source.name;
   const noun = sourceNoun(key);
   return {
     ...base,

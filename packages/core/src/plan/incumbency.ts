@@ -7,7 +7,7 @@
 import { parseTimestamp, registrationName } from '../translate/registration.js';
 import { assertNever } from '../common/assert-never.js';
 import type { Refusal } from '../common/types.js';
-import type { Claim, Registration, Subject } from './model.js';
+import type { Claim, Registration, Subject, Winner } from './model.js';
 import type { PassState } from './pass-state.js';
 import { collisionMessage, collisionSourceMessage } from './server-ledger.js';
 import { describeSource, sourceEnding, sourceNoun } from '../config/sources.js';
@@ -15,7 +15,17 @@ import { describeSource, sourceEnding, sourceNoun } from '../config/sources.js';
 /** Why an incumbent keeps its name, as the losers are told. */
 export const HOLDS_REGISTRATION = 'holds the registration';
 
-export function settle(state: PassState, claims: readonly Claim[]): void {
+/** Each source's claim that won, and why each refused source was refused (before or when settled). */
+export interface Settlement {
+  readonly won: ReadonlyMap<Subject, Claim>;
+  readonly refused: ReadonlyMap<Subject, Refusal>;
+}
+
+export function settle(
+  state: PassState,
+  claims: readonly Claim[],
+  refusedBefore: ReadonlyMap<Subject, Refusal>,
+): Settlement {
   // Claims arrive in namespace-name order and sort() is stable: incumbents keep that order,
   // newcomers sort by age with name as the tie-break for free.
   const incumbents = claims.filter((claim) => claim.incumbent);
@@ -23,10 +33,11 @@ export function settle(state: PassState, claims: readonly Claim[]): void {
     .filter((claim) => !claim.incumbent)
     .map((claim) => ({
       claim,
-      created: parseTimestamp(claim.subject.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER,
+      created: parseTimestamp(claim.subject.source.creationTimestamp) ?? Number.MAX_SAFE_INTEGER,
     }))
     .sort((a, b) => a.created - b.created)
     .map(({ claim }) => claim);
+  const verdicts = new Map<Claim, Refusal | undefined>();
   let pending = incumbents.concat(newcomers);
   let progress = true;
   while (progress) {
@@ -34,45 +45,53 @@ export function settle(state: PassState, claims: readonly Claim[]): void {
     const refused: Claim[] = [];
     for (let i = 0; i < pending.length; i++) {
       const claim = pending[i] as Claim;
-      if (trySettle(state, claim)) progress = true;
-      else if (claim.refusal?.code === 'server-collision') refused.push(claim);
+      const refusal = trySettle(state, claim);
+      verdicts.set(claim, refusal);
+      if (refusal === undefined) progress = true;
+      else if (refusal.code === 'server-collision') refused.push(claim);
     }
     pending = refused;
   }
+  const won = new Map<Subject, Claim>();
+  const refused = new Map(refusedBefore);
+  for (const claim of claims) {
+    const refusal = verdicts.get(claim);
+    if (refusal === undefined) won.set(claim.subject, claim);
+    else refused.set(claim.subject, refusal);
+  }
+  return { won, refused };
 }
 
-function trySettle(state: PassState, claim: Claim): boolean {
+/** Settles one claim: `undefined` when it wins (and holds its name and server), else why not. */
+function trySettle(state: PassState, claim: Claim): Refusal | undefined {
   const subject = claim.subject;
-  const winner = state.nameWinners.get(claim.cluster);
-  if (winner !== undefined && winner.namespace.name !== subject.namespace.name) {
-    claim.refusal = nameClaimedRefusal(state, claim.cluster, winner, subject);
-    return false;
-  }
+  const winner = otherWinner(state, subject, claim.cluster);
+  if (winner !== undefined) return nameClaimedRefusal(state, claim.cluster, winner, subject);
   const servers = state.servers;
   const targetName = subject.secretName ?? registrationName(claim.cluster);
-  const blocker = servers.blocker(claim.server, targetName, subject.namespace.uid);
+  const blocker = servers.blocker(claim.server, targetName, subject.source.uid);
   if (blocker !== undefined) {
-    claim.refusal = {
+    return {
       code: 'server-collision',
       blocker: { namespace: state.config.targetNamespace, name: blocker.secret },
       message: collisionMessage(state.config, state.keys, claim, blocker),
       sourceMessage: collisionSourceMessage(claim),
     };
-    return false;
   }
-  claim.won = true;
-  claim.refusal = undefined;
-  // win(), with the winner already looked up.
-  subject.why = claim.incumbent ? HOLDS_REGISTRATION : 'is older or sorts first';
-  state.nameWinners.set(claim.cluster, subject);
+  win(
+    state,
+    subject,
+    claim.cluster,
+    claim.incumbent ? HOLDS_REGISTRATION : 'is older or sorts first',
+  );
   const held = servers.heldBy(targetName);
-  if (held?.server !== claim.server || held.ownerUid !== subject.namespace.uid)
+  if (held?.server !== claim.server || held.ownerUid !== subject.source.uid)
     servers.hold({
       secret: targetName,
       server: claim.server,
       foreign: false,
-      ownerUid: subject.namespace.uid,
-      ownerName: subject.namespace.name,
+      ownerUid: subject.source.uid,
+      ownerName: subject.source.name,
       claimed: true,
     });
   // The namespace's old registrations are demoted (or taken over): their servers are free.
@@ -80,28 +99,27 @@ function trySettle(state: PassState, claim: Claim): boolean {
     if (
       registration.secret.name !== targetName &&
       registration.role === 'releasable' &&
-      servers.heldBy(registration.secret.name)?.ownerUid === subject.namespace.uid
+      servers.heldBy(registration.secret.name)?.ownerUid === subject.source.uid
     ) {
       servers.release(registration.secret.name);
     }
   }
-  return true;
+  return undefined;
 }
 
 /** Records that `subject` holds or won `cluster`, and why (quoted to the losers). */
 export function win(state: PassState, subject: Subject, cluster: string, why: string): void {
-  subject.why = why;
-  state.nameWinners.set(cluster, subject);
+  state.nameWinners.set(cluster, { subject, why });
 }
 
-/** The namespace that holds or won `cluster` this pass, when it is not `subject`. */
+/** The namespace that holds or won `cluster` this pass (and why), when it is not `subject`. */
 export function otherWinner(
   state: PassState,
   subject: Subject,
   cluster: string,
-): Subject | undefined {
+): Winner | undefined {
   const winner = state.nameWinners.get(cluster);
-  return winner !== undefined && winner.namespace.name !== subject.namespace.name
+  return winner !== undefined && winner.subject.source.name !== subject.source.name
     ? winner
     : undefined;
 }
@@ -110,20 +128,20 @@ export function otherWinner(
 export function nameClaimedRefusal(
   state: PassState,
   cluster: string,
-  winner: Subject,
+  winner: Winner,
   claimant: Subject,
 ): Refusal {
   const held = winner.why === HOLDS_REGISTRATION;
   return {
     code: 'name-claimed',
-    message: `cluster name ${JSON.stringify(cluster)} is also claimed by ${describeSource(winner.namespace.name)}, which ${winner.why ?? ''}; change the ${state.keys.cluster} label of one of them`,
+    message: `cluster name ${JSON.stringify(cluster)} is also claimed by ${describeSource(winner.subject.source.name)}, which ${winner.why}; change the ${state.keys.cluster} label of one of them`,
     sourceMessage: `cluster name ${JSON.stringify(cluster)} is ${held ? 'already registered for another source' : 'also claimed by another source, which registers it'}; ${askOperator(state, claimant)}`,
   };
 }
 
 /** The way out a refused claimant's own Events offer, without naming the other source. */
 function askOperator(state: PassState, claimant: Subject): string {
-  return `change the ${state.keys.cluster} label of this ${sourceNoun(claimant.namespace.name)} to another name, or ask the registrar’s operator (argocd-cluster-registrar status names the holder)`;
+  return `change the ${state.keys.cluster} label of this ${sourceNoun(claimant.source.name)} to another name, or ask the registrar’s operator (argocd-cluster-registrar status names the holder)`;
 }
 
 /**
@@ -147,7 +165,7 @@ export function pinnedRefusal(state: PassState, target: Registration, claimant: 
   if (source.kind === 'managed' && !source.subject.terminating && target.role === 'incumbent') {
     return {
       code: 'name-claimed',
-      message: `${name} is the registration of ${owner}, which still claims cluster name ${JSON.stringify(target.cluster)}; to register ${describeSource(claimant.namespace.name)}, change its ${keys.cluster} label to another name`,
+      message: `${name} is the registration of ${owner}, which still claims cluster name ${JSON.stringify(target.cluster)}; to register ${describeSource(claimant.source.name)}, change its ${keys.cluster} label to another name`,
       sourceMessage,
     };
   }

@@ -3,18 +3,18 @@
 // decision it makes (see "Module map" in docs/architecture.md). Each step reads the pass's
 // input and what the steps before it decided, and nothing of an earlier pass:
 //
-//   1. names.ts             read each managed namespace: its cluster name, if it may claim one
-//                           (input-completeness.ts: and whether its Secrets were read);
+//   1. names.ts             read each managed namespace: its cluster name, if it may claim one,
+//                           whether its Secrets were read, and the kubeconfig it registers
+//                           from (kubeconfig-choice.ts);
 //   2. ownership.ts         read each Secret we own: whose it is (source-proof.ts: is that
 //                           namespace provably gone?) and which servers are held (server-ledger.ts);
-//   3. kubeconfig-choice.ts pick each namespace's kubeconfig;
-//   4. claims.ts            turn namespaces into claims on `cluster-<name>` (none for a name an
+//   3. claims.ts            turn namespaces into claims on `cluster-<name>` (none for a name an
 //                           older namespace with unread Secrets may win: input-completeness.ts);
-//   5. incumbency.ts        settle them, incumbents first and then oldest first;
-//   6. actions.ts           emit creates/updates for won claims (compare.ts, credential-churn.ts),
+//   4. incumbency.ts        settle them, incumbents first and then oldest first;
+//   5. actions.ts           emit creates/updates for won claims (compare.ts, credential-churn.ts),
 //                           demotions for renames (rename.ts) and deletions only on proof,
 //                           withholding what incomplete input rules out (input-completeness.ts);
-//   7. outcomes.ts          one outcome per namespace; sort everything once.
+//   6. outcomes.ts          one outcome per namespace; sort everything once.
 //
 // The one thing kept between passes is outside the steps: settled-repeat.ts hands the last
 // plan out again while it still holds.
@@ -29,8 +29,7 @@ import {
 } from './actions.js';
 import { buildClaims } from './claims.js';
 import { settle } from './incumbency.js';
-import { readUnreadNamespaces, withholdContestedClaims } from './input-completeness.js';
-import { selectKubeconfigs } from './kubeconfig-choice.js';
+import { withholdContestedClaims } from './input-completeness.js';
 import { readNamespaces } from './names.js';
 import { outcome } from './outcomes.js';
 import { readClusterSecrets } from './ownership.js';
@@ -67,18 +66,16 @@ export function plan(
 function planPass(snapshot: Snapshot, config: Config, now: number, translate: Translator): Decided {
   const state = createPassState(snapshot, config, now, translate);
   readNamespaces(state);
-  readUnreadNamespaces(state);
   readClusterSecrets(state);
-  selectKubeconfigs(state);
-  const claims = withholdContestedClaims(state, buildClaims(state));
-  settle(state, claims);
-  emitClaimActions(state, claims);
-  emitRegistrationActions(state);
+  const built = buildClaims(state);
+  const settled = settle(state, withholdContestedClaims(state, built), built.refused);
+  emitClaimActions(state, settled.won);
+  emitRegistrationActions(state, settled.won);
   const actions = state.actions.sort(compareActions);
   const next = followUps(state.registrations, actions);
   const plan: Plan = {
     actions,
-    outcomes: state.subjects.map((subject) => outcome(state, subject)),
+    outcomes: state.subjects.map((subject) => outcome(state, subject, settled)),
     warnings: state.warnings.sort(compareWarnings),
     ...(next.length === 0 ? {} : { followUps: next }),
   };

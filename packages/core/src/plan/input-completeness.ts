@@ -21,19 +21,8 @@ import { parseTimestamp } from '../translate/registration.js';
 import { describeSource, sourceNamespaceOf } from '../config/sources.js';
 import type { Action } from '../common/types.js';
 import type { Claim, Registration, Subject } from './model.js';
+import type { BuiltClaims } from './claims.js';
 import { warn, type PassState } from './pass-state.js';
-
-/** Marks the namespaces whose Secrets could not be listed. */
-export function readUnreadNamespaces(state: PassState): void {
-  for (const unread of state.snapshot.unreadNamespaces ?? []) {
-    const subject = state.sources.get(unread.name);
-    if (subject !== undefined && subject.unread === undefined) subject.unread = unread.reason;
-    // The Clusters of that namespace read their kubeconfigs from it too.
-    for (const cluster of state.clustersByNamespace.get(unread.name)?.values() ?? []) {
-      if (cluster.unread === undefined) cluster.unread = unread.reason;
-    }
-  }
-}
 
 /** The outcome message of a namespace whose Secrets could not be listed. */
 export function unreadMessage(subject: Subject, kept: readonly string[]): string {
@@ -41,7 +30,7 @@ export function unreadMessage(subject: Subject, kept: readonly string[]): string
     kept.length === 0
       ? 'nothing is registered or changed for it'
       : `${kept.join(', ')} is kept as it is`;
-  return `the Secrets of namespace ${sourceNamespaceOf(subject.namespace.name)} could not be listed (${subject.unread ?? ''}); ${what} until they can be read`;
+  return `the Secrets of namespace ${sourceNamespaceOf(subject.source.name)} could not be listed (${subject.unread ?? ''}); ${what} until they can be read`;
 }
 
 /**
@@ -49,14 +38,17 @@ export function unreadMessage(subject: Subject, kept: readonly string[]): string
  * namespace may have a usable kubeconfig and so be the one the name belongs to. Dropped for
  * this pass (their namespaces are reported withheld); incumbents are never dropped.
  */
-export function withholdContestedClaims(state: PassState, claims: Claim[]): Claim[] {
+export function withholdContestedClaims(
+  state: PassState,
+  { claims, refused }: BuiltClaims,
+): readonly Claim[] {
   const unreadClaimants = new Map<string, Subject>();
   for (const subject of state.subjects) {
     const cluster = subject.cluster;
     if (subject.unread === undefined || subject.terminating || subject.nameProblem !== undefined)
       continue;
-    if (cluster === undefined || subject.refusal !== undefined) continue;
-    if (state.nameWinners.get(cluster)?.namespace.name === subject.namespace.name) continue; // holds it already
+    if (cluster === undefined || refused.has(subject)) continue;
+    if (state.nameWinners.get(cluster)?.subject.source.name === subject.source.name) continue; // holds it already
     const other = unreadClaimants.get(cluster);
     if (other === undefined || older(subject, other)) unreadClaimants.set(cluster, subject);
   }
@@ -66,16 +58,16 @@ export function withholdContestedClaims(state: PassState, claims: Claim[]): Clai
     if (claim.incumbent || unread === undefined || !older(unread, claim.subject)) return true;
     state.withheld.set(
       claim.subject,
-      `${describeSource(unread.namespace.name)} is older and also claims ${JSON.stringify(claim.cluster)}, but its Secrets could not be listed (${unread.unread ?? ''}); the name is settled once they can be read`,
+      `${describeSource(unread.source.name)} is older and also claims ${JSON.stringify(claim.cluster)}, but its Secrets could not be listed (${unread.unread ?? ''}); the name is settled once they can be read`,
     );
     return false;
   });
 }
 
 function older(a: Subject, b: Subject): boolean {
-  const at = parseTimestamp(a.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
-  const bt = parseTimestamp(b.namespace.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
-  return at < bt || (at === bt && compareStrings(a.namespace.name, b.namespace.name) < 0);
+  const at = parseTimestamp(a.source.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
+  const bt = parseTimestamp(b.source.creationTimestamp) ?? Number.MAX_SAFE_INTEGER;
+  return at < bt || (at === bt && compareStrings(a.source.name, b.source.name) < 0);
 }
 
 /**

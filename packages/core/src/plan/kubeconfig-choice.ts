@@ -5,52 +5,55 @@
 
 import { describeNearMisses, type SecretKeys } from '../translate/near-misses.js';
 import { describeLookup } from '../config/provider-marks.js';
-import { selectKubeconfig } from '../translate/providers.js';
-import { clusterOfSecretName, clusterSecretName } from '../config/sources.js';
+import { selectKubeconfig, type KubeconfigSelection } from '../translate/providers.js';
+import { clusterOfSecretName, clusterSecretName, clusterSourceKey } from '../config/sources.js';
 import type { ObservedSecret } from '../common/types.js';
-import type { NearMiss, Subject } from './model.js';
+import type { NearMiss, Subject, SubjectBasis } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 
-export function selectKubeconfigs(state: PassState): void {
-  const candidates = candidatesBySource(state);
-  const subjects = state.subjects;
-  for (let i = 0; i < subjects.length; i++) {
-    const subject = subjects[i] as Subject;
-    // Unread Secrets are unknown, not absent: no choice (and no stale or waiting) rests on them.
-    if (subject.terminating || subject.nameProblem !== undefined || subject.unread !== undefined)
-      continue;
-    const name = subject.namespace.name;
-    const capi = subject.namespace.capi;
-    // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
-    const serverOverridden = subject.namespace.annotations[state.keys.server] !== undefined;
-    const pinned = subject.namespace.annotations[state.keys.kubeconfigSecret];
-    const selection = selectKubeconfig(
-      capi?.namespace ?? name,
-      candidates.get(name) ?? [],
-      state.config.providers,
-      state.translate,
-      {
-        ...(serverOverridden ? { serverOverridden } : {}),
-        ...(capi === undefined ? {} : { clusterName: capi.name }),
-        ...(pinned === undefined
-          ? {}
-          : { pinned: { secret: pinned, pinnedBy: state.keys.kubeconfigSecret } }),
-      },
+/**
+ * The kubeconfig a source registers from, or why none; `undefined` when it makes no choice
+ * (terminating, no name it may claim, or its Secrets unread: unknown, not absent, so no
+ * choice, and no stale or waiting, rests on them).
+ */
+export function chooseKubeconfig(
+  state: PassState,
+  subject: SubjectBasis,
+  candidates: readonly ObservedSecret[],
+): KubeconfigSelection | undefined {
+  if (subject.terminating || subject.nameProblem !== undefined || subject.unread !== undefined)
+    return undefined;
+  const name = subject.source.name;
+  const capi = subject.source.capi;
+  // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
+  const serverOverridden = subject.source.annotations[state.keys.server] !== undefined;
+  const pinned = subject.source.annotations[state.keys.kubeconfigSecret];
+  const selection = selectKubeconfig(
+    capi?.namespace ?? name,
+    candidates,
+    state.config.providers,
+    state.translate,
+    {
+      ...(serverOverridden ? { serverOverridden } : {}),
+      ...(capi === undefined ? {} : { clusterName: capi.name }),
+      ...(pinned === undefined
+        ? {}
+        : { pinned: { secret: pinned, pinnedBy: state.keys.kubeconfigSecret } }),
+    },
+  );
+  const chosen = selection.chosen;
+  if (chosen === undefined) return selection;
+  for (const warning of chosen.translation.warnings) state.warnings.push(warning);
+  for (const { candidate, refusal } of selection.rejected) {
+    warn(
+      state,
+      'candidate-rejected',
+      `${candidate.secret}[${candidate.key}] was skipped for ${chosen.candidate.secret}[${chosen.candidate.key}] (${chosen.candidate.chosenBy ?? 'the first usable candidate'}): ${refusal.message}`,
+      name,
+      capi === undefined ? candidate.secret : undefined,
     );
-    subject.selection = selection;
-    const chosen = selection.chosen;
-    if (chosen === undefined) continue;
-    for (const warning of chosen.translation.warnings) state.warnings.push(warning);
-    for (const { candidate, refusal } of selection.rejected) {
-      warn(
-        state,
-        'candidate-rejected',
-        `${candidate.secret}[${candidate.key}] was skipped for ${chosen.candidate.secret}[${chosen.candidate.key}] (${chosen.candidate.chosenBy ?? 'the first usable candidate'}): ${refusal.message}`,
-        name,
-        capi === undefined ? candidate.secret : undefined,
-      );
-    }
   }
+  return selection;
 }
 
 /**
@@ -58,18 +61,28 @@ export function selectKubeconfigs(state: PassState): void {
  * in, and for each managed Cluster of that namespace that a provider pattern names it for
  * (`alpha-kubeconfig` → Cluster `alpha` under `*-kubeconfig`), once each.
  */
-function candidatesBySource(state: PassState): Map<string, ObservedSecret[]> {
+export function candidatesBySource(
+  state: PassState,
+  sources: ReadonlyMap<string, SubjectBasis>,
+): Map<string, ObservedSecret[]> {
+  // Namespace → the names of its managed Clusters.
+  const clustersByNamespace = new Map<string, Set<string>>();
+  for (const { source } of sources.values()) {
+    const capi = source.capi;
+    if (capi === undefined) continue;
+    const names = clustersByNamespace.get(capi.namespace);
+    if (names === undefined) clustersByNamespace.set(capi.namespace, new Set([capi.name]));
+    else names.add(capi.name);
+  }
   const candidates = new Map<string, ObservedSecret[]>();
-  const add = (secret: ObservedSecret, subject: Subject): void => {
-    const key = subject.namespace.name;
+  const add = (secret: ObservedSecret, key: string): void => {
     const list = candidates.get(key);
     if (list === undefined) candidates.set(key, [secret]);
     else list.push(secret);
   };
   for (const secret of state.snapshot.candidateSecrets) {
-    const subject = state.sources.get(secret.namespace);
-    if (subject !== undefined) add(secret, subject);
-    const clusters = state.clustersByNamespace.get(secret.namespace);
+    if (sources.has(secret.namespace)) add(secret, secret.namespace);
+    const clusters = clustersByNamespace.get(secret.namespace);
     if (clusters === undefined) continue;
     // Two providers may name one Cluster (`*-kubeconfig` twice, say): it is added once.
     const named = new Set<string>();
@@ -77,8 +90,7 @@ function candidatesBySource(state: PassState): Map<string, ObservedSecret[]> {
       const name = clusterOfSecretName(provider.secretNamePattern, secret.name);
       if (name === undefined || named.has(name)) continue;
       named.add(name);
-      const cluster = clusters.get(name);
-      if (cluster !== undefined) add(secret, cluster);
+      if (clusters.has(name)) add(secret, clusterSourceKey(secret.namespace, name));
     }
   }
   return candidates;
@@ -107,8 +119,8 @@ function nearMissesByNamespace(state: PassState): ReadonlyMap<string, readonly N
 /** What almost matched in a namespace without a usable kubeconfig, when anything did. */
 function nearMissHint(state: PassState, subject: Subject): string | undefined {
   // A Cluster's Secrets are in its namespace, among other Clusters': those named for it count.
-  const capi = subject.namespace.capi;
-  const secrets = nearMissesByNamespace(state).get(capi?.namespace ?? subject.namespace.name);
+  const capi = subject.source.capi;
+  const secrets = nearMissesByNamespace(state).get(capi?.namespace ?? subject.source.name);
   if (secrets === undefined) return undefined;
   // Key names only: a candidate Secret's values are never looked at here.
   const named: SecretKeys[] = secrets.map((secret) =>
@@ -119,13 +131,13 @@ function nearMissHint(state: PassState, subject: Subject): string | undefined {
 
 /** Why a registered namespace has no kubeconfig left (the start of its `stale` message). */
 export function noKubeconfigLeft(state: PassState, subject: Subject): string {
-  const capi = subject.namespace.capi;
+  const capi = subject.source.capi;
   const hint = nearMissHint(state, subject);
   if (capi !== undefined)
     return hint === undefined
-      ? `no kubeconfig Secret of Cluster ${subject.namespace.name} is left (${clusterSecretNames(state, capi.name)})`
-      : `no kubeconfig Secret of Cluster ${subject.namespace.name} that the configured providers read is left (${clusterSecretNames(state, capi.name)}), but ${hint}`;
-  const namespace = subject.namespace.name;
+      ? `no kubeconfig Secret of Cluster ${subject.source.name} is left (${clusterSecretNames(state, capi.name)})`
+      : `no kubeconfig Secret of Cluster ${subject.source.name} that the configured providers read is left (${clusterSecretNames(state, capi.name)}), but ${hint}`;
+  const namespace = subject.source.name;
   return hint === undefined
     ? `no kubeconfig Secret is left in namespace ${namespace}`
     : `no kubeconfig Secret that the configured providers read is left in namespace ${namespace}, but ${hint}`;
@@ -133,19 +145,19 @@ export function noKubeconfigLeft(state: PassState, subject: Subject): string {
 
 /** The `waiting-for-kubeconfig` message. */
 export function waitingMessage(state: PassState, subject: Subject): string {
-  const capi = subject.namespace.capi;
+  const capi = subject.source.capi;
   if (capi !== undefined) {
     const looking = `(looking for ${clusterSecretNames(state, capi.name)} in namespace ${capi.namespace})`;
     const hint = nearMissHint(state, subject);
     return hint === undefined
-      ? `no kubeconfig Secret of Cluster ${subject.namespace.name} yet ${looking}; it is registered as soon as one appears`
-      : `no kubeconfig Secret of Cluster ${subject.namespace.name} that the configured providers read ${looking}, but ${hint}; it is registered as soon as one matches`;
+      ? `no kubeconfig Secret of Cluster ${subject.source.name} yet ${looking}; it is registered as soon as one appears`
+      : `no kubeconfig Secret of Cluster ${subject.source.name} that the configured providers read ${looking}, but ${hint}; it is registered as soon as one matches`;
   }
-  const namespace = subject.namespace.name;
+  const namespace = subject.source.name;
   const providers = state.config.providers
     .map((provider) => `${describeLookup(provider)} with ${provider.keys.join(' or ')}`)
     .join('; ');
-  const pinned = subject.namespace.annotations[state.keys.kubeconfigSecret];
+  const pinned = subject.source.annotations[state.keys.kubeconfigSecret];
   if (pinned !== undefined)
     return `no kubeconfig Secret ${pinned} in namespace ${namespace} yet (named by its ${state.keys.kubeconfigSecret} annotation; looking for ${providers}); it is registered as soon as it appears, or remove the annotation to take any candidate`;
   const hint = nearMissHint(state, subject);

@@ -12,7 +12,6 @@ import type {
   NearMissSecret,
   ObservedSecret,
   PauseReason,
-  Refusal,
   SourceNamespace,
   Translation,
 } from '../common/types.js';
@@ -30,8 +29,8 @@ export type OutcomeReason = NonNullable<NamespaceOutcome['reason']>;
 
 /** A managed namespace, as far as this pass is concerned. */
 export interface Subject {
-  /** The source (a namespace or a Cluster); `namespace.name` is its source key. */
-  readonly namespace: Source;
+  /** The source (a namespace or a Cluster); `source.name` is its source key. */
+  readonly source: Source;
   /** The `<prefix>cluster` label, when present. */
   readonly cluster: string | undefined;
   /** `cluster-<cluster>`, when the namespace can claim a name. */
@@ -40,16 +39,17 @@ export interface Subject {
   readonly nameProblem: OutcomeReason | undefined;
   readonly terminating: boolean;
   /** Why its Secrets could not be listed, when they could not (input-completeness.ts). */
-  unread: string | undefined;
-  /** The kubeconfig it uses, or why none (kubeconfig-choice.ts). */
-  selection: KubeconfigSelection | undefined;
+  readonly unread: string | undefined;
+  /** The kubeconfig it uses, or why none (kubeconfig-choice.ts); none when it makes no choice. */
+  readonly selection: KubeconfigSelection | undefined;
   /** Active owned registrations recorded for this namespace (name + uid). */
   readonly registrations: Registration[];
-  claim: Claim | undefined;
-  /** Set when the namespace's claim was refused before settling. */
-  refusal: Refusal | undefined;
-  /** Why it holds or won its cluster name, once it does. */
-  why: string | undefined;
+}
+
+/** The source that holds or won a cluster name this pass, and why (quoted to the losers). */
+export interface Winner {
+  readonly subject: Subject;
+  readonly why: string;
 }
 
 /** The source key and uid a registration records, or why it records none usable. */
@@ -58,6 +58,12 @@ export interface RecordedSource {
   readonly uid: string | undefined;
   readonly problem: string | undefined;
 }
+
+/** What is read of a source before its kubeconfig is chosen (names.ts). */
+export type SubjectBasis = Pick<
+  Subject,
+  'source' | 'cluster' | 'secretName' | 'nameProblem' | 'terminating' | 'unread'
+>;
 
 /** Whose registration a Secret is, and what is proven about that namespace. */
 export type SourceStatus =
@@ -90,8 +96,6 @@ export interface Registration {
   role: 'incumbent' | 'releasable' | 'moving' | 'pinned';
   /** Normalised `data.server`, when readable. */
   readonly server: string | undefined;
-  /** Written by a won claim: nothing else may happen to it this pass. */
-  targeted: boolean;
 }
 
 export interface Claim {
@@ -106,8 +110,6 @@ export interface Claim {
   readonly translation: Translation | undefined;
   /** Why the desired registration is paused in ArgoCD (pause.ts), if it is. */
   readonly pause: PauseReason | undefined;
-  won: boolean;
-  refusal: Refusal | undefined;
 }
 
 /** A server in use: by an existing Secret, or by a claim won this pass. */

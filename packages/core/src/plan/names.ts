@@ -17,7 +17,8 @@ import {
   type SourceKey,
 } from '../config/sources.js';
 import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../common/types.js';
-import type { OutcomeReason, Source, Subject, TargetSecret } from './model.js';
+import type { OutcomeReason, Source, Subject, SubjectBasis, TargetSecret } from './model.js';
+import { candidatesBySource, chooseKubeconfig } from './kubeconfig-choice.js';
 import type { PassState } from './pass-state.js';
 import { readData } from './secret-fields.js';
 
@@ -34,9 +35,11 @@ export function readNamespaces(state: PassState): void {
     sources.push(clusterSource(clusters[i] as SourceCluster));
   sources.sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
   const conflicts = conflictingNamespaces(state, clusters);
+  const unread = unreadReasons(state);
+  const read = new Map<string, SubjectBasis>();
   for (let i = 0; i < sources.length; i++) {
     const namespace = sources[i] as Source;
-    if (state.sources.has(namespace.name)) continue; // one object per name; the API guarantees it
+    if (read.has(namespace.name)) continue; // one object per name; the API guarantees it
     const warnings: Warning[] = [];
     const cluster = clusterNameOf(state, namespace, warnings);
     const conflict =
@@ -45,32 +48,36 @@ export function readNamespaces(state: PassState): void {
     // One warning a source: the first thing its labels get wrong.
     const warning = warnings[0];
     if (warning !== undefined && conflict === undefined) state.warnings.push(warning);
-    const subject: Subject = {
-      namespace,
+    read.set(namespace.name, {
+      source: namespace,
       cluster,
       secretName:
         cluster === undefined || nameProblem !== undefined ? undefined : registrationName(cluster),
       nameProblem,
       terminating: namespace.deletionTimestamp !== undefined,
-      unread: undefined,
-      selection: undefined,
-      registrations: [],
-      claim: undefined,
-      refusal: undefined,
-      why: undefined,
-    };
-    state.sources.set(namespace.name, subject);
-    state.subjects.push(subject);
-    const capi = namespace.capi;
-    if (capi !== undefined) {
-      let inNamespace = state.clustersByNamespace.get(capi.namespace);
-      if (inNamespace === undefined) {
-        inNamespace = new Map();
-        state.clustersByNamespace.set(capi.namespace, inNamespace);
-      }
-      inNamespace.set(capi.name, subject);
-    }
+      // A Cluster reads its kubeconfig from its namespace's Secrets.
+      unread: unread.get(namespace.capi?.namespace ?? namespace.name),
+    });
   }
+  const candidates = candidatesBySource(state, read);
+  for (const basis of read.values()) {
+    const subject: Subject = {
+      ...basis,
+      selection: chooseKubeconfig(state, basis, candidates.get(basis.source.name) ?? []),
+      registrations: [],
+    };
+    state.sources.set(subject.source.name, subject);
+    state.subjects.push(subject);
+  }
+}
+
+/** Why each namespace's Secrets could not be listed (the first reason given for it). */
+function unreadReasons(state: PassState): Map<string, string> {
+  const reasons = new Map<string, string>();
+  for (const { name, reason } of state.snapshot.unreadNamespaces ?? []) {
+    if (!reasons.has(name)) reasons.set(name, reason);
+  }
+  return reasons;
 }
 
 /** A Cluster as a source keyed `<namespace>/<name>`. */
@@ -231,7 +238,7 @@ export function foreignRefusal(
       code: 'name-foreign',
       blocker: { namespace: foreign.namespace, name: foreign.name },
       message: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by Secret ${foreign.namespace}/${foreign.name}, which this registrar does not manage, and ArgoCD cannot tell two clusters of one name apart; change the ${keys.cluster} label or delete that Secret${leftoverHint(foreign)}`,
-      sourceMessage: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by a cluster Secret this registrar does not manage; change the ${keys.cluster} label of this ${sourceNoun(claimant.namespace.name)} to another name, or ask the registrar’s operator`,
+      sourceMessage: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by a cluster Secret this registrar does not manage; change the ${keys.cluster} label of this ${sourceNoun(claimant.source.name)} to another name, or ask the registrar’s operator`,
     };
   }
   return undefined;

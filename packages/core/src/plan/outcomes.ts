@@ -4,25 +4,26 @@
 // refused claim, incomplete input (input-completeness.ts), deferred credentials, no usable
 // kubeconfig, name taken anyway, waiting.
 
-import type { CandidateRef, NamespaceOutcome } from '../common/types.js';
-import { nameClaimedRefusal, otherWinner } from './incumbency.js';
+import type { CandidateRef, NamespaceOutcome, Refusal } from '../common/types.js';
+import { nameClaimedRefusal, otherWinner, type Settlement } from './incumbency.js';
 import { unreadMessage } from './input-completeness.js';
 import { noKubeconfigLeft, waitingMessage } from './kubeconfig-choice.js';
 import { drainOutcome } from './drain.js';
 import { registeredCertificateOf } from './compare.js';
-import type { Subject } from './model.js';
+import type { Claim, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { describeSource, sourceEnding } from '../config/sources.js';
 
 /** What every outcome of a namespace says: its name, cluster name and skipped candidates. */
 type Base = Pick<NamespaceOutcome, 'namespace' | 'cluster' | 'rejected' | 'probe'>;
 
-export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
-  const served = servedOutcome(state, subject);
+export function outcome(state: PassState, subject: Subject, settled: Settlement): NamespaceOutcome {
+  const claim = settled.won.get(subject);
+  const served = servedOutcome(state, subject, claim);
   if (served !== undefined) return served;
-  const probe = state.snapshot.children?.[subject.namespace.name];
+  const probe = state.snapshot.children?.[subject.source.name];
   const base: Base = {
-    namespace: subject.namespace.name,
+    namespace: subject.source.name,
     ...(subject.cluster === undefined ? {} : { cluster: subject.cluster }),
     rejected: subject.selection?.rejected ?? [],
     ...(probe === undefined ? {} : { probe }),
@@ -30,17 +31,20 @@ export function outcome(state: PassState, subject: Subject): NamespaceOutcome {
   const kept = subject.registrations.map((registration) => registration.secret.name);
   return (
     terminatingOutcome(state, subject, base, kept) ??
-    refusedOutcome(subject, base, kept) ??
+    refusedOutcome(subject, settled.refused.get(subject), base, kept) ??
     withheldOutcome(state, subject, base, kept) ??
-    deferredOutcome(state, subject, base) ??
-    staleOutcome(state, subject, base, kept) ??
+    deferredOutcome(state, subject, claim, base) ??
+    staleOutcome(state, subject, claim, base, kept) ??
     unregisteredOutcome(state, subject, base)
   );
 }
 
 /** The common case: a won claim with a kubeconfig, written or up to date, nothing waiting. */
-function servedOutcome(state: PassState, subject: Subject): NamespaceOutcome | undefined {
-  const claim = subject.claim;
+function servedOutcome(
+  state: PassState,
+  subject: Subject,
+  claim: Claim | undefined,
+): NamespaceOutcome | undefined {
   const chosen = subject.selection?.chosen;
   if (
     claim?.translation === undefined ||
@@ -51,9 +55,9 @@ function servedOutcome(state: PassState, subject: Subject): NamespaceOutcome | u
     return undefined;
   const written = state.written.has(subject) || claim.target === undefined;
   const notAfter = claim.translation.clientCertificate?.notAfter;
-  const probe = state.snapshot.children?.[subject.namespace.name];
+  const probe = state.snapshot.children?.[subject.source.name];
   return {
-    namespace: subject.namespace.name,
+    namespace: subject.source.name,
     cluster: claim.cluster,
     rejected: subject.selection?.rejected ?? [],
     source: chosen.candidate,
@@ -75,7 +79,7 @@ function terminatingOutcome(
   if (!subject.terminating) return undefined;
   const drained = drainOutcome(state, subject, base);
   if (drained !== undefined) return drained;
-  const namespace = subject.namespace.name;
+  const namespace = subject.source.name;
   const message = `${describeSource(namespace)} ${sourceEnding(namespace)}; ${kept.length === 0 ? 'nothing is registered for it' : `${kept.join(', ')} is kept until it is gone, so ArgoCD can still finalise its Applications`}`;
   return {
     ...base,
@@ -87,6 +91,7 @@ function terminatingOutcome(
 /** An unusable name, or a claim refused by an earlier step. */
 function refusedOutcome(
   subject: Subject,
+  refusal: Refusal | undefined,
   base: Base,
   kept: readonly string[],
 ): NamespaceOutcome | undefined {
@@ -97,12 +102,12 @@ function refusedOutcome(
       reason: withKept(subject.nameProblem, kept),
     };
   }
-  if (subject.refusal === undefined) return undefined;
+  if (refusal === undefined) return undefined;
   return {
     ...base,
     ...sourceOf(subject),
     state: 'refused',
-    reason: withKept(subject.refusal, kept),
+    reason: withKept(refusal, kept),
   };
 }
 
@@ -128,11 +133,12 @@ function withheldOutcome(
 function deferredOutcome(
   state: PassState,
   subject: Subject,
+  claim: Claim | undefined,
   base: Base,
 ): NamespaceOutcome | undefined {
   const deferral = state.deferred.get(subject);
   if (deferral === undefined) return undefined;
-  const translation = subject.claim?.translation;
+  const translation = claim?.translation;
   return {
     ...base,
     ...sourceOf(subject),
@@ -148,10 +154,10 @@ function deferredOutcome(
 function staleOutcome(
   state: PassState,
   subject: Subject,
+  claim: Claim | undefined,
   base: Base,
   kept: readonly string[],
 ): NamespaceOutcome | undefined {
-  const claim = subject.claim;
   if (kept.length === 0 && claim === undefined) return undefined;
   const first = base.rejected[0];
   const names = claim === undefined ? kept : [claim.desired.name];

@@ -107,6 +107,5 @@ function readRegistration(state: PassState, secret: ObservedSecret, active: bool
     source,
     role,
     server: readServer(secret),
-    targeted: false,
   };
 }

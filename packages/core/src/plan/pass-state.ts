@@ -13,7 +13,7 @@ import type {
   Timestamp,
   Warning,
 } from '../common/types.js';
-import type { Deferral, NearMiss, Registration, Subject, TargetSecret } from './model.js';
+import type { Deferral, NearMiss, Registration, Subject, TargetSecret, Winner } from './model.js';
 import { ServerLedger } from './server-ledger.js';
 
 export interface PassState {
@@ -30,8 +30,6 @@ export interface PassState {
   readonly subjects: Subject[];
   /** The same subjects by source key. */
   readonly sources: Map<string, Subject>;
-  /** Namespace → Cluster name → its subject: the managed Clusters of each namespace. */
-  readonly clustersByNamespace: Map<string, Map<string, Subject>>;
   /** Secrets of the target namespace, by name. */
   readonly targetSecrets: Map<string, TargetSecret>;
   /** Secrets we own in the target namespace, by name. */
@@ -41,7 +39,7 @@ export interface PassState {
   /** Servers in use. */
   readonly servers: ServerLedger;
   /** Cluster name → the namespace that holds or won it this pass. */
-  readonly nameWinners: Map<string, Subject>;
+  readonly nameWinners: Map<string, Winner>;
   /** Namespaces whose credential-only update waits, and why. */
   readonly deferred: Map<Subject, Deferral>;
   /** Namespaces whose registration an update rewrites this pass. */
@@ -76,7 +74,6 @@ export function createPassState(
     subjects: [],
     sources: new Map(),
     targetSecrets: new Map(),
-    clustersByNamespace: new Map(),
     registrations: [],
     foreignNames: new Map(),
     servers: new ServerLedger(),

@@ -46,7 +46,7 @@ export function movingRefusal(state: PassState, target: Registration): Refusal {
   const source = target.source;
   const owner = source.kind === 'managed' ? source.subject : undefined;
   const next = owner?.cluster ?? '(unknown)';
-  const key = owner?.namespace.name ?? target.sourceName ?? '(unknown)';
+  const key = owner?.source.name ?? target.sourceName ?? '(unknown)';
   const them = sourceNoun(key) === 'Cluster' ? 'sources' : 'namespaces';
   return {
     code: 'name-claimed',
@@ -74,7 +74,7 @@ export function demotion(state: PassState, registration: Registration): Action |
     vetoed(
       state,
       registration,
-      `${describeSource(subject.namespace.name)} now claims ${supersededBy}`,
+      `${describeSource(subject.source.name)} now claims ${supersededBy}`,
     );
     return undefined;
   }
@@ -88,7 +88,7 @@ export function demotion(state: PassState, registration: Registration): Action |
     target: observedRef(registration.secret),
     before: registration.secret,
     secret,
-    reason: { code: 'renamed', namespace: subject.namespace.name, supersededBy },
+    reason: { code: 'renamed', namespace: subject.source.name, supersededBy },
   };
 }
 
@@ -109,7 +109,7 @@ export function followUps(
     const source = registration.source;
     if (registration.role !== 'moving' || registration.pruneDisabled) continue;
     if (source.kind !== 'managed' || source.subject.terminating) continue;
-    const key = source.subject.namespace.name;
+    const key = source.subject.source.name;
     const write = writes.get(key);
     if (write === undefined) continue;
     found.push({

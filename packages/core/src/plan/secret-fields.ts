@@ -2,7 +2,7 @@
 // reference an action names, and the key order every written Secret gets.
 
 import { decodeBase64Text } from '../common/base64.js';
-import { compareStrings } from '../common/compare-strings.js';
+import { sortedRecord } from '../common/compare-strings.js';
 import { normaliseServer } from '../common/server-address.js';
 import type { DesiredSecret, ObservedRef, ObservedSecret } from '../common/types.js';
 
@@ -34,10 +34,4 @@ export function sortedSecret(secret: DesiredSecret): DesiredSecret {
     annotations: sortedRecord(secret.annotations),
     data: sortedRecord(secret.data),
   };
-}
-
-function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
-  const sorted: Record<string, string> = {};
-  for (const key of Object.keys(record).sort(compareStrings)) sorted[key] = record[key] ?? '';
-  return sorted;
 }

@@ -85,7 +85,7 @@ export function holdRegistrationServer(ledger: ServerLedger, registration: Regis
   const owner =
     registration.role === 'pinned' || registration.source.kind !== 'managed'
       ? undefined
-      : registration.source.subject.namespace;
+      : registration.source.subject.source;
   ledger.hold({
     secret: registration.secret.name,
     server,
@@ -110,18 +110,18 @@ export function collisionMessage(
     holder.ownerName === undefined ? 'an unknown namespace' : describeSource(holder.ownerName);
   const verb = holder.claimed ? 'is being registered this pass' : 'is already registered';
   // Two namespaces are "namespaces"; with a Cluster on either side, "sources" covers both.
-  const clusterInvolved = [claim.subject.namespace.name, holder.ownerName ?? ''].some(
+  const clusterInvolved = [claim.subject.source.name, holder.ownerName ?? ''].some(
     (key) => sourceNoun(key) === 'Cluster',
   );
   const them = clusterInvolved ? 'sources' : 'namespaces';
   // First come keeps it: a tenant who registered someone else's server first is not replaced
   // by the registrar, so the operator is told how to hand the server over.
-  const handOver = `If ${owner} should not have it, remove its ${keys.managedBy} label and delete ${config.targetNamespace}/${holder.secret}: ${describeSource(claim.subject.namespace.name)} registers on the next pass; otherwise point one of the ${them} at another server (${keys.server} annotation)`;
+  const handOver = `If ${owner} should not have it, remove its ${keys.managedBy} label and delete ${config.targetNamespace}/${holder.secret}: ${describeSource(claim.subject.source.name)} registers on the next pass; otherwise point one of the ${them} at another server (${keys.server} annotation)`;
   return `server ${server} ${verb} as ${holder.secret} by ${owner}; ArgoCD would pick one of the two at random, so the registration that holds a server keeps it. ${handOver}`;
 }
 
 /** The collision as the claimant's own Events say it: neither the holder nor the server. */
 export function collisionSourceMessage(claim: Claim): string {
-  const noun = sourceNoun(claim.subject.namespace.name);
+  const noun = sourceNoun(claim.subject.source.name);
   return `the server this ${noun}’s kubeconfig names is already registered with ArgoCD by another source, which keeps it (ArgoCD would pick one of two registrations of one server at random); if the server is this ${noun}’s, ask the registrar’s operator to hand it over (argocd-cluster-registrar status names the holder)`;
 }

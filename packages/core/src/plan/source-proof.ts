@@ -33,8 +33,8 @@ export function sourceStatus(
   const subject = state.sources.get(name);
   if (subject !== undefined) {
     if (uid === undefined) return unknownSource(state, secret, what, missingUid(state, name));
-    if (subject.namespace.uid === uid) return { kind: 'managed', subject };
-    return replaced(name, uid, subject.namespace.uid);
+    if (subject.source.uid === uid) return { kind: 'managed', subject };
+    return replaced(name, uid, subject.source.uid);
   }
   const lookups = state.snapshot.sourceLookups;
   const lookup = Object.hasOwn(lookups, name) ? lookups[name] : undefined;

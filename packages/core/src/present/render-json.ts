@@ -3,7 +3,8 @@
 // for applying); certificates are replaced by their fingerprints, so a rotation is visible,
 // and every other credential by a fixed stand-in with no hash of it (sensitive-display.ts).
 
-import { compareStrings } from '../common/compare-strings.js';
+import { sortedRecord } from '../common/compare-strings.js';
+import { isObject } from '../translate/cluster-config-json.js';
 import type {
   Action,
   ActionKind,
@@ -325,12 +326,4 @@ function redactExecForm(object: Readonly<Record<string, unknown>>): Record<strin
     else out[field] = CONCEALED;
   }
   return out;
-}
-
-function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function sortedRecord(record: Labels): Labels {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
 }

@@ -5,19 +5,12 @@
 // served: it is as sensitive as they are. What a gather could not read (`unreadNamespaces`,
 // `clusterSecretsUnread`) is written only when something was unread, and is optional when
 // reading, so snapshots saved before those fields existed still load (as complete ones).
+//
+// One description of the format (SNAPSHOT below) drives both directions, so a field cannot be
+// written one way and read another.
 
 import { compareStrings } from '../common/compare-strings.js';
-import type {
-  ChildProbe,
-  Labels,
-  NearMissSecret,
-  ObservedSecret,
-  Snapshot,
-  SourceCluster,
-  SourceLookup,
-  SourceNamespace,
-  UnreadNamespace,
-} from '../common/types.js';
+import type { Snapshot } from '../common/types.js';
 
 export const SNAPSHOT_FORMAT_VERSION = '1';
 
@@ -25,63 +18,116 @@ export type SnapshotReadResult =
   | { readonly ok: true; readonly snapshot: Snapshot }
   | { readonly ok: false; readonly error: string };
 
+/**
+ * A field's shape. `order` lists the fields a list is sorted by (none: the items themselves);
+ * `expected` is what an error says a keyed object should have been.
+ */
+type Shape =
+  | { readonly kind: 'string' }
+  | { readonly kind: 'count' }
+  | { readonly kind: 'list'; readonly of: Shape; readonly order: readonly string[] }
+  | { readonly kind: 'keyed'; readonly of: Shape; readonly expected: string }
+  | { readonly kind: 'object'; readonly fields: Fields }
+  | { readonly kind: 'variants'; readonly tag: string; readonly variants: Record<string, Fields> };
+
+/**
+ * `optional` fields are written when present; `nonEmpty` ones only when they hold something,
+ * so snapshots without them keep their old bytes (and one read back without them has none).
+ */
+type Presence = 'required' | 'optional' | 'nonEmpty';
+type Fields = Readonly<Record<string, readonly [Shape, Presence]>>;
+
+const STRING: Shape = { kind: 'string' };
+const STRINGS: Shape = { kind: 'keyed', of: STRING, expected: 'an object of strings' };
+const list = (of: Shape, ...order: string[]): Shape => ({ kind: 'list', of, order });
+const object = (fields: Fields): Shape => ({ kind: 'object', fields });
+
+const NAMESPACE_FIELDS: Fields = {
+  name: [STRING, 'required'],
+  uid: [STRING, 'required'],
+  labels: [STRINGS, 'required'],
+  annotations: [STRINGS, 'required'],
+  creationTimestamp: [STRING, 'required'],
+  deletionTimestamp: [STRING, 'optional'],
+};
+
+const SECRET = object({
+  namespace: [STRING, 'required'],
+  name: [STRING, 'required'],
+  uid: [STRING, 'required'],
+  resourceVersion: [STRING, 'required'],
+  type: [STRING, 'required'],
+  labels: [STRINGS, 'required'],
+  annotations: [STRINGS, 'required'],
+  data: [STRINGS, 'required'],
+  creationTimestamp: [STRING, 'optional'],
+});
+
+const SNAPSHOT: Fields = {
+  namespaces: [list(object(NAMESPACE_FIELDS), 'name', 'uid'), 'required'],
+  clusters: [
+    list(object({ namespace: [STRING, 'required'], ...NAMESPACE_FIELDS }), 'namespace', 'name'),
+    'nonEmpty',
+  ],
+  candidateSecrets: [list(SECRET, 'namespace', 'name', 'uid'), 'required'],
+  clusterSecrets: [list(SECRET, 'namespace', 'name', 'uid'), 'required'],
+  sourceLookups: [
+    {
+      kind: 'keyed',
+      expected: 'an object keyed by source (namespace, or namespace/name)',
+      of: {
+        kind: 'variants',
+        tag: 'state',
+        variants: {
+          present: {
+            uid: [STRING, 'required'],
+            labels: [STRINGS, 'required'],
+            deletionTimestamp: [STRING, 'optional'],
+          },
+          notFound: {},
+          unknown: { reason: [STRING, 'required'] },
+        },
+      },
+    },
+    'required',
+  ],
+  unreadNamespaces: [
+    list(object({ name: [STRING, 'required'], reason: [STRING, 'required'] }), 'name', 'reason'),
+    'nonEmpty',
+  ],
+  clusterSecretsUnread: [STRING, 'optional'],
+  nearMisses: [
+    list(
+      object({
+        namespace: [STRING, 'required'],
+        name: [STRING, 'required'],
+        keys: [list(STRING), 'required'],
+      }),
+      'namespace',
+      'name',
+    ),
+    'nonEmpty',
+  ],
+  // Only with probing on: written whenever present, even empty.
+  children: [
+    {
+      kind: 'keyed',
+      expected: 'an object',
+      of: object({
+        failures: [{ kind: 'count' }, 'required'],
+        version: [STRING, 'optional'],
+        error: [STRING, 'optional'],
+        failingSince: [STRING, 'optional'],
+      }),
+    },
+    'optional',
+  ],
+};
+
 /** Canonical JSON (two-space indent, trailing newline) with `snapshotVersion` first. */
 export function snapshotToJson(snapshot: Snapshot): string {
-  const document = {
-    snapshotVersion: SNAPSHOT_FORMAT_VERSION,
-    namespaces: [...snapshot.namespaces].sort(byName).map(canonicalNamespace),
-    // Only when there are any: snapshots without Cluster sources keep their old bytes.
-    ...(snapshot.clusters === undefined || snapshot.clusters.length === 0
-      ? {}
-      : { clusters: [...snapshot.clusters].sort(byNamespacedName).map(canonicalCluster) }),
-    candidateSecrets: [...snapshot.candidateSecrets].sort(bySecret).map(canonicalSecret),
-    clusterSecrets: [...snapshot.clusterSecrets].sort(bySecret).map(canonicalSecret),
-    sourceLookups: Object.fromEntries(
-      Object.keys(snapshot.sourceLookups)
-        .sort()
-        .flatMap((name) => {
-          const lookup = snapshot.sourceLookups[name];
-          return lookup === undefined ? [] : [[name, canonicalLookup(lookup)]];
-        }),
-    ),
-    ...(snapshot.unreadNamespaces === undefined || snapshot.unreadNamespaces.length === 0
-      ? {}
-      : {
-          unreadNamespaces: [...snapshot.unreadNamespaces]
-            .sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.reason, b.reason))
-            .map((entry) => ({ name: entry.name, reason: entry.reason })),
-        }),
-    ...(snapshot.clusterSecretsUnread === undefined
-      ? {}
-      : { clusterSecretsUnread: snapshot.clusterSecretsUnread }),
-    // Only when there are any: snapshots without near misses keep their old bytes.
-    ...(snapshot.nearMisses === undefined || snapshot.nearMisses.length === 0
-      ? {}
-      : { nearMisses: [...snapshot.nearMisses].sort(byNearMiss).map(canonicalNearMiss) }),
-    // Only with probing on: snapshots without probes keep their old bytes.
-    ...(snapshot.children === undefined
-      ? {}
-      : {
-          children: Object.fromEntries(
-            Object.keys(snapshot.children)
-              .sort()
-              .flatMap((key) => {
-                const probe = snapshot.children?.[key];
-                return probe === undefined ? [] : [[key, canonicalProbe(probe)]];
-              }),
-          ),
-        }),
-  };
+  const document = { snapshotVersion: SNAPSHOT_FORMAT_VERSION, ...writeFields(SNAPSHOT, snapshot) };
   return `${JSON.stringify(document, null, 2)}\n`;
-}
-
-function canonicalProbe(probe: ChildProbe): ChildProbe {
-  return {
-    failures: probe.failures,
-    ...(probe.version === undefined ? {} : { version: probe.version }),
-    ...(probe.error === undefined ? {} : { error: probe.error }),
-    ...(probe.failingSince === undefined ? {} : { failingSince: probe.failingSince }),
-  };
 }
 
 /** Parses and validates a saved snapshot; the error names the offending field by path. */
@@ -96,7 +142,18 @@ export function snapshotFromJson(text: string): SnapshotReadResult {
     };
   }
   try {
-    return { ok: true, snapshot: readSnapshot(parsed) };
+    const root = record(parsed, '');
+    const version = root['snapshotVersion'];
+    if (version !== SNAPSHOT_FORMAT_VERSION) {
+      if (typeof version === 'string' && /^\d{1,6}$/.test(version)) {
+        throw new SnapshotFieldError(
+          `snapshotVersion: this version reads snapshot format "${SNAPSHOT_FORMAT_VERSION}" only, not "${version}"`,
+        );
+      }
+      bad('snapshotVersion', `"${SNAPSHOT_FORMAT_VERSION}"`, version);
+    }
+    // The description above is Snapshot's saved part: the round-trip tests hold them together.
+    return { ok: true, snapshot: readFields(SNAPSHOT, root, '', ['snapshotVersion']) as Snapshot };
   } catch (error) {
     if (error instanceof SnapshotFieldError) return { ok: false, error: error.message };
     throw error;
@@ -106,80 +163,54 @@ export function snapshotFromJson(text: string): SnapshotReadResult {
 // ---------------------------------------------------------------------------------------
 // Writing
 
-function canonicalNamespace(namespace: SourceNamespace): SourceNamespace {
-  return {
-    name: namespace.name,
-    uid: namespace.uid,
-    labels: sortedRecord(namespace.labels),
-    annotations: sortedRecord(namespace.annotations),
-    creationTimestamp: namespace.creationTimestamp,
-    ...(namespace.deletionTimestamp === undefined
-      ? {}
-      : { deletionTimestamp: namespace.deletionTimestamp }),
-  };
-}
+type Json = Readonly<Record<string, unknown>>;
 
-function canonicalCluster(cluster: SourceCluster): SourceCluster {
-  return { namespace: cluster.namespace, ...canonicalNamespace(cluster) };
-}
-
-function byNamespacedName(a: SourceCluster, b: SourceCluster): number {
-  return compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name);
-}
-
-function canonicalSecret(secret: ObservedSecret): ObservedSecret {
-  return {
-    namespace: secret.namespace,
-    name: secret.name,
-    uid: secret.uid,
-    resourceVersion: secret.resourceVersion,
-    type: secret.type,
-    labels: sortedRecord(secret.labels),
-    annotations: sortedRecord(secret.annotations),
-    data: sortedRecord(secret.data),
-    ...(secret.creationTimestamp === undefined
-      ? {}
-      : { creationTimestamp: secret.creationTimestamp }),
-  };
-}
-
-function canonicalNearMiss(near: NearMissSecret): NearMissSecret {
-  return { namespace: near.namespace, name: near.name, keys: [...near.keys].sort(compareStrings) };
-}
-
-function canonicalLookup(lookup: SourceLookup): SourceLookup {
-  switch (lookup.state) {
-    case 'present':
-      return {
-        state: 'present',
-        uid: lookup.uid,
-        labels: sortedRecord(lookup.labels),
-        ...(lookup.deletionTimestamp === undefined
-          ? {}
-          : { deletionTimestamp: lookup.deletionTimestamp }),
-      };
-    case 'notFound':
-      return { state: 'notFound' };
-    case 'unknown':
-      return { state: 'unknown', reason: lookup.reason };
+function write(shape: Shape, value: unknown): unknown {
+  switch (shape.kind) {
+    case 'string':
+    case 'count':
+      return value;
+    case 'list': {
+      const items = [...(value as readonly unknown[])];
+      const key = (item: unknown, field: string): string =>
+        String(field === '' ? item : (item as Json)[field]);
+      const order = shape.order.length === 0 ? [''] : shape.order;
+      items.sort((a, b) => {
+        for (const field of order) {
+          const by = compareStrings(key(a, field), key(b, field));
+          if (by !== 0) return by;
+        }
+        return 0;
+      });
+      return items.map((item) => write(shape.of, item));
+    }
+    // Object.fromEntries defines own properties, so even a `__proto__` key survives.
+    case 'keyed':
+      return Object.fromEntries(
+        Object.entries(value as Json)
+          .filter(([, entry]) => entry !== undefined)
+          .sort(([a], [b]) => compareStrings(a, b))
+          .map(([key, entry]) => [key, write(shape.of, entry)]),
+      );
+    case 'object':
+      return writeFields(shape.fields, value as Json);
+    case 'variants': {
+      const tag = (value as Json)[shape.tag] as string;
+      return { [shape.tag]: tag, ...writeFields(shape.variants[tag] ?? {}, value as Json) };
+    }
   }
 }
 
-// Object.fromEntries defines own properties, so even a `__proto__` key survives.
-function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
+function writeFields(fields: Fields, value: object): Record<string, unknown> {
+  const written: Record<string, unknown> = {};
+  for (const [name, [shape, presence]] of Object.entries(fields)) {
+    const field = (value as Json)[name];
+    if (field === undefined && presence !== 'required') continue;
+    if (presence === 'nonEmpty' && Array.isArray(field) && field.length === 0) continue;
+    written[name] = write(shape, field);
+  }
+  return written;
 }
-
-const byName = (
-  a: { readonly name: string; readonly uid: string },
-  b: { readonly name: string; readonly uid: string },
-): number => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid);
-const bySecret = (a: ObservedSecret, b: ObservedSecret): number =>
-  compareStrings(a.namespace, b.namespace) ||
-  compareStrings(a.name, b.name) ||
-  compareStrings(a.uid, b.uid);
-const byNearMiss = (a: NearMissSecret, b: NearMissSecret): number =>
-  compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name);
 
 // ---------------------------------------------------------------------------------------
 // Reading
@@ -204,48 +235,10 @@ function describeValue(value: unknown): string {
   return typeof value;
 }
 
-type Json = Readonly<Record<string, unknown>>;
-
-function object(value: unknown, path: string, allowed: readonly string[]): Json {
+function record(value: unknown, path: string, expected = 'an object'): Json {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    bad(path, 'an object', value);
-  const record = value as Json;
-  // Unknown fields are refused: a typo must not silently turn into a missing optional field.
-  for (const key of Object.keys(record)) {
-    if (!allowed.includes(key)) {
-      throw new SnapshotFieldError(
-        `${join(path, key)}: unknown field; expected one of ${allowed.join(', ')}`,
-      );
-    }
-  }
-  return record;
-}
-
-function list(value: unknown, path: string): readonly unknown[] {
-  if (!Array.isArray(value)) bad(path, 'a list', value);
-  return value as readonly unknown[];
-}
-
-function string(record: Json, key: string, path: string): string {
-  const value = record[key];
-  if (typeof value !== 'string') bad(join(path, key), 'a string', value);
-  return value;
-}
-
-function optionalString(record: Json, key: string, path: string): string | undefined {
-  return record[key] === undefined ? undefined : string(record, key, path);
-}
-
-function stringMap(record: Json, key: string, path: string): Labels {
-  const at = join(path, key);
-  const value = record[key];
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    bad(at, 'an object of strings', value);
-  const entries = Object.entries(value as Json);
-  for (const [name, entry] of entries) {
-    if (typeof entry !== 'string') bad(`${at}[${JSON.stringify(name)}]`, 'a string', entry);
-  }
-  return Object.fromEntries(entries) as Labels;
+    bad(path, expected, value);
+  return value as Json;
 }
 
 function join(path: string, key: string): string {
@@ -256,188 +249,59 @@ function join(path: string, key: string): string {
     : `${path}[${JSON.stringify(key)}]`;
 }
 
-const NAMESPACE_FIELDS = [
-  'name',
-  'uid',
-  'labels',
-  'annotations',
-  'creationTimestamp',
-  'deletionTimestamp',
-];
-const SECRET_FIELDS = [
-  'namespace',
-  'name',
-  'uid',
-  'resourceVersion',
-  'type',
-  'labels',
-  'annotations',
-  'data',
-  'creationTimestamp',
-];
+function read(shape: Shape, value: unknown, path: string): unknown {
+  switch (shape.kind) {
+    case 'string':
+      return typeof value === 'string' ? value : bad(path, 'a string', value);
+    case 'count':
+      return typeof value === 'number' && Number.isInteger(value) && value >= 0
+        ? value
+        : bad(path, 'a whole number', value);
+    case 'list':
+      if (!Array.isArray(value)) bad(path, 'a list', value);
+      return (value as readonly unknown[]).map((item, i) => read(shape.of, item, `${path}[${i}]`));
+    case 'keyed':
+      return Object.fromEntries(
+        Object.entries(record(value, path, shape.expected)).map(([key, entry]) => [
+          key,
+          read(shape.of, entry, `${path}[${JSON.stringify(key)}]`),
+        ]),
+      );
+    case 'object':
+      return readFields(shape.fields, record(value, path), path);
+    case 'variants': {
+      const fields = record(value, path);
+      const tag = fields[shape.tag];
+      const variant =
+        typeof tag === 'string' && Object.hasOwn(shape.variants, tag)
+          ? shape.variants[tag]
+          : undefined;
+      if (variant === undefined) {
+        const names = Object.keys(shape.variants).map((name) => `"${name}"`);
+        return bad(join(path, shape.tag), `one of ${names.join(', ')}`, tag);
+      }
+      return { [shape.tag]: tag, ...readFields(variant, fields, path, [shape.tag]) };
+    }
+  }
+}
 
-function readSnapshot(value: unknown): Snapshot {
-  const root = object(value, '', [
-    'snapshotVersion',
-    'namespaces',
-    'clusters',
-    'candidateSecrets',
-    'clusterSecrets',
-    'sourceLookups',
-    'unreadNamespaces',
-    'clusterSecretsUnread',
-    'nearMisses',
-    'children',
-  ]);
-  const version = root['snapshotVersion'];
-  if (version !== SNAPSHOT_FORMAT_VERSION) {
-    if (typeof version === 'string' && /^\d{1,6}$/.test(version)) {
+function readFields(fields: Fields, value: Json, path: string, also: string[] = []): object {
+  const allowed = [...also, ...Object.keys(fields)];
+  // Unknown fields are refused: a typo must not silently turn into a missing optional field.
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) {
       throw new SnapshotFieldError(
-        `snapshotVersion: this version reads snapshot format "${SNAPSHOT_FORMAT_VERSION}" only, not "${version}"`,
+        `${join(path, key)}: unknown field; expected one of ${allowed.join(', ')}`,
       );
     }
-    bad('snapshotVersion', `"${SNAPSHOT_FORMAT_VERSION}"`, version);
   }
-  const lookups = root['sourceLookups'];
-  if (typeof lookups !== 'object' || lookups === null || Array.isArray(lookups)) {
-    bad('sourceLookups', 'an object keyed by source (namespace, or namespace/name)', lookups);
+  const result: Record<string, unknown> = {};
+  for (const [name, [shape, presence]] of Object.entries(fields)) {
+    const field = value[name];
+    if (field === undefined && presence !== 'required') continue;
+    const fieldValue = read(shape, field, join(path, name));
+    if (presence === 'nonEmpty' && Array.isArray(fieldValue) && fieldValue.length === 0) continue;
+    result[name] = fieldValue;
   }
-  const sourceLookups: Record<string, SourceLookup> = {};
-  for (const [name, lookup] of Object.entries(lookups as Json)) {
-    sourceLookups[name] = readLookup(lookup, `sourceLookups[${JSON.stringify(name)}]`);
-  }
-  const unreadNamespaces: UnreadNamespace[] =
-    root['unreadNamespaces'] === undefined
-      ? []
-      : list(root['unreadNamespaces'], 'unreadNamespaces').map((entry, i) => {
-          const path = `unreadNamespaces[${i}]`;
-          const record = object(entry, path, ['name', 'reason']);
-          return { name: string(record, 'name', path), reason: string(record, 'reason', path) };
-        });
-  const clusterSecretsUnread = optionalString(root, 'clusterSecretsUnread', '');
-  return {
-    namespaces: list(root['namespaces'], 'namespaces').map((entry, i) =>
-      readNamespace(entry, `namespaces[${i}]`),
-    ),
-    ...(root['clusters'] === undefined
-      ? {}
-      : {
-          clusters: list(root['clusters'], 'clusters').map((entry, i) =>
-            readCluster(entry, `clusters[${i}]`),
-          ),
-        }),
-    candidateSecrets: list(root['candidateSecrets'], 'candidateSecrets').map((entry, i) =>
-      readSecret(entry, `candidateSecrets[${i}]`),
-    ),
-    clusterSecrets: list(root['clusterSecrets'], 'clusterSecrets').map((entry, i) =>
-      readSecret(entry, `clusterSecrets[${i}]`),
-    ),
-    sourceLookups,
-    ...(unreadNamespaces.length === 0 ? {} : { unreadNamespaces }),
-    ...(clusterSecretsUnread === undefined ? {} : { clusterSecretsUnread }),
-    ...(root['nearMisses'] === undefined
-      ? {}
-      : {
-          nearMisses: list(root['nearMisses'], 'nearMisses').map((entry, i) =>
-            readNearMiss(entry, `nearMisses[${i}]`),
-          ),
-        }),
-    ...(root['children'] === undefined ? {} : { children: readChildren(root['children']) }),
-  };
-}
-
-function readChildren(value: unknown): Record<string, ChildProbe> {
-  const children = object(value, 'children', Object.keys(value ?? {}));
-  const read: Record<string, ChildProbe> = {};
-  for (const [key, entry] of Object.entries(children)) {
-    const path = `children[${JSON.stringify(key)}]`;
-    const record = object(entry, path, ['failures', 'version', 'error', 'failingSince']);
-    const failures = record['failures'];
-    if (typeof failures !== 'number' || !Number.isInteger(failures) || failures < 0)
-      bad(join(path, 'failures'), 'a whole number', failures);
-    const version = optionalString(record, 'version', path);
-    const error = optionalString(record, 'error', path);
-    const failingSince = optionalString(record, 'failingSince', path);
-    read[key] = {
-      failures,
-      ...(version === undefined ? {} : { version }),
-      ...(error === undefined ? {} : { error }),
-      ...(failingSince === undefined ? {} : { failingSince }),
-    };
-  }
-  return read;
-}
-
-function readNearMiss(value: unknown, path: string): NearMissSecret {
-  const record = object(value, path, ['namespace', 'name', 'keys']);
-  const keys = list(record['keys'], join(path, 'keys')).map((key, i) =>
-    typeof key === 'string' ? key : bad(`${join(path, 'keys')}[${i}]`, 'a string', key),
-  );
-  return { namespace: string(record, 'namespace', path), name: string(record, 'name', path), keys };
-}
-
-function readNamespace(
-  value: unknown,
-  path: string,
-  allowed: readonly string[] = NAMESPACE_FIELDS,
-): SourceNamespace {
-  const record = object(value, path, allowed);
-  const deletionTimestamp = optionalString(record, 'deletionTimestamp', path);
-  return {
-    name: string(record, 'name', path),
-    uid: string(record, 'uid', path),
-    labels: stringMap(record, 'labels', path),
-    annotations: stringMap(record, 'annotations', path),
-    creationTimestamp: string(record, 'creationTimestamp', path),
-    ...(deletionTimestamp === undefined ? {} : { deletionTimestamp }),
-  };
-}
-
-function readCluster(value: unknown, path: string): SourceCluster {
-  const record = object(value, path, ['namespace', ...NAMESPACE_FIELDS]);
-  return {
-    namespace: string(record, 'namespace', path),
-    ...readNamespace(value, path, ['namespace', ...NAMESPACE_FIELDS]),
-  };
-}
-
-function readSecret(value: unknown, path: string): ObservedSecret {
-  const record = object(value, path, SECRET_FIELDS);
-  const creationTimestamp = optionalString(record, 'creationTimestamp', path);
-  return {
-    namespace: string(record, 'namespace', path),
-    name: string(record, 'name', path),
-    uid: string(record, 'uid', path),
-    resourceVersion: string(record, 'resourceVersion', path),
-    type: string(record, 'type', path),
-    labels: stringMap(record, 'labels', path),
-    annotations: stringMap(record, 'annotations', path),
-    data: stringMap(record, 'data', path),
-    ...(creationTimestamp === undefined ? {} : { creationTimestamp }),
-  };
-}
-
-function readLookup(value: unknown, path: string): SourceLookup {
-  const state = object(value, path, ['state', 'uid', 'labels', 'deletionTimestamp', 'reason'])[
-    'state'
-  ];
-  switch (state) {
-    case 'present': {
-      const record = object(value, path, ['state', 'uid', 'labels', 'deletionTimestamp']);
-      const deletionTimestamp = optionalString(record, 'deletionTimestamp', path);
-      return {
-        state,
-        uid: string(record, 'uid', path),
-        labels: stringMap(record, 'labels', path),
-        ...(deletionTimestamp === undefined ? {} : { deletionTimestamp }),
-      };
-    }
-    case 'notFound':
-      object(value, path, ['state']);
-      return { state };
-    case 'unknown':
-      return { state, reason: string(object(value, path, ['state', 'reason']), 'reason', path) };
-    default:
-      return bad(join(path, 'state'), 'one of "present", "notFound", "unknown"', state);
-  }
+  return result;
 }

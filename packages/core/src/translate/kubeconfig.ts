@@ -36,6 +36,7 @@ import {
   present,
   readCredentials,
   readTls,
+  type Warn,
 } from './kubeconfig-fields.js';
 import { isExecProblem } from './exec/exec-block.js';
 import { execConnectionProblem } from './exec/exec-policy.js';
@@ -72,22 +73,31 @@ const serverAnnotationHint = (context: TranslateContext): string =>
   `the \`${context.serverAnnotation ?? '<label-prefix>server'}\` ${context.clusterSource === true ? 'annotation of the Cluster' : 'namespace annotation'}`;
 
 interface TranslationDraft {
-  server: string;
-  config: ArgoClusterConfig;
-  warnings: Warning[];
-  credential: CredentialKind;
-  clientCertificate?: CertificateFacts;
+  readonly server: string;
+  readonly config: ArgoClusterConfig;
+  readonly warnings: Warning[];
+  readonly credential: CredentialKind;
+  readonly clientCertificate?: CertificateFacts;
 }
 
+/** Who a message is about: the selected context's cluster and user, by name. */
+interface Owners {
+  readonly cluster: string;
+  readonly user: string;
+}
+
+/** The kubeconfig's selected pair as ArgoCD's cluster config, or what makes it unusable. */
 function translateRoot(root: YamlMap, context: TranslateContext): TranslationDraft | Problem {
   const selected = selectPair(root);
   if (selected instanceof Problem) return selected;
-  const clusterOwner = `cluster ${JSON.stringify(selected.cluster.name)}`;
-  const userOwner = `user ${JSON.stringify(selected.user.name)}`;
+  const owners: Owners = {
+    cluster: `cluster ${JSON.stringify(selected.cluster.name)}`,
+    user: `user ${JSON.stringify(selected.user.name)}`,
+  };
   const cluster = selected.cluster.body;
   const user = selected.user.body;
   const warnings: Warning[] = [];
-  const warn = (code: Warning['code'], message: string): void => {
+  const warn: Warn = (code, message) => {
     warnings.push({
       code,
       namespace: context.namespace,
@@ -99,149 +109,21 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
   if (selected.danglingContext !== undefined) {
     warn(
       'current-context-dangling',
-      `${selected.danglingContext}; used its only ${clusterOwner} and ${userOwner} (kubectl would refuse this kubeconfig: point current-context at a context for them)`,
+      `${selected.danglingContext}; used its only ${owners.cluster} and ${owners.user} (kubectl would refuse this kubeconfig: point current-context at a context for them)`,
     );
   }
 
-  // Commands and files would run or be read inside the ArgoCD pod: refused before anything
-  // else, unless both exec gates are on and the plugin has an ArgoCD form of its own.
-  let exec: TranslatedExec | undefined;
-  if (present(user['exec'])) {
-    const translated = translateExec(user['exec'], userOwner, context.provider);
-    if (isExecProblem(translated))
-      return new Problem(translated.code, translated.problem, translated.fix);
-    exec = translated;
-  }
-  const execForm = exec?.form;
-  if (present(user['auth-provider'])) {
-    return new Problem(
-      'auth-provider',
-      `the kubeconfig uses an auth-provider plugin, which ArgoCD would have to run with its own credentials`,
-      CREDENTIAL_FIX,
-    );
-  }
-  const fileProblem = fileReferences(cluster, user, clusterOwner, userOwner);
-  if (fileProblem !== undefined) return fileProblem;
-  const impersonation = IMPERSONATION_FIELDS.find((field) => present(user[field]));
-  if (impersonation !== undefined) {
-    return new Problem(
-      'impersonation',
-      `${userOwner} impersonates another identity ("${impersonation}"), which ArgoCD's cluster config cannot express; registering it would give ArgoCD the unimpersonated identity`,
-      'use a kubeconfig whose credentials belong to the identity ArgoCD should act as',
-    );
-  }
-
-  // Server.
-  const rawServer = readString(cluster, 'server', clusterOwner);
-  if (rawServer instanceof Problem) return rawServer;
-  let server = rawServer?.replace(/\/+$/, '') ?? '';
-  if (context.serverOverridden !== true) {
-    if (rawServer === undefined) {
-      return new Problem(
-        'server-missing',
-        `${clusterOwner} has no server`,
-        `set its server to the child API server's https:// address, or set ${serverAnnotationHint(context)}`,
-      );
-    }
-    const classified = classifyServer(server);
-    switch (classified.kind) {
-      case 'ok':
-        break;
-      case 'invalid':
-        return new Problem(
-          'server-invalid',
-          `${clusterOwner} has server ${JSON.stringify(redactUrl(rawServer))}, which is not an https:// (or http://) URL with a host and without user-info, query or fragment`,
-          `set it to the child API server's address, e.g. https://api.child.example.com:6443, or set ${serverAnnotationHint(context)}`,
-        );
-      case 'in-cluster':
-        return new Problem(
-          'server-in-cluster',
-          `${clusterOwner} has server ${redactUrl(server)}, the host cluster's own API service, which ArgoCD would reach with its own service account`,
-          `use a kubeconfig that addresses the child cluster, or set ${serverAnnotationHint(context)} to the child API server's address`,
-        );
-      case 'loopback': {
-        if (!context.provider.loopbackRewrite) {
-          return new Problem(
-            'server-loopback',
-            `${clusterOwner} has server ${redactUrl(server)}, a loopback address, which from ArgoCD's pod is ArgoCD itself`,
-            `expose the child API server and set ${serverAnnotationHint(context)} to its address`,
-          );
-        }
-        // vcluster writes a localhost kubeconfig for port-forwarding; its Service `<vcluster>`
-        // serves on 443 with `<vcluster>.<namespace>` on its certificate.
-        const name =
-          context.vcluster ?? (context.secret.startsWith('vc-') ? context.secret.slice(3) : '');
-        if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63) {
-          return new Problem(
-            'server-loopback',
-            `${clusterOwner} has server ${redactUrl(server)}, a loopback address, and neither a vcluster-name label nor a vc-<vcluster> Secret name says which vcluster it is, so the vcluster Service cannot be derived`,
-            `set ${serverAnnotationHint(context)} to the vcluster Service address (https://<vcluster>.<namespace>)`,
-          );
-        }
-        const rewritten = `https://${name}.${context.namespace}`;
-        // A vcluster named `kubernetes` in `default` would point ArgoCD at the host cluster.
-        if (classifyServer(rewritten).kind !== 'ok') {
-          return new Problem(
-            'server-in-cluster',
-            `${clusterOwner} has server ${redactUrl(server)}, a loopback address, and the vcluster Service it rewrites to, ${rewritten}, is the host cluster's own API service, which ArgoCD would reach with its own service account`,
-            `set ${serverAnnotationHint(context)} to the vcluster's own address`,
-          );
-        }
-        warn(
-          'loopback-rewritten',
-          `server ${redactUrl(server)} is a loopback address; registered the vcluster Service ${rewritten} instead`,
-        );
-        server = rewritten;
-        break;
-      }
-    }
-  }
-
-  if (context.serverOverridden !== true) {
-    const plainHttp = plainHttpWarning(server);
-    if (plainHttp !== undefined)
-      warn('server-plain-http', `${clusterOwner} has server ${plainHttp}`);
-  }
-
-  // TLS.
-  const tls = readTls(cluster, clusterOwner, warn);
+  const exec = refuseWhatArgoCdWouldRun(cluster, user, owners, context);
+  if (exec instanceof Problem) return exec;
+  const server = readServer(cluster, owners.cluster, context, warn);
+  if (server instanceof Problem) return server;
+  const tls = readTls(cluster, owners.cluster, warn);
   if (tls instanceof Problem) return tls;
-  const { insecure, serverName, caData } = tls;
-
   // Credentials: client certificate, else token, else basic auth; exactly one is emitted.
-  const read = readCredentials(user, userOwner, execForm !== undefined);
+  const read = readCredentials(user, owners.user, exec !== undefined);
   if (read instanceof Problem) return read;
-
-  const tlsClientConfig: {
-    insecure: boolean;
-    serverName?: string;
-    caData?: string;
-    certData?: string;
-    keyData?: string;
-  } = { insecure };
-  if (serverName !== undefined) tlsClientConfig.serverName = serverName;
-  if (caData !== undefined) tlsClientConfig.caData = caData;
-  if (read.certData !== undefined) tlsClientConfig.certData = read.certData;
-  if (read.keyData !== undefined) tlsClientConfig.keyData = read.keyData;
-  const credentials = read.credentials;
-  const clientCertificate: CertificateFacts | undefined = read.clientCertificate;
-
-  const proxyUrl = readString(cluster, 'proxy-url', clusterOwner);
+  const proxyUrl = readProxyUrl(cluster, owners.cluster, warn);
   if (proxyUrl instanceof Problem) return proxyUrl;
-  if (proxyUrl !== undefined) {
-    const problem = proxyUrlProblem(proxyUrl);
-    if (problem !== undefined) {
-      return new Problem(
-        'proxy-url-invalid',
-        `proxy-url ${JSON.stringify(redactUrl(proxyUrl))} of ${clusterOwner} ${problem}`,
-        'set it to http://, https:// or socks5://<host>:<port> without credentials, or remove it',
-      );
-    }
-    warn(
-      'proxy-url',
-      `${clusterOwner} sets proxy-url ${redactUrl(proxyUrl)}: ArgoCD will connect to this cluster through that proxy, which learns where ArgoCD connects and can block the connection`,
-    );
-  }
 
   // ArgoCD's own cloud token goes wherever an exec registration points. With the server
   // overridden, the registration is refused when it is built (registration.ts): an override
@@ -249,13 +131,14 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
   if (exec !== undefined && context.serverOverridden !== true) {
     const unbound = execConnectionProblem(
       exec.cloud,
-      { server, insecure, proxyUrl },
+      { server, insecure: tls.insecure, proxyUrl },
       context.provider.execPolicy ?? EMPTY_EXEC_POLICY,
-      clusterOwner,
+      owners.cluster,
     );
     if (unbound !== undefined) return new Problem(unbound.code, unbound.problem, unbound.fix);
   }
 
+  const { credentials, clientCertificate } = read;
   // Fixed key order, so equal configs serialise equally.
   const config: ArgoClusterConfig = {
     ...(credentials !== undefined && 'username' in credentials
@@ -264,21 +147,181 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
     ...(credentials !== undefined && 'bearerToken' in credentials
       ? { bearerToken: credentials.bearerToken }
       : {}),
-    tlsClientConfig,
-    ...execForm,
+    tlsClientConfig: {
+      insecure: tls.insecure,
+      ...(tls.serverName === undefined ? {} : { serverName: tls.serverName }),
+      ...(tls.caData === undefined ? {} : { caData: tls.caData }),
+      ...(read.certData === undefined ? {} : { certData: read.certData }),
+      ...(read.keyData === undefined ? {} : { keyData: read.keyData }),
+    },
+    ...exec?.form,
     ...(proxyUrl !== undefined ? { proxyUrl } : {}),
   };
   const credential: CredentialKind =
-    execForm !== undefined
+    exec !== undefined
       ? 'exec'
       : clientCertificate !== undefined
         ? 'client-certificate'
         : credentials !== undefined && 'bearerToken' in credentials
           ? 'bearer-token'
           : 'basic-auth';
-  const draft: TranslationDraft = { server, config, warnings, credential };
-  if (clientCertificate !== undefined) draft.clientCertificate = clientCertificate;
-  return draft;
+  return {
+    server,
+    config,
+    warnings,
+    credential,
+    ...(clientCertificate === undefined ? {} : { clientCertificate }),
+  };
+}
+
+/**
+ * Commands and files would run or be read inside the ArgoCD pod: refused before anything
+ * else, unless both exec gates are on and the plugin has an ArgoCD form of its own (returned).
+ */
+function refuseWhatArgoCdWouldRun(
+  cluster: YamlMap,
+  user: YamlMap,
+  owners: Owners,
+  context: TranslateContext,
+): TranslatedExec | undefined | Problem {
+  let exec: TranslatedExec | undefined;
+  if (present(user['exec'])) {
+    const translated = translateExec(user['exec'], owners.user, context.provider);
+    if (isExecProblem(translated))
+      return new Problem(translated.code, translated.problem, translated.fix);
+    exec = translated;
+  }
+  if (present(user['auth-provider'])) {
+    return new Problem(
+      'auth-provider',
+      `the kubeconfig uses an auth-provider plugin, which ArgoCD would have to run with its own credentials`,
+      CREDENTIAL_FIX,
+    );
+  }
+  const fileProblem = fileReferences(cluster, user, owners.cluster, owners.user);
+  if (fileProblem !== undefined) return fileProblem;
+  const impersonation = IMPERSONATION_FIELDS.find((field) => present(user[field]));
+  if (impersonation !== undefined) {
+    return new Problem(
+      'impersonation',
+      `${owners.user} impersonates another identity ("${impersonation}"), which ArgoCD's cluster config cannot express; registering it would give ArgoCD the unimpersonated identity`,
+      'use a kubeconfig whose credentials belong to the identity ArgoCD should act as',
+    );
+  }
+  return exec;
+}
+
+/**
+ * The server ArgoCD should reach. With the server overridden the kubeconfig's own is neither
+ * used nor checked (the registration takes the override); otherwise it must be an address
+ * ArgoCD can reach, a vcluster's loopback rewritten to its Service.
+ */
+function readServer(
+  cluster: YamlMap,
+  clusterOwner: string,
+  context: TranslateContext,
+  warn: Warn,
+): string | Problem {
+  const rawServer = readString(cluster, 'server', clusterOwner);
+  if (rawServer instanceof Problem) return rawServer;
+  const server = rawServer?.replace(/\/+$/, '') ?? '';
+  if (context.serverOverridden === true) return server;
+  if (rawServer === undefined) {
+    return new Problem(
+      'server-missing',
+      `${clusterOwner} has no server`,
+      `set its server to the child API server's https:// address, or set ${serverAnnotationHint(context)}`,
+    );
+  }
+  const classified = classifyServer(server);
+  switch (classified.kind) {
+    case 'ok': {
+      const plainHttp = plainHttpWarning(server);
+      if (plainHttp !== undefined)
+        warn('server-plain-http', `${clusterOwner} has server ${plainHttp}`);
+      return server;
+    }
+    case 'invalid':
+      return new Problem(
+        'server-invalid',
+        `${clusterOwner} has server ${JSON.stringify(redactUrl(rawServer))}, which is not an https:// (or http://) URL with a host and without user-info, query or fragment`,
+        `set it to the child API server's address, e.g. https://api.child.example.com:6443, or set ${serverAnnotationHint(context)}`,
+      );
+    case 'in-cluster':
+      return new Problem(
+        'server-in-cluster',
+        `${clusterOwner} has server ${redactUrl(server)}, the host cluster's own API service, which ArgoCD would reach with its own service account`,
+        `use a kubeconfig that addresses the child cluster, or set ${serverAnnotationHint(context)} to the child API server's address`,
+      );
+    case 'loopback':
+      return rewriteLoopback(server, clusterOwner, context, warn);
+  }
+}
+
+/**
+ * vcluster writes a localhost kubeconfig for port-forwarding; its Service `<vcluster>` serves
+ * on 443 with `<vcluster>.<namespace>` on its certificate. Other providers' loopback
+ * addresses are refused: from ArgoCD's pod they are ArgoCD itself.
+ */
+function rewriteLoopback(
+  server: string,
+  clusterOwner: string,
+  context: TranslateContext,
+  warn: Warn,
+): string | Problem {
+  if (!context.provider.loopbackRewrite) {
+    return new Problem(
+      'server-loopback',
+      `${clusterOwner} has server ${redactUrl(server)}, a loopback address, which from ArgoCD's pod is ArgoCD itself`,
+      `expose the child API server and set ${serverAnnotationHint(context)} to its address`,
+    );
+  }
+  const name =
+    context.vcluster ?? (context.secret.startsWith('vc-') ? context.secret.slice(3) : '');
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63) {
+    return new Problem(
+      'server-loopback',
+      `${clusterOwner} has server ${redactUrl(server)}, a loopback address, and neither a vcluster-name label nor a vc-<vcluster> Secret name says which vcluster it is, so the vcluster Service cannot be derived`,
+      `set ${serverAnnotationHint(context)} to the vcluster Service address (https://<vcluster>.<namespace>)`,
+    );
+  }
+  const rewritten = `https://${name}.${context.namespace}`;
+  // A vcluster named `kubernetes` in `default` would point ArgoCD at the host cluster.
+  if (classifyServer(rewritten).kind !== 'ok') {
+    return new Problem(
+      'server-in-cluster',
+      `${clusterOwner} has server ${redactUrl(server)}, a loopback address, and the vcluster Service it rewrites to, ${rewritten}, is the host cluster's own API service, which ArgoCD would reach with its own service account`,
+      `set ${serverAnnotationHint(context)} to the vcluster's own address`,
+    );
+  }
+  warn(
+    'loopback-rewritten',
+    `server ${redactUrl(server)} is a loopback address; registered the vcluster Service ${rewritten} instead`,
+  );
+  return rewritten;
+}
+
+/** An optional proxy: a URL without credentials, and a warning that it sees the traffic. */
+function readProxyUrl(
+  cluster: YamlMap,
+  clusterOwner: string,
+  warn: Warn,
+): string | undefined | Problem {
+  const proxyUrl = readString(cluster, 'proxy-url', clusterOwner);
+  if (proxyUrl === undefined || proxyUrl instanceof Problem) return proxyUrl;
+  const problem = proxyUrlProblem(proxyUrl);
+  if (problem !== undefined) {
+    return new Problem(
+      'proxy-url-invalid',
+      `proxy-url ${JSON.stringify(redactUrl(proxyUrl))} of ${clusterOwner} ${problem}`,
+      'set it to http://, https:// or socks5://<host>:<port> without credentials, or remove it',
+    );
+  }
+  warn(
+    'proxy-url',
+    `${clusterOwner} sets proxy-url ${redactUrl(proxyUrl)}: ArgoCD will connect to this cluster through that proxy, which learns where ArgoCD connects and can block the connection`,
+  );
+  return proxyUrl;
 }
 
 function where(context: TranslateContext): string {
