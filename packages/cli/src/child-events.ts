@@ -1,7 +1,8 @@
 // What a source's owner hears about its child: an Event when the registrar pauses or resumes
 // its registration in ArgoCD (once the write landed), and when the probes find it unreachable
-// or reachable again. News only: the first pass of a process reports a paused or unreachable
-// child, never a healthy one.
+// or reachable again. News only: the first pass of a process reports a pause it writes or an
+// unreachable child not paused yet, never a healthy child nor a pause its registration already
+// carries (an earlier process reported it).
 
 import { ARGOCD_SKIP_RECONCILE_ANNOTATION } from '@argocd-cluster-registrar/core';
 import type { NamespaceOutcome } from '@argocd-cluster-registrar/core';
@@ -37,6 +38,14 @@ export function childNews(
   if (paused === previous?.paused && reachable === previous?.reachable) return undefined;
   if (previous === undefined && paused === undefined && reachable !== false) {
     return { seen: { paused, reachable }, events: [] };
+  }
+  // A new process that plans no write finds the pause already on the registration (its
+  // skip-reconcile and pause reason): what an earlier process reported stands, news or not.
+  if (previous === undefined && paused !== undefined && write === undefined) {
+    return {
+      seen: { paused, reachable: paused === 'unreachable' ? false : reachable },
+      events: [],
+    };
   }
   const namespace = outcome.namespace;
   const secret = `${targetNamespace}/cluster-${outcome.cluster ?? ''}`;
