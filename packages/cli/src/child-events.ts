@@ -5,7 +5,7 @@
 // carries (an earlier process reported it).
 
 import { ARGOCD_SKIP_RECONCILE_ANNOTATION } from '@argocd-cluster-registrar/core';
-import type { NamespaceOutcome } from '@argocd-cluster-registrar/core';
+import type { NamespaceOutcome, PauseReason } from '@argocd-cluster-registrar/core';
 import type { ActionResult } from '@argocd-cluster-registrar/k8s-adapter';
 
 /** An Event on the source, as outcome-events.ts sends it. */
@@ -15,6 +15,14 @@ export interface ChildEvent {
   readonly reason: 'Paused' | 'Resumed' | 'Unreachable' | 'Reachable';
   readonly message: string;
 }
+
+/** Why, as a Paused Event says it. */
+const PAUSE_WHY: Readonly<Record<PauseReason, string>> = {
+  paused: 'the source is marked paused',
+  'kamaji-sleeping': 'its Kamaji TenantControlPlane is Sleeping',
+  'vcluster-sleeping': 'its vcluster is paused or asleep',
+  unreachable: 'the child API server does not answer',
+};
 
 export interface ChildSeen {
   readonly paused: NamespaceOutcome['paused'];
@@ -73,7 +81,7 @@ export function childNews(
         namespace,
         type: 'Normal',
         reason: 'Paused',
-        message: `Paused in ArgoCD (${ARGOCD_SKIP_RECONCILE_ANNOTATION} on Secret ${secret}): ${paused === 'paused' ? 'the source is marked paused' : 'the child API server does not answer'}; the registration and its Applications stay`,
+        message: `Paused in ArgoCD (${ARGOCD_SKIP_RECONCILE_ANNOTATION} on Secret ${secret}): ${PAUSE_WHY[paused]}; the registration and its Applications stay`,
       });
     } else if (previous?.paused !== undefined) {
       events.push({

@@ -47,6 +47,8 @@ const KNOWN_SETTINGS: ReadonlySet<string> = new Set([
   'capiClusterNameLabel',
   'probeChildren',
   'probeFailures',
+  'kamajiSleep',
+  'vclusterSleep',
 ]);
 
 export interface ParseConfigOptions {
@@ -132,6 +134,9 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     fail,
   );
 
+  const kamajiSleep = booleanSetting(input, 'kamajiSleep', CONFIG_DEFAULTS.kamajiSleep, fail);
+  const vclusterSleep = booleanSetting(input, 'vclusterSleep', CONFIG_DEFAULTS.vclusterSleep, fail);
+
   const providers = providerSettings(input, fail, nameOf);
 
   if (
@@ -150,6 +155,8 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
     capiClusterNameLabel === undefined ||
     probeChildren === undefined ||
     probeFailures === undefined ||
+    kamajiSleep === undefined ||
+    vclusterSleep === undefined ||
     providers === undefined
   ) {
     return { ok: false, errors };
@@ -176,6 +183,8 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
       capiClusterNameLabel,
       probeChildren,
       probeFailures,
+      kamajiSleep,
+      vclusterSleep,
     },
   };
 }

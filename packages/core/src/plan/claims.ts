@@ -74,7 +74,7 @@ function claimFor(
   }
   const namespace = subject.namespace;
   const existing = target?.secret;
-  const pause = pauseOf(state, namespace, existing);
+  const pause = pauseOf(state, namespace, existing, chosen.secret);
   const built = buildRegistration({
     namespace,
     cluster,

@@ -1,13 +1,23 @@
 // Whether a source's registration is paused in ArgoCD (skip-reconcile): its source says so
 // (`<prefix>paused: "true"`, a label or an annotation, for any scheduler that sleeps
-// clusters), or, with probing on, its child failed `probeFailures` probes in a row. A pause
-// keeps the registration, its labels and its Applications; only ArgoCD's reconciling stops.
+// clusters), its provisioner says the child sleeps (with that provisioner's signal on), or,
+// with probing on, its child failed `probeFailures` probes in a row. A pause keeps the
+// registration, its labels and its Applications; only ArgoCD's reconciling stops.
 //
 // The probe decision has hysteresis in one direction only: a child paused as unreachable
 // stays paused until a probe succeeds (a restarted registrar, which has not probed yet, does
-// not flap it awake), and wakes at the first success.
+// not flap it awake), and wakes at the first success. A provisioner's pause likewise stands
+// while its objects could not be read, and ends when they are read without the mark.
 
-import type { ObservedSecret, PauseReason } from '../common/types.js';
+import type {
+  Config,
+  Labels,
+  ObservedSecret,
+  PauseReason,
+  ProvisionerObject,
+  SleepSignal,
+} from '../common/types.js';
+import { VCLUSTER_NAME_LABEL } from '../config/provider-presets.js';
 import type { Source } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { describeSource } from '../config/sources.js';
@@ -16,6 +26,8 @@ export function pauseOf(
   state: PassState,
   source: Source,
   existing: ObservedSecret | undefined,
+  /** The kubeconfig Secret the registration is made from. */
+  kubeconfig: ObservedSecret | undefined,
 ): PauseReason | undefined {
   const keys = state.keys;
   const label = source.labels[keys.paused];
@@ -34,10 +46,91 @@ export function pauseOf(
       );
     }
   }
+  const pausedAs = existing?.annotations[keys.pauseReason];
+  const sleeping = provisionerSleep(state, kubeconfig, pausedAs);
+  if (sleeping !== undefined) return sleeping;
   if (!state.config.probeChildren) return undefined;
-  const wasUnreachable = existing?.annotations[keys.pauseReason] === 'unreachable';
+  const wasUnreachable = pausedAs === 'unreachable';
   const probe = state.snapshot.children?.[source.name];
   if (probe === undefined) return wasUnreachable ? 'unreachable' : undefined;
   if (probe.failures >= state.config.probeFailures) return 'unreachable';
   return wasUnreachable && probe.failures > 0 ? 'unreachable' : undefined;
+}
+
+/** How each provisioner marks a sleeping child, and which of its objects runs a kubeconfig's child. */
+interface SleepMark {
+  readonly on: (config: Config) => boolean;
+  readonly reason: PauseReason;
+  /** The name by which the objects running the kubeconfig's child know it. */
+  readonly childOf: (kubeconfig: ObservedSecret) => string | undefined;
+  readonly runs: (object: ProvisionerObject, child: string) => boolean;
+  readonly asleep: (object: ProvisionerObject) => boolean;
+}
+
+// Kamaji scales a TenantControlPlane's Deployment to zero and reports its version status
+// `Sleeping` (api/v1alpha1 KubernetesVersionStatus); its kubeconfig Secrets name the
+// TenantControlPlane in a label (`<tcp>-admin-kubeconfig`, and KubeconfigGenerator's).
+// `vcluster pause` (alias `sleep`) annotates the vcluster's StatefulSet or Deployment
+// (`app=vcluster,release=<name>`) `loft.sh/paused: "true"` and scales it to zero; the
+// platform's sleep mode labels it `loft.sh/sleep-mode: "true"`. `vcluster list` reads both.
+const SLEEP_MARKS: Readonly<Record<SleepSignal, SleepMark>> = {
+  kamaji: {
+    on: (config) => config.kamajiSleep,
+    reason: 'kamaji-sleeping',
+    childOf: (kubeconfig) =>
+      kubeconfig.labels['kamaji.clastix.io/name'] ??
+      kubeconfig.labels['kamaji.clastix.io/managed-for'] ??
+      suffixed(kubeconfig.name, '-admin-kubeconfig'),
+    runs: (object, child) => object.kind === 'TenantControlPlane' && object.name === child,
+    asleep: (object) => object.versionStatus === 'Sleeping',
+  },
+  vcluster: {
+    on: (config) => config.vclusterSleep,
+    reason: 'vcluster-sleeping',
+    childOf: (kubeconfig) =>
+      kubeconfig.labels[VCLUSTER_NAME_LABEL] ??
+      (kubeconfig.name.startsWith('vc-') ? kubeconfig.name.slice(3) : undefined),
+    runs: (object, child) =>
+      object.kind !== 'TenantControlPlane' && isVcluster(object.labels, child),
+    asleep: (object) =>
+      object.annotations['loft.sh/paused'] === 'true' ||
+      object.labels['loft.sh/sleep-mode'] === 'true',
+  },
+};
+
+const SLEEP_SIGNALS = Object.keys(SLEEP_MARKS) as SleepSignal[];
+
+function provisionerSleep(
+  state: PassState,
+  kubeconfig: ObservedSecret | undefined,
+  pausedAs: string | undefined,
+): PauseReason | undefined {
+  for (const signal of SLEEP_SIGNALS) {
+    const mark = SLEEP_MARKS[signal];
+    if (!mark.on(state.config)) continue;
+    const objects = state.snapshot.provisioners?.[signal];
+    // Not read this pass: what was decided when they were read stands.
+    if (objects === undefined) {
+      if (pausedAs === mark.reason) return mark.reason;
+      continue;
+    }
+    const child = kubeconfig === undefined ? undefined : mark.childOf(kubeconfig);
+    if (child === undefined || kubeconfig === undefined) continue;
+    const namespace = kubeconfig.namespace;
+    for (const object of objects) {
+      if (object.namespace === namespace && mark.runs(object, child) && mark.asleep(object))
+        return mark.reason;
+    }
+  }
+  return undefined;
+}
+
+function isVcluster(labels: Labels, name: string): boolean {
+  return labels['app'] === 'vcluster' && labels['release'] === name;
+}
+
+function suffixed(name: string, suffix: string): string | undefined {
+  return name.endsWith(suffix) && name.length > suffix.length
+    ? name.slice(0, -suffix.length)
+    : undefined;
 }

@@ -12,6 +12,8 @@ import type {
   Labels,
   NearMissSecret,
   ObservedSecret,
+  ProvisionerObject,
+  SleepSignal,
   Snapshot,
   SourceCluster,
   SourceLookup,
@@ -71,9 +73,38 @@ export function snapshotToJson(snapshot: Snapshot): string {
               }),
           ),
         }),
+    // Only with a sleep signal on.
+    ...(snapshot.provisioners === undefined
+      ? {}
+      : {
+          provisioners: Object.fromEntries(
+            (Object.keys(snapshot.provisioners) as SleepSignal[]).sort().flatMap((signal) => {
+              const objects = snapshot.provisioners?.[signal];
+              return objects === undefined
+                ? []
+                : [[signal, [...objects].sort(byProvisionerObject).map(canonicalProvisioner)]];
+            }),
+          ),
+        }),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
 }
+
+function canonicalProvisioner(object: ProvisionerObject): ProvisionerObject {
+  return {
+    kind: object.kind,
+    namespace: object.namespace,
+    name: object.name,
+    labels: sortedRecord(object.labels),
+    annotations: sortedRecord(object.annotations),
+    ...(object.versionStatus === undefined ? {} : { versionStatus: object.versionStatus }),
+  };
+}
+
+const byProvisionerObject = (a: ProvisionerObject, b: ProvisionerObject): number =>
+  compareStrings(a.namespace, b.namespace) ||
+  compareStrings(a.kind, b.kind) ||
+  compareStrings(a.name, b.name);
 
 function canonicalProbe(probe: ChildProbe): ChildProbe {
   return {
@@ -288,6 +319,7 @@ function readSnapshot(value: unknown): Snapshot {
     'clusterSecretsUnread',
     'nearMisses',
     'children',
+    'provisioners',
   ]);
   const version = root['snapshotVersion'];
   if (version !== SNAPSHOT_FORMAT_VERSION) {
@@ -343,7 +375,50 @@ function readSnapshot(value: unknown): Snapshot {
           ),
         }),
     ...(root['children'] === undefined ? {} : { children: readChildren(root['children']) }),
+    ...(root['provisioners'] === undefined
+      ? {}
+      : { provisioners: readProvisioners(root['provisioners']) }),
   };
+}
+
+const PROVISIONER_KINDS: readonly ProvisionerObject['kind'][] = [
+  'TenantControlPlane',
+  'StatefulSet',
+  'Deployment',
+];
+
+function readProvisioners(value: unknown): NonNullable<Snapshot['provisioners']> {
+  const signals = object(value, 'provisioners', ['kamaji', 'vcluster']);
+  const read: {
+    -readonly [K in keyof NonNullable<Snapshot['provisioners']>]: ProvisionerObject[];
+  } = {};
+  for (const signal of ['kamaji', 'vcluster'] as const) {
+    if (signals[signal] === undefined) continue;
+    read[signal] = list(signals[signal], `provisioners.${signal}`).map((entry, i) => {
+      const path = `provisioners.${signal}[${i}]`;
+      const record = object(entry, path, [
+        'kind',
+        'namespace',
+        'name',
+        'labels',
+        'annotations',
+        'versionStatus',
+      ]);
+      const kind = record['kind'];
+      if (!PROVISIONER_KINDS.includes(kind as ProvisionerObject['kind']))
+        bad(join(path, 'kind'), PROVISIONER_KINDS.join(', '), kind);
+      const versionStatus = optionalString(record, 'versionStatus', path);
+      return {
+        kind: kind as ProvisionerObject['kind'],
+        namespace: string(record, 'namespace', path),
+        name: string(record, 'name', path),
+        labels: stringMap(record, 'labels', path),
+        annotations: stringMap(record, 'annotations', path),
+        ...(versionStatus === undefined ? {} : { versionStatus }),
+      };
+    });
+  }
+  return read;
 }
 
 function readChildren(value: unknown): Record<string, ChildProbe> {
