@@ -283,4 +283,50 @@ describe('pause', () => {
       expect(outcomeOf(result, 'team-a').paused).toBe('paused');
     });
   });
+
+  describe('of a stale registration (no usable kubeconfig left, its credentials kept)', () => {
+    function stale(): Snapshot {
+      return scenario(registeredAlpha()).removeKubeconfig('team-a').build();
+    }
+
+    it('pauses and resumes it by the source’s mark, changing nothing else', () => {
+      const before = clusterSecretOf(stale(), 'cluster-alpha');
+      const marked = scenario(stale()).label('team-a', KEYS.paused, 'true').build();
+      const result = plan(marked, testConfig(), NOW + 60_000);
+      const [update] = result.actions;
+      if (update?.kind !== 'update') throw new Error(`expected an update, got ${update?.kind}`);
+      expect(update.secret.annotations).toEqual({
+        ...before.annotations,
+        [SKIP]: 'true',
+        [KEYS.pauseReason]: 'paused',
+      });
+      expect(update.secret.labels).toEqual(before.labels);
+      expect(update.secret.data).toEqual(before.data);
+      expect(outcomeOf(result, 'team-a')).toMatchObject({ state: 'stale', paused: 'paused' });
+      const paused = settle(marked);
+      const awake = scenario(paused).label('team-a', KEYS.paused, null).build();
+      const annotations = annotationsAfter(awake, testConfig());
+      expect(annotations[SKIP]).toBeUndefined();
+      expect(annotations[KEYS.pauseReason]).toBeUndefined();
+    });
+
+    it('pauses it when its registered credentials stop reaching the child, and resumes it', () => {
+      const down = probed(stale(), DOWN);
+      expect(outcomeOf(plan(down, PROBING, NOW + 60_000), 'team-a')).toMatchObject({
+        state: 'stale',
+        paused: 'unreachable',
+      });
+      const paused = settle(down, PROBING);
+      expect(clusterSecretOf(paused, 'cluster-alpha').annotations[SKIP]).toBe('true');
+      expect(annotationsAfter(probed(paused, UP), PROBING)[SKIP]).toBeUndefined();
+    });
+
+    it('keeps a stale registration paused as it was while nothing says otherwise', () => {
+      const paused = settle(
+        scenario(registeredAlpha()).label('team-a', KEYS.paused, 'true').build(),
+      );
+      const broken = scenario(paused).removeKubeconfig('team-a').build();
+      expect(plan(broken, testConfig(), NOW + 60_000).actions).toEqual([]);
+    });
+  });
 });

@@ -11,6 +11,7 @@
 
 import type {
   Config,
+  DesiredSecret,
   Labels,
   ObservedSecret,
   PauseReason,
@@ -18,7 +19,8 @@ import type {
   SleepSignal,
 } from '../common/types.js';
 import { VCLUSTER_NAME_LABEL } from '../config/provider-presets.js';
-import type { Source } from './model.js';
+import { pauseAnnotations } from '../translate/registration.js';
+import type { Source, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { describeSource } from '../config/sources.js';
 
@@ -55,6 +57,35 @@ export function pauseOf(
   if (probe === undefined) return wasUnreachable ? 'unreachable' : undefined;
   if (probe.failures >= state.config.probeFailures) return 'unreachable';
   return wasUnreachable && probe.failures > 0 ? 'unreachable' : undefined;
+}
+
+/**
+ * A registration kept as it is while its source has no usable kubeconfig (stale, or its claim
+ * refused) still follows its pause: ArgoCD keeps using its last credentials, so a source
+ * marked paused, or a child those credentials no longer reach, is paused all the same, and
+ * woken when that ends. Only the pause annotations change; `undefined` when they already say so.
+ */
+export function keptRegistrationPause(
+  state: PassState,
+  subject: Subject,
+  registration: ObservedSecret,
+): DesiredSecret | undefined {
+  const pause = pauseOf(state, subject.namespace, registration, undefined);
+  if (pause !== undefined) state.keptPaused.set(subject, pause);
+  const annotations: Record<string, string> = { ...registration.annotations };
+  // pauseAnnotations sets the reason with the pause; a registration rebuilt whole never
+  // carries the old one, this copy does until it goes.
+  if (pause === undefined) Reflect.deleteProperty(annotations, state.keys.pauseReason);
+  pauseAnnotations(annotations, registration, state.keys, pause);
+  const before = registration.annotations;
+  const keys = Object.keys(annotations);
+  if (
+    keys.length === Object.keys(before).length &&
+    keys.every((key) => before[key] === annotations[key])
+  )
+    return undefined;
+  const { namespace, name, labels, data } = registration;
+  return { namespace, name, type: 'Opaque', labels, annotations, data };
 }
 
 /** How each provisioner marks a sleeping child, and which of its objects runs a kubeconfig's child. */
@@ -109,13 +140,14 @@ function provisionerSleep(
     const mark = SLEEP_MARKS[signal];
     if (!mark.on(state.config)) continue;
     const objects = state.snapshot.provisioners?.[signal];
-    // Not read this pass: what was decided when they were read stands.
-    if (objects === undefined) {
+    // Not read this pass, or no kubeconfig Secret left to say which object runs the child
+    // (a stale registration): what was decided when both were known stands.
+    if (objects === undefined || kubeconfig === undefined) {
       if (pausedAs === mark.reason) return mark.reason;
       continue;
     }
-    const child = kubeconfig === undefined ? undefined : mark.childOf(kubeconfig);
-    if (child === undefined || kubeconfig === undefined) continue;
+    const child = mark.childOf(kubeconfig);
+    if (child === undefined) continue;
     const namespace = kubeconfig.namespace;
     for (const object of objects) {
       if (object.namespace === namespace && mark.runs(object, child) && mark.asleep(object))
