@@ -6,8 +6,8 @@
 import { describeNearMisses, type SecretKeys } from '../translate/near-misses.js';
 import { describeLookup } from '../config/provider-marks.js';
 import { selectKubeconfig } from '../translate/providers.js';
-import { clusterOfSecretName, clusterSecretName } from '../config/sources.js';
-import type { ObservedSecret } from '../common/types.js';
+import { clusterOfSecretName, clusterSecretName, describeSource } from '../config/sources.js';
+import type { ObservedSecret, Refusal } from '../common/types.js';
 import type { NearMiss, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 
@@ -24,6 +24,10 @@ export function selectKubeconfigs(state: PassState): void {
     // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
     const serverOverridden = subject.namespace.annotations[state.keys.server] !== undefined;
     const pinned = subject.namespace.annotations[state.keys.kubeconfigSecret];
+    if (pinned !== undefined && !isSecretName(pinned)) {
+      subject.refusal = pinnedRefusal(state, subject, pinned);
+      continue;
+    }
     const selection = selectKubeconfig(
       capi?.namespace ?? name,
       candidates.get(name) ?? [],
@@ -156,4 +160,36 @@ function clusterSecretNames(state: PassState, cluster: string): string {
   return names.length === 0
     ? 'none: no configured provider has a Secret-name pattern with exactly one *'
     : names.join('; ');
+}
+
+/** A Secret's name: a DNS subdomain (lower-case, at most 253 characters), so no path and no namespace. */
+const SECRET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function isSecretName(value: string): boolean {
+  return value.length <= 253 && SECRET_NAME.test(value);
+}
+
+/**
+ * The annotation names something other than a Secret of the source's namespace (another
+ * namespace, a path, an invalid or overlong name): refused, and nothing is read for it. Its
+ * value is written by whoever may annotate the source, so it is shown quoted, escaped and cut.
+ */
+function pinnedRefusal(state: PassState, subject: Subject, pinned: string): Refusal {
+  const key = state.keys.kubeconfigSecret;
+  const namespace = subject.namespace.capi?.namespace ?? subject.namespace.name;
+  return {
+    code: 'kubeconfig-secret-invalid',
+    message: `annotation ${key}=${quoted(pinned)} on ${describeSource(subject.namespace.name)} does not name a Secret of namespace ${namespace} (a Secret name: lower-case letters, digits, '-' and '.', at most 253 characters; never another namespace or a path); set it to the name of a kubeconfig Secret in ${namespace}, or remove it`,
+  };
+}
+
+const SHOWN = 64;
+
+/** JSON-quoted, with DEL and C1 controls escaped too, cut to SHOWN characters. */
+function quoted(value: string): string {
+  const cut = value.length > SHOWN ? `${value.slice(0, SHOWN)}…` : value;
+  return JSON.stringify(cut).replace(
+    /[\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
