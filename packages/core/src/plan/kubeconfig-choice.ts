@@ -6,7 +6,12 @@
 import { describeNearMisses, type SecretKeys } from '../translate/near-misses.js';
 import { describeLookup } from '../config/provider-marks.js';
 import { selectKubeconfig } from '../translate/providers.js';
-import { clusterOfSecretName, clusterSecretName, describeSource } from '../config/sources.js';
+import {
+  clusterOfSecretName,
+  clusterSecretName,
+  describeSource,
+  quoted,
+} from '../config/sources.js';
 import type { ObservedSecret, Refusal } from '../common/types.js';
 import type { NearMiss, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
@@ -181,15 +186,4 @@ function pinnedRefusal(state: PassState, subject: Subject, pinned: string): Refu
     code: 'kubeconfig-secret-invalid',
     message: `annotation ${key}=${quoted(pinned)} on ${describeSource(subject.namespace.name)} does not name a Secret of namespace ${namespace} (a Secret name: lower-case letters, digits, '-' and '.', at most 253 characters; never another namespace or a path); set it to the name of a kubeconfig Secret in ${namespace}, or remove it`,
   };
-}
-
-const SHOWN = 64;
-
-/** JSON-quoted, with DEL and C1 controls escaped too, cut to SHOWN characters. */
-function quoted(value: string): string {
-  const cut = value.length > SHOWN ? `${value.slice(0, SHOWN)}…` : value;
-  return JSON.stringify(cut).replace(
-    /[\u007f-\u009f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
 }

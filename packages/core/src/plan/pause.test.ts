@@ -76,6 +76,19 @@ describe('pause', () => {
     );
   });
 
+  it('quotes a hostile paused annotation escaped and cut in its warning', () => {
+    const value = `yes${'!'.repeat(300)}\u001b[2J\u009b31m`;
+    const odd = scenario(registeredAlpha()).annotate('team-a', KEYS.paused, value).build();
+    const warning = plan(odd, testConfig(), NOW + 60_000).warnings.find(
+      (w) => w.code === 'paused-value-invalid',
+    );
+    const message = warning?.message ?? '';
+    expect(message).toContain(`annotation ${KEYS.paused}="yes!!!`);
+    expect(message.length).toBeLessThan(400);
+    const controls = [...message].filter((c) => c < ' ' || (c >= '\u007f' && c <= '\u009f'));
+    expect(controls).toEqual([]);
+  });
+
   it('never removes a skip-reconcile someone else set, nor records it as ours', () => {
     const theirs = scenario(registeredAlpha())
       .editClusterSecret('cluster-alpha', (secret) => ({

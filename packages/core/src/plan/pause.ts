@@ -22,7 +22,7 @@ import { VCLUSTER_NAME_LABEL } from '../config/provider-presets.js';
 import { pauseAnnotations } from '../translate/registration.js';
 import type { Source, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
-import { describeSource } from '../config/sources.js';
+import { describeSource, quoted } from '../config/sources.js';
 
 export function pauseOf(
   state: PassState,
@@ -43,7 +43,7 @@ export function pauseOf(
       warn(
         state,
         'paused-value-invalid',
-        `${kind} ${keys.paused}=${JSON.stringify(value)} on ${describeSource(source.name)} is neither "true" nor "false"; the cluster is not paused for it (set "true" to pause it in ArgoCD, or remove it)`,
+        `${kind} ${keys.paused}=${quoted(value)} on ${describeSource(source.name)} is neither "true" nor "false"; the cluster is not paused for it (set "true" to pause it in ArgoCD, or remove it)`,
         source.name,
       );
     }
