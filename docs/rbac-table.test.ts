@@ -31,7 +31,12 @@ function tableGrants(markdown: string): string[] {
 
 describe("architecture.md's RBAC table", () => {
   it('has a row for every rule the chart renders, with its verbs, and no other', async () => {
-    const manifests = await render({ capiClusters: true, leaderElection: { enabled: true } });
+    const manifests = await render({
+      capiClusters: true,
+      kamajiSleep: true,
+      vclusterSleep: true,
+      leaderElection: { enabled: true },
+    });
     const rendered = (['ClusterRole', 'Role'] as const).flatMap((kind) =>
       manifests
         .filter((manifest) => manifest.kind === kind)

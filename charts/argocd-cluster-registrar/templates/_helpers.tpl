@@ -136,6 +136,8 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 - {{ printf "--capi-cluster-name-label=%t" $v.capiClusterNameLabel | quote }}
 - {{ printf "--probe-children=%t" $v.probeChildren | quote }}
 - {{ printf "--probe-failures=%d" (int $v.probeFailures) | quote }}
+- {{ printf "--kamaji-sleep=%t" $v.kamajiSleep | quote }}
+- {{ printf "--vcluster-sleep=%t" $v.vclusterSleep | quote }}
 - {{ printf "--interval=%s" (toString $v.interval) | quote }}
 - {{ printf "--resync-period=%s" (toString $v.resyncPeriod) | quote }}
 - {{ printf "--demoted-ttl=%s" (toString $v.demotedTTL) | quote }}

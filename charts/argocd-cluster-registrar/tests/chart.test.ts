@@ -90,6 +90,8 @@ describe('default render', () => {
       '--capi-cluster-name-label=false',
       '--probe-children=false',
       '--probe-failures=3',
+      '--kamaji-sleep=false',
+      '--vcluster-sleep=false',
       '--interval=60s',
       '--resync-period=10m',
       '--demoted-ttl=168h',
@@ -167,6 +169,28 @@ describe('RBAC', () => {
     expect(containerOf(await render({ capiClusters: true })).args).toContain(
       '--capi-clusters=true',
     );
+  });
+
+  test('kamajiSleep and vclusterSleep, and only they, add list and watch on what each reads', async () => {
+    const kamaji = rulesOf(find(await render({ kamajiSleep: true }), 'ClusterRole'));
+    expect(kamaji.slice(3)).toEqual([
+      {
+        apiGroups: ['kamaji.clastix.io'],
+        resources: ['tenantcontrolplanes'],
+        verbs: ['list', 'watch'],
+      },
+    ]);
+    const vcluster = rulesOf(find(await render({ vclusterSleep: true }), 'ClusterRole'));
+    expect(vcluster.slice(3)).toEqual([
+      { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: ['list', 'watch'] },
+    ]);
+    const off = rulesOf(find(await render({}), 'ClusterRole'));
+    expect(
+      off.some((rule) => rule.apiGroups.some((g) => g === 'apps' || g === 'kamaji.clastix.io')),
+    ).toBe(false);
+    const args = containerOf(await render({ kamajiSleep: true, vclusterSleep: true })).args;
+    expect(args).toContain('--kamaji-sleep=true');
+    expect(args).toContain('--vcluster-sleep=true');
   });
 
   test('the Role writes secrets in targetNamespace; no leases without leader election', async () => {

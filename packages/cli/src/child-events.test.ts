@@ -71,4 +71,25 @@ describe('childNews', () => {
     expect(reasons(news)).toEqual(['Paused']);
     expect(news?.events[0]?.message).toContain('the source is marked paused');
   });
+
+  it('posts nothing after a restart when the registration already carries the pause', () => {
+    // A new process: nothing seen yet, and no write planned, since the registration already
+    // has skip-reconcile and the pause reason.
+    const byMark = childNews(outcome({ paused: 'paused' }), undefined, pass(), 'argocd');
+    expect(reasons(byMark)).toEqual([]);
+    const unprobed = childNews(outcome({ paused: 'unreachable' }), undefined, pass(), 'argocd');
+    expect(reasons(unprobed)).toEqual([]);
+    // Its first probe after the restart fails again: still nothing new.
+    const probed = childNews(
+      outcome({ paused: 'unreachable', probe: DOWN }),
+      unprobed?.seen,
+      pass(),
+      'argocd',
+    );
+    expect(reasons(probed)).toEqual([]);
+    // It answers: that is news.
+    const seen = probed?.seen ?? unprobed?.seen;
+    const back = childNews(outcome({ probe: UP }), seen, pass('applied'), 'argocd');
+    expect(reasons(back)).toEqual(['Reachable', 'Resumed']);
+  });
 });

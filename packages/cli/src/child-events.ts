@@ -1,10 +1,11 @@
 // What a source's owner hears about its child: an Event when the registrar pauses or resumes
 // its registration in ArgoCD (once the write landed), and when the probes find it unreachable
-// or reachable again. News only: the first pass of a process reports a paused or unreachable
-// child, never a healthy one.
+// or reachable again. News only: the first pass of a process reports a pause it writes or an
+// unreachable child not paused yet, never a healthy child nor a pause its registration already
+// carries (an earlier process reported it).
 
 import { ARGOCD_SKIP_RECONCILE_ANNOTATION } from '@argocd-cluster-registrar/core';
-import type { NamespaceOutcome } from '@argocd-cluster-registrar/core';
+import type { NamespaceOutcome, PauseReason } from '@argocd-cluster-registrar/core';
 import type { ActionResult } from '@argocd-cluster-registrar/k8s-adapter';
 
 /** An Event on the source, as outcome-events.ts sends it. */
@@ -14,6 +15,14 @@ export interface ChildEvent {
   readonly reason: 'Paused' | 'Resumed' | 'Unreachable' | 'Reachable';
   readonly message: string;
 }
+
+/** Why, as a Paused Event says it. */
+const PAUSE_WHY: Readonly<Record<PauseReason, string>> = {
+  paused: 'the source is marked paused',
+  'kamaji-sleeping': 'its Kamaji TenantControlPlane is Sleeping',
+  'vcluster-sleeping': 'its vcluster is paused or asleep',
+  unreachable: 'the child API server does not answer',
+};
 
 export interface ChildSeen {
   readonly paused: NamespaceOutcome['paused'];
@@ -37,6 +46,14 @@ export function childNews(
   if (paused === previous?.paused && reachable === previous?.reachable) return undefined;
   if (previous === undefined && paused === undefined && reachable !== false) {
     return { seen: { paused, reachable }, events: [] };
+  }
+  // A new process that plans no write finds the pause already on the registration (its
+  // skip-reconcile and pause reason): what an earlier process reported stands, news or not.
+  if (previous === undefined && paused !== undefined && write === undefined) {
+    return {
+      seen: { paused, reachable: paused === 'unreachable' ? false : reachable },
+      events: [],
+    };
   }
   const namespace = outcome.namespace;
   const secret = `${targetNamespace}/cluster-${outcome.cluster ?? ''}`;
@@ -64,7 +81,7 @@ export function childNews(
         namespace,
         type: 'Normal',
         reason: 'Paused',
-        message: `Paused in ArgoCD (${ARGOCD_SKIP_RECONCILE_ANNOTATION} on Secret ${secret}): ${paused === 'paused' ? 'the source is marked paused' : 'the child API server does not answer'}; the registration and its Applications stay`,
+        message: `Paused in ArgoCD (${ARGOCD_SKIP_RECONCILE_ANNOTATION} on Secret ${secret}): ${PAUSE_WHY[paused]}; the registration and its Applications stay`,
       });
     } else if (previous?.paused !== undefined) {
       events.push({

@@ -159,7 +159,7 @@ export class RegistrarMetrics {
   );
   readonly paused = new Gauge(
     'argocd_cluster_registrar_paused_registrations',
-    'Registrations the registrar has paused in ArgoCD (skip-reconcile), by reason: paused (the source says so) or unreachable (failed probes).',
+    'Registrations the registrar has paused in ArgoCD (skip-reconcile), by reason: paused (the source says so), kamaji-sleeping or vcluster-sleeping (the provisioner says so) or unreachable (failed probes).',
   );
   readonly unreachableSince = new Gauge(
     'argocd_cluster_registrar_child_unreachable_since_timestamp_seconds',

@@ -7,9 +7,12 @@ import { kubectl } from './argocd-tools.js';
 
 type Plane = Pick<ControlPlane, 'kubeconfigPath'>;
 
-interface CrdList {
-  items: { status?: { conditions?: { type: string; status: string }[] | null } }[];
+interface Crd {
+  status?: { conditions?: { type: string; status: string }[] | null };
 }
+
+/** `kubectl get` of several names answers a List; of one name, the object itself. */
+type CrdList = { items: Crd[] } | (Crd & { items?: undefined });
 
 /**
  * Applies `source` (a file or directory for `kubectl apply -f`, or `-` with `input`) and waits
@@ -31,7 +34,7 @@ export async function applyCrds(
     const list = JSON.parse(
       await kubectl(plane, ['get', 'crd', ...names, '--output', 'json']),
     ) as CrdList;
-    const established = list.items.filter((crd) =>
+    const established = (list.items ?? [list]).filter((crd) =>
       (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True'),
     );
     if (established.length === names.length) return;

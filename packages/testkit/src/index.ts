@@ -49,6 +49,7 @@ export {
 } from './api-server-requests.js';
 export type { RequestCounts } from './api-server-requests.js';
 export { capiBinaryDir, installCapiCrds, startCapi } from './capi.js';
+export { installKamajiCrd, KAMAJI_TCP_CRD } from './kamaji.js';
 export type { Capi } from './capi.js';
 export {
   capiClusterCa,

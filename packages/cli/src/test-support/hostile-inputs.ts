@@ -13,7 +13,7 @@ import type { World } from './e2e.js';
 
 /** What one source must come to. */
 export interface Expectation {
-  readonly state: 'registered' | 'refused';
+  readonly state: 'registered' | 'refused' | 'waiting';
   /** The refusal's code, where the suite pins it. */
   readonly code?: string;
 }
@@ -434,6 +434,24 @@ export function hostileCases(world: World): readonly HostileCase[] {
         },
       ],
     },
+    pinnedElsewhere(world, 'elsewhere', 'kube-system/k3k-admin-kubeconfig'),
+    pinnedElsewhere(world, 'path', '../../etc/kubernetes/admin.conf'),
+    pinnedElsewhere(world, 'invalid', `${'A'.repeat(300)}\u001b[2J\u009b31m`),
+    {
+      id: 'kubeconfig-secret-not-candidate',
+      what: 'a kubeconfig-secret annotation naming a Secret no provider reads',
+      sources: [
+        {
+          annotations: { [`${PREFIX}kubeconfig-secret`]: 'db-credentials' },
+          secrets: {
+            ...k3k(childKubeconfig(world, { server: serverOf('kubeconfig-secret-not-candidate') })),
+            // Never read: only candidates are, so its bytes reach nothing.
+            'db-credentials': { password: text(CANARY), 'kubeconfig.yaml': text(CANARY) },
+          },
+          expect: { state: 'waiting' },
+        },
+      ],
+    },
     {
       id: 'long-names',
       what: 'a 63-character namespace and cluster name',
@@ -447,6 +465,21 @@ export function hostileCases(world: World): readonly HostileCase[] {
       ],
     },
   ];
+}
+
+/** A source whose own kubeconfig is fine, but whose kubeconfig-secret names no Secret of its own. */
+function pinnedElsewhere(world: World, id: string, value: string): HostileCase {
+  return {
+    id: `kubeconfig-secret-${id}`,
+    what: 'a kubeconfig-secret annotation naming a Secret outside the namespace, or no Secret',
+    sources: [
+      {
+        annotations: { [`${PREFIX}kubeconfig-secret`]: value },
+        secrets: k3k(childKubeconfig(world, { server: serverOf(`kubeconfig-secret-${id}`) })),
+        expect: refused('kubeconfig-secret-invalid'),
+      },
+    ],
+  };
 }
 
 /** A healthy tenant's kubeconfig, whose registration nothing above may disturb. */

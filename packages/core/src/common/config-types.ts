@@ -138,4 +138,14 @@ export interface Config {
   readonly probeChildren: boolean;
   /** Consecutive failed probes that make a child unreachable (at least 1). */
   readonly probeFailures: number;
+  /**
+   * A Kamaji TenantControlPlane whose status says `Sleeping` pauses its child in ArgoCD (the
+   * adapter reads TenantControlPlanes). Off by default.
+   */
+  readonly kamajiSleep: boolean;
+  /**
+   * A vcluster whose StatefulSet or Deployment is marked paused or asleep pauses its child in
+   * ArgoCD (the adapter reads those workloads' metadata). Off by default.
+   */
+  readonly vclusterSleep: boolean;
 }

@@ -175,10 +175,12 @@ export interface FollowUp {
 }
 
 /**
- * Why a registration is paused: its source says so (`<prefix>paused`), or its child failed
- * `probeFailures` probes in a row and has not answered one since.
+ * Why a registration is paused: its source says so (`<prefix>paused`), its provisioner says
+ * the child sleeps (Kamaji's TenantControlPlane status `Sleeping`, vcluster's paused or
+ * sleep-mode mark), or its child failed `probeFailures` probes in a row and has not answered
+ * one since.
  */
-export type PauseReason = 'paused' | 'unreachable';
+export type PauseReason = 'paused' | 'kamaji-sleeping' | 'vcluster-sleeping' | 'unreachable';
 
 export interface Plan {
   readonly actions: readonly Action[];

@@ -115,6 +115,12 @@ export interface Snapshot {
    * source: absent when probing is off, and a source without an entry was not probed yet.
    */
   readonly children?: Readonly<Record<string, ChildProbe>>;
+  /**
+   * The objects that run children, read for their provisioner's sleep mark, by signal
+   * (`--kamaji-sleep`, `--vcluster-sleep`): a signal is absent when it is off or could not be
+   * read this pass, and an empty list when nothing of it exists (its CRD absent included).
+   */
+  readonly provisioners?: Readonly<Partial<Record<SleepSignal, readonly ProvisionerObject[]>>>;
   // -- near misses (messages only) ----------------------------------------------------
   /**
    * In managed namespaces without a candidate: Secrets that almost are one (see
@@ -135,6 +141,24 @@ export interface ChildProbe {
   readonly error?: string;
   /** When the current run of failures began. */
   readonly failingSince?: Timestamp;
+}
+
+/** A provisioner whose own mark says its child sleeps. */
+export type SleepSignal = 'kamaji' | 'vcluster';
+
+/**
+ * What runs a child in the host cluster, as far as its sleep goes: a Kamaji
+ * `TenantControlPlane` (its name, and `status.kubernetesResources.version.status`), or a
+ * vcluster's StatefulSet or Deployment (labelled `app=vcluster`; metadata only).
+ */
+export interface ProvisionerObject {
+  readonly kind: 'TenantControlPlane' | 'StatefulSet' | 'Deployment';
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: Labels;
+  readonly annotations: Labels;
+  /** A TenantControlPlane's `status.kubernetesResources.version.status`, when set. */
+  readonly versionStatus?: string;
 }
 
 /** A Secret that is almost a kubeconfig candidate: its name and key names, never values. */

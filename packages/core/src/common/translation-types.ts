@@ -69,6 +69,8 @@ export type RefusalCode =
   | 'name-foreign'
   | 'server-collision'
   | 'server-override-invalid'
+  /** `<prefix>kubeconfig-secret` names no Secret of the source's own namespace. */
+  | 'kubeconfig-secret-invalid'
   | 'target-foreign';
 
 /** An expected problem, as a value: machine-readable code, and a message that says the fix. */

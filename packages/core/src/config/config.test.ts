@@ -49,6 +49,8 @@ describe('parseConfig defaults', () => {
       capiClusterNameLabel: false,
       probeChildren: false,
       probeFailures: 3,
+      kamajiSleep: false,
+      vclusterSleep: false,
     });
   });
 
@@ -72,6 +74,8 @@ describe('parseConfig defaults', () => {
       capiClusterNameLabel: false,
       probeChildren: false,
       probeFailures: 3,
+      kamajiSleep: false,
+      vclusterSleep: false,
     });
     expect(valid({ ...CONFIG_DEFAULTS })).toEqual(valid({}));
   });
@@ -104,6 +108,8 @@ describe('parseConfig defaults', () => {
         capiClusterNameLabel: true,
         probeChildren: true,
         probeFailures: '5',
+        kamajiSleep: true,
+        vclusterSleep: true,
       }),
     ).toEqual({
       targetNamespace: 'gitops',
@@ -135,6 +141,8 @@ describe('parseConfig defaults', () => {
       capiClusterNameLabel: true,
       probeChildren: true,
       probeFailures: 5,
+      kamajiSleep: true,
+      vclusterSleep: true,
     });
   });
 

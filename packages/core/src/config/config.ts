@@ -74,6 +74,10 @@ const SCALARS: {
     booleanSetting(input, 'probeChildren', CONFIG_DEFAULTS.probeChildren, fail),
   probeFailures: (input, fail) =>
     countSetting(input, 'probeFailures', CONFIG_DEFAULTS.probeFailures, PROBE_FAILURES_RANGE, fail),
+  kamajiSleep: (input, fail) =>
+    booleanSetting(input, 'kamajiSleep', CONFIG_DEFAULTS.kamajiSleep, fail),
+  vclusterSleep: (input, fail) =>
+    booleanSetting(input, 'vclusterSleep', CONFIG_DEFAULTS.vclusterSleep, fail),
 };
 
 /** Validates every setting and returns either a Config or all the errors found. */

@@ -62,6 +62,16 @@ export interface ConfigInput {
   probeChildren?: boolean;
   /** Consecutive failed probes before a child counts as unreachable (`--probe-failures`); default 3. */
   probeFailures?: string | number;
+  /**
+   * Pause a child in ArgoCD while its Kamaji TenantControlPlane says `Sleeping`
+   * (`--kamaji-sleep`, chart `kamajiSleep`); default false.
+   */
+  kamajiSleep?: boolean;
+  /**
+   * Pause a child in ArgoCD while its vcluster is paused or asleep (`--vcluster-sleep`, chart
+   * `vclusterSleep`); default false.
+   */
+  vclusterSleep?: boolean;
 }
 
 export interface ConfigError {
@@ -97,6 +107,8 @@ export const CONFIG_DEFAULTS = {
   capiClusterNameLabel: false,
   probeChildren: false,
   probeFailures: 3,
+  kamajiSleep: false,
+  vclusterSleep: false,
 } as const satisfies Required<Omit<ConfigInput, 'secretNamePattern' | 'secretKey'>>;
 
 /**

@@ -12,6 +12,7 @@ import {
   NOW,
   outcomeOf,
   scenario,
+  settle,
   testConfig,
 } from '../test-support/fixtures.js';
 import type { ObservedSecret, Plan } from '../common/types.js';
@@ -242,6 +243,40 @@ describe('Kamaji: the admin kubeconfig and KubeconfigGenerator Secrets', () => {
     expect(outcome.reason?.message).toContain(
       `no kubeconfig Secret prod-gitops in namespace tenants yet (named by its ${KEYS.kubeconfigSecret} annotation`,
     );
+  });
+
+  it('refuses a name that is no Secret of the source’s own namespace, and keeps what is registered', () => {
+    const config = testConfig({ providers: [kamaji, generator] });
+    for (const value of [
+      'other-team/prod-argocd',
+      '../kube-system/admin',
+      'prod-argocd/../x',
+      'Prod_Argocd',
+      'a'.repeat(254),
+      'evil\u001b[31m\n',
+      'evil\u009b31m',
+      '',
+    ]) {
+      const snapshot = world().annotate('tenants', KEYS.kubeconfigSecret, value).build();
+      const outcome = outcomeOf(plan(snapshot, config, NOW), 'tenants');
+      expect(outcome, value).toMatchObject({
+        state: 'refused',
+        reason: { code: 'kubeconfig-secret-invalid' },
+      });
+      const message = outcome.reason?.message ?? '';
+      expect(message).toContain(`annotation ${KEYS.kubeconfigSecret}=`);
+      expect(message).toContain('tenants');
+      // Quoted, escaped and bounded: nothing a terminal would act on, nothing unbounded.
+      const controls = [...message].filter((c) => c < ' ' || (c >= '\u007f' && c <= '\u009f'));
+      expect(controls).toEqual([]);
+      expect(message.length).toBeLessThan(600);
+    }
+    // Registered before the annotation went wrong: the registration stays as it was.
+    const registered = settle(world().build(), config);
+    const wrong = scenario(registered).annotate('tenants', KEYS.kubeconfigSecret, 'a/b').build();
+    const result = plan(wrong, config, NOW);
+    expect(result.actions).toEqual([]);
+    expect(outcomeOf(result, 'tenants').state).toBe('refused');
   });
 
   it('never takes a Secret by the generated preset name pattern alone', () => {

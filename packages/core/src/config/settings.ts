@@ -52,7 +52,9 @@ export function booleanSetting(
     | 'drainOnTerminate'
     | 'capiClusters'
     | 'capiClusterNameLabel'
-    | 'probeChildren',
+    | 'probeChildren'
+    | 'kamajiSleep'
+    | 'vclusterSleep',
   fallback: boolean,
   fail: Fail,
 ): boolean | undefined {

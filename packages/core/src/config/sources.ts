@@ -100,6 +100,20 @@ export function describeSource(key: string): string {
   return `${sourceNoun(key)} ${key}`;
 }
 
+const SHOWN = 64;
+
+/**
+ * A value a tenant wrote (an annotation), as a message shows it: JSON-quoted, with DEL and C1
+ * controls escaped too (JSON leaves them), cut to 64 characters.
+ */
+export function quoted(value: string): string {
+  const cut = value.length > SHOWN ? `${value.slice(0, SHOWN)}…` : value;
+  return JSON.stringify(cut).replace(
+    /[\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** Whether a source key names a Cluster (`<namespace>/<name>`) rather than a namespace. */
 export function isClusterKey(key: string): boolean {
   return parseSourceKey(key).kind === 'Cluster';

@@ -14,6 +14,7 @@ import { drainage } from './drain.js';
 import type { Claim, Registration, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { demotion } from './rename.js';
+import { keptRegistrationPause } from './pause.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { deletion } from './source-proof.js';
 
@@ -103,8 +104,14 @@ export function emitRegistrationActions(state: PassState, won: ReadonlyMap<Subje
   const registrations = state.registrations;
   for (let i = 0; i < registrations.length; i++) {
     const registration = registrations[i] as Registration;
-    // Written by a claim, or claimed by its own namespace (kept even when that claim failed).
-    if (targeted.has(registration) || registration.role === 'incumbent') continue;
+    // Written by a claim, or claimed by its own namespace (kept even when that claim failed,
+    // but paused and woken as its source and child say: pause.ts).
+    if (targeted.has(registration)) continue;
+    if (registration.role === 'incumbent') {
+      const paused = keptPause(state, registration, won);
+      if (paused !== undefined) state.actions.push(paused);
+      continue;
+    }
     // Only a rename moves an active registration aside; a gone or demoted one may be deleted.
     // A terminating namespace's registration is drained first, when drain is on (drain.ts).
     const action =
@@ -115,6 +122,28 @@ export function emitRegistrationActions(state: PassState, won: ReadonlyMap<Subje
     if (action !== undefined && !withholdRemoval(state, registration, action))
       state.actions.push(action);
   }
+}
+
+function keptPause(
+  state: PassState,
+  registration: Registration,
+  won: ReadonlyMap<Subject, Claim>,
+): Action | undefined {
+  const source = registration.source;
+  if (source.kind !== 'managed' || !registration.active) return undefined;
+  const subject = source.subject;
+  // Unread Secrets or a terminating source: its registration is left exactly as it is.
+  if (won.has(subject) || subject.unread !== undefined || subject.terminating) return undefined;
+  const secret = keptRegistrationPause(state, subject, registration.secret);
+  if (secret === undefined) return undefined;
+  return {
+    kind: 'update',
+    cluster: registration.cluster,
+    target: observedRef(registration.secret),
+    before: registration.secret,
+    secret: sortedSecret(secret),
+    reason: { code: 'metadata-changed', namespace: subject.source.name },
+  };
 }
 
 const ACTION_ORDER: Readonly<Record<Action['kind'], number>> = {

@@ -8,6 +8,7 @@ import { normaliseServer } from '../common/server-address.js';
 import type { Refusal } from '../common/types.js';
 import type { Claim, Registration, Subject } from './model.js';
 import { HOLDS_REGISTRATION, pinnedRefusal, win } from './incumbency.js';
+import { pinnedSecretRefusal } from './kubeconfig-choice.js';
 import { foreignRefusal } from './names.js';
 import type { PassState } from './pass-state.js';
 import { pauseOf } from './pause.js';
@@ -51,6 +52,12 @@ export function buildClaims(state: PassState): BuiltClaims {
     if (incumbent) win(state, subject, cluster, HOLDS_REGISTRATION);
     // Its kubeconfig is unknown: it keeps a name it holds, and claims nothing else this pass.
     if (subject.unread !== undefined) continue;
+    // It names no Secret it may have: refused, and the name it holds stays held.
+    const pinned = pinnedSecretRefusal(state, subject);
+    if (pinned !== undefined) {
+      refused.set(subject, pinned);
+      continue;
+    }
     const claim = claimFor(state, subject, cluster, target, incumbent);
     if (claim === undefined) continue;
     if ('subject' in claim) claims.push(claim);
@@ -84,7 +91,7 @@ function claimFor(
   }
   const namespace = subject.source;
   const existing = target?.secret;
-  const pause = pauseOf(state, namespace, existing);
+  const pause = pauseOf(state, namespace, existing, chosen.secret);
   const built = buildRegistration({
     namespace,
     cluster,

@@ -6,8 +6,14 @@
 import { describeNearMisses, type SecretKeys } from '../translate/near-misses.js';
 import { describeLookup } from '../config/provider-marks.js';
 import { selectKubeconfig, type KubeconfigSelection } from '../translate/providers.js';
-import { clusterOfSecretName, clusterSecretName, clusterSourceKey } from '../config/sources.js';
-import type { ObservedSecret } from '../common/types.js';
+import {
+  clusterOfSecretName,
+  clusterSecretName,
+  clusterSourceKey,
+  describeSource,
+  quoted,
+} from '../config/sources.js';
+import type { ObservedSecret, Refusal } from '../common/types.js';
 import type { NearMiss, Subject, SubjectBasis } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 
@@ -28,6 +34,8 @@ export function chooseKubeconfig(
   // With a `<prefix>server` override the kubeconfig's own address is neither used nor checked.
   const serverOverridden = subject.source.annotations[state.keys.server] !== undefined;
   const pinned = subject.source.annotations[state.keys.kubeconfigSecret];
+  // Refused by name before anything is read (pinnedSecretRefusal, in claims).
+  if (pinned !== undefined && !isSecretName(pinned)) return undefined;
   const selection = selectKubeconfig(
     capi?.namespace ?? name,
     candidates,
@@ -175,4 +183,27 @@ function clusterSecretNames(state: PassState, cluster: string): string {
   return names.length === 0
     ? 'none: no configured provider has a Secret-name pattern with exactly one *'
     : names.join('; ');
+}
+
+/** A Secret's name: a DNS subdomain (lower-case, at most 253 characters), so no path and no namespace. */
+const SECRET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function isSecretName(value: string): boolean {
+  return value.length <= 253 && SECRET_NAME.test(value);
+}
+
+/**
+ * The annotation names something other than a Secret of the source's namespace (another
+ * namespace, a path, an invalid or overlong name): refused, and nothing is read for it. Its
+ * value is written by whoever may annotate the source, so it is shown quoted, escaped and cut.
+ */
+export function pinnedSecretRefusal(state: PassState, subject: SubjectBasis): Refusal | undefined {
+  const key = state.keys.kubeconfigSecret;
+  const pinned = subject.source.annotations[key];
+  if (pinned === undefined || isSecretName(pinned)) return undefined;
+  const namespace = subject.source.capi?.namespace ?? subject.source.name;
+  return {
+    code: 'kubeconfig-secret-invalid',
+    message: `annotation ${key}=${quoted(pinned)} on ${describeSource(subject.source.name)} does not name a Secret of namespace ${namespace} (a Secret name: lower-case letters, digits, '-' and '.', at most 253 characters; never another namespace or a path); set it to the name of a kubeconfig Secret in ${namespace}, or remove it`,
+  };
 }

@@ -172,9 +172,13 @@ function staleOutcome(
     registeredSecret === undefined
       ? undefined
       : registeredCertificateOf(registeredSecret)?.notAfter;
+  const paused = state.keptPaused.get(subject);
+  const probe = state.snapshot.children?.[subject.source.name];
   return {
     ...base,
     ...(notAfter === undefined ? {} : { credentialNotAfter: notAfter }),
+    ...(paused === undefined ? {} : { paused }),
+    ...(probe === undefined ? {} : { probe }),
     state: 'stale',
     reason: {
       code: first?.refusal.code ?? 'no-candidate',

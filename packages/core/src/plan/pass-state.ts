@@ -9,6 +9,7 @@ import type {
   Action,
   Config,
   ObservedSecret,
+  PauseReason,
   Snapshot,
   Timestamp,
   Warning,
@@ -46,6 +47,8 @@ export interface PassState {
   readonly written: Set<Subject>;
   /** Namespaces whose write incomplete input withholds, and why (input-completeness.ts). */
   readonly withheld: Map<Subject, string>;
+  /** Sources without a claim whose kept registration is paused, and why (pause.ts). */
+  readonly keptPaused: Map<Subject, PauseReason>;
   /** Near misses by namespace, for waiting and stale messages (built on first need). */
   nearMisses: ReadonlyMap<string, readonly NearMiss[]> | undefined;
   /**
@@ -81,6 +84,7 @@ export function createPassState(
     deferred: new Map(),
     written: new Set(),
     withheld: new Map(),
+    keptPaused: new Map(),
     nearMisses: undefined,
     stableUntil: Number.POSITIVE_INFINITY,
   };

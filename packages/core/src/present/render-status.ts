@@ -144,6 +144,8 @@ function childCell(row: StatusRow): string {
 
 function pausedWhy(row: StatusRow): string {
   if (row.paused === 'paused') return 'its source is labelled or annotated paused';
+  if (row.paused === 'kamaji-sleeping') return 'its Kamaji TenantControlPlane is Sleeping';
+  if (row.paused === 'vcluster-sleeping') return 'its vcluster is paused or asleep';
   const probe = row.probe;
   if (probe === undefined || probe.failures === 0)
     return 'its child was unreachable; not probed since';

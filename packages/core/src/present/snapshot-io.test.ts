@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { ObservedSecret, Snapshot, SourceLookup, SourceNamespace } from '../common/types.js';
+import type {
+  ObservedSecret,
+  ProvisionerObject,
+  Snapshot,
+  SourceLookup,
+  SourceNamespace,
+} from '../common/types.js';
 import { snapshotFromJson, snapshotToJson } from './snapshot-io.js';
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
@@ -60,6 +66,24 @@ const lookupArb: fc.Arbitrary<SourceLookup> = fc.oneof(
   fc.constant({ state: 'notFound' as const }),
   fc.record({ state: fc.constant('unknown' as const), reason: fc.string() }),
 );
+const provisionerArb: fc.Arbitrary<ProvisionerObject> = fc.record(
+  {
+    kind: fc.constantFrom(
+      'TenantControlPlane' as const,
+      'StatefulSet' as const,
+      'Deployment' as const,
+    ),
+    namespace: name,
+    name,
+    labels,
+    annotations: labels,
+    versionStatus: fc.constantFrom('Ready', 'Sleeping'),
+  },
+  { requiredKeys: ['kind', 'namespace', 'name', 'labels', 'annotations'] },
+);
+/** An object is one per kind, namespace and name, as in a cluster. */
+const objectKey = (object: ProvisionerObject): string =>
+  `${object.kind}/${object.namespace}/${object.name}`;
 const snapshotArb: fc.Arbitrary<Snapshot> = fc.record(
   {
     namespaces: fc.array(namespaceArb, { maxLength: 4 }),
@@ -85,6 +109,13 @@ const snapshotArb: fc.Arbitrary<Snapshot> = fc.record(
         { requiredKeys: ['failures'] },
       ),
       { maxKeys: 3 },
+    ),
+    provisioners: fc.record(
+      {
+        kamaji: fc.uniqueArray(provisionerArb, { maxLength: 3, selector: objectKey }),
+        vcluster: fc.uniqueArray(provisionerArb, { maxLength: 3, selector: objectKey }),
+      },
+      { requiredKeys: [] },
     ),
   },
   { requiredKeys: ['namespaces', 'candidateSecrets', 'clusterSecrets', 'sourceLookups'] },
@@ -211,6 +242,13 @@ describe('snapshotToJson', () => {
         expect(new Set(loaded.unreadNamespaces)).toEqual(new Set(snapshot.unreadNamespaces));
         expect(loaded.clusterSecretsUnread).toBe(snapshot.clusterSecretsUnread);
         expect(loaded.children).toEqual(snapshot.children);
+        for (const signal of ['kamaji', 'vcluster'] as const) {
+          const saved = snapshot.provisioners?.[signal];
+          const back = loaded.provisioners?.[signal];
+          expect(back === undefined ? undefined : new Set(back)).toEqual(
+            saved === undefined ? undefined : new Set(saved),
+          );
+        }
       }),
     );
   });
@@ -261,6 +299,15 @@ describe('snapshotToJson', () => {
             ? {}
             : { clusterSecretsUnread: snapshot.clusterSecretsUnread }),
           ...(snapshot.children === undefined ? {} : { children: reversedKeys(snapshot.children) }),
+          ...(snapshot.provisioners === undefined
+            ? {}
+            : {
+                provisioners: Object.fromEntries(
+                  Object.entries(snapshot.provisioners)
+                    .reverse()
+                    .map(([signal, objects]) => [signal, rotate(objects)]),
+                ),
+              }),
         };
         expect(snapshotToJson(shuffled)).toBe(snapshotToJson(snapshot));
       }),

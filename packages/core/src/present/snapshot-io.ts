@@ -25,6 +25,7 @@ export type SnapshotReadResult =
 type Shape =
   | { readonly kind: 'string' }
   | { readonly kind: 'count' }
+  | { readonly kind: 'oneOf'; readonly values: readonly string[] }
   | { readonly kind: 'list'; readonly of: Shape; readonly order: readonly string[] }
   | { readonly kind: 'keyed'; readonly of: Shape; readonly expected: string }
   | { readonly kind: 'object'; readonly fields: Fields }
@@ -61,6 +62,18 @@ const SECRET = object({
   annotations: [STRINGS, 'required'],
   data: [STRINGS, 'required'],
   creationTimestamp: [STRING, 'optional'],
+});
+
+const PROVISIONER = object({
+  kind: [
+    { kind: 'oneOf', values: ['TenantControlPlane', 'StatefulSet', 'Deployment'] },
+    'required',
+  ],
+  namespace: [STRING, 'required'],
+  name: [STRING, 'required'],
+  labels: [STRINGS, 'required'],
+  annotations: [STRINGS, 'required'],
+  versionStatus: [STRING, 'optional'],
 });
 
 const SNAPSHOT: Fields = {
@@ -107,6 +120,14 @@ const SNAPSHOT: Fields = {
       'name',
     ),
     'nonEmpty',
+  ],
+  // Only with a sleep signal on: written whenever present, even empty.
+  provisioners: [
+    object({
+      kamaji: [list(PROVISIONER, 'namespace', 'kind', 'name'), 'optional'],
+      vcluster: [list(PROVISIONER, 'namespace', 'kind', 'name'), 'optional'],
+    }),
+    'optional',
   ],
   // Only with probing on: written whenever present, even empty.
   children: [
@@ -169,6 +190,7 @@ function write(shape: Shape, value: unknown): unknown {
   switch (shape.kind) {
     case 'string':
     case 'count':
+    case 'oneOf':
       return value;
     case 'list': {
       const items = [...(value as readonly unknown[])];
@@ -257,6 +279,10 @@ function read(shape: Shape, value: unknown, path: string): unknown {
       return typeof value === 'number' && Number.isInteger(value) && value >= 0
         ? value
         : bad(path, 'a whole number', value);
+    case 'oneOf':
+      return typeof value === 'string' && shape.values.includes(value)
+        ? value
+        : bad(path, shape.values.join(', '), value);
     case 'list':
       if (!Array.isArray(value)) bad(path, 'a list', value);
       return (value as readonly unknown[]).map((item, i) => read(shape.of, item, `${path}[${i}]`));

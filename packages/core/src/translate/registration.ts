@@ -223,7 +223,7 @@ export function stampCredentials(
  * then it follows the pause; otherwise (set by someone else, or never set) it is left exactly
  * as it is, and we set it only where nobody has.
  */
-function pauseAnnotations(
+export function pauseAnnotations(
   annotations: Record<string, string>,
   existing: ObservedSecret | undefined,
   keys: LabelKeys,

@@ -4,6 +4,9 @@
 // not fix); no answer, a 5xx or a time-out is a failure. Only the registration's bytes are
 // used, never printed: an error message names the server and what went wrong.
 //
+// What the child sends back is bounded (MAX_BODY_BYTES, the probe's time-out), never followed
+// (a redirect is an answer, not a place to go) and shown only as a plain version string.
+//
 // Not probed (`skipped`): exec and AWS registrations (ArgoCD mints their tokens; we would
 // have to run a plugin) and registrations through a proxy (ArgoCD's path differs from ours).
 
@@ -17,8 +20,15 @@ export type ProbeAnswer =
   | { readonly kind: 'failed'; readonly error: string }
   | { readonly kind: 'skipped'; readonly why: string };
 
-/** Bytes of a `/version` answer read at most (a real one is ~300). */
+/** Bytes of a `/version` answer read at most (a real one is ~300): beyond, the connection is dropped. */
 const MAX_BODY_BYTES = 16 * 1024;
+
+/**
+ * A version as Kubernetes and its distributions write it (`v1.31.2`, `v1.33.0+k3s1`,
+ * `v1.30.4-eks-a737599`). Anything else the child says is not shown: the child is whoever
+ * holds the registered address, and its version goes to status, Events and logs.
+ */
+const VERSION = /^v?[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/;
 
 export async function probeChild(
   registration: ObservedSecret,
@@ -78,7 +88,13 @@ export async function probeChild(
       let size = 0;
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+        if (size <= MAX_BODY_BYTES) {
+          chunks.push(chunk);
+          return;
+        }
+        // It answered, so it is awake; what it says is no /version.
+        resolve({ kind: 'answered', version: undefined });
+        response.destroy();
       });
       response.on('error', (error) => {
         failed(error.message);
@@ -91,7 +107,10 @@ export async function probeChild(
         const body =
           status === 200 ? parseObject(Buffer.concat(chunks).toString('utf8')) : undefined;
         const version = body?.['gitVersion'];
-        resolve({ kind: 'answered', version: typeof version === 'string' ? version : undefined });
+        resolve({
+          kind: 'answered',
+          version: typeof version === 'string' && VERSION.test(version) ? version : undefined,
+        });
       });
     };
     const request =

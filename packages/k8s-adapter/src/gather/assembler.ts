@@ -20,6 +20,7 @@ import type {
 } from '@argocd-cluster-registrar/core';
 import { mapBounded } from '../concurrency.js';
 import type { ChildProbes } from './child-probes.js';
+import type { ProvisionerSleep } from './provisioner-sleep.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { NearMissRecord } from './near-misses.js';
 import { byNamespaceThenName } from '../observed-objects.js';
@@ -67,6 +68,8 @@ export class SnapshotAssembler {
     private readonly translations: TranslationCache,
     /** With `--probe-children`: what the probes of registered children found. */
     private readonly children?: ChildProbes,
+    /** With `--kamaji-sleep` or `--vcluster-sleep`: what the provisioners' objects say. */
+    private readonly sleep?: ProvisionerSleep,
   ) {
     this.keys = labelKeys(config.labelPrefix);
     this.lookups = new SourceLookups(access, config);
@@ -105,6 +108,8 @@ export class SnapshotAssembler {
     const nearMissNamespaces = await this.recordNearMisses(pass, world, candidateSecrets, unread);
     const api = this.source.clusterApi();
     const children = await this.probed(clusterSecrets);
+    const provisioners = await this.sleep?.read(fullPass);
+    notices.push(...(this.sleep?.notices() ?? []));
     return {
       snapshot: {
         namespaces: world.namespaces,
@@ -120,6 +125,7 @@ export class SnapshotAssembler {
           : { clusterSecretsUnread: unread.clusterSecretsUnread }),
         ...this.nearMisses.snapshotField(nearMissNamespaces),
         ...(children === undefined ? {} : { children }),
+        ...(provisioners === undefined ? {} : { provisioners }),
       },
       failures: pass.failures,
       requests: pass.requests,

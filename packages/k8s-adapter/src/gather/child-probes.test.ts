@@ -1,5 +1,8 @@
 // Child probes: GET /version with the registered credentials against a real child API
 // server, a child nobody answers for, and the failure counting the planner reads.
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import { encodeBase64Text, type ObservedSecret } from '@argocd-cluster-registrar/core';
@@ -87,6 +90,138 @@ describe('probeChild', () => {
       execProviderConfig: { command: 'argocd-k8s-auth', args: ['gcp'], apiVersion: 'v1' },
     });
     expect((await probeChild(exec, 2000)).kind).toBe('skipped');
+  });
+});
+
+describe('probeChild against a hostile child', () => {
+  // A child is whoever holds its registered server address: here a loopback server that
+  // answers /version as an attacker would. Every answer is bounded in bytes and time, never
+  // followed elsewhere, and nothing it says reaches status, Events or logs unless it is a
+  // plain version string.
+  async function hostile(
+    handler: (request: IncomingMessage, response: ServerResponse) => void,
+  ): Promise<{ registration: ObservedSecret; close: () => Promise<void> }> {
+    const server = createServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      registration: registration('team-a', `http://127.0.0.1:${String(port)}`, {}),
+      close: () =>
+        new Promise((resolve) => {
+          server.closeAllConnections();
+          server.close(() => {
+            resolve();
+          });
+        }),
+    };
+  }
+
+  it('stops reading a huge body at its bound: the child answered, its version unknown', async () => {
+    const total = 64 * 1024 * 1024;
+    let written = 0;
+    let finished = false;
+    const child = await hostile((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      const more = (): void => {
+        while (written < total) {
+          written += chunk.length;
+          if (!response.write(chunk)) {
+            response.once('drain', more);
+            return;
+          }
+        }
+        finished = true;
+        response.end();
+      };
+      more();
+    });
+    try {
+      expect(await probeChild(child.registration, 5000)).toEqual({
+        kind: 'answered',
+        version: undefined,
+      });
+      // The connection was dropped long before the 64 MiB were sent.
+      expect(finished).toBe(false);
+      expect(written).toBeLessThan(total);
+    } finally {
+      await child.close();
+    }
+  });
+
+  it('gives up on a slow drip within the probe time-out, saying only that', async () => {
+    const child = await hostile((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"gitVersion":"v1.');
+      const drip = setInterval(() => response.write('9'), 50);
+      response.on('close', () => {
+        clearInterval(drip);
+      });
+    });
+    try {
+      const answer = await probeChild(child.registration, 500);
+      expect(answer.kind).toBe('failed');
+      if (answer.kind === 'failed') expect(answer.error).not.toContain('gitVersion');
+    } finally {
+      await child.close();
+    }
+  });
+
+  it('never follows a redirect', async () => {
+    let followed = 0;
+    const elsewhere = await hostile(() => {
+      followed += 1;
+    });
+    const target = Buffer.from(elsewhere.registration.data['server'] ?? '', 'base64').toString();
+    const child = await hostile((_request, response) => {
+      response.writeHead(302, { location: `${target}/version` });
+      response.end();
+    });
+    try {
+      expect(await probeChild(child.registration, 2000)).toEqual({
+        kind: 'answered',
+        version: undefined,
+      });
+      expect(followed).toBe(0);
+    } finally {
+      await child.close();
+      await elsewhere.close();
+    }
+  });
+
+  it('takes a version only when it is a plain version string', async () => {
+    const answers = [
+      'not json at all',
+      '["v1.31.0"]',
+      JSON.stringify({ gitVersion: 'v1.31.0\u001b[2J\u001b]0;pwned\u0007' }),
+      JSON.stringify({ gitVersion: 'v1.31.0\u009b31m' }),
+      JSON.stringify({ gitVersion: `v1.${'9'.repeat(200)}` }),
+      JSON.stringify({ gitVersion: 'v1.31.0\nlevel=error msg=forged' }),
+      JSON.stringify({ gitVersion: 'v1.33.0+k3s1' }),
+    ];
+    const versions: (string | undefined)[] = [];
+    for (const body of answers) {
+      const child = await hostile((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(body);
+      });
+      try {
+        const answer = await probeChild(child.registration, 2000);
+        expect(answer.kind).toBe('answered');
+        versions.push(answer.kind === 'answered' ? answer.version : 'not answered');
+      } finally {
+        await child.close();
+      }
+    }
+    expect(versions).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      'v1.33.0+k3s1',
+    ]);
   });
 });
 

@@ -31,6 +31,7 @@ import {
 import { managedNamespaceSelector } from './selectors.js';
 import { SnapshotAssembler } from './assembler.js';
 import { ChildProbes } from './child-probes.js';
+import { ProvisionerSleep } from './provisioner-sleep.js';
 import type { Pass } from './gather-failure.js';
 import { READ_CONCURRENCY } from './source-lookups.js';
 import { gathererTranslations } from './translation-cache.js';
@@ -206,7 +207,15 @@ export function createGatherer(access: KubeAccess, config: Config): Gatherer {
   const translations = gathererTranslations(config);
   const world = new ListedWorld(access, config);
   const children = config.probeChildren ? new ChildProbes(config, { mode: 'in-pass' }) : undefined;
-  const assembler = new SnapshotAssembler(access, config, world, translations, children);
+  const sleep = new ProvisionerSleep(access, config, { mode: 'list' });
+  const assembler = new SnapshotAssembler(
+    access,
+    config,
+    world,
+    translations,
+    children,
+    sleep.on ? sleep : undefined,
+  );
   return {
     full: () => assembler.assemble(true),
     refresh: () => assembler.assemble(false),

@@ -21,6 +21,7 @@ import { startWorldCache } from './world-cache.js';
 import type { WatchName, WorldCache, WorldCacheOptions } from './world-cache.js';
 import { SnapshotAssembler } from './assembler.js';
 import { ChildProbes } from './child-probes.js';
+import { ProvisionerSleep } from './provisioner-sleep.js';
 import type { Pass } from './gather-failure.js';
 import { gathererTranslations } from './translation-cache.js';
 import type { TranslationCache, TranslationVariant } from './translation-cache.js';
@@ -160,7 +161,23 @@ export function createWatchGatherer(
   const children = config.probeChildren
     ? new ChildProbes(config, { mode: 'background' })
     : undefined;
-  const assembled = new SnapshotAssembler(access, config, world, translations, children);
+  const sleep = new ProvisionerSleep(access, config, {
+    mode: 'watch',
+    onChange: (namespaces) => {
+      options.onChange({ all: false, namespaces });
+    },
+    onError: (signal, failure) => {
+      options.onError(`${signal} sleep`, failure);
+    },
+  });
+  const assembled = new SnapshotAssembler(
+    access,
+    config,
+    world,
+    translations,
+    children,
+    sleep.on ? sleep : undefined,
+  );
   const prober = children === undefined ? undefined : probeLoop(children, options.onChange);
   const resyncTimer =
     options.resyncPeriodMs > 0
@@ -189,6 +206,7 @@ export function createWatchGatherer(
     },
     stop() {
       prober?.stop();
+      sleep.stop();
       if (resyncTimer !== undefined) clearInterval(resyncTimer);
       cache.stop();
     },

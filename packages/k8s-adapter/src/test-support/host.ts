@@ -58,6 +58,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     capiClusterNameLabel: false,
     probeChildren: false,
     probeFailures: 3,
+    kamajiSleep: false,
+    vclusterSleep: false,
     ...overrides,
   };
 }
