@@ -39,6 +39,30 @@ const secretArb: fc.Arbitrary<ObservedSecret> = fc.record(
       maxKeys: 3,
     }),
     creationTimestamp: timestamp,
+    // Provisioners' marks (k3k's controller reference) are read from these: a replayed
+    // snapshot must choose the same kubeconfig Secrets as the pass it was saved from.
+    ownerReferences: fc
+      .uniqueArray(
+        fc.record(
+          {
+            apiVersion: fc.constantFrom('k3k.io/v1beta1', 'v1'),
+            kind: fc.constantFrom('Cluster', 'ConfigMap'),
+            name,
+            controller: fc.boolean(),
+          },
+          { requiredKeys: ['apiVersion', 'kind', 'name'] },
+        ),
+        {
+          minLength: 1,
+          maxLength: 2,
+          selector: (ref) => `${ref.apiVersion}/${ref.kind}/${ref.name}`,
+        },
+      )
+      .map((refs) =>
+        [...refs].sort((a, b) =>
+          `${a.apiVersion}/${a.kind}/${a.name}` < `${b.apiVersion}/${b.kind}/${b.name}` ? -1 : 1,
+        ),
+      ),
   },
   {
     requiredKeys: [

@@ -25,6 +25,7 @@ export type SnapshotReadResult =
 type Shape =
   | { readonly kind: 'string' }
   | { readonly kind: 'count' }
+  | { readonly kind: 'boolean' }
   | { readonly kind: 'oneOf'; readonly values: readonly string[] }
   | { readonly kind: 'list'; readonly of: Shape; readonly order: readonly string[] }
   | { readonly kind: 'keyed'; readonly of: Shape; readonly expected: string }
@@ -62,6 +63,21 @@ const SECRET = object({
   annotations: [STRINGS, 'required'],
   data: [STRINGS, 'required'],
   creationTimestamp: [STRING, 'optional'],
+  // Provisioners' marks (config/provider-marks.ts) read them, so a replay chooses as live did.
+  ownerReferences: [
+    list(
+      object({
+        apiVersion: [STRING, 'required'],
+        kind: [STRING, 'required'],
+        name: [STRING, 'required'],
+        controller: [{ kind: 'boolean' }, 'optional'],
+      }),
+      'apiVersion',
+      'kind',
+      'name',
+    ),
+    'optional',
+  ],
 });
 
 const PROVISIONER = object({
@@ -190,6 +206,7 @@ function write(shape: Shape, value: unknown): unknown {
   switch (shape.kind) {
     case 'string':
     case 'count':
+    case 'boolean':
     case 'oneOf':
       return value;
     case 'list': {
@@ -279,6 +296,8 @@ function read(shape: Shape, value: unknown, path: string): unknown {
       return typeof value === 'number' && Number.isInteger(value) && value >= 0
         ? value
         : bad(path, 'a whole number', value);
+    case 'boolean':
+      return typeof value === 'boolean' ? value : bad(path, 'true or false', value);
     case 'oneOf':
       return typeof value === 'string' && shape.values.includes(value)
         ? value
