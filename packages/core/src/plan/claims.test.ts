@@ -195,6 +195,21 @@ describe('registering a namespace', () => {
     ]);
   });
 
+  it.each([
+    ['server', KEYS.server],
+    ['TLS server name', KEYS.tlsServerName],
+  ])('quotes a hostile %s override bounded and escaped in its refusal', (_, key) => {
+    // Whoever may annotate the source writes this text; it reaches logs, Events and terminals.
+    const hostile = `x\u009b2J\u001b]0;owned\u0007${'y'.repeat(10_000)}`;
+    const snapshot = scenario()
+      .child('team-a', { annotations: { [key]: hostile } })
+      .build();
+    const message = outcomeOf(plan(snapshot, testConfig(), NOW), 'team-a').reason?.message ?? '';
+    expect(message).toContain(key);
+    expect(message.length).toBeLessThan(1_000);
+    expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+
   it('refuses a TLS server name override that is not a DNS name', () => {
     const snapshot = scenario()
       .child('team-a', { annotations: { [KEYS.tlsServerName]: 'not a name' } })

@@ -11,7 +11,7 @@ import {
   type LabelKeys,
 } from '../config/label-keys.js';
 import { classifyServer, plainHttpWarning } from '../common/server-address.js';
-import { CLUSTER_SOURCE_KIND, describeSource } from '../config/sources.js';
+import { CLUSTER_SOURCE_KIND, describeSource, quoted } from '../config/sources.js';
 import type {
   ArgoClusterConfig,
   Config,
@@ -351,14 +351,14 @@ function applyServerOverride(input: RegistrationInput): Connection {
         invalid: 'is not an https:// (or http://) URL with a host',
       };
       return refuseOverride(
-        `annotation ${keys.server}=${JSON.stringify(serverOverride)} on ${describeSource(namespace.name)} ${why[kind]}; set it to the child API server's address, e.g. https://api.child.example.com:6443, or remove it`,
+        `annotation ${keys.server}=${quoted(serverOverride)} on ${describeSource(namespace.name)} ${why[kind]}; set it to the child API server's address, e.g. https://api.child.example.com:6443, or remove it`,
       );
     }
     server = candidate;
   }
   if (serverName !== undefined && !(serverName.length <= 253 && HOST_NAME.test(serverName))) {
     return refuseOverride(
-      `annotation ${keys.tlsServerName}=${JSON.stringify(serverName)} on ${describeSource(namespace.name)} is not a DNS name; set it to a name on the child API server's certificate, or remove it`,
+      `annotation ${keys.tlsServerName}=${quoted(serverName)} on ${describeSource(namespace.name)} is not a DNS name; set it to a name on the child API server's certificate, or remove it`,
     );
   }
   if (server === translation.server && serverName === undefined) {
