@@ -272,23 +272,31 @@ export async function withRetry<T>(what: string, attempt: () => Promise<T>): Pro
 
 /**
  * The plane's own admin kubeconfig (embedded CA, client certificate and key, as k3k writes
- * them), with a unique, non-loopback server, `https://<host>.example:6443`, so each
+ * them), with a unique, non-loopback server, by default `https://<host>.example:6443`, so each
  * registration is distinct.
  */
-export function childKubeconfig(adminKubeconfig: string, host: string): string {
-  const text = adminKubeconfig.replace(/server: \S+/, `server: https://${host}.example:6443`);
+export function childKubeconfig(
+  adminKubeconfig: string,
+  host: string,
+  server = `https://${host}.example:6443`,
+): string {
+  const text = adminKubeconfig.replace(/server: \S+/, `server: ${server}`);
   if (text === adminKubeconfig) throw new Error('admin kubeconfig has no server line');
   return text;
 }
 
-/** A labelled namespace and its k3k kubeconfig Secret, as a provisioner leaves them. */
+/**
+ * A labelled namespace and its k3k kubeconfig Secret, as a provisioner leaves them; `server`
+ * as childKubeconfig's.
+ */
 export async function createSource(
   api: CoreV1Api,
   adminKubeconfig: string,
   namespace: string,
   cluster: string,
-  managedBy = MANAGED_BY,
+  server?: string,
 ): Promise<void> {
+  const managedBy = MANAGED_BY;
   await withRetry(`create namespace ${namespace}`, () =>
     api.createNamespace({
       body: {
@@ -305,28 +313,39 @@ export async function createSource(
       body: {
         metadata: { name: `k3k-${cluster}-kubeconfig` },
         data: {
-          'kubeconfig.yaml': Buffer.from(childKubeconfig(adminKubeconfig, cluster)).toString(
-            'base64',
-          ),
+          'kubeconfig.yaml': Buffer.from(
+            childKubeconfig(adminKubeconfig, cluster, server),
+          ).toString('base64'),
         },
       },
     }),
   );
 }
 
-/** `count` sources `<prefix><i>` (cluster `c<i>`), `concurrency` in flight. */
+/** `count` sources `<prefix><i>` (cluster `c<i>`, server `server(i)`), `concurrency` in flight. */
 export async function createSources(
   api: CoreV1Api,
   adminKubeconfig: string,
   count: number,
-  options: { prefix: string; concurrency: number; say: (text: string) => void },
+  options: {
+    prefix: string;
+    concurrency: number;
+    say: (text: string) => void;
+    server?: (i: number) => string;
+  },
 ): Promise<void> {
   let done = 0;
   await mapBounded(
     Array.from({ length: count }, (_, i) => i),
     options.concurrency,
     async (i) => {
-      await createSource(api, adminKubeconfig, `${options.prefix}${i}`, `c${i}`);
+      await createSource(
+        api,
+        adminKubeconfig,
+        `${options.prefix}${i}`,
+        `c${i}`,
+        options.server?.(i),
+      );
       done += 1;
       if (done % 1000 === 0) options.say(`created ${done}/${count} namespaces with kubeconfigs`);
     },

@@ -9,12 +9,17 @@
 // or `pnpm bench translate` on the local Node.
 
 import { decodeBase64Text, encodeBase64Text } from '../src/common/base64.js';
+import { PROVIDER_PRESETS } from '../src/config/provider-presets.js';
 import { translateKubeconfig } from '../src/translate/kubeconfig.js';
 import { b64, kubeconfig } from './kubeconfig-fixture.js';
 
 const KUBECONFIG = kubeconfig('https://k3k-c1.example.com:6443');
 const SECRET_DATA = b64(KUBECONFIG);
-const CONTEXT = { namespace: 'team-a', secret: 'k3k-c1-kubeconfig', provider: 'k3k' } as const;
+const CONTEXT = {
+  namespace: 'team-a',
+  secret: 'k3k-c1-kubeconfig',
+  provider: PROVIDER_PRESETS.k3k,
+} as const;
 const COUNT = 1000;
 
 function round(): number {

@@ -10,7 +10,7 @@ export {
 } from './control-plane.js';
 export type { ControlPlane, StartOptions } from './control-plane.js';
 export { adminKubeConfig, coreApi, rbacApi, statusOf, tokenKubeConfig } from './client.js';
-export { mintClientCertificate } from './client-certificate.js';
+export { mintClientCertificate, mintServingCertificate } from './client-certificate.js';
 export { uniqueName } from './names.js';
 export { testChildPlane, testHostPlane } from './shared.js';
 export type { ProvidedPlane } from './provided.js';
