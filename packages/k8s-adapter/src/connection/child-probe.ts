@@ -47,7 +47,9 @@ export async function probeChild(
   }
   let url: URL;
   try {
-    url = new URL('/version', server.endsWith('/') ? server : `${server}/`);
+    // Relative: a server with a path (a child behind a proxy such as Rancher's) serves its
+    // API under that path, as its clients, ArgoCD included, address it.
+    url = new URL('version', server.endsWith('/') ? server : `${server}/`);
   } catch {
     return { kind: 'skipped', why: 'the registration’s server is not a URL' };
   }
@@ -80,7 +82,7 @@ export async function probeChild(
   };
   return new Promise<ProbeAnswer>((resolve) => {
     const failed = (why: string): void => {
-      resolve({ kind: 'failed', error: `GET ${url.origin}/version: ${why}` });
+      resolve({ kind: 'failed', error: `GET ${url.origin}${url.pathname}: ${why}` });
     };
     const onResponse = (response: IncomingMessage): void => {
       const status = response.statusCode ?? 0;

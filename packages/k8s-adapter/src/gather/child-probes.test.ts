@@ -93,6 +93,28 @@ describe('probeChild', () => {
   });
 });
 
+describe('probeChild on a server with a path', () => {
+  it('asks for /version under that path, as a client of that server does', async () => {
+    // e.g. a child reached through Rancher's proxy: https://rancher.example/k8s/clusters/c-1
+    const paths: string[] = [];
+    const server = createServer((request, response) => {
+      paths.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ gitVersion: 'v1.31.2' }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const child = registration('team-a', `http://127.0.0.1:${String(port)}/k8s/clusters/c-1`, {});
+      expect(await probeChild(child, 2000)).toEqual({ kind: 'answered', version: 'v1.31.2' });
+      expect(paths).toEqual(['/k8s/clusters/c-1/version']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
 describe('probeChild against a hostile child', () => {
   // A child is whoever holds its registered server address: here a loopback server that
   // answers /version as an attacker would. Every answer is bounded in bytes and time, never
