@@ -110,7 +110,11 @@ describe('probeChild on a server with a path', () => {
       expect(paths).toEqual(['/k8s/clusters/c-1/version']);
     } finally {
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
     }
   });
 });
