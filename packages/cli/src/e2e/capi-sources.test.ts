@@ -138,7 +138,7 @@ describe('two Clusters in one namespace', () => {
     // Said of each Cluster as a Cluster: a message of its own, its namespace as namespace.
     await explained(
       eventually(
-        () => (logged('Cluster registered').length === 2 ? true : undefined),
+        () => Promise.resolve(logged('Cluster registered').length === 2 ? true : undefined),
         'a "Cluster registered" line for each Cluster',
       ),
     );
@@ -246,7 +246,7 @@ describe('two Clusters in one namespace', () => {
     // The reason names what was proven gone: the Cluster, not its namespace (which is there).
     await explained(
       eventually(
-        () => (logged('deleted registration').length > 0 ? true : undefined),
+        () => Promise.resolve(logged('deleted registration').length > 0 ? true : undefined),
         'the "deleted registration" line',
       ),
     );

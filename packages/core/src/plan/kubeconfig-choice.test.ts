@@ -94,7 +94,6 @@ describe('a namespace without a usable kubeconfig names the Secret that almost m
             apiVersion: 'k3k.io/v1beta1',
             kind: 'Cluster',
             name: 'alpha',
-            uid: 'u',
             controller: true,
           },
         ],

@@ -108,7 +108,7 @@ const SMALL_CHANGES: Readonly<Record<string, (snapshot: Snapshot, pick: number) 
         namespace.name,
         index === pick % snapshot.namespaces.length
           ? { state: 'notFound' as const }
-          : { state: 'present' as const, uid: namespace.uid },
+          : { state: 'present' as const, uid: namespace.uid, labels: namespace.labels },
       ]),
     ),
   }),
@@ -338,10 +338,11 @@ describe('world of a snapshot', () => {
     const snapshot = world();
     const unversioned: Snapshot = {
       ...snapshot,
-      namespaces: snapshot.namespaces.map((namespace) => ({
-        ...namespace,
-        resourceVersion: undefined,
-      })),
+      namespaces: snapshot.namespaces.map((namespace) => {
+        const copy = { ...namespace };
+        Reflect.deleteProperty(copy, 'resourceVersion');
+        return copy;
+      }),
     };
     expect(worldOf(unversioned)).toBeUndefined();
     const repeat = createSettledRepeat();

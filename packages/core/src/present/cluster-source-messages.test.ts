@@ -145,7 +145,9 @@ describe('names and servers', () => {
     expect(reason?.message).toBe(
       `server ${serverOf('alpha.fleet')} is being registered this pass as cluster-alpha by Cluster fleet/alpha; ArgoCD would pick one of the two at random, so the registration that holds a server keeps it. If Cluster fleet/alpha should not have it, remove its ${KEYS.managedBy} label and delete argocd/cluster-alpha: Cluster fleet/beta registers on the next pass; otherwise point one of the sources at another server (${KEYS.server} annotation)`,
     );
-    expect(reason?.sourceMessage).toContain('the server this Cluster’s kubeconfig names');
+    expect(reason !== undefined && 'sourceMessage' in reason ? reason.sourceMessage : '').toContain(
+      'the server this Cluster’s kubeconfig names',
+    );
   });
 
   it("status says relabelling the Cluster back restores a demoted Cluster's registration", () => {

@@ -411,7 +411,7 @@ describe('secrecy', () => {
     // A broken invariant (a kind added to the planner but not to a renderer) is logged by the
     // daemon: the error must not carry the desired Secret's data.
     const token = 'tok-3f9a1c7e';
-    const secret = registration('x', { bearerToken: token });
+    const secret = registration('x', { bearerToken: token, tlsClientConfig: { insecure: false } });
     const plan = {
       actions: [{ kind: 'rotate', cluster: 'x', secret, reason: { code: 'r', namespace: 'n' } }],
       outcomes: [],
