@@ -7,7 +7,8 @@
 // that they let the registrar do its job (admission-e2e.test.ts proves what they refuse). With
 // `capiClusters` on, the same on a plane of its own (Cluster API's CRDs are cluster-wide, and
 // the shared host plane must serve none): the daemon starts before the CRDs exist, and
-// registers a Cluster once they do.
+// registers a Cluster once they do. With `vclusterSleep` on, the identity reads a vcluster's
+// StatefulSet as metadata (list only, never get) and the child of a paused vcluster is paused.
 
 import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -749,5 +750,69 @@ describe('the whole chart on a real API server', () => {
     expect(notes).toContain(
       'kubectl label namespace <namespace> \\\n    registrar.example.com/managed-by=team-a \\\n    registrar.example.com/cluster=<name>',
     );
+  });
+});
+
+describe('the chart RBAC with the vcluster sleep signal on', () => {
+  test('the rendered identity reads a paused vcluster as metadata only and pauses its child', async () => {
+    const installation = await install({ providers: ['vcluster'], vclusterSleep: true });
+    const cluster = 'rbac-sleepy';
+    const source = uniqueName('vc');
+    const vcluster = 'sleepy';
+    await coreApi(host).createNamespace({
+      body: {
+        metadata: {
+          name: source,
+          labels: {
+            [`${PREFIX}managed-by`]: installation.managedBy,
+            [`${PREFIX}cluster`]: cluster,
+          },
+        },
+      },
+    });
+    await putSecret(coreApi(host), source, `vc-${vcluster}`, { config: kubeconfigYaml(child) });
+    // As `vcluster pause` leaves a vcluster: scaled to zero, its StatefulSet annotated.
+    const labels = { app: 'vcluster', release: vcluster };
+    await applyAsAdmin([
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: {
+          namespace: source,
+          name: vcluster,
+          labels,
+          annotations: { 'loft.sh/paused': 'true' },
+        },
+        spec: {
+          replicas: 0,
+          serviceName: `${vcluster}-headless`,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: { containers: [{ name: 'syncer', image: 'example.invalid/vcluster:0.37' }] },
+          },
+        },
+      },
+    ]);
+
+    const result = await runOnce(installation);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toMatch(/forbidden/i);
+    const secret = await getSecret(
+      coreApi(host),
+      installation.targetNamespace,
+      `cluster-${cluster}`,
+    );
+    expect(secret?.metadata?.annotations).toMatchObject({
+      'argocd.argoproj.io/skip-reconcile': 'true',
+      [`${PREFIX}pause-reason`]: 'vcluster-sleeping',
+    });
+
+    // list and watch, cluster-wide, as metadata; never a read by name, never a write.
+    expect(await canI(installation, 'list', 'statefulsets.apps', '--all-namespaces')).toBe('yes');
+    expect(await canI(installation, 'watch', 'deployments.apps', '--all-namespaces')).toBe('yes');
+    expect(await canI(installation, 'get', 'statefulsets.apps', '-n', source)).toBe('no');
+    expect(await canI(installation, 'patch', 'statefulsets.apps', '-n', source)).toBe('no');
+    expect(await canI(installation, 'list', 'pods', '-n', source)).toBe('no');
   });
 });
