@@ -14,9 +14,15 @@ import {
   helm,
   only,
   render,
+  repoRoot,
   rulesOf,
 } from './chart-support.js';
 import type { Manifest } from './chart-support.js';
+
+// The version every file carries (scripts/release/check.test.ts holds them together).
+const { version: VERSION } = JSON.parse(
+  await readFile(join(repoRoot, 'packages/cli/package.json'), 'utf8'),
+) as { version: string };
 
 const FULLNAME = 'acr-argocd-cluster-registrar';
 
@@ -40,7 +46,7 @@ describe('helm lint', () => {
 });
 
 describe('Chart.yaml', () => {
-  test('is version 0.2.0 of argocd-cluster-registrar with apiVersion v2', async () => {
+  test('is the package version of argocd-cluster-registrar with apiVersion v2', async () => {
     const chart = YAML.parse(await readFile(join(chartDir, 'Chart.yaml'), 'utf8')) as Record<
       string,
       unknown
@@ -48,8 +54,8 @@ describe('Chart.yaml', () => {
     expect(chart).toMatchObject({
       apiVersion: 'v2',
       name: 'argocd-cluster-registrar',
-      version: '0.2.0',
-      appVersion: '0.2.0',
+      version: VERSION,
+      appVersion: VERSION,
     });
   });
 });
@@ -109,7 +115,9 @@ describe('default render', () => {
     const manifests = await render();
     const container = containerOf(manifests);
     const pod = deploymentOf(manifests).template.spec;
-    expect(container.image).toBe('ghcr.io/argocd-cluster-registrar/argocd-cluster-registrar:0.2.0');
+    expect(container.image).toBe(
+      `ghcr.io/argocd-cluster-registrar/argocd-cluster-registrar:${VERSION}`,
+    );
     expect(container.securityContext).toMatchObject({
       runAsNonRoot: true,
       runAsUser: 65532,

@@ -349,7 +349,10 @@ describe('production bundle (the Dockerfile build stage, replayed here)', () => 
     });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('0.2.0');
+    const { version } = JSON.parse(
+      await readFile(join(repoRoot, 'packages/cli/package.json'), 'utf8'),
+    ) as { version: string };
+    expect(result.stdout).toContain(version);
   });
 
   test("starts on the image's Node with the ENTRYPOINT's flags: --version and --help", async () => {
