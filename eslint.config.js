@@ -47,18 +47,8 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          // Hashing only: randomBytes and the like would make a plan depend on chance.
-          paths: [
-            {
-              name: 'node:crypto',
-              allowImportNames: ['createHash'],
-              message: 'core takes only hashing from node:crypto.',
-            },
-          ],
           patterns: [
-            // Node's hashes are pure functions (no I/O, clock or randomness): core uses them
-            // rather than its own; nothing else of Node.
-            { group: ['node:*', '!node:crypto'], message: 'core is pure: inject I/O instead.' },
+            { group: ['node:*'], message: 'core is pure: inject I/O instead.' },
             {
               group: [
                 'fs',
