@@ -434,6 +434,19 @@ export function hostileCases(world: World): readonly HostileCase[] {
         },
       ],
     },
+    ...(['server', 'tls-server-name'] as const).map((key): HostileCase => ({
+      id: `${key}-override-escapes`,
+      what: `a ${key} annotation of 10,000 characters with terminal escapes`,
+      sources: [
+        {
+          annotations: {
+            [`${PREFIX}${key}`]: `x\u001b]0;owned\u0007\u009b2J${'y'.repeat(10_000)}`,
+          },
+          secrets: k3k(childKubeconfig(world, { server: serverOf(`${key}-override-escapes`) })),
+          expect: refused('server-override-invalid'),
+        },
+      ],
+    })),
     pinnedElsewhere(world, 'elsewhere', 'kube-system/k3k-admin-kubeconfig'),
     pinnedElsewhere(world, 'path', '../../etc/kubernetes/admin.conf'),
     pinnedElsewhere(world, 'invalid', `${'A'.repeat(300)}\u001b[2J\u009b31m`),
