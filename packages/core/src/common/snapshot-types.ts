@@ -25,18 +25,12 @@ export interface SourceNamespace {
 
 /**
  * A Cluster API `Cluster` selected by `<prefix>managed-by: <managedBy>` (metadata only): a
- * source registered from its own kubeconfig Secret in its namespace.
+ * source registered from its own kubeconfig Secret in its namespace. The same metadata as a
+ * namespace's; `deletionTimestamp` is set while the Cluster is being deleted (CAPI tears the
+ * cluster down first).
  */
-export interface SourceCluster {
+export interface SourceCluster extends SourceNamespace {
   readonly namespace: string;
-  readonly name: string;
-  readonly uid: string;
-  readonly resourceVersion?: string;
-  readonly labels: Labels;
-  readonly annotations: Labels;
-  readonly creationTimestamp: Timestamp;
-  /** Set while the Cluster is being deleted (CAPI tears the cluster down first). */
-  readonly deletionTimestamp?: Timestamp;
 }
 
 /** A Secret as the API returns it. `data` values are base64, exactly as served. */
