@@ -30,6 +30,16 @@ export interface ChildProbesOptions {
   readonly random?: () => number;
   readonly probe?: (registration: ObservedSecret, timeoutMs: number) => Promise<ProbeAnswer>;
   readonly timeoutMs?: number;
+  /** The background scheduler's timer: calls `callback` after `ms`, returns its cancel. */
+  readonly setTimer?: (callback: () => void, ms: number) => () => void;
+}
+
+function unrefTimer(callback: () => void, ms: number): () => void {
+  const timer = setTimeout(callback, ms);
+  timer.unref();
+  return () => {
+    clearTimeout(timer);
+  };
 }
 
 interface Tracked {
@@ -47,6 +57,7 @@ export class ChildProbes {
   private readonly random: () => number;
   private readonly probe: NonNullable<ChildProbesOptions['probe']>;
   private readonly timeoutMs: number;
+  private readonly setTimer: NonNullable<ChildProbesOptions['setTimer']>;
   /** True when the assembler probes (one shot) rather than a timer (the daemon). */
   get inPass(): boolean {
     return this.options.mode === 'in-pass';
@@ -63,6 +74,7 @@ export class ChildProbes {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
     this.probe = options.probe ?? probeChild;
+    this.setTimer = options.setTimer ?? unrefTimer;
     // A probe never outlasts the interval it belongs to.
     this.timeoutMs = Math.min(options.timeoutMs ?? PROBE_TIMEOUT_MS, config.intervalMs);
   }
@@ -141,6 +153,36 @@ export class ChildProbes {
       if (matters(before, after, this.config.probeFailures)) changed.push(key);
     });
     return changed.sort();
+  }
+
+  /**
+   * The daemon's probes, on their own timer and never inside a pass: `onChanged` hears of the
+   * sources whose state matters to the planner, so their sources are planned soon.
+   */
+  start(onChanged: (sources: readonly string[]) => void): { stop(): void } {
+    let cancel: (() => void) | undefined;
+    let stopped = false;
+    const schedule = (): void => {
+      if (stopped) return;
+      // Nothing tracked yet: look again shortly (the first pass tracks the registrations).
+      const next = this.nextDueAt();
+      const wait = next === undefined ? 1000 : Math.max(0, Math.min(next - this.now(), 60_000));
+      cancel = this.setTimer(() => {
+        void round();
+      }, wait);
+    };
+    const round = async (): Promise<void> => {
+      const changed = await this.probeDue();
+      if (!stopped && changed.length > 0) onChanged(changed);
+      schedule();
+    };
+    schedule();
+    return {
+      stop() {
+        stopped = true;
+        cancel?.();
+      },
+    };
   }
 
   private jitterMs(): number {

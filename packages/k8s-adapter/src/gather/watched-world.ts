@@ -178,7 +178,9 @@ export function createWatchGatherer(
     children,
     sleep.on ? sleep : undefined,
   );
-  const prober = children === undefined ? undefined : probeLoop(children, options.onChange);
+  const prober = children?.start((sources) => {
+    options.onChange({ all: false, namespaces: [...new Set(sources.map(sourceNamespaceOf))] });
+  });
   const resyncTimer =
     options.resyncPeriodMs > 0
       ? setInterval(() => {
@@ -209,42 +211,6 @@ export function createWatchGatherer(
       sleep.stop();
       if (resyncTimer !== undefined) clearInterval(resyncTimer);
       cache.stop();
-    },
-  };
-}
-
-/**
- * The daemon's probes run on their own timer, never inside a pass: each round probes the
- * children that are due, and a change the planner cares about plans their sources soon.
- */
-function probeLoop(
-  children: ChildProbes,
-  onChange: WatchGathererOptions['onChange'],
-): { stop(): void } {
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const schedule = (): void => {
-    if (stopped) return;
-    // Nothing tracked yet: look again shortly (the first pass tracks the registrations).
-    const next = children.nextDueAt();
-    const wait = next === undefined ? 1000 : Math.max(0, Math.min(next - Date.now(), 60_000));
-    timer = setTimeout(() => {
-      void round();
-    }, wait);
-    timer.unref();
-  };
-  const round = async (): Promise<void> => {
-    const changed = await children.probeDue();
-    if (!stopped && changed.length > 0) {
-      onChange({ all: false, namespaces: [...new Set(changed.map(sourceNamespaceOf))] });
-    }
-    schedule();
-  };
-  schedule();
-  return {
-    stop() {
-      stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
     },
   };
 }
