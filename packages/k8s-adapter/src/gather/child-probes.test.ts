@@ -328,3 +328,121 @@ describe('ChildProbes', () => {
     expect(probes.nextDueAt()).toBeUndefined();
   });
 });
+
+describe('ChildProbes in the background', () => {
+  /** A clock and timers the test moves by hand: no test waits for real time. */
+  function fakeTime() {
+    let clock = 0;
+    let order = 0;
+    const timers: { at: number; order: number; fire: () => void }[] = [];
+    const setTimer = (fire: () => void, ms: number): (() => void) => {
+      const timer = { at: clock + ms, order: order++, fire };
+      timers.push(timer);
+      return () => {
+        const index = timers.indexOf(timer);
+        if (index >= 0) timers.splice(index, 1);
+      };
+    };
+    /** Fires every timer due up to `until`, letting what each one started settle in between. */
+    const advanceTo = async (until: number): Promise<void> => {
+      for (;;) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        timers.sort((a, b) => a.at - b.at || a.order - b.order);
+        const timer = timers[0];
+        if (timer === undefined || timer.at > until) break;
+        timers.shift();
+        clock = timer.at;
+        timer.fire();
+      }
+      clock = until;
+    };
+    return { now: () => clock, setTimer, advanceTo };
+  }
+
+  /** A deterministic stand-in for Math.random (a linear congruential generator). */
+  function seeded(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+      return state / 2 ** 31;
+    };
+  }
+
+  it('probes every answering child once an interval while hundreds of others hang', async () => {
+    const time = fakeTime();
+    const intervalMs = 60_000;
+    const timeoutMs = 5_000;
+    const hanging = new Set<string>();
+    const started = new Map<string, number[]>();
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const probes = new ChildProbes(
+      testConfig({
+        probeChildren: true,
+        probeFailures: 3,
+        managedBy: 'cluster-registrar',
+        intervalMs,
+      }),
+      {
+        mode: 'background',
+        now: time.now,
+        random: seeded(7),
+        setTimer: time.setTimer,
+        timeoutMs,
+        probe: (registration) => {
+          const source = registration.labels[`${PREFIX}source-namespace`] ?? '';
+          started.set(source, [...(started.get(source) ?? []), time.now()]);
+          inFlight += 1;
+          mostInFlight = Math.max(mostInFlight, inFlight);
+          return new Promise<ProbeAnswer>((resolve) => {
+            const answer = (value: ProbeAnswer): void => {
+              inFlight -= 1;
+              resolve(value);
+            };
+            if (hanging.has(source)) {
+              // Black-holed: the probe's time-out is what ends it.
+              time.setTimer(() => {
+                answer({ kind: 'failed', error: `no answer within ${String(timeoutMs)} ms` });
+              }, timeoutMs);
+            } else {
+              time.setTimer(() => {
+                answer({ kind: 'answered', version: 'v1.36.3' });
+              }, 20);
+            }
+          });
+        },
+      },
+    );
+    const registrations: ObservedSecret[] = [];
+    for (let i = 0; i < 600; i += 1) {
+      const source = `child-${String(i).padStart(3, '0')}`;
+      if (i % 6 !== 0) hanging.add(source); // 500 hang, 100 answer
+      registrations.push(registration(source, `https://10.0.0.${String(i % 250)}`, {}));
+    }
+    probes.track(registrations);
+    const changed: string[] = [];
+    const scheduler = probes.start((sources) => {
+      changed.push(...sources);
+    });
+    const minutes = 15;
+    await time.advanceTo(minutes * intervalMs);
+    scheduler.stop();
+
+    // Never more than the concurrency cap at once.
+    expect(mostInFlight).toBeLessThanOrEqual(16);
+    for (const [source, times] of started) {
+      const gaps = times.slice(1).map((at, i) => at - (times[i] ?? 0));
+      // At most one probe per child an interval, whether it answers or hangs.
+      expect(Math.min(...gaps), source).toBeGreaterThanOrEqual(intervalMs);
+      if (hanging.has(source)) continue;
+      // An answering child is probed again an interval after its last answer, plus the
+      // jitter (a tenth of the interval) and at most one hanging probe's time-out for a slot.
+      expect(Math.max(...gaps), source).toBeLessThanOrEqual(intervalMs * 1.1 + timeoutMs + 20);
+      // (Its first probe may wait for the first look at every child: 600 × 5 s / 16 at most.)
+      expect(times.length, source).toBeGreaterThanOrEqual(minutes - 4);
+    }
+    // The hanging ones are probed too, as often as the slots the others leave allow.
+    expect([...hanging].every((source) => (started.get(source)?.length ?? 0) >= 3)).toBe(true);
+    expect(new Set(changed)).toEqual(new Set(started.keys()));
+  });
+});

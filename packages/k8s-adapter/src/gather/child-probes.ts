@@ -3,10 +3,18 @@
 // (core plan/pause.ts); this only counts consecutive failures and remembers the version.
 //
 // Costs are bounded whatever the fleet: each child is probed at most once an interval (the
-// next probe is due an interval after the last, plus up to a tenth of it at random, so
-// probes of a large fleet spread out instead of arriving together), at most
+// next probe is due an interval after the last one ended, plus up to a tenth of it at random,
+// so probes of a large fleet spread out instead of arriving together), at most
 // PROBE_CONCURRENCY at once, each bounded by PROBE_TIMEOUT_MS. Probing never holds a pass
 // up: the daemon probes on its own timer and a pass reads what is known.
+//
+// The daemon schedules each child on its own: a probe starts when its child is due and a slot
+// is free, so a child that never answers holds one slot for one time-out and no other child
+// waits for it to end. When slots are short, children whose last probe answered go first, then
+// children never probed, then failing ones: a fleet with many black-holed children still probes
+// the answering ones once an interval (at most one time-out late, waiting for a slot), and the
+// failing ones share what is left, each probed about every
+// max(interval, failing × time-out / PROBE_CONCURRENCY).
 
 import { formatTimestamp, labelKeys, recordedSourceKey } from '@argocd-cluster-registrar/core';
 import type { ChildProbe, Config, LabelKeys, ObservedSecret } from '@argocd-cluster-registrar/core';
@@ -46,6 +54,8 @@ interface Tracked {
   registration: ObservedSecret;
   probe: ChildProbe | undefined;
   nextAt: number;
+  /** A probe of this child is under way (background scheduling). */
+  inFlight: boolean;
 }
 
 export class ChildProbes {
@@ -58,6 +68,8 @@ export class ChildProbes {
   private readonly probe: NonNullable<ChildProbesOptions['probe']>;
   private readonly timeoutMs: number;
   private readonly setTimer: NonNullable<ChildProbesOptions['setTimer']>;
+  /** The background scheduler's look at what is due, while it runs. */
+  private wake: (() => void) | undefined;
   /** True when the assembler probes (one shot) rather than a timer (the daemon). */
   get inPass(): boolean {
     return this.options.mode === 'in-pass';
@@ -82,6 +94,7 @@ export class ChildProbes {
   /** The registrations to probe: the active ones we own, by the source they record. */
   track(clusterSecrets: readonly ObservedSecret[]): void {
     const seen = new Set<string>();
+    const before = this.tracked.size;
     for (const secret of clusterSecrets) {
       if (secret.labels[this.keys.managedBy] !== this.config.managedBy) continue;
       if (secret.labels[ARGOCD_SECRET_TYPE_LABEL] !== 'cluster') continue;
@@ -98,6 +111,7 @@ export class ChildProbes {
         registration: secret,
         probe: undefined,
         nextAt: this.now() + spread,
+        inFlight: false,
       });
     }
     for (const key of [...this.tracked.keys()]) {
@@ -105,6 +119,8 @@ export class ChildProbes {
       if (this.tracked.get(key)?.probe !== undefined) this.dirty = true;
       this.tracked.delete(key);
     }
+    // A child new to the scheduler may be due before the time its timer waits for.
+    if (this.tracked.size > before) this.wake?.();
   }
 
   /** What the probes found, keyed by source: the same object while nothing changed. */
@@ -125,6 +141,7 @@ export class ChildProbes {
   nextDueAt(): number | undefined {
     let next: number | undefined;
     for (const tracked of this.tracked.values()) {
+      if (tracked.inFlight) continue;
       if (next === undefined || tracked.nextAt < next) next = tracked.nextAt;
     }
     return next;
@@ -140,54 +157,104 @@ export class ChildProbes {
     const due = [...this.tracked.entries()].filter(([, tracked]) => tracked.nextAt <= now);
     const changed: string[] = [];
     await mapBounded(due, PROBE_CONCURRENCY, async ([key, tracked]) => {
-      this.sent += 1;
-      const answer = await this.probe(tracked.registration, this.timeoutMs);
-      const at = this.now();
-      tracked.nextAt = at + this.config.intervalMs + this.random() * this.jitterMs();
-      if (this.tracked.get(key) !== tracked) return;
-      const before = tracked.probe;
-      const after = next(before, answer, at);
-      if (after === before) return;
-      tracked.probe = after;
-      this.dirty = true;
-      if (matters(before, after, this.config.probeFailures)) changed.push(key);
+      if (await this.probeOne(key, tracked)) changed.push(key);
     });
     return changed.sort();
   }
 
+  /** Probes one child and records the answer; true when it matters to the planner. */
+  private async probeOne(key: string, tracked: Tracked): Promise<boolean> {
+    this.sent += 1;
+    tracked.inFlight = true;
+    const answer = await this.probe(tracked.registration, this.timeoutMs).finally(() => {
+      tracked.inFlight = false;
+    });
+    const at = this.now();
+    tracked.nextAt = at + this.config.intervalMs + this.random() * this.jitterMs();
+    if (this.tracked.get(key) !== tracked) return false;
+    const before = tracked.probe;
+    const after = next(before, answer, at);
+    if (after === before) return false;
+    tracked.probe = after;
+    this.dirty = true;
+    return matters(before, after, this.config.probeFailures);
+  }
+
   /**
-   * The daemon's probes, on their own timer and never inside a pass: `onChanged` hears of the
-   * sources whose state matters to the planner, so their sources are planned soon.
+   * The daemon's probes, on their own timer and never inside a pass: each child is probed when
+   * it is due and a slot is free (see the top of this file). `onChanged` hears of the sources
+   * whose state matters to the planner, so they are planned soon.
    */
   start(onChanged: (sources: readonly string[]) => void): { stop(): void } {
     let cancel: (() => void) | undefined;
     let stopped = false;
-    const schedule = (): void => {
+    let inFlight = 0;
+    const launch = (): void => {
       if (stopped) return;
+      cancel?.();
+      cancel = undefined;
+      const now = this.now();
+      while (inFlight < PROBE_CONCURRENCY) {
+        const due = this.nextToProbe(now);
+        if (due === undefined) break;
+        const [key, tracked] = due;
+        inFlight += 1;
+        // A probe that throws (it never should: failures are answers) frees its slot too.
+        const probed = this.probeOne(key, tracked).catch(() => false);
+        void probed.then((matters) => {
+          inFlight -= 1;
+          if (stopped) return;
+          if (matters) onChanged([key]);
+          launch();
+        });
+      }
+      // With every slot taken, the next probe to end launches again.
+      if (inFlight >= PROBE_CONCURRENCY) return;
       // Nothing tracked yet: look again shortly (the first pass tracks the registrations).
       const next = this.nextDueAt();
-      const wait = next === undefined ? 1000 : Math.max(0, Math.min(next - this.now(), 60_000));
-      cancel = this.setTimer(() => {
-        void round();
-      }, wait);
+      const wait = next === undefined ? 1000 : Math.max(0, Math.min(next - now, 60_000));
+      cancel = this.setTimer(launch, wait);
     };
-    const round = async (): Promise<void> => {
-      const changed = await this.probeDue();
-      if (!stopped && changed.length > 0) onChanged(changed);
-      schedule();
-    };
-    schedule();
+    this.wake = launch;
+    launch();
     return {
-      stop() {
+      stop: () => {
         stopped = true;
+        this.wake = undefined;
         cancel?.();
       },
     };
   }
 
+  /**
+   * The child to probe next: among those due and not being probed, the first by rank (see
+   * rankOf), and the longest due first.
+   */
+  private nextToProbe(now: number): [string, Tracked] | undefined {
+    let best: [string, Tracked] | undefined;
+    for (const entry of this.tracked) {
+      const tracked = entry[1];
+      if (tracked.inFlight || tracked.nextAt > now) continue;
+      if (best === undefined) {
+        best = entry;
+        continue;
+      }
+      const rank = rankOf(tracked);
+      const bestRank = rankOf(best[1]);
+      if (rank !== bestRank ? rank < bestRank : tracked.nextAt < best[1].nextAt) best = entry;
+    }
+    return best;
+  }
+
   private jitterMs(): number {
     return this.config.intervalMs / 10;
   }
+}
+
+/** Who goes first when slots are short: answered last time, then never probed, then failing. */
+function rankOf(tracked: Tracked): number {
+  if (tracked.probe === undefined) return 1;
+  return tracked.probe.failures === 0 ? 0 : 2;
 }
 
 function next(
