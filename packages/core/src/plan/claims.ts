@@ -3,7 +3,7 @@
 // way (names.ts) or the name's registration is pinned to another namespace (incumbency.ts);
 // the rest are settled by incumbency.ts.
 
-import { buildRegistration, registrationName } from '../translate/registration.js';
+import { registrationName } from '../translate/registration.js';
 import { normaliseServer } from '../common/server-address.js';
 import type { Refusal } from '../common/types.js';
 import type { Claim, Registration, Subject } from './model.js';
@@ -92,7 +92,7 @@ function claimFor(
   const namespace = subject.source;
   const existing = target?.secret;
   const pause = pauseOf(state, namespace, existing, chosen.secret);
-  const built = buildRegistration({
+  const built = state.perObject.buildRegistration({
     namespace,
     cluster,
     provider: chosen.candidate.provider,

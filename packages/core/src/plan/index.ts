@@ -16,8 +16,9 @@
 //                           withholding what incomplete input rules out (input-completeness.ts);
 //   6. outcomes.ts          one outcome per namespace; sort everything once.
 //
-// The one thing kept between passes is outside the steps: settled-repeat.ts hands the last
-// plan out again while it still holds.
+// What is kept between passes is outside the steps: settled-repeat.ts hands the last plan
+// out again while it still holds, and the per-object functions a pass calls through its
+// state (PerObject) may be ones that remember their last answers.
 
 import { translateSecretKey, type Translator } from '../translate/providers.js';
 import type { Config, Plan, Snapshot } from '../common/types.js';
@@ -33,7 +34,7 @@ import { withholdContestedClaims } from './input-completeness.js';
 import { readNamespaces } from './names.js';
 import { outcome } from './outcomes.js';
 import { readClusterSecrets } from './ownership.js';
-import { createPassState } from './pass-state.js';
+import { createPassState, type PerObject } from './pass-state.js';
 import { followUps } from './rename.js';
 import type { Decided, SettledRepeat } from './settled-repeat.js';
 
@@ -57,14 +58,21 @@ export function plan(
   options: PlanOptions = {},
 ): Plan {
   const translate = options.translate ?? translateSecretKey;
-  const decide = (): Decided => planPass(snapshot, config, now, translate);
+  const decide = (perObject?: PerObject): Decided =>
+    planPass(snapshot, config, now, translate, perObject);
   return options.repeat === undefined
     ? decide().plan
     : options.repeat.planOrRepeat(snapshot, config, now, translate, decide);
 }
 
-function planPass(snapshot: Snapshot, config: Config, now: number, translate: Translator): Decided {
-  const state = createPassState(snapshot, config, now, translate);
+function planPass(
+  snapshot: Snapshot,
+  config: Config,
+  now: number,
+  translate: Translator,
+  perObject: PerObject | undefined,
+): Decided {
+  const state = createPassState(snapshot, config, now, translate, perObject);
   readNamespaces(state);
   readClusterSecrets(state);
   const built = buildClaims(state);

@@ -4,7 +4,12 @@
 
 import { labelKeys, type LabelKeys } from '../config/label-keys.js';
 import type { Translator } from '../translate/providers.js';
-import { formatTimestamp } from '../translate/registration.js';
+import {
+  buildRegistration,
+  formatTimestamp,
+  type RegistrationInput,
+  type RegistrationResult,
+} from '../translate/registration.js';
 import type {
   Action,
   Config,
@@ -17,6 +22,18 @@ import type {
 import type { Deferral, NearMiss, Registration, Subject, TargetSecret, Winner } from './model.js';
 import { ServerLedger } from './server-ledger.js';
 
+/**
+ * What a pass computes from one source and the objects it names, as functions of their
+ * arguments only. A pass calls them through its state, so whoever runs the pass may hand
+ * equivalent ones (settled-repeat.ts); the steps neither know nor care which.
+ */
+export interface PerObject {
+  readonly buildRegistration: (input: RegistrationInput) => RegistrationResult;
+}
+
+/** The functions themselves. */
+export const PLAIN: PerObject = { buildRegistration };
+
 export interface PassState {
   readonly snapshot: Snapshot;
   readonly config: Config;
@@ -25,6 +42,7 @@ export interface PassState {
   /** `now` as the credentials stamp writes it (formatted once per pass, not per write). */
   readonly stamp: Timestamp;
   readonly translate: Translator;
+  readonly perObject: PerObject;
   readonly warnings: Warning[];
   readonly actions: Action[];
   /** Managed sources (namespaces and Clusters), by source key. */
@@ -64,6 +82,7 @@ export function createPassState(
   config: Config,
   now: number,
   translate: Translator,
+  perObject: PerObject = PLAIN,
 ): PassState {
   return {
     snapshot,
@@ -72,6 +91,7 @@ export function createPassState(
     now,
     stamp: formatTimestamp(now),
     translate,
+    perObject,
     warnings: [],
     actions: [],
     subjects: [],

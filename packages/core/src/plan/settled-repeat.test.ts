@@ -18,6 +18,8 @@ import {
 import { CLUSTER_POOL } from '../test-support/arbitraries.js';
 import { DAY, HOUR, KEYS, NOW, scenario, settle, testConfig } from '../test-support/fixtures.js';
 import type { ObservedSecret, Plan, Snapshot, SourceNamespace } from '../common/types.js';
+import type { TranslationResult } from '../common/translation-types.js';
+import { translateSecretKey, type Translator } from '../translate/providers.js';
 
 const config = PROPERTY_CONFIG;
 const bytes = (value: unknown): string => JSON.stringify(value);
@@ -91,6 +93,20 @@ const SMALL_CHANGES: Readonly<Record<string, (snapshot: Snapshot, pick: number) 
         ...namespace.labels,
         [KEYS.cluster]: CLUSTER_POOL[pick % CLUSTER_POOL.length] as string,
       },
+    })),
+  }),
+  'a namespace gets a label its registration copies': (snapshot, pick) => ({
+    ...snapshot,
+    namespaces: editAt(snapshot.namespaces, pick, (namespace) => ({
+      ...namespace,
+      labels: { ...namespace.labels, [`${KEYS.prefix}team`]: `team-${String(pick % 3)}` },
+    })),
+  }),
+  'a registration gets another owner’s label': (snapshot, pick) => ({
+    ...snapshot,
+    clusterSecrets: editAt(snapshot.clusterSecrets, pick, (secret) => ({
+      ...secret,
+      labels: { ...secret.labels, 'example.com/owner': `team-${String(pick % 3)}` },
     })),
   }),
   'a namespace starts terminating': (snapshot, pick) => ({
@@ -169,6 +185,53 @@ describe('settled repeat', () => {
       { numRuns: 100 },
     );
     expect(repeated, 'passes that repeated the remembered plan').toBeGreaterThan(0);
+  });
+
+  it('memoised = fresh: with the daemon’s kind of translator, after random changes, pass after pass', () => {
+    // A translator like the daemon's: one translation per Secret uid, resourceVersion, key and
+    // options, so the registrations the seam remembers are found again.
+    const daemonTranslator = (): Translator => {
+      const translations = new Map<string, TranslationResult>();
+      return (secret, key, provider, options) => {
+        const at = bytes([secret.uid, secret.resourceVersion, key, provider, options ?? {}]);
+        let result = translations.get(at);
+        if (result === undefined) {
+          result = translateSecretKey(secret, key, provider, options);
+          translations.set(at, result);
+        }
+        return result;
+      };
+    };
+    // Counted: registrations a pass planned in full was handed from an earlier one.
+    let reused = 0;
+    fc.assert(
+      fc.property(
+        plannerInputArb,
+        nowArb,
+        fc.array(fc.tuple(smallChangeArb, fc.boolean()), { minLength: 1, maxLength: 6 }),
+        (input, now, changes) => {
+          const translate = daemonTranslator();
+          let world = versioned(buildSnapshot(input));
+          const repeat = createSettledRepeat();
+          let last: Plan = plan(world, config, now, { translate, repeat });
+          expect(bytes(last)).toBe(bytes(plan(world, config, now)));
+          for (const [[change, pick], apply] of changes) {
+            const changed = SMALL_CHANGES[change];
+            if (changed === undefined) throw new Error(`unknown change ${change}`);
+            world = versioned(changed(world, pick));
+            for (let pass = 0; pass < 2; pass++) {
+              const made = plan(world, config, now, { translate, repeat });
+              expect(bytes(made)).toBe(bytes(plan(world, config, now)));
+              last = made;
+            }
+            if (apply) world = versioned(applyPlanToSnapshot(world, last));
+          }
+          reused += repeat.reused;
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect(reused, 'registrations handed out again by the seam').toBeGreaterThan(0);
   });
 
   it('repeat = fresh across many worlds, each also re-listed in another order', () => {

@@ -9,9 +9,21 @@
 // without one (hand-made input) is never recognised again. The snapshot's other fields
 // (lookups, unread namespaces, near misses) are small and compared as data, so a field added
 // to Snapshot is compared without anyone remembering to.
+//
+// A pass that is planned in full (one watch event at 10,000 sources) still rebuilds every
+// registration, the dearest per-source step of a pass; so the passes this seam runs call a
+// memo of it (PerObject), keyed by what the registration is built from: the source and the
+// existing registration by uid and resourceVersion, the translation of the kubeconfig by
+// identity (the daemon's translator hands out one object per Secret uid and resourceVersion),
+// and the rest as values. It returns what a fresh build would, so a plan is the same with
+// or without it (a property: "memoised = fresh").
 
+import { buildRegistration, type RegistrationInput } from '../translate/registration.js';
+import type { RegistrationResult } from '../translate/registration.js';
 import type { Translator } from '../translate/providers.js';
+import type { Translation } from '../common/translation-types.js';
 import type { Config, Plan, Snapshot } from '../common/types.js';
+import type { PerObject } from './pass-state.js';
 
 /** A fresh plan and the first instant at which one of its decisions changes. */
 export interface Decided {
@@ -43,6 +55,13 @@ interface Settled {
  */
 export class SettledRepeat {
   private settled: Settled | undefined = undefined;
+  /** Registrations handed to a pass from an earlier one instead of built again. */
+  reused = 0;
+  private readonly perObject: PerObject = {
+    buildRegistration: memoisedBuild(() => {
+      this.reused += 1;
+    }),
+  };
 
   /**
    * @internal The last plan if it still holds at `now`, else `decide()`'s, remembered when it
@@ -54,7 +73,7 @@ export class SettledRepeat {
     config: Config,
     now: number,
     translate: Translator,
-    decide: () => Decided,
+    decide: (perObject: PerObject) => Decided,
   ): Plan {
     const last = this.settled;
     const configKey = JSON.stringify(config);
@@ -68,7 +87,7 @@ export class SettledRepeat {
       sameWorld(last.world, snapshot)
     )
       return last.plan;
-    const { plan, stableUntil } = decide();
+    const { plan, stableUntil } = decide(this.perObject);
     const world = plan.actions.length === 0 ? worldOf(snapshot) : undefined;
     this.settled =
       world === undefined
@@ -80,6 +99,52 @@ export class SettledRepeat {
 
 export function createSettledRepeat(): SettledRepeat {
   return new SettledRepeat();
+}
+
+/**
+ * buildRegistration with its last result kept per translation: one kubeconfig is read by one
+ * source, so one slot each; a translation no longer handed out is collected with its slot.
+ */
+function memoisedBuild(onReuse: () => void): PerObject['buildRegistration'] {
+  const last = new WeakMap<
+    Translation,
+    { readonly key: string; readonly result: RegistrationResult }
+  >();
+  return (input) => {
+    const key = buildKey(input);
+    if (key === undefined) return buildRegistration(input);
+    const slot = last.get(input.translation);
+    if (slot?.key === key) {
+      onReuse();
+      return slot.result;
+    }
+    const result = buildRegistration(input);
+    last.set(input.translation, { key, result });
+    return result;
+  };
+}
+
+/** Everything a registration is built from but the translation, or `undefined` when unversioned. */
+function buildKey(input: RegistrationInput): string | undefined {
+  const { namespace, existing } = input;
+  if (namespace.uid === '' || namespace.resourceVersion === undefined) return undefined;
+  if (namespace.resourceVersion === '') return undefined;
+  if (existing !== undefined && (existing.uid === '' || existing.resourceVersion === ''))
+    return undefined;
+  return [
+    namespace.name,
+    namespace.uid,
+    namespace.resourceVersion,
+    input.capi === undefined ? '' : `${input.capi.namespace}/${input.capi.name}`,
+    existing?.uid ?? '',
+    existing?.resourceVersion ?? '',
+    input.cluster,
+    input.provider,
+    input.pause ?? '',
+    input.config.targetNamespace,
+    input.config.managedBy,
+    input.keys.prefix,
+  ].join('\u0000');
 }
 
 interface Versioned {
