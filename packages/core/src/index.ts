@@ -25,6 +25,7 @@ export {
 export {
   translateSecretKey,
   createSecretKeyTranslator,
+  configuredTranslator,
   type SecretKeyTranslatorOptions,
   selectKubeconfig,
   type Translator,
@@ -67,6 +68,7 @@ export {
   PROVIDER_ENTRY_FORM,
   PROVIDER_LISTED_TWICE,
   SECRET_KEY_FORM,
+  SECRETREADER_PATH_FORM,
   TARGET_NAMESPACE_FORM,
   durationForm,
   EXEC_CAPABLE_PROVIDER,

@@ -19,7 +19,11 @@
 // The one thing kept between passes is outside the steps: settled-repeat.ts hands the last
 // plan out again while it still holds.
 
-import { translateSecretKey, type Translator } from '../translate/providers.js';
+import {
+  configuredTranslator,
+  translateSecretKey,
+  type Translator,
+} from '../translate/providers.js';
 import type { Config, Plan, Snapshot } from '../common/types.js';
 import {
   compareActions,
@@ -56,11 +60,24 @@ export function plan(
   now: number,
   options: PlanOptions = {},
 ): Plan {
-  const translate = options.translate ?? translateSecretKey;
+  const translate = options.translate ?? defaultTranslator(config);
   const decide = (): Decided => planPass(snapshot, config, now, translate);
   return options.repeat === undefined
     ? decide().plan
     : options.repeat.planOrRepeat(snapshot, config, now, translate, decide);
+}
+
+/** One translator per configuration, so a settled plan can repeat (it keys on the translator). */
+const referenceTranslators = new WeakMap<Config, Translator>();
+
+function defaultTranslator(config: Config): Translator {
+  if (config.referenceMode === 'off') return translateSecretKey;
+  let translate = referenceTranslators.get(config);
+  if (translate === undefined) {
+    translate = configuredTranslator(config);
+    referenceTranslators.set(config, translate);
+  }
+  return translate;
 }
 
 function planPass(snapshot: Snapshot, config: Config, now: number, translate: Translator): Decided {
