@@ -81,6 +81,14 @@ export { sha256Hex } from './present/sha256.js';
 // Planning
 export { plan, createSettledRepeat, type PlanOptions, type SettledRepeat } from './plan/index.js';
 export {
+  planProfiles,
+  isOurs as isOurProfile,
+  CLUSTER_MANAGER_LABEL,
+  INVENTORY_MEMBER_ID_LABEL,
+  SECRETREADER_PROVIDER,
+  type ProfileInput,
+} from './plan/profiles.js';
+export {
   labelKeys,
   ARGOCD_SECRET_TYPE_LABEL,
   ARGOCD_CLUSTER_SECRET_TYPE,
