@@ -15,6 +15,9 @@
 #                             .github/workflows; prints the binary's path as its last line
 #   tools/build.sh promtool   build (if missing) Prometheus's promtool (tools/promtool); prints
 #                             the binary's path as its last line
+#   tools/build.sh inventory  build (if missing) the Cluster Inventory API's kubeconfig-secretreader
+#                             plugin and our check-profiles (tools/inventory) with the
+#                             ClusterProfile CRD in crds/ beside them; prints that directory
 #   tools/build.sh --print-replaces VERSION   print the replace block for a kubernetes version
 #   tools/build.sh --print-argocd-replaces    print tools/argocd's replace block (argo-cd's own)
 set -euo pipefail
@@ -56,12 +59,12 @@ cache_root="${REGISTRAR_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/argocd-clus
 bin="$cache_root/bin-k8s-$KUBE_VERSION-etcd-$ETCD_VERSION-helm-$HELM_VERSION"
 mkdir -p "$bin"
 # One build of the plane's binaries at a time per machine (several `control-plane up` may start
-# together). ArgoCD, promtool and actionlint write only their own cache folders and build under
-# locks of their own (below): they neither wait for nor hold up the plane, so scripts/setup
-# builds them side by side (Go's build and module caches are safe for concurrent builds), which
+# together). ArgoCD, promtool, inventory and actionlint write only their own cache folders and
+# build under locks of their own (below): they neither wait for nor hold up the plane, so
+# scripts/setup builds them side by side (Go's build and module caches are safe for concurrent builds), which
 # fills the time one build spends downloading modules or linking on one core.
 case "${1:-}" in
-  argocd | promtool | actionlint) exec 9>"$cache_root/.build-$1.lock" ;;
+  argocd | promtool | actionlint | inventory) exec 9>"$cache_root/.build-$1.lock" ;;
   *) exec 9>"$cache_root/.build.lock" ;;
 esac
 flock 9
@@ -169,6 +172,34 @@ if [[ "${1:-}" == "capi" ]]; then
     dir="$(cd "$here/capi" && go mod download -json "sigs.k8s.io/cluster-api@$CAPI_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
     rm -rf "$bin/crds.tmp" && mkdir -p "$bin/crds.tmp"
     cp "$dir"/{core,controlplane/kubeadm,bootstrap/kubeadm}/config/crd/bases/*.yaml "$bin/crds.tmp/"
+    chmod 644 "$bin"/crds.tmp/*.yaml
+    rm -rf "$bin/crds" && mv "$bin/crds.tmp" "$bin/crds"
+  fi
+  echo "$bin"
+  exit 0
+fi
+
+if [[ "${1:-}" == "inventory" ]]; then
+  # The inventory's own plugin and library (the standard's consumers use both), keyed by the
+  # module version and by the wrapper's source: check-profiles' output is the tests' contract,
+  # so a changed checker must not be served from a binary built before the change.
+  INVENTORY_VERSION="$(modversion inventory sigs.k8s.io/cluster-inventory-api)"
+  [[ "$INVENTORY_VERSION" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || { log "cannot read the version from tools/inventory/go.mod"; exit 1; }
+  src="$(cat "$here"/inventory/*.go "$here"/inventory/go.mod "$here"/inventory/go.sum | sha256sum | cut -c1-12)"
+  bin="$cache_root/bin-inventory-$INVENTORY_VERSION-$src"
+  mkdir -p "$bin"
+  build_inventory() { # build_inventory NAME PACKAGE: moved into place only once fully linked
+    (cd "$here/inventory" && go build -ldflags "-s -w" -o "$bin/$1.tmp" "$2") && mv "$bin/$1.tmp" "$bin/$1"
+  }
+  [[ -x "$bin/kubeconfig-secretreader" ]] ||
+    timed kubeconfig-secretreader build_inventory kubeconfig-secretreader sigs.k8s.io/cluster-inventory-api/plugins/kubeconfig-secretreader/cmd/plugin
+  [[ -x "$bin/check-profiles" ]] || timed check-profiles build_inventory check-profiles .
+  # The CRD of the same module version, as its config/crd/bases holds it (the tests validate
+  # what the registrar writes against it, never against a copy of our own).
+  if [[ ! -s "$bin/crds/multicluster.x-k8s.io_clusterprofiles.yaml" ]]; then
+    dir="$(cd "$here/inventory" && go mod download -json "sigs.k8s.io/cluster-inventory-api@$INVENTORY_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+    rm -rf "$bin/crds.tmp" && mkdir -p "$bin/crds.tmp"
+    cp "$dir"/config/crd/bases/multicluster.x-k8s.io_clusterprofiles.yaml "$bin/crds.tmp/"
     chmod 644 "$bin"/crds.tmp/*.yaml
     rm -rf "$bin/crds" && mv "$bin/crds.tmp" "$bin/crds"
   fi

@@ -138,6 +138,8 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 - {{ printf "--probe-failures=%d" (int $v.probeFailures) | quote }}
 - {{ printf "--kamaji-sleep=%t" $v.kamajiSleep | quote }}
 - {{ printf "--vcluster-sleep=%t" $v.vclusterSleep | quote }}
+- {{ printf "--reference-mode=%s" $v.referenceMode | quote }}
+- {{ printf "--secretreader-path=%s" $v.secretreaderPath | quote }}
 - {{ printf "--interval=%s" (toString $v.interval) | quote }}
 - {{ printf "--resync-period=%s" (toString $v.resyncPeriod) | quote }}
 - {{ printf "--demoted-ttl=%s" (toString $v.demotedTTL) | quote }}
@@ -187,6 +189,13 @@ pattern), the image digest's form, and combinations of values.
 {{- end -}}
 {{- if and (not .Values.serviceAccount.create) (not .Values.serviceAccount.name) -}}
 {{- fail "values: serviceAccount.create is false, so serviceAccount.name must name the existing ServiceAccount to run as and bind the roles to" -}}
+{{- end -}}
+{{- $consumers := .Values.consumerAccess -}}
+{{- if and $consumers.serviceAccounts (not $consumers.namespaces) -}}
+{{- fail "values: consumerAccess.serviceAccounts is set but consumerAccess.namespaces is empty: list the source namespaces whose kubeconfig Secrets they may read, or remove the ServiceAccounts" -}}
+{{- end -}}
+{{- if and $consumers.namespaces (not $consumers.serviceAccounts) -}}
+{{- fail "values: consumerAccess.namespaces is set but consumerAccess.serviceAccounts is empty: list the consumer ServiceAccounts ({name, namespace}) that may read their kubeconfig Secrets, or remove the namespaces" -}}
 {{- end -}}
 {{- /*
 The Role, its binding and the Lease live in targetNamespace: when it is missing, the install

@@ -303,6 +303,25 @@ Each acr.form.<value> prints the problem with a value, or nothing.
 {{- $problem -}}
 {{- end -}}
 
+{{- define "acr.form.secretreaderPath" -}}
+{{- $value := . -}}
+{{- $problem := "" -}}
+{{- $accepted := dict -}}
+{{- if and (not $problem) (not (hasKey $accepted "")) }}
+{{- $subject := $value }}
+{{- if not (regexMatch `^(?:/[A-Za-z0-9._+-]+)+$|^[A-Za-z0-9_+-][A-Za-z0-9._+-]*$` $value) }}
+{{- $problem = printf "must be an absolute path (/usr/local/bin/kubeconfig-secretreader) or a command name on the PATH of ArgoCD's application controller: letters, digits, \".\", \"_\", \"+\", \"-\" and \"/\" only" }}
+{{- end }}
+{{- end }}
+{{- if and (not $problem) (not (hasKey $accepted "")) }}
+{{- $subject := $value }}
+{{- if (regexMatch `^[\s\S]{1025,}$` $value) }}
+{{- $problem = printf "must be at most 1024 characters" }}
+{{- end }}
+{{- end }}
+{{- $problem -}}
+{{- end -}}
+
 {{- define "acr.durationSeconds" -}}
 {{- $factors := dict "ns" 0.000000001 "us" 0.000001 "µs" 0.000001 "μs" 0.000001 "ms" 0.001 "s" 1.0 "m" 60.0 "h" 3600.0 -}}
 {{- $total := 0.0 -}}
@@ -354,6 +373,8 @@ Each acr.form.<value> prints the problem with a value, or nothing.
 {{- if $problem }}{{ fail (printf "values: credentialRefreshWindow %q: %s" (toString .Values.credentialRefreshWindow) $problem) }}{{ end }}
 {{- $problem := include "acr.form.resyncPeriod" (toString .Values.resyncPeriod) }}
 {{- if $problem }}{{ fail (printf "values: resyncPeriod %q: %s" (toString .Values.resyncPeriod) $problem) }}{{ end }}
+{{- $problem := include "acr.form.secretreaderPath" (toString .Values.secretreaderPath) }}
+{{- if $problem }}{{ fail (printf "values: secretreaderPath %q: %s" (toString .Values.secretreaderPath) $problem) }}{{ end }}
 {{- if .Values.execCredentials }}
 {{- $capable := false }}
 {{- range $entry := .Values.providers }}

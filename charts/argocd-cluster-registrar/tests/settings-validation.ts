@@ -15,6 +15,7 @@ import {
   PROVIDER_ENTRY_FORM,
   PROVIDER_LISTED_TWICE,
   SECRET_KEY_FORM,
+  SECRETREADER_PATH_FORM,
   TARGET_NAMESPACE_FORM,
   durationForm,
   execCredentialsWarning,
@@ -48,6 +49,7 @@ const FORMS: readonly {
   { flag: 'demoted-ttl', checks: durationForm() },
   { flag: 'credential-refresh-window', checks: durationForm() },
   { flag: 'resync-period', checks: RESYNC_PERIOD_FORM },
+  { flag: 'secretreader-path', checks: SECRETREADER_PATH_FORM },
 ];
 
 function topLevel(value: string | undefined, setting: string): string {

@@ -25,6 +25,7 @@ export {
 export {
   translateSecretKey,
   createSecretKeyTranslator,
+  configuredTranslator,
   type SecretKeyTranslatorOptions,
   selectKubeconfig,
   type Translator,
@@ -67,6 +68,7 @@ export {
   PROVIDER_ENTRY_FORM,
   PROVIDER_LISTED_TWICE,
   SECRET_KEY_FORM,
+  SECRETREADER_PATH_FORM,
   TARGET_NAMESPACE_FORM,
   durationForm,
   EXEC_CAPABLE_PROVIDER,
@@ -78,6 +80,14 @@ export { sha256Hex } from './present/sha256.js';
 
 // Planning
 export { plan, createSettledRepeat, type PlanOptions, type SettledRepeat } from './plan/index.js';
+export {
+  planProfiles,
+  isOurs as isOurProfile,
+  CLUSTER_MANAGER_LABEL,
+  INVENTORY_MEMBER_ID_LABEL,
+  SECRETREADER_PROVIDER,
+  type ProfileInput,
+} from './plan/profiles.js';
 export {
   labelKeys,
   ARGOCD_SECRET_TYPE_LABEL,

@@ -11,6 +11,9 @@ export {
 export type { ControlPlane, StartOptions } from './control-plane.js';
 export { adminKubeConfig, coreApi, rbacApi, statusOf, tokenKubeConfig } from './client.js';
 export { mintClientCertificate, mintServingCertificate } from './client-certificate.js';
+export { mintClientCertificateFrom, newClientCa, trustClientCas } from './client-ca.js';
+export type { ClientCa } from './client-ca.js';
+export { inventoryToolsDir, secretreaderPath } from './inventory-tools.js';
 export { uniqueName } from './names.js';
 export { testChildPlane, testHostPlane } from './shared.js';
 export type { ProvidedPlane } from './provided.js';
@@ -30,7 +33,7 @@ export { installArgoCdCrds, startArgoCd } from './argocd.js';
 export type { ArgoCd, ArgoCdOptions } from './argocd.js';
 export { argoVerdicts, checkClusterSecrets } from './argocd-check.js';
 export type { ArgoExecVerdict, ArgoVerdict } from './argocd-check.js';
-export { argocdBinaryPath, freePort, kubectl } from './argocd-tools.js';
+export { argocdBinaryPath, freePort, kubectl, runCommand, toolsBinDir } from './argocd-tools.js';
 export {
   applyObjects,
   clusterConnectionStatus,

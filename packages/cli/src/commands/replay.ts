@@ -1,7 +1,7 @@
 // `--from-snapshot`: plan from a snapshot saved by --save-snapshot. No cluster, no writes.
 
 import { readFileSync } from 'node:fs';
-import { createSecretKeyTranslator, plan, snapshotFromJson } from '@argocd-cluster-registrar/core';
+import { configuredTranslator, plan, snapshotFromJson } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
 import { EXIT_CHANGES, EXIT_OK, UsageError } from '../exit-codes.js';
 import type { CliOptions } from '../flags.js';
@@ -23,7 +23,7 @@ export function replaySnapshot(io: Io, options: CliOptions, config: Config): num
     throw new UsageError(`${file} is not a snapshot saved by --save-snapshot: ${loaded.error}`);
   }
   const replayed = plan(loaded.snapshot, config, Date.now(), {
-    translate: createSecretKeyTranslator({ labelPrefix: config.labelPrefix }),
+    translate: configuredTranslator(config),
   });
   printPlan(io, options, replayed);
   return options.detailedExitcode && replayed.actions.length > 0 ? EXIT_CHANGES : EXIT_OK;

@@ -85,6 +85,13 @@ export interface ExecPolicy {
   readonly eksRoleArns: readonly string[];
 }
 
+/**
+ * Reference-mode registrations: `off` copies credentials; `on` registers every source by a
+ * reference to its kubeconfig Secret and refuses a kubeconfig the plugin cannot read;
+ * `on-or-copy` copies those instead.
+ */
+export type ReferenceMode = 'off' | 'on' | 'on-or-copy';
+
 export interface Config {
   readonly targetNamespace: string;
   /** Ends in `/` or is a bare DNS prefix; labels are `${labelPrefix}managed-by`. */
@@ -148,4 +155,8 @@ export interface Config {
    * ArgoCD (the adapter reads those workloads' metadata). Off by default.
    */
   readonly vclusterSleep: boolean;
+  /** Registrations by reference to the source's kubeconfig Secret (translate/reference-mode.ts). */
+  readonly referenceMode: ReferenceMode;
+  /** The kubeconfig-secretreader plugin's path (or name on PATH) in ArgoCD's controller. */
+  readonly secretreaderPath: string;
 }

@@ -27,12 +27,32 @@ export interface ArgoClusterConfig {
     readonly args: readonly string[];
     readonly env?: Readonly<Record<string, string>>;
     readonly apiVersion: string;
+    /** ArgoCD passes `config` and the server's address and CA to the command (ArgoCD ≥ 3.5). */
+    readonly provideClusterInfo?: boolean;
+    /** Reaches the command as `ExecCredential.spec.cluster.config`: a secret reference. */
+    readonly config?: SecretReference;
   };
   readonly proxyUrl?: string;
 }
 
-/** The credential form a registration carries; `exec` forms have no expiry to report. */
-export type CredentialKind = 'client-certificate' | 'bearer-token' | 'basic-auth' | 'exec';
+/**
+ * The credential form a registration carries; `exec` forms have no expiry to report, nor has
+ * `secret-reference` (ArgoCD reads the credential from the source's own Secret through the
+ * kubeconfig-secretreader plugin, so the registration holds none).
+ */
+export type CredentialKind =
+  'client-certificate' | 'bearer-token' | 'basic-auth' | 'exec' | 'secret-reference';
+
+/**
+ * Where the kubeconfig-secretreader plugin reads a kubeconfig: the fields it takes from
+ * `ExecCredential.spec.cluster.config`. Always the source's own Secret in its own namespace.
+ */
+export interface SecretReference {
+  readonly name: string;
+  readonly namespace: string;
+  readonly key: string;
+  readonly context?: string;
+}
 
 export type RefusalCode =
   | 'kubeconfig-unreadable'
@@ -71,7 +91,9 @@ export type RefusalCode =
   | 'server-override-invalid'
   /** `<prefix>kubeconfig-secret` names no Secret of the source's own namespace. */
   | 'kubeconfig-secret-invalid'
-  | 'target-foreign';
+  | 'target-foreign'
+  /** Reference mode `on`, and the kubeconfig-secretreader plugin cannot read this kubeconfig. */
+  | 'reference-unreadable';
 
 /** An expected problem, as a value: machine-readable code, and a message that says the fix. */
 export interface Refusal {
@@ -117,7 +139,9 @@ export type WarningCode =
   | 'tls-unverified'
   | 'proxy-url'
   /** A source's `<prefix>paused` says neither `true` nor `false`. */
-  | 'paused-value-invalid';
+  | 'paused-value-invalid'
+  /** Reference mode `on-or-copy` copied credentials the plugin cannot read. */
+  | 'reference-fallback';
 
 export interface Warning {
   readonly code: WarningCode;
@@ -140,7 +164,16 @@ export interface Translation {
   readonly warnings: readonly Warning[];
   readonly credential: CredentialKind;
   readonly clientCertificate?: CertificateFacts;
+  /**
+   * Whether the kubeconfig-secretreader plugin can read this kubeconfig as translated: the
+   * context it must be told, or why it cannot (reference mode, translate/reference-mode.ts).
+   */
+  readonly secretReader?: SecretReaderFit;
 }
+
+export type SecretReaderFit =
+  | { readonly ok: true; readonly context: string }
+  | { readonly ok: false; readonly problem: string };
 
 export type TranslationResult =
   | { readonly ok: true; readonly translation: Translation }

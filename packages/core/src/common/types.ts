@@ -8,3 +8,4 @@ export type * from './snapshot-types.js';
 export type * from './config-types.js';
 export type * from './translation-types.js';
 export type * from './plan-types.js';
+export type * from './profile-types.js';

@@ -51,6 +51,8 @@ describe('parseConfig defaults', () => {
       probeFailures: 3,
       kamajiSleep: false,
       vclusterSleep: false,
+      referenceMode: 'off',
+      secretreaderPath: 'kubeconfig-secretreader',
     });
   });
 
@@ -76,6 +78,8 @@ describe('parseConfig defaults', () => {
       probeFailures: 3,
       kamajiSleep: false,
       vclusterSleep: false,
+      referenceMode: 'off',
+      secretreaderPath: 'kubeconfig-secretreader',
     });
     expect(valid({ ...CONFIG_DEFAULTS })).toEqual(valid({}));
   });
@@ -110,6 +114,8 @@ describe('parseConfig defaults', () => {
         probeFailures: '5',
         kamajiSleep: true,
         vclusterSleep: true,
+        referenceMode: 'on-or-copy',
+        secretreaderPath: '/usr/local/bin/kubeconfig-secretreader',
       }),
     ).toEqual({
       targetNamespace: 'gitops',
@@ -143,6 +149,8 @@ describe('parseConfig defaults', () => {
       probeFailures: 5,
       kamajiSleep: true,
       vclusterSleep: true,
+      referenceMode: 'on-or-copy',
+      secretreaderPath: '/usr/local/bin/kubeconfig-secretreader',
     });
   });
 
@@ -182,6 +190,22 @@ describe('parseConfig defaults', () => {
         },
       ],
     });
+  });
+
+  it('refuses an unknown reference mode and a plugin path ArgoCD could not run as given', () => {
+    expect(parseConfig({ referenceMode: 'true' })).toEqual({
+      ok: false,
+      errors: [
+        { setting: 'referenceMode', value: 'true', message: 'must be one of off, on, on-or-copy' },
+      ],
+    });
+    for (const path of ['bin/kubeconfig-secretreader', '/usr/bin/a b', '', '/x;rm']) {
+      const result = parseConfig({ secretreaderPath: path });
+      expect(result.ok ? undefined : result.errors.map((e) => e.setting)).toEqual([
+        'secretreaderPath',
+      ]);
+    }
+    expect(parseConfig({ secretreaderPath: '/opt/plugins/kubeconfig-secretreader' }).ok).toBe(true);
   });
 });
 

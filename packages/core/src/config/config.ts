@@ -11,7 +11,12 @@ import {
   type Fail,
 } from './input.js';
 import { providerSettings } from './provider-settings.js';
-import { LABEL_PREFIX_FORM, MANAGED_BY_FORM, TARGET_NAMESPACE_FORM } from './forms.js';
+import {
+  LABEL_PREFIX_FORM,
+  MANAGED_BY_FORM,
+  SECRETREADER_PATH_FORM,
+  TARGET_NAMESPACE_FORM,
+} from './forms.js';
 import {
   booleanSetting,
   countSetting,
@@ -21,7 +26,7 @@ import {
 } from './settings.js';
 import { formProblem, type FormCheck } from './form-checks.js';
 import { execPolicySetting } from './exec-policy.js';
-import type { Config } from '../common/types.js';
+import type { Config, ReferenceMode } from '../common/types.js';
 
 export {
   CONFIG_DEFAULTS,
@@ -78,6 +83,9 @@ const SCALARS: {
     booleanSetting(input, 'kamajiSleep', CONFIG_DEFAULTS.kamajiSleep, fail),
   vclusterSleep: (input, fail) =>
     booleanSetting(input, 'vclusterSleep', CONFIG_DEFAULTS.vclusterSleep, fail),
+  referenceMode: referenceModeSetting,
+  secretreaderPath: (input, fail) =>
+    formed(input, 'secretreaderPath', SECRETREADER_PATH_FORM, fail),
 };
 
 /** Validates every setting and returns either a Config or all the errors found. */
@@ -132,7 +140,7 @@ function failUnknownSettings(input: ConfigInput, fail: Fail): void {
 /** A string setting that must also have its form (a namespace name, a label prefix, …). */
 function formed(
   input: ConfigInput,
-  key: 'targetNamespace' | 'labelPrefix' | 'managedBy',
+  key: 'targetNamespace' | 'labelPrefix' | 'managedBy' | 'secretreaderPath',
   form: readonly FormCheck[],
   fail: Fail,
 ): string | undefined {
@@ -157,6 +165,17 @@ function clusterNamesSetting(
     fail('capiClusterNames', value, `must be one of ${CLUSTER_NAME_FORMS.join(', ')}`);
   }
   return form;
+}
+
+const REFERENCE_MODES: readonly ReferenceMode[] = ['off', 'on', 'on-or-copy'];
+
+function referenceModeSetting(input: ConfigInput, fail: Fail): ReferenceMode | undefined {
+  const value: unknown = input.referenceMode ?? CONFIG_DEFAULTS.referenceMode;
+  const mode = REFERENCE_MODES.find((candidate) => candidate === value);
+  if (mode === undefined) {
+    fail('referenceMode', value, `must be one of ${REFERENCE_MODES.join(', ')}`);
+  }
+  return mode;
 }
 
 /** One line per error, for a start-up failure message: `interval "0s": must be at least 1s …`. */

@@ -156,3 +156,18 @@ export const PROVIDER_LISTED_TWICE = 'is listed twice; list each provider once';
 export const EXEC_CAPABLE_PROVIDER = `^(?:${PROVIDER_PRESET_NAMES.filter(
   (name) => (PROVIDER_PRESETS[name].execClouds ?? []).length > 0,
 ).join('|')}|custom:[^=]*=[^;]*;exec)$`;
+
+/**
+ * The plugin's path inside ArgoCD's controller: an absolute path or a bare name on its PATH
+ * (client-go runs it without a shell; a relative path would depend on ArgoCD's working
+ * directory).
+ */
+export const SECRETREADER_PATH_FORM: readonly FormCheck[] = [
+  {
+    kind: 'require',
+    pattern: '^(?:/[A-Za-z0-9._+-]+)+$|^[A-Za-z0-9_+-][A-Za-z0-9._+-]*$',
+    message:
+      'must be an absolute path (/usr/local/bin/kubeconfig-secretreader) or a command name on the PATH of ArgoCD\'s application controller: letters, digits, ".", "_", "+", "-" and "/" only',
+  },
+  { kind: 'reject', pattern: '^[\\s\\S]{1025,}$', message: 'must be at most 1024 characters' },
+];

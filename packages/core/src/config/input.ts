@@ -72,6 +72,16 @@ export interface ConfigInput {
    * `vclusterSleep`); default false.
    */
   vclusterSleep?: boolean;
+  /**
+   * Register by reference to the source's kubeconfig Secret (`--reference-mode`, chart
+   * `referenceMode`): `off`, `on` or `on-or-copy`; default off.
+   */
+  referenceMode?: string;
+  /**
+   * The kubeconfig-secretreader plugin inside ArgoCD's application controller
+   * (`--secretreader-path`, chart `secretreaderPath`): an absolute path or a name on its PATH.
+   */
+  secretreaderPath?: string;
 }
 
 export interface ConfigError {
@@ -109,6 +119,8 @@ export const CONFIG_DEFAULTS = {
   probeFailures: 3,
   kamajiSleep: false,
   vclusterSleep: false,
+  referenceMode: 'off',
+  secretreaderPath: 'kubeconfig-secretreader',
 } as const satisfies Required<Omit<ConfigInput, 'secretNamePattern' | 'secretKey'>>;
 
 /**

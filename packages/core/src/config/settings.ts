@@ -7,7 +7,12 @@ import { DURATION_FORM, parseDuration } from './duration.js';
 import { formProblem } from './form-checks.js';
 
 type StringKey =
-  'targetNamespace' | 'labelPrefix' | 'managedBy' | 'secretNamePattern' | 'secretKey';
+  | 'targetNamespace'
+  | 'labelPrefix'
+  | 'managedBy'
+  | 'secretNamePattern'
+  | 'secretKey'
+  | 'secretreaderPath';
 export function stringSetting(
   input: ConfigInput,
   key: StringKey,

@@ -20,7 +20,11 @@
 // out again while it still holds, and the per-object functions a pass calls through its
 // state (PerObject) may be ones that remember their last answers.
 
-import { translateSecretKey, type Translator } from '../translate/providers.js';
+import {
+  configuredTranslator,
+  translateSecretKey,
+  type Translator,
+} from '../translate/providers.js';
 import type { Config, Plan, Snapshot } from '../common/types.js';
 import {
   compareActions,
@@ -57,12 +61,25 @@ export function plan(
   now: number,
   options: PlanOptions = {},
 ): Plan {
-  const translate = options.translate ?? translateSecretKey;
+  const translate = options.translate ?? defaultTranslator(config);
   const decide = (perObject?: PerObject): Decided =>
     planPass(snapshot, config, now, translate, perObject);
   return options.repeat === undefined
     ? decide().plan
     : options.repeat.planOrRepeat(snapshot, config, now, translate, decide);
+}
+
+/** One translator per configuration, so a settled plan can repeat (it keys on the translator). */
+const referenceTranslators = new WeakMap<Config, Translator>();
+
+function defaultTranslator(config: Config): Translator {
+  if (config.referenceMode === 'off') return translateSecretKey;
+  let translate = referenceTranslators.get(config);
+  if (translate === undefined) {
+    translate = configuredTranslator(config);
+    referenceTranslators.set(config, translate);
+  }
+  return translate;
 }
 
 function planPass(

@@ -51,6 +51,12 @@ const CONFIG_FIELDS: readonly {
   { path: ['awsAuthConfig', 'roleARN'], sensitive: false },
   { path: ['execProviderConfig', 'command'], sensitive: false },
   { path: ['execProviderConfig', 'apiVersion'], sensitive: false },
+  // Reference mode: where ArgoCD's plugin reads the kubeconfig (names, never its content).
+  { path: ['execProviderConfig', 'provideClusterInfo'], sensitive: false },
+  { path: ['execProviderConfig', 'config', 'name'], sensitive: false },
+  { path: ['execProviderConfig', 'config', 'namespace'], sensitive: false },
+  { path: ['execProviderConfig', 'config', 'key'], sensitive: false },
+  { path: ['execProviderConfig', 'config', 'context'], sensitive: false },
 ].map((entry) => ({ ...entry, field: `config.${entry.path.join('.')}` }));
 
 const DATA_FIELDS: readonly { readonly key: string; readonly field: string }[] =
@@ -65,6 +71,7 @@ const KNOWN_CONFIG_KEYS: ReadonlySet<string> = new Set([
   'execProviderConfig',
   'args',
   'env',
+  'config',
   ...CONFIG_FIELDS.map(({ path }) => path[path.length - 1] ?? ''),
 ]);
 

@@ -301,6 +301,17 @@ const CLEAR_EXEC_FIELDS: ReadonlySet<string> = new Set([
   'profile',
 ]);
 
+/** Reference mode's `config`: where the plugin reads the kubeconfig, names only. */
+function isSecretReference(value: unknown): value is Readonly<Record<string, string>> {
+  return (
+    isObject(value) &&
+    Object.entries(value).every(
+      ([field, part]) =>
+        ['name', 'namespace', 'key', 'context'].includes(field) && typeof part === 'string',
+    )
+  );
+}
+
 /**
  * ArgoCD's exec forms as the registrar writes them hold no credential, but a registration it
  * did not write may carry one in an argument or a variable: args and env are shown word by
@@ -310,6 +321,8 @@ function redactExecForm(object: Readonly<Record<string, unknown>>): Record<strin
   const out: Record<string, RedactedValue> = {};
   for (const [field, value] of Object.entries(object)) {
     if (typeof value === 'string' && CLEAR_EXEC_FIELDS.has(field)) out[field] = value;
+    else if (field === 'provideClusterInfo' && typeof value === 'boolean') out[field] = value;
+    else if (field === 'config' && isSecretReference(value)) out[field] = { ...value };
     else if (
       field === 'args' &&
       Array.isArray(value) &&

@@ -161,6 +161,8 @@ function sourceCell(row: StatusRow): string {
 
 function expires(row: StatusRow, now: number): string {
   if (row.credential === 'exec') return 'n/a (exec)';
+  // ArgoCD reads the source's Secret at each use: its expiry is the provisioner's business.
+  if (row.credential === 'secret-reference') return 'n/a (reference)';
   if (row.credentialNotAfter === undefined) return '-';
   const date = row.credentialNotAfter.slice(0, 10);
   return Date.parse(row.credentialNotAfter) <= now ? `EXPIRED ${date}` : date;

@@ -133,7 +133,9 @@ export function statusRows(plan: Plan, snapshot: Snapshot, config: Config): Stat
       ...optional('secret', shown === undefined && planned === undefined ? undefined : name),
       ...optional('server', serverOf(data)),
       ...optional('credential', credential),
-      ...(credential === 'exec' ? {} : optional('credentialNotAfter', outcome.credentialNotAfter)),
+      ...(credential === 'exec' || credential === 'secret-reference'
+        ? {}
+        : optional('credentialNotAfter', outcome.credentialNotAfter)),
       ...optional('lastWrite', shown === undefined ? undefined : lastWrite(shown, keys)),
       ...optional('next', name === undefined ? undefined : nextFor(name)),
       ...optional('paused', outcome.paused),
@@ -275,7 +277,10 @@ export function credentialOf(
 ): CredentialKind | undefined {
   const config = readConfig(data?.['config']);
   if (config === undefined) return undefined;
-  if (isObject(config['awsAuthConfig']) || isObject(config['execProviderConfig'])) return 'exec';
+  const exec = config['execProviderConfig'];
+  if (isObject(exec) && isObject(exec['config']) && exec['provideClusterInfo'] === true)
+    return 'secret-reference';
+  if (isObject(config['awsAuthConfig']) || isObject(exec)) return 'exec';
   const tls = isObject(config['tlsClientConfig']) ? config['tlsClientConfig'] : {};
   if (typeof tls['certData'] === 'string') return 'client-certificate';
   if (typeof config['bearerToken'] === 'string') return 'bearer-token';

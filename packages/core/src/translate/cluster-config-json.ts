@@ -81,6 +81,17 @@ export function clusterConfigObject(config: ArgoClusterConfig): JsonObject {
       args: [...exec.args],
       ...(env === undefined ? {} : { env }),
       apiVersion: exec.apiVersion,
+      ...(exec.provideClusterInfo === true ? { provideClusterInfo: true } : {}),
+      ...(exec.config === undefined
+        ? {}
+        : {
+            config: {
+              name: exec.config.name,
+              namespace: exec.config.namespace,
+              key: exec.config.key,
+              ...(exec.config.context === undefined ? {} : { context: exec.config.context }),
+            },
+          }),
     };
   }
   if (config.proxyUrl !== undefined) out['proxyUrl'] = config.proxyUrl;

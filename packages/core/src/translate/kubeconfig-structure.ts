@@ -263,6 +263,8 @@ interface Selected {
    * would refuse the kubeconfig): what is wrong with current-context, for a warning.
    */
   readonly danglingContext?: string;
+  /** The current-context's name, when it leads to the pair used. */
+  readonly context?: string;
 }
 
 export function selectPair(root: YamlMap): Selected | Problem {
@@ -286,7 +288,11 @@ export function selectPair(root: YamlMap): Selected | Problem {
     const followed = followCurrentContext(root, contexts, clusters, users);
     return followed instanceof Problem
       ? { cluster: onlyCluster, user: onlyUser, danglingContext: followed.problem }
-      : { cluster: onlyCluster, user: onlyUser };
+      : {
+          cluster: onlyCluster,
+          user: onlyUser,
+          ...(followed?.context === undefined ? {} : { context: followed.context }),
+        };
   }
   const followed = followCurrentContext(root, contexts, clusters, users);
   if (followed !== undefined) return followed;
@@ -330,5 +336,5 @@ function followCurrentContext(
   if (cluster instanceof Problem) return cluster;
   const user = findNamed(users, userName, 'user', referrer);
   if (user instanceof Problem) return user;
-  return { cluster, user };
+  return { cluster, user, context: current };
 }

@@ -10,6 +10,7 @@ import type {
   CertificateFacts,
   CredentialKind,
   Provider,
+  SecretReaderFit,
   Refusal,
   TranslationResult,
   Warning,
@@ -42,6 +43,7 @@ import { isExecProblem } from './exec/exec-block.js';
 import { execConnectionProblem } from './exec/exec-policy.js';
 import { EMPTY_EXEC_POLICY } from '../config/exec-policy.js';
 import { translateExec, type TranslatedExec } from './exec/translate-exec.js';
+import { secretReaderFit } from './reference-mode.js';
 
 export interface TranslateContext {
   readonly namespace: string;
@@ -67,6 +69,8 @@ export interface TranslateContext {
    * without it, the suffix of a `vc-<vcluster>` Secret name.
    */
   readonly vcluster?: string;
+  /** Also say whether the kubeconfig-secretreader plugin can read it (reference mode). */
+  readonly secretReaderFit?: boolean;
 }
 
 const serverAnnotationHint = (context: TranslateContext): string =>
@@ -78,6 +82,7 @@ interface TranslationDraft {
   readonly warnings: Warning[];
   readonly credential: CredentialKind;
   readonly clientCertificate?: CertificateFacts;
+  readonly secretReader?: SecretReaderFit;
 }
 
 /** Who a message is about: the selected context's cluster and user, by name. */
@@ -171,6 +176,9 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
     warnings,
     credential,
     ...(clientCertificate === undefined ? {} : { clientCertificate }),
+    ...(context.secretReaderFit === true
+      ? { secretReader: secretReaderFit(root, selected.context, credential) }
+      : {}),
   };
 }
 

@@ -3,6 +3,7 @@
 import { compareStrings } from '../common/compare-strings.js';
 import type {
   CandidateRef,
+  Config,
   ObservedSecret,
   Provider,
   Refusal,
@@ -17,6 +18,7 @@ import { KUBECONFIG_LIMITS } from './kubeconfig-limits.js';
 import { OVER_LIMIT_FIX } from './kubeconfig-structure.js';
 import { clusterSecretName } from '../config/sources.js';
 import { keyMissingMessage, namesAKubeconfig } from './near-misses.js';
+import { inReferenceMode, type ReferenceSettings } from './reference-mode.js';
 
 export interface SelectOptions extends TranslateOptions {
   /**
@@ -55,6 +57,8 @@ export type Translator = (
 export interface SecretKeyTranslatorOptions {
   /** The label prefix in use, so refusals name the real `<prefix>server` annotation. */
   readonly labelPrefix?: string;
+  /** Reference mode and the plugin's path; absent or `off`: credentials are copied. */
+  readonly reference?: ReferenceSettings;
 }
 
 /** A translator that decodes `data[key]` (base64 as served) and translates it. */
@@ -92,7 +96,8 @@ export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions):
         },
       };
     }
-    return translateKubeconfig(text, {
+    const reference = settings.reference;
+    const translated = translateKubeconfig(text, {
       namespace: secret.namespace,
       secret: secret.name,
       provider,
@@ -105,8 +110,27 @@ export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions):
       ...(provider.loopbackRewrite && secret.labels[VCLUSTER_NAME_LABEL] !== undefined
         ? { vcluster: secret.labels[VCLUSTER_NAME_LABEL] }
         : {}),
+      ...(reference !== undefined && reference.mode !== 'off' ? { secretReaderFit: true } : {}),
     });
+    if (!translated.ok || reference === undefined) return translated;
+    // The reference names the Secret this kubeconfig was read from: the candidate, which is
+    // always the source's own Secret in the source's own namespace.
+    return inReferenceMode(
+      translated.translation,
+      { namespace: secret.namespace, secret: secret.name, key },
+      reference,
+    );
   };
+}
+
+/** The translator a configuration asks for: its label prefix in messages, its reference mode. */
+export function configuredTranslator(
+  config: Pick<Config, 'labelPrefix' | 'referenceMode' | 'secretreaderPath'>,
+): Translator {
+  return createSecretKeyTranslator({
+    labelPrefix: config.labelPrefix,
+    reference: { mode: config.referenceMode, command: config.secretreaderPath },
+  });
 }
 
 /** Decodes `data[key]` and translates it; refusals name the annotation by placeholder. */

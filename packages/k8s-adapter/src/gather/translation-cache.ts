@@ -9,7 +9,7 @@
 //   without its data (its candidate keys, each with an empty value), so the daemon keeps no
 //   kubeconfig between passes.
 // Core is unchanged: it sees an ObservedSecret and a Translator, as with a full read.
-import { claimOf, createSecretKeyTranslator } from '@argocd-cluster-registrar/core';
+import { claimOf, configuredTranslator } from '@argocd-cluster-registrar/core';
 import type {
   Config,
   ObservedSecret,
@@ -91,12 +91,9 @@ export interface TranslationCache {
  * refusals name the real `<prefix>server` annotation, not a placeholder.
  */
 export function gathererTranslations(
-  config: Pick<Config, 'labelPrefix' | 'providers'>,
+  config: Pick<Config, 'labelPrefix' | 'providers' | 'referenceMode' | 'secretreaderPath'>,
 ): TranslationCache {
-  return createTranslationCache(
-    createSecretKeyTranslator({ labelPrefix: config.labelPrefix }),
-    config.providers,
-  );
+  return createTranslationCache(configuredTranslator(config), config.providers);
 }
 
 /**

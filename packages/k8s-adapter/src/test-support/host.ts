@@ -60,6 +60,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     probeFailures: 3,
     kamajiSleep: false,
     vclusterSleep: false,
+    referenceMode: 'off',
+    secretreaderPath: 'kubeconfig-secretreader',
     ...overrides,
   };
 }

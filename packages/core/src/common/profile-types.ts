@@ -1,0 +1,151 @@
+// The cluster inventory's vocabulary: the SIG-Multicluster ClusterProfiles (group
+// `multicluster.x-k8s.io`) the registrar publishes, one per registered source, beside its
+// ArgoCD registrations. What the profile planner reads (the observed profiles of the inventory
+// namespace) and what it decides (creates, spec updates, status writes, deletions). Plain,
+// readonly, JSON-serialisable data like the rest of the plan.
+
+import type { Labels, Timestamp } from './snapshot-types.js';
+
+/** Where profiles go and whose they are (`--cluster-profiles`, `--cluster-profile-namespace`, `--cluster-manager`). */
+export interface ProfileSettings {
+  /** The inventory namespace. */
+  readonly namespace: string;
+  /** `spec.clusterManager.name` and the `x-k8s.io/cluster-manager` label of our profiles. */
+  readonly manager: string;
+}
+
+/** One entry of `status.accessProviders`: how a consumer reaches the child (never a credential). */
+export interface ProfileAccessProvider {
+  readonly name: string;
+  readonly cluster: {
+    readonly server: string;
+    readonly 'certificate-authority-data'?: string;
+    readonly 'tls-server-name'?: string;
+    readonly 'insecure-skip-tls-verify'?: boolean;
+    readonly 'proxy-url'?: string;
+    readonly extensions?: readonly {
+      readonly name: string;
+      readonly extension: Readonly<Record<string, string>>;
+    }[];
+  };
+}
+
+/** A `metav1.Condition` as the CRD holds it. */
+export interface ProfileCondition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason: string;
+  readonly message: string;
+  readonly lastTransitionTime: Timestamp;
+  readonly observedGeneration?: number;
+}
+
+export interface ProfileStatus {
+  readonly conditions?: readonly ProfileCondition[];
+  readonly version?: { readonly kubernetes?: string };
+  readonly properties?: readonly { readonly name: string; readonly value: string }[];
+  readonly accessProviders?: readonly ProfileAccessProvider[];
+}
+
+/** A ClusterProfile as served (what the planner needs of it). */
+export interface ObservedProfile {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
+  readonly labels: Labels;
+  readonly annotations: Labels;
+  readonly spec: {
+    readonly displayName?: string;
+    readonly clusterManager?: { readonly name?: string };
+  };
+  readonly status?: ProfileStatus;
+}
+
+/** What the inventory namespace held, as read. */
+export interface ProfileSnapshot {
+  /** The served version written (`v1alpha1`, or `v1alpha2` when it alone is served). */
+  readonly apiVersion: string;
+  readonly profiles: readonly ObservedProfile[];
+  /** Why the profiles could not be listed (completely): nothing is deleted then. */
+  readonly unread?: string;
+}
+
+/** The profile we want: metadata labels and spec (written by create or patch) and status. */
+export interface DesiredProfile {
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: Labels;
+  readonly spec: {
+    readonly displayName: string;
+    readonly clusterManager: { readonly name: string };
+  };
+  readonly status: ProfileStatus;
+}
+
+export interface ProfileRef {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
+}
+
+export type ProfileDeleteReason =
+  /** The registration of this cluster is deleted on the plan's proof (its reason). */
+  | { readonly code: 'registration-deleted'; readonly source: string; readonly proof: string }
+  /** The source now registers under another name, and the old registration is demoted. */
+  | { readonly code: 'renamed'; readonly source: string; readonly supersededBy: string }
+  /** No registration is left and the profile's recorded source is provably gone. */
+  | { readonly code: 'source-gone'; readonly source: string; readonly proof: string };
+
+export type ProfileAction =
+  | {
+      readonly kind: 'create';
+      readonly cluster: string;
+      readonly source: string;
+      readonly profile: DesiredProfile;
+    }
+  | {
+      /** Labels and spec changed (a merge patch: others' labels and annotations survive). */
+      readonly kind: 'update';
+      readonly cluster: string;
+      readonly source: string;
+      readonly target: ProfileRef;
+      readonly profile: DesiredProfile;
+      /** The label keys of ours the patch removes (no longer copied from the source). */
+      readonly removeLabels: readonly string[];
+      /** What changed, by field path (`metadata.labels`, `spec.displayName`, `status`). */
+      readonly changed: readonly string[];
+    }
+  | {
+      /** Only the status changed: written through the `/status` subresource. */
+      readonly kind: 'status';
+      readonly cluster: string;
+      readonly source: string;
+      readonly target: ProfileRef;
+      readonly profile: DesiredProfile;
+    }
+  | {
+      readonly kind: 'delete';
+      readonly cluster: string;
+      readonly target: ProfileRef;
+      readonly reason: ProfileDeleteReason;
+    };
+
+/** A profile we do not write, and why (a name held by another manager, an invalid name, …). */
+export interface ProfileNotice {
+  readonly cluster: string;
+  readonly source?: string;
+  readonly code:
+    'profile-name-foreign' | 'profile-name-invalid' | 'profile-kept' | 'profiles-unread';
+  readonly message: string;
+}
+
+export interface ProfilePlan {
+  readonly namespace: string;
+  readonly apiVersion: string;
+  readonly actions: readonly ProfileAction[];
+  /** Published profiles (ours, desired this pass), by cluster name: for status and metrics. */
+  readonly published: number;
+  readonly notices: readonly ProfileNotice[];
+}

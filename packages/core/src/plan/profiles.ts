@@ -1,0 +1,489 @@
+// planProfiles(snapshot, plan, profiles, settings, config, now): the ClusterProfiles of a pass,
+// decided after the registrations and from them. A source gets (or keeps) a profile exactly
+// when the plan registers it this pass (`registered` or `unchanged`); the profile is named for
+// its cluster and says what its registration says (server, CA, copied labels) without any
+// credential: consumers reach the child through the inventory's kubeconfig-secretreader
+// plugin, which reads the source's own kubeconfig Secret.
+//
+// The same rules as for registrations:
+// - ownership: a profile is ours only when its `x-k8s.io/cluster-manager` label, its
+//   `spec.clusterManager.name` and our `<prefix>managed-by` label all say so; any other
+//   profile of a wanted name is left alone and the name is reported contested;
+// - no churn: a write only when labels, spec or status differ, and a condition keeps its
+//   `lastTransitionTime` while its status holds;
+// - deletion only on positive proof, and the plan's own: the plan deletes the cluster's
+//   registration (its proof), or demotes it for a rename, or (when no registration is left)
+//   the source the profile records is not found or was re-created. A failed or incomplete read
+//   of profiles deletes nothing. Consumers delete their own objects when a profile goes.
+
+import type {
+  Action,
+  Config,
+  DesiredProfile,
+  Labels,
+  NamespaceOutcome,
+  ObservedProfile,
+  ObservedSecret,
+  Plan,
+  ProfileAccessProvider,
+  ProfileAction,
+  ProfileCondition,
+  ProfileDeleteReason,
+  ProfileNotice,
+  ProfilePlan,
+  ProfileSettings,
+  ProfileSnapshot,
+  ProfileStatus,
+  Snapshot,
+} from '../common/types.js';
+import { decodeBase64Text } from '../common/base64.js';
+import { compareStrings } from '../common/compare-strings.js';
+import {
+  ARGOCD_SECRET_TYPE_LABEL,
+  hasPrefix,
+  labelKeys,
+  type LabelKeys,
+} from '../config/label-keys.js';
+import { isClusterKey, recordedSourceKey } from '../config/sources.js';
+import { formatTimestamp, isDnsSubdomain, registrationName } from '../translate/registration.js';
+
+/** The inventory's standard labels (sigs.k8s.io/cluster-inventory-api, apis/v1alpha1). */
+export const CLUSTER_MANAGER_LABEL = 'x-k8s.io/cluster-manager';
+export const INVENTORY_MEMBER_ID_LABEL = 'multicluster.x-k8s.io/inventory-member-id';
+/** The access provider consumers name in their provider file. */
+export const SECRETREADER_PROVIDER = 'kubeconfig-secretreader';
+/** The reserved cluster extension whose value reaches the exec plugin as its config. */
+export const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
+export const CONTROL_PLANE_HEALTHY = 'ControlPlaneHealthy';
+
+/** What the plugin can read from a kubeconfig: inline credentials only (its README). */
+const PLUGIN_READABLE = new Set(['client-certificate', 'bearer-token']);
+
+export interface ProfileInput {
+  readonly snapshot: Snapshot;
+  readonly plan: Plan;
+  readonly profiles: ProfileSnapshot;
+  readonly settings: ProfileSettings;
+  readonly config: Config;
+  /** Epoch ms: the `lastTransitionTime` of a condition that changes now. */
+  readonly now: number;
+}
+
+export function planProfiles(input: ProfileInput): ProfilePlan {
+  const { settings, profiles } = input;
+  const keys = labelKeys(input.config.labelPrefix);
+  const observed = new Map(profiles.profiles.map((p) => [p.name, p]));
+  const actions: ProfileAction[] = [];
+  const notices: ProfileNotice[] = [];
+  const wanted = new Set<string>();
+  const registrations = registrationsByName(input);
+
+  for (const outcome of input.plan.outcomes) {
+    if (outcome.cluster === undefined) continue;
+    if (outcome.state !== 'registered' && outcome.state !== 'unchanged') continue;
+    const cluster = outcome.cluster;
+    const registration = registrations.get(registrationName(cluster));
+    if (registration === undefined) continue;
+    wanted.add(cluster);
+    if (!isDnsSubdomain(cluster)) {
+      notices.push({
+        cluster,
+        source: outcome.namespace,
+        code: 'profile-name-invalid',
+        message: `no ClusterProfile for cluster ${cluster}: its name is not a valid object name (a DNS-1123 subdomain)`,
+      });
+      continue;
+    }
+    const existing = observed.get(cluster);
+    if (existing !== undefined && !isOurs(existing, settings, input.config, keys)) {
+      notices.push({
+        cluster,
+        source: outcome.namespace,
+        code: 'profile-name-foreign',
+        message: `ClusterProfile ${settings.namespace}/${cluster} belongs to ${managerOf(existing)}, not to ${settings.manager}: it is left as it is and cluster ${cluster} is not published; rename the cluster or remove that profile`,
+      });
+      continue;
+    }
+    const desired = desiredProfile(input, keys, outcome, cluster, registration, existing);
+    const action = writeFor(cluster, outcome.namespace, desired, existing, keys);
+    if (action !== undefined) actions.push(action);
+  }
+
+  const deletions = deletionProofs(input.plan.actions);
+  for (const profile of profiles.profiles) {
+    if (wanted.has(profile.name) || !isOurs(profile, settings, input.config, keys)) continue;
+    const reason =
+      deletions.get(profile.name) ?? sourceGone(input.snapshot, profile, keys, registrations);
+    if (reason === undefined) continue;
+    if (profiles.unread !== undefined) {
+      notices.push({
+        cluster: profile.name,
+        code: 'profiles-unread',
+        message: `ClusterProfile ${profile.namespace}/${profile.name} is kept for now: the profiles could not be read completely (${profiles.unread})`,
+      });
+      continue;
+    }
+    actions.push({
+      kind: 'delete',
+      cluster: profile.name,
+      target: refOf(profile),
+      reason,
+    });
+  }
+
+  actions.sort((a, b) => compareStrings(a.cluster, b.cluster) || compareStrings(a.kind, b.kind));
+  notices.sort((a, b) => compareStrings(a.cluster, b.cluster) || compareStrings(a.code, b.code));
+  return {
+    namespace: settings.namespace,
+    apiVersion: profiles.apiVersion,
+    actions,
+    published: wanted.size - notices.filter((n) => n.code !== 'profiles-unread').length,
+    notices,
+  };
+}
+
+/** Ours: the standard label, the spec and our managed-by label all name us. */
+export function isOurs(
+  profile: ObservedProfile,
+  settings: ProfileSettings,
+  config: Config,
+  keys: LabelKeys = labelKeys(config.labelPrefix),
+): boolean {
+  return (
+    profile.labels[CLUSTER_MANAGER_LABEL] === settings.manager &&
+    profile.spec.clusterManager?.name === settings.manager &&
+    profile.labels[keys.managedBy] === config.managedBy
+  );
+}
+
+function managerOf(profile: ObservedProfile): string {
+  const name = profile.spec.clusterManager?.name ?? profile.labels[CLUSTER_MANAGER_LABEL];
+  return name === undefined ? 'no cluster manager' : `cluster manager ${JSON.stringify(name)}`;
+}
+
+/** The registration each cluster has this pass: the plan's write, else the one observed. */
+function registrationsByName(input: ProfileInput): Map<string, ObservedSecret | Written> {
+  const byName = new Map<string, ObservedSecret | Written>();
+  for (const secret of input.snapshot.clusterSecrets) byName.set(secret.name, secret);
+  for (const action of input.plan.actions) {
+    if (action.kind === 'create' || action.kind === 'update') {
+      byName.set(action.secret.name, action.secret);
+    }
+  }
+  return byName;
+}
+
+type Written = Extract<Action, { kind: 'create' | 'update' }>['secret'];
+
+function desiredProfile(
+  input: ProfileInput,
+  keys: LabelKeys,
+  outcome: NamespaceOutcome,
+  cluster: string,
+  registration: ObservedSecret | Written,
+  existing: ObservedProfile | undefined,
+): DesiredProfile {
+  const { settings } = input;
+  const labels: Record<string, string> = {};
+  for (const key in registration.labels) {
+    const value = registration.labels[key];
+    if (value === undefined || !hasPrefix(keys, key)) continue;
+    // People's vetoes and a demotion's marks are the registration's, not the cluster's.
+    if (key === keys.prune || key === keys.orphanedSecretType || key === keys.supersededBy)
+      continue;
+    labels[key] = value;
+  }
+  labels[CLUSTER_MANAGER_LABEL] = settings.manager;
+  const member = memberId(registration.labels, keys);
+  if (member !== undefined) labels[INVENTORY_MEMBER_ID_LABEL] = member;
+
+  const status: ProfileStatus = {
+    conditions: conditions(input, outcome, existing),
+    ...versionOf(input.snapshot, outcome.namespace),
+    properties: [
+      { name: `${keys.prefix}provider`, value: registration.labels[keys.provider] ?? 'unknown' },
+      { name: `${keys.prefix}source`, value: outcome.namespace },
+    ].sort((a, b) => compareStrings(a.name, b.name)),
+    ...accessProvidersOf(registration, outcome),
+  };
+  return {
+    namespace: settings.namespace,
+    name: cluster,
+    labels,
+    spec: { displayName: cluster, clusterManager: { name: settings.manager } },
+    status,
+  };
+}
+
+/** The source's uid (a namespace's, or a Cluster's): stable across renames, new when re-created. */
+function memberId(labels: Labels, keys: LabelKeys): string | undefined {
+  return labels[keys.sourceClusterUid] ?? labels[keys.sourceNamespaceUid];
+}
+
+function versionOf(snapshot: Snapshot, source: string): Pick<ProfileStatus, 'version'> {
+  const version = snapshot.children?.[source]?.version;
+  return version === undefined ? {} : { version: { kubernetes: version } };
+}
+
+/**
+ * `ControlPlaneHealthy` from the child probe: True when the last probe answered, False when
+ * it failed, Unknown when children are not probed (or not yet). Others' conditions are kept.
+ */
+function conditions(
+  input: ProfileInput,
+  outcome: NamespaceOutcome,
+  existing: ObservedProfile | undefined,
+): ProfileCondition[] {
+  const probe = input.snapshot.children?.[outcome.namespace];
+  let wanted: Omit<ProfileCondition, 'lastTransitionTime'>;
+  if (!input.config.probeChildren) {
+    wanted = {
+      type: CONTROL_PLANE_HEALTHY,
+      status: 'Unknown',
+      reason: 'NotProbed',
+      message: 'the registrar does not probe children (--probe-children is off)',
+    };
+  } else if (probe === undefined) {
+    wanted = {
+      type: CONTROL_PLANE_HEALTHY,
+      status: 'Unknown',
+      reason: 'NotProbedYet',
+      message: 'the child has not been probed yet',
+    };
+  } else if (probe.failures === 0) {
+    wanted = {
+      type: CONTROL_PLANE_HEALTHY,
+      status: 'True',
+      reason: 'VersionAnswered',
+      message: 'the child API server answered /version with the registered credentials',
+    };
+  } else {
+    wanted = {
+      type: CONTROL_PLANE_HEALTHY,
+      status: 'False',
+      reason: 'VersionFailed',
+      message:
+        `the child API server did not answer /version with the registered credentials: ${probe.error ?? 'no answer'}`.slice(
+          0,
+          1024,
+        ),
+    };
+  }
+  const before = existing?.status?.conditions?.find((c) => c.type === CONTROL_PLANE_HEALTHY);
+  const since =
+    before !== undefined && before.status === wanted.status
+      ? before.lastTransitionTime
+      : formatTimestamp(input.now);
+  const others = (existing?.status?.conditions ?? []).filter(
+    (c) => c.type !== CONTROL_PLANE_HEALTHY,
+  );
+  return [...others, { ...wanted, lastTransitionTime: since }].sort((a, b) =>
+    compareStrings(a.type, b.type),
+  );
+}
+
+/**
+ * The kubeconfig-secretreader entry: the registration's server and TLS settings, and where
+ * the plugin reads the kubeconfig (the source's Secret, by name, namespace and key). None for
+ * a credential the plugin cannot read (exec, basic auth), so no consumer is sent to fail.
+ */
+function accessProvidersOf(
+  registration: ObservedSecret | Written,
+  outcome: NamespaceOutcome,
+): Pick<ProfileStatus, 'accessProviders'> {
+  const source = outcome.source;
+  if (source === undefined || outcome.credential === undefined) return {};
+  if (!PLUGIN_READABLE.has(outcome.credential)) return {};
+  const server = readText(registration.data['server']);
+  const config = readConfig(registration.data['config']);
+  if (server === undefined || config === undefined) return {};
+  const tls = config.tlsClientConfig ?? {};
+  const entry: ProfileAccessProvider = {
+    name: SECRETREADER_PROVIDER,
+    cluster: {
+      server,
+      ...(typeof tls.caData === 'string' && tls.caData !== ''
+        ? { 'certificate-authority-data': tls.caData }
+        : {}),
+      ...(typeof tls.serverName === 'string' && tls.serverName !== ''
+        ? { 'tls-server-name': tls.serverName }
+        : {}),
+      ...(tls.insecure === true ? { 'insecure-skip-tls-verify': true } : {}),
+      ...(typeof config.proxyUrl === 'string' && config.proxyUrl !== ''
+        ? { 'proxy-url': config.proxyUrl }
+        : {}),
+      extensions: [
+        {
+          name: EXEC_EXTENSION,
+          extension: { name: source.secret, namespace: source.namespace, key: source.key },
+        },
+      ],
+    },
+  };
+  return { accessProviders: [entry] };
+}
+
+interface ConnectionFields {
+  readonly tlsClientConfig?: {
+    readonly caData?: unknown;
+    readonly serverName?: unknown;
+    readonly insecure?: unknown;
+  };
+  readonly proxyUrl?: unknown;
+}
+
+function readText(data: string | undefined): string | undefined {
+  return data === undefined ? undefined : decodeBase64Text(data);
+}
+
+/** Only the connection fields of the registration's config are read (never its credentials). */
+function readConfig(data: string | undefined): ConnectionFields | undefined {
+  const text = readText(data);
+  if (text === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A create, a metadata/spec update, a status write, or nothing when all is as wanted. */
+function writeFor(
+  cluster: string,
+  source: string,
+  desired: DesiredProfile,
+  existing: ObservedProfile | undefined,
+  keys: LabelKeys,
+): ProfileAction | undefined {
+  if (existing === undefined) return { kind: 'create', cluster, source, profile: desired };
+  const changed: string[] = [];
+  const removeLabels = Object.keys(existing.labels)
+    .filter((key) => hasPrefix(keys, key) && desired.labels[key] === undefined)
+    .filter((key) => key !== keys.prune)
+    .sort(compareStrings);
+  const labelsDiffer =
+    removeLabels.length > 0 ||
+    Object.entries(desired.labels).some(([key, value]) => existing.labels[key] !== value);
+  if (labelsDiffer) changed.push('metadata.labels');
+  if (existing.spec.displayName !== desired.spec.displayName) changed.push('spec.displayName');
+  const statusDiffers = !sameStatus(existing.status, desired.status);
+  if (changed.length === 0) {
+    return statusDiffers
+      ? { kind: 'status', cluster, source, target: refOf(existing), profile: desired }
+      : undefined;
+  }
+  if (statusDiffers) changed.push('status');
+  return {
+    kind: 'update',
+    cluster,
+    source,
+    target: refOf(existing),
+    profile: desired,
+    removeLabels,
+    changed,
+  };
+}
+
+/** Compared as the API server returns it: absent lists and empty ones are the same. */
+function sameStatus(observed: ProfileStatus | undefined, desired: ProfileStatus): boolean {
+  const norm = (status: ProfileStatus | undefined): string =>
+    canonical({
+      conditions: (status?.conditions ?? []).map((c) => ({
+        type: c.type,
+        status: c.status,
+        reason: c.reason,
+        message: c.message,
+        lastTransitionTime: c.lastTransitionTime,
+      })),
+      version: status?.version?.kubernetes ?? '',
+      properties: (status?.properties ?? []).map((p) => ({ name: p.name, value: p.value })),
+      accessProviders: status?.accessProviders ?? [],
+    });
+  return norm(observed) === norm(desired);
+}
+
+/** JSON with object keys sorted, so key order never counts as a change. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(
+          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => compareStrings(a, b)),
+        )
+      : inner,
+  );
+}
+
+function refOf(profile: ObservedProfile): DesiredDeleteTarget {
+  return {
+    namespace: profile.namespace,
+    name: profile.name,
+    uid: profile.uid,
+    resourceVersion: profile.resourceVersion,
+  };
+}
+type DesiredDeleteTarget = Extract<ProfileAction, { kind: 'delete' }>['target'];
+
+/** The plan's own proofs, by cluster: its deletions and its demotions (renames). */
+function deletionProofs(actions: readonly Action[]): Map<string, ProfileDeleteReason> {
+  const proofs = new Map<string, ProfileDeleteReason>();
+  for (const action of actions) {
+    if (action.kind === 'delete') {
+      proofs.set(action.cluster, {
+        code: 'registration-deleted',
+        source: action.reason.namespace,
+        proof: action.reason.code,
+      });
+    } else if (action.kind === 'demote') {
+      proofs.set(action.cluster, {
+        code: 'renamed',
+        source: action.reason.namespace,
+        supersededBy: action.reason.supersededBy,
+      });
+    }
+  }
+  return proofs;
+}
+
+/**
+ * With no active registration of its name left (deleted on proof in an earlier pass, or
+ * demoted), the profile's recorded source is looked at as a registration's is: gone when it
+ * is not found or was re-created (another uid). Anything less keeps it.
+ */
+function sourceGone(
+  snapshot: Snapshot,
+  profile: ObservedProfile,
+  keys: LabelKeys,
+  registrations: ReadonlyMap<string, unknown>,
+): ProfileDeleteReason | undefined {
+  const registration = registrations.get(registrationName(profile.name)) as
+    ObservedSecret | undefined;
+  const demoted =
+    registration !== undefined && registration.labels[ARGOCD_SECRET_TYPE_LABEL] === undefined;
+  if (registration !== undefined && !demoted) return undefined;
+  const source = recordedSourceKey(profile.labels, keys);
+  const uid = memberId(profile.labels, keys);
+  if (source === undefined || uid === undefined) return undefined;
+  const managed = isClusterKey(source)
+    ? snapshot.clusters?.find((c) => `${c.namespace}/${c.name}` === source)
+    : snapshot.namespaces.find((n) => n.name === source);
+  if (managed !== undefined) {
+    if (managed.uid !== uid)
+      return {
+        code: 'source-gone',
+        source,
+        proof: `${source} was re-created (uid ${managed.uid})`,
+      };
+    // Alive and managed: a demoted registration means it was renamed away from this name.
+    return demoted
+      ? { code: 'renamed', source, supersededBy: registration.labels[keys.supersededBy] ?? '' }
+      : undefined;
+  }
+  const lookup = Object.hasOwn(snapshot.sourceLookups, source)
+    ? snapshot.sourceLookups[source]
+    : undefined;
+  if (lookup?.state === 'notFound') return { code: 'source-gone', source, proof: 'not found' };
+  if (lookup?.state === 'present' && lookup.uid !== uid)
+    return { code: 'source-gone', source, proof: `${source} was re-created (uid ${lookup.uid})` };
+  return undefined;
+}

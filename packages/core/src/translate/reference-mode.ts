@@ -1,0 +1,134 @@
+// Reference mode: a registration that points ArgoCD at the source's own kubeconfig Secret
+// instead of copying its credentials. ArgoCD (3.5 or later) runs the kubeconfig-secretreader
+// plugin of sigs.k8s.io/cluster-inventory-api with `provideClusterInfo`: client-go hands the
+// plugin `ExecCredential.spec.cluster` built from the registration (server, CA, TLS server
+// name, proxy) with `config` = the registration's `execProviderConfig.config`, and the plugin
+// reads `name`, `namespace`, `key` and `context` from it, gets that Secret with the identity
+// of ArgoCD's own environment, and returns the selected user's token or inline client
+// certificate. The registration then holds no credential, and a rotation in the source
+// Secret needs no write: nothing in it depends on the credential.
+//
+// What the plugin (v0.1.3) refuses, and so what cannot be referenced: kubeconfig
+// `extensions`, `user.exec`, file paths, username and password, and a kubeconfig without a
+// current-context it can follow (it never picks "the only pair" as the registrar does).
+
+import type {
+  CredentialKind,
+  ReferenceMode,
+  SecretReaderFit,
+  SecretReference,
+  Translation,
+  TranslationResult,
+} from '../common/types.js';
+import type { YamlMap } from './kubeconfig-structure.js';
+import { present } from './kubeconfig-fields.js';
+
+/** The client authentication API version the plugin reads and writes. */
+export const SECRET_READER_API_VERSION = 'client.authentication.k8s.io/v1';
+
+export interface ReferenceSettings {
+  readonly mode: ReferenceMode;
+  /** The plugin's path (or name on PATH) inside ArgoCD's application controller. */
+  readonly command: string;
+}
+
+/** Whether the plugin can read the kubeconfig whose pair (via `context`) was translated. */
+export function secretReaderFit(
+  root: YamlMap,
+  context: string | undefined,
+  credential: CredentialKind,
+): SecretReaderFit {
+  if (present(root['extensions']))
+    return { ok: false, problem: 'the kubeconfig has extensions, which the plugin refuses' };
+  if (credential === 'exec')
+    return { ok: false, problem: 'its user runs an exec plugin, which the plugin refuses' };
+  if (credential === 'basic-auth')
+    return {
+      ok: false,
+      problem: 'its user has a username and password, which the plugin cannot pass on',
+    };
+  if (context === undefined)
+    return {
+      ok: false,
+      problem:
+        'no current-context leads to its cluster and user, and the plugin reads only a named context',
+    };
+  return { ok: true, context };
+}
+
+/**
+ * The translation as reference mode has it: with `off`, as it is; when the plugin can read
+ * the kubeconfig, the same connection (server, CA, TLS server name, proxy) with the plugin
+ * in place of the credential; otherwise refused (`on`) or copied with a warning
+ * (`on-or-copy`). `source` is the Secret the kubeconfig was read from: the source's own,
+ * in its own namespace (the candidate), never a name a tenant wrote elsewhere.
+ */
+export function inReferenceMode(
+  translation: Translation,
+  source: { readonly namespace: string; readonly secret: string; readonly key: string },
+  settings: ReferenceSettings,
+): TranslationResult {
+  if (settings.mode === 'off') return { ok: true, translation };
+  const where = `namespace ${source.namespace}, Secret ${source.secret} key ${source.key}`;
+  const fit = translation.secretReader;
+  if (fit === undefined || !fit.ok) {
+    const problem = fit?.problem ?? 'it was not checked for the plugin';
+    if (settings.mode === 'on')
+      return {
+        ok: false,
+        refusal: {
+          code: 'reference-unreadable',
+          message: `${where}: reference mode is on, and the kubeconfig-secretreader plugin cannot read this kubeconfig (${problem}); store a kubeconfig with a current-context and a token or inline client certificate, or set reference-mode to on-or-copy to copy its credentials instead`,
+        },
+      };
+    return {
+      ok: true,
+      translation: {
+        ...translation,
+        warnings: [
+          ...translation.warnings,
+          {
+            code: 'reference-fallback',
+            namespace: source.namespace,
+            secret: source.secret,
+            message: `${where}: registered with copied credentials, not by reference: the kubeconfig-secretreader plugin cannot read this kubeconfig (${problem})`,
+          },
+        ],
+      },
+    };
+  }
+  const reference: SecretReference = {
+    name: source.secret,
+    namespace: source.namespace,
+    key: source.key,
+    context: fit.context,
+  };
+  const tls = translation.config.tlsClientConfig;
+  // No clientCertificate: the registration holds none, so it has no expiry to watch.
+  return {
+    ok: true,
+    translation: {
+      server: translation.server,
+      warnings: translation.warnings,
+      secretReader: fit,
+      credential: 'secret-reference',
+      config: {
+        tlsClientConfig: {
+          insecure: tls.insecure,
+          ...(tls.serverName === undefined ? {} : { serverName: tls.serverName }),
+          ...(tls.caData === undefined ? {} : { caData: tls.caData }),
+        },
+        execProviderConfig: {
+          command: settings.command,
+          args: [],
+          apiVersion: SECRET_READER_API_VERSION,
+          provideClusterInfo: true,
+          config: reference,
+        },
+        ...(translation.config.proxyUrl === undefined
+          ? {}
+          : { proxyUrl: translation.config.proxyUrl }),
+      },
+    },
+  };
+}
