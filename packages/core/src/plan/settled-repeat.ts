@@ -22,7 +22,7 @@ import { buildRegistration, type RegistrationInput } from '../translate/registra
 import type { RegistrationResult } from '../translate/registration.js';
 import type { Translator } from '../translate/providers.js';
 import type { Translation } from '../common/translation-types.js';
-import type { Config, Plan, Snapshot } from '../common/types.js';
+import type { Config, ObservedSecret, Plan, Snapshot } from '../common/types.js';
 import type { PerObject } from './pass-state.js';
 
 /** A fresh plan and the first instant at which one of its decisions changes. */
@@ -118,10 +118,29 @@ function memoisedBuild(onReuse: () => void): PerObject['buildRegistration'] {
       onReuse();
       return slot.result;
     }
-    const result = buildRegistration(input);
+    const result = sharingStrings(buildRegistration(input), input.existing);
     last.set(input.translation, { key, result });
     return result;
   };
+}
+
+/**
+ * The result with each data value equal to the existing registration's replaced by that very
+ * string, so what is kept here adds ~nothing to what the watch already holds (at 10,000
+ * sources the built `config` values alone are ~30 MiB); equal strings, so the same result.
+ */
+function sharingStrings(
+  result: RegistrationResult,
+  existing: ObservedSecret | undefined,
+): RegistrationResult {
+  if (!result.ok || existing === undefined) return result;
+  const data: Record<string, string> = {};
+  for (const key in result.secret.data) {
+    const value = result.secret.data[key] as string;
+    const held = existing.data[key];
+    data[key] = held === value ? held : value;
+  }
+  return { ...result, secret: { ...result.secret, data } };
 }
 
 /** Everything a registration is built from but the translation, or `undefined` when unversioned. */
