@@ -51,6 +51,9 @@ describe('parseConfig defaults', () => {
       probeFailures: 3,
       kamajiSleep: false,
       vclusterSleep: false,
+      clusterProfiles: false,
+      clusterProfileNamespace: 'argocd',
+      clusterManager: 'argocd-cluster-registrar',
     });
   });
 
@@ -76,6 +79,9 @@ describe('parseConfig defaults', () => {
       probeFailures: 3,
       kamajiSleep: false,
       vclusterSleep: false,
+      clusterProfiles: false,
+      clusterProfileNamespace: '',
+      clusterManager: 'argocd-cluster-registrar',
     });
     expect(valid({ ...CONFIG_DEFAULTS })).toEqual(valid({}));
   });
@@ -110,6 +116,9 @@ describe('parseConfig defaults', () => {
         probeFailures: '5',
         kamajiSleep: true,
         vclusterSleep: true,
+        clusterProfiles: true,
+        clusterProfileNamespace: 'fleet-inventory',
+        clusterManager: 'registrar-east',
       }),
     ).toEqual({
       targetNamespace: 'gitops',
@@ -143,7 +152,18 @@ describe('parseConfig defaults', () => {
       probeFailures: 5,
       kamajiSleep: true,
       vclusterSleep: true,
+      clusterProfiles: true,
+      clusterProfileNamespace: 'fleet-inventory',
+      clusterManager: 'registrar-east',
     });
+  });
+
+  it('puts profiles in the target namespace unless told otherwise, and checks both names', () => {
+    expect(valid({ targetNamespace: 'gitops' }).clusterProfileNamespace).toBe('gitops');
+    expect(onlyError({ clusterProfileNamespace: 'Inventory' }).setting).toBe(
+      'clusterProfileNamespace',
+    );
+    expect(onlyError({ clusterManager: 'not a label value' }).setting).toBe('clusterManager');
   });
 
   it('reads Cluster sources with the capi preset when --capi-clusters is on and no provider is set', () => {

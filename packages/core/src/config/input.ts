@@ -72,6 +72,15 @@ export interface ConfigInput {
    * `vclusterSleep`); default false.
    */
   vclusterSleep?: boolean;
+  /**
+   * Publish each registered source as a ClusterProfile of the cluster inventory
+   * (`--cluster-profiles`, chart `clusterProfiles.enabled`); default false.
+   */
+  clusterProfiles?: boolean;
+  /** The inventory namespace (`--cluster-profile-namespace`); default: the target namespace. */
+  clusterProfileNamespace?: string;
+  /** The profiles' cluster manager (`--cluster-manager`); default argocd-cluster-registrar. */
+  clusterManager?: string;
 }
 
 export interface ConfigError {
@@ -109,6 +118,10 @@ export const CONFIG_DEFAULTS = {
   probeFailures: 3,
   kamajiSleep: false,
   vclusterSleep: false,
+  clusterProfiles: false,
+  // Empty: the target namespace (parseConfig resolves it).
+  clusterProfileNamespace: '',
+  clusterManager: 'argocd-cluster-registrar',
 } as const satisfies Required<Omit<ConfigInput, 'secretNamePattern' | 'secretKey'>>;
 
 /**

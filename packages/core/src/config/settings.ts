@@ -7,7 +7,13 @@ import { DURATION_FORM, parseDuration } from './duration.js';
 import { formProblem } from './form-checks.js';
 
 type StringKey =
-  'targetNamespace' | 'labelPrefix' | 'managedBy' | 'secretNamePattern' | 'secretKey';
+  | 'targetNamespace'
+  | 'labelPrefix'
+  | 'managedBy'
+  | 'secretNamePattern'
+  | 'secretKey'
+  | 'clusterProfileNamespace'
+  | 'clusterManager';
 export function stringSetting(
   input: ConfigInput,
   key: StringKey,
@@ -54,7 +60,8 @@ export function booleanSetting(
     | 'capiClusterNameLabel'
     | 'probeChildren'
     | 'kamajiSleep'
-    | 'vclusterSleep',
+    | 'vclusterSleep'
+    | 'clusterProfiles',
   fallback: boolean,
   fail: Fail,
 ): boolean | undefined {

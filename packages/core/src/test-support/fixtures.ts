@@ -59,6 +59,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     probeFailures: 3,
     kamajiSleep: false,
     vclusterSleep: false,
+    clusterProfiles: false,
+    clusterProfileNamespace: TARGET,
+    clusterManager: 'argocd-cluster-registrar',
     ...overrides,
   };
 }

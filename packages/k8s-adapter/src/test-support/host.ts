@@ -42,8 +42,9 @@ export async function host(): Promise<Host> {
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
+  const targetNamespace = uniqueName('argocd');
   return {
-    targetNamespace: uniqueName('argocd'),
+    targetNamespace,
     labelPrefix: PREFIX,
     managedBy: uniqueName('registrar'),
     providers: [PROVIDER_PRESETS.k3k, PROVIDER_PRESETS.vcluster],
@@ -60,6 +61,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     probeFailures: 3,
     kamajiSleep: false,
     vclusterSleep: false,
+    clusterProfiles: false,
+    clusterProfileNamespace: targetNamespace,
+    clusterManager: 'argocd-cluster-registrar',
     ...overrides,
   };
 }
