@@ -18,6 +18,8 @@
 #   tools/build.sh inventory  build (if missing) the Cluster Inventory API's kubeconfig-secretreader
 #                             plugin and our check-profiles (tools/inventory) with the
 #                             ClusterProfile CRD in crds/ beside them; prints that directory
+#   tools/build.sh kueue      build (if missing) Kueue's manager (tools/kueue) with Kueue's CRDs
+#                             in crds/ beside it; prints that directory
 #   tools/build.sh --print-replaces VERSION   print the replace block for a kubernetes version
 #   tools/build.sh --print-argocd-replaces    print tools/argocd's replace block (argo-cd's own)
 set -euo pipefail
@@ -64,7 +66,7 @@ mkdir -p "$bin"
 # scripts/setup builds them side by side (Go's build and module caches are safe for concurrent builds), which
 # fills the time one build spends downloading modules or linking on one core.
 case "${1:-}" in
-  argocd | promtool | actionlint | inventory) exec 9>"$cache_root/.build-$1.lock" ;;
+  argocd | promtool | actionlint | inventory | kueue) exec 9>"$cache_root/.build-$1.lock" ;;
   *) exec 9>"$cache_root/.build.lock" ;;
 esac
 flock 9
@@ -172,6 +174,29 @@ if [[ "${1:-}" == "capi" ]]; then
     dir="$(cd "$here/capi" && go mod download -json "sigs.k8s.io/cluster-api@$CAPI_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
     rm -rf "$bin/crds.tmp" && mkdir -p "$bin/crds.tmp"
     cp "$dir"/{core,controlplane/kubeadm,bootstrap/kubeadm}/config/crd/bases/*.yaml "$bin/crds.tmp/"
+    chmod 644 "$bin"/crds.tmp/*.yaml
+    rm -rf "$bin/crds" && mv "$bin/crds.tmp" "$bin/crds"
+  fi
+  echo "$bin"
+  exit 0
+fi
+
+if [[ "${1:-}" == "kueue" ]]; then
+  # Kueue's manager, run out of cluster as a consumer of ClusterProfiles (MultiKueue), keyed by
+  # the module version and the wrapper's source. Its CRDs come from the same module version.
+  KUEUE_VERSION="$(modversion kueue sigs.k8s.io/kueue)"
+  [[ "$KUEUE_VERSION" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || { log "cannot read the version from tools/kueue/go.mod"; exit 1; }
+  src="$(cat "$here"/kueue/*.go "$here"/kueue/go.mod "$here"/kueue/go.sum | sha256sum | cut -c1-12)"
+  bin="$cache_root/bin-kueue-$KUEUE_VERSION-$src"
+  mkdir -p "$bin"
+  build_kueue() { # moved into place only once fully linked
+    (cd "$here/kueue" && go build -ldflags "-s -w" -o "$bin/kueue.tmp" sigs.k8s.io/kueue/cmd/kueue) && mv "$bin/kueue.tmp" "$bin/kueue"
+  }
+  [[ -x "$bin/kueue" ]] || timed kueue build_kueue
+  if [[ ! -d "$bin/crds" ]]; then
+    dir="$(cd "$here/kueue" && go mod download -json "sigs.k8s.io/kueue@$KUEUE_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+    rm -rf "$bin/crds.tmp" && mkdir -p "$bin/crds.tmp"
+    cp "$dir"/config/components/crd/bases/*.yaml "$bin/crds.tmp/"
     chmod 644 "$bin"/crds.tmp/*.yaml
     rm -rf "$bin/crds" && mv "$bin/crds.tmp" "$bin/crds"
   fi

@@ -140,6 +140,11 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 - {{ printf "--vcluster-sleep=%t" $v.vclusterSleep | quote }}
 - {{ printf "--reference-mode=%s" $v.referenceMode | quote }}
 - {{ printf "--secretreader-path=%s" $v.secretreaderPath | quote }}
+- {{ printf "--cluster-profiles=%t" $v.clusterProfiles.enabled | quote }}
+{{- with $v.clusterProfiles.namespace }}
+- {{ printf "--cluster-profile-namespace=%s" . | quote }}
+{{- end }}
+- {{ printf "--cluster-manager=%s" $v.clusterProfiles.clusterManager | quote }}
 - {{ printf "--interval=%s" (toString $v.interval) | quote }}
 - {{ printf "--resync-period=%s" (toString $v.resyncPeriod) | quote }}
 - {{ printf "--demoted-ttl=%s" (toString $v.demotedTTL) | quote }}

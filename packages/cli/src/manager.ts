@@ -9,7 +9,11 @@
 
 import { createSettledRepeat } from '@argocd-cluster-registrar/core';
 import type { Config } from '@argocd-cluster-registrar/core';
-import { createLeaderElector, createWatchGatherer } from '@argocd-cluster-registrar/k8s-adapter';
+import {
+  createLeaderElector,
+  createProfileReader,
+  createWatchGatherer,
+} from '@argocd-cluster-registrar/k8s-adapter';
 import type {
   KubeAccess,
   LeaderElector,
@@ -28,6 +32,7 @@ import type { PassReport, PassScope } from './reconciler.js';
 import { DEFAULT_TIMING, PassSchedule } from './schedule.js';
 import type { DaemonTiming } from './schedule.js';
 import type { ProbeResult } from './server.js';
+import type { ProfileStage } from './profile-pass.js';
 
 /** How long stop() waits for a pass in flight (leaves room for the Lease release in 10 s). */
 const STOP_GRACE_MS = 4000;
@@ -93,6 +98,8 @@ export function stopSignal(): Promise<string> {
 export class Daemon {
   private readonly timing: DaemonTiming;
   private gatherer: WatchGatherer | undefined;
+  /** With --cluster-profiles: the inventory step, its watch kept as long as the gatherer's. */
+  private profileStage: ProfileStage | undefined;
   /** The planner's last settled plan, kept as long as the gatherer (reconciler.ts). */
   private readonly repeat = createSettledRepeat();
   private reporter: OutcomeReporter;
@@ -150,6 +157,16 @@ export class Daemon {
   start(): void {
     const { access, config, metrics } = this.options;
     this.schedule.fullPassNow();
+    if (config.clusterProfiles) {
+      this.profileStage = {
+        reader: createProfileReader(access, {
+          namespace: config.clusterProfileNamespace,
+          mode: 'watch',
+          rediscoverMs: config.intervalMs,
+          ...(this.options.watchTiming !== undefined ? { timing: this.options.watchTiming } : {}),
+        }),
+      };
+    }
     this.gatherer = createWatchGatherer(access, config, {
       onChange: (change) => {
         // A re-list may have seen anything change; a cluster Secret without a source
@@ -220,6 +237,7 @@ export class Daemon {
     // First, so a pass still waiting for the watches' first lists goes on at once (with an
     // incomplete, deletion-free snapshot) instead of holding SIGTERM up.
     this.gatherer?.stop();
+    this.profileStage?.reader.stop();
     this.notify();
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -317,6 +335,9 @@ export class Daemon {
           logger: this.log,
           metrics,
           now: this.now,
+          ...(this.profileStage === undefined
+            ? {}
+            : { profiles: { stage: this.profileStage, access: this.writerAccess() } }),
         },
         { scope, apply: writer },
       );

@@ -178,6 +178,14 @@ export class RegistrarMetrics {
     'argocd_cluster_registrar_actions_total',
     'Planned actions executed, by kind and status.',
   );
+  readonly profileActions = new Counter(
+    'argocd_cluster_registrar_cluster_profile_actions_total',
+    'ClusterProfile writes (--cluster-profiles), by kind (create, update, status, delete) and status.',
+  );
+  readonly profiles = new Gauge(
+    'argocd_cluster_registrar_cluster_profiles',
+    'ClusterProfiles published (--cluster-profiles): registered sources with a profile of ours.',
+  );
   readonly events = new Counter(
     'argocd_cluster_registrar_events_total',
     'Kubernetes Events, by result: sent, failed, timed-out, superseded (a newer one about the same source replaced it before it went out) or dropped (after a time-out, or at shutdown).',
@@ -291,6 +299,8 @@ export class RegistrarMetrics {
       this.passDuration,
       this.apiErrors,
       this.actions,
+      this.profileActions,
+      this.profiles,
       this.events,
       this.passes,
       this.leader,

@@ -10,10 +10,13 @@ import type {
   ActionResult,
   GatherFailure,
   Gatherer,
+  KubeAccess,
   PlanWriter,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import { sourceLogFields, type Logger } from './logging.js';
 import type { RegistrarMetrics } from './metrics.js';
+import { runProfilePass } from './profile-pass.js';
+import type { ProfilePassReport, ProfileStage } from './profile-pass.js';
 
 export type PassScope =
   { readonly full: true } | { readonly full: false; readonly namespaces: readonly string[] };
@@ -33,6 +36,8 @@ export interface PassReport {
   readonly durationMs: number;
   /** The `cluster.x-k8s.io` version the gather found served (Events name Clusters by it). */
   readonly clusterApiVersion?: string;
+  /** With `--cluster-profiles`: what the inventory step read, planned and wrote. */
+  readonly profiles?: ProfilePassReport;
 }
 
 export interface PassOptions {
@@ -55,6 +60,11 @@ export interface ReconcilerDeps {
   readonly metrics: RegistrarMetrics;
   /** Epoch ms; injected so the planner's notion of time is the caller's. */
   readonly now: () => number;
+  /**
+   * With `--cluster-profiles`: the inventory step and the access its writes go through
+   * (fenced like the writer's); owned, like the gatherer, by whoever runs the passes.
+   */
+  readonly profiles?: { readonly stage: ProfileStage; readonly access: KubeAccess };
 }
 
 export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promise<PassReport> {
@@ -88,6 +98,18 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     if (result.failure !== undefined) deps.metrics.apiErrors.inc({ kind: result.failure.kind });
   }
   const applied = options.apply && deps.writer.persists;
+  const profiles =
+    deps.profiles === undefined
+      ? undefined
+      : await runProfilePass(deps.profiles.stage, {
+          snapshot: gathered.snapshot,
+          plan,
+          config: deps.config,
+          now: deps.now(),
+          writeWith: applied ? deps.profiles.access : undefined,
+          logger: deps.logger,
+          metrics: deps.metrics,
+        });
 
   const durationMs = performance.now() - started;
   deps.metrics.passDuration.observe(durationMs / 1000);
@@ -122,14 +144,18 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     ...(gathered.clusterApiVersion === undefined
       ? {}
       : { clusterApiVersion: gathered.clusterApiVersion }),
+    ...(profiles === undefined ? {} : { profiles }),
   };
 }
 
 /** True when the pass failed in a way worth retrying sooner than the next interval. */
 export function passNeedsRetry(report: PassReport): boolean {
+  const profiles = report.profiles;
   return (
     report.gatherFailures.length > 0 ||
-    report.results.some((r) => r.status !== 'applied' && r.status !== 'dry-run')
+    report.results.some((r) => r.status !== 'applied' && r.status !== 'dry-run') ||
+    profiles?.state === 'unknown' ||
+    (profiles?.state === 'planned' && profiles.results.some((r) => r.status !== 'applied'))
   );
 }
 

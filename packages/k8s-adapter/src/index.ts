@@ -35,6 +35,10 @@ export { LeadershipLost, OPEN_FENCE } from './connection/write-fence.js';
 export type { WriteFence } from './connection/write-fence.js';
 export { REQUEST_TIMEOUT_MS } from './connection/request-guard.js';
 export { createWatchGatherer } from './gather/watched-world.js';
+export { createProfileReader } from './gather/cluster-profiles.js';
+export type { ProfileRead, ProfileReader } from './gather/cluster-profiles.js';
+export { writeProfiles } from './write/profile-writer.js';
+export type { ProfileResult } from './write/profile-writer.js';
 export type {
   WatchGatherer,
   WatchGathererOptions,

@@ -6,6 +6,7 @@ import {
   createApplier,
   createDryRunWriter,
   createGatherer,
+  createProfileReader,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { KubeAccess, PlanWriter } from '@argocd-cluster-registrar/k8s-adapter';
 import { refuseUnreachable } from '../connect.js';
@@ -43,6 +44,20 @@ export async function runOnce(
       logger,
       metrics: new RegistrarMetrics(),
       now: Date.now,
+      ...(config.clusterProfiles
+        ? {
+            profiles: {
+              stage: {
+                reader: createProfileReader(access, {
+                  namespace: config.clusterProfileNamespace,
+                  mode: 'list',
+                  rediscoverMs: config.intervalMs,
+                }),
+              },
+              access,
+            },
+          }
+        : {}),
     },
     { scope: { full: true }, apply: true },
   );
@@ -83,6 +98,14 @@ export async function runOnce(
     return EXIT_ERROR;
   }
   if (report.applied && results.some((r) => r.status !== 'applied')) return EXIT_ERROR;
+  // A profile that could not be read or written is an error too (a missing CRD is not: it
+  // was said, and registrations are unaffected).
+  for (const round of rounds) {
+    const profiles = round.profiles;
+    if (profiles?.state === 'unknown') return EXIT_ERROR;
+    if (profiles?.state === 'planned' && profiles.results.some((r) => r.status !== 'applied'))
+      return EXIT_ERROR;
+  }
   if (anyRejected(firstRound.previewed)) return EXIT_REJECTED;
   if (options.detailedExitcode && rounds.some((round) => round.plan.actions.length > 0))
     return EXIT_CHANGES;

@@ -159,4 +159,13 @@ export interface Config {
   readonly referenceMode: ReferenceMode;
   /** The kubeconfig-secretreader plugin's path (or name on PATH) in ArgoCD's controller. */
   readonly secretreaderPath: string;
+  /**
+   * Each registered source is also published as a ClusterProfile (`multicluster.x-k8s.io`)
+   * in `clusterProfileNamespace`, owned as `clusterManager` (plan/profiles.ts). Off by default.
+   */
+  readonly clusterProfiles: boolean;
+  /** The inventory namespace (the target namespace unless set). */
+  readonly clusterProfileNamespace: string;
+  /** `spec.clusterManager.name` and the `x-k8s.io/cluster-manager` label of our profiles. */
+  readonly clusterManager: string;
 }

@@ -53,6 +53,9 @@ describe('parseConfig defaults', () => {
       vclusterSleep: false,
       referenceMode: 'off',
       secretreaderPath: 'kubeconfig-secretreader',
+      clusterProfiles: false,
+      clusterProfileNamespace: 'argocd',
+      clusterManager: 'argocd-cluster-registrar',
     });
   });
 
@@ -80,6 +83,9 @@ describe('parseConfig defaults', () => {
       vclusterSleep: false,
       referenceMode: 'off',
       secretreaderPath: 'kubeconfig-secretreader',
+      clusterProfiles: false,
+      clusterProfileNamespace: '',
+      clusterManager: 'argocd-cluster-registrar',
     });
     expect(valid({ ...CONFIG_DEFAULTS })).toEqual(valid({}));
   });
@@ -116,6 +122,9 @@ describe('parseConfig defaults', () => {
         vclusterSleep: true,
         referenceMode: 'on-or-copy',
         secretreaderPath: '/usr/local/bin/kubeconfig-secretreader',
+        clusterProfiles: true,
+        clusterProfileNamespace: 'fleet-inventory',
+        clusterManager: 'registrar-east',
       }),
     ).toEqual({
       targetNamespace: 'gitops',
@@ -151,7 +160,18 @@ describe('parseConfig defaults', () => {
       vclusterSleep: true,
       referenceMode: 'on-or-copy',
       secretreaderPath: '/usr/local/bin/kubeconfig-secretreader',
+      clusterProfiles: true,
+      clusterProfileNamespace: 'fleet-inventory',
+      clusterManager: 'registrar-east',
     });
+  });
+
+  it('puts profiles in the target namespace unless told otherwise, and checks both names', () => {
+    expect(valid({ targetNamespace: 'gitops' }).clusterProfileNamespace).toBe('gitops');
+    expect(onlyError({ clusterProfileNamespace: 'Inventory' }).setting).toBe(
+      'clusterProfileNamespace',
+    );
+    expect(onlyError({ clusterManager: 'not a label value' }).setting).toBe('clusterManager');
   });
 
   it('reads Cluster sources with the capi preset when --capi-clusters is on and no provider is set', () => {

@@ -86,6 +86,16 @@ const SCALARS: {
   referenceMode: referenceModeSetting,
   secretreaderPath: (input, fail) =>
     formed(input, 'secretreaderPath', SECRETREADER_PATH_FORM, fail),
+  clusterProfiles: (input, fail) =>
+    booleanSetting(input, 'clusterProfiles', CONFIG_DEFAULTS.clusterProfiles, fail),
+  clusterProfileNamespace: (input, fail) => {
+    // Unset or empty: the target namespace (its own reader reports a problem with it).
+    const value = stringSetting(input, 'clusterProfileNamespace', '', fail);
+    if (value !== '') return formed(input, 'clusterProfileNamespace', TARGET_NAMESPACE_FORM, fail);
+    const target: unknown = input.targetNamespace;
+    return typeof target === 'string' ? target : CONFIG_DEFAULTS.targetNamespace;
+  },
+  clusterManager: (input, fail) => formed(input, 'clusterManager', MANAGED_BY_FORM, fail),
 };
 
 /** Validates every setting and returns either a Config or all the errors found. */
@@ -140,7 +150,13 @@ function failUnknownSettings(input: ConfigInput, fail: Fail): void {
 /** A string setting that must also have its form (a namespace name, a label prefix, …). */
 function formed(
   input: ConfigInput,
-  key: 'targetNamespace' | 'labelPrefix' | 'managedBy' | 'secretreaderPath',
+  key:
+    | 'targetNamespace'
+    | 'labelPrefix'
+    | 'managedBy'
+    | 'secretreaderPath'
+    | 'clusterProfileNamespace'
+    | 'clusterManager',
   form: readonly FormCheck[],
   fail: Fail,
 ): string | undefined {

@@ -82,6 +82,15 @@ export interface ConfigInput {
    * (`--secretreader-path`, chart `secretreaderPath`): an absolute path or a name on its PATH.
    */
   secretreaderPath?: string;
+  /**
+   * Publish each registered source as a ClusterProfile of the cluster inventory
+   * (`--cluster-profiles`, chart `clusterProfiles.enabled`); default false.
+   */
+  clusterProfiles?: boolean;
+  /** The inventory namespace (`--cluster-profile-namespace`); default: the target namespace. */
+  clusterProfileNamespace?: string;
+  /** The profiles' cluster manager (`--cluster-manager`); default argocd-cluster-registrar. */
+  clusterManager?: string;
 }
 
 export interface ConfigError {
@@ -121,6 +130,10 @@ export const CONFIG_DEFAULTS = {
   vclusterSleep: false,
   referenceMode: 'off',
   secretreaderPath: 'kubeconfig-secretreader',
+  clusterProfiles: false,
+  // Empty: the target namespace (parseConfig resolves it).
+  clusterProfileNamespace: '',
+  clusterManager: 'argocd-cluster-registrar',
 } as const satisfies Required<Omit<ConfigInput, 'secretNamePattern' | 'secretKey'>>;
 
 /**

@@ -12,7 +12,9 @@ type StringKey =
   | 'managedBy'
   | 'secretNamePattern'
   | 'secretKey'
-  | 'secretreaderPath';
+  | 'secretreaderPath'
+  | 'clusterProfileNamespace'
+  | 'clusterManager';
 export function stringSetting(
   input: ConfigInput,
   key: StringKey,
@@ -59,7 +61,8 @@ export function booleanSetting(
     | 'capiClusterNameLabel'
     | 'probeChildren'
     | 'kamajiSleep'
-    | 'vclusterSleep',
+    | 'vclusterSleep'
+    | 'clusterProfiles',
   fallback: boolean,
   fail: Fail,
 ): boolean | undefined {

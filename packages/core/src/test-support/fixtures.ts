@@ -61,6 +61,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     vclusterSleep: false,
     referenceMode: 'off',
     secretreaderPath: 'kubeconfig-secretreader',
+    clusterProfiles: false,
+    clusterProfileNamespace: TARGET,
+    clusterManager: 'argocd-cluster-registrar',
     ...overrides,
   };
 }

@@ -42,8 +42,9 @@ export async function host(): Promise<Host> {
 }
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
+  const targetNamespace = uniqueName('argocd');
   return {
-    targetNamespace: uniqueName('argocd'),
+    targetNamespace,
     labelPrefix: PREFIX,
     managedBy: uniqueName('registrar'),
     providers: [PROVIDER_PRESETS.k3k, PROVIDER_PRESETS.vcluster],
@@ -62,6 +63,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     vclusterSleep: false,
     referenceMode: 'off',
     secretreaderPath: 'kubeconfig-secretreader',
+    clusterProfiles: false,
+    clusterProfileNamespace: targetNamespace,
+    clusterManager: 'argocd-cluster-registrar',
     ...overrides,
   };
 }

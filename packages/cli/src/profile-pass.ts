@@ -1,0 +1,106 @@
+// The cluster inventory's step of a pass (`--cluster-profiles`): after the registrations are
+// planned (and written), the ClusterProfiles are read, planned from that plan and written
+// behind the same fence. A missing CRD is said once and changes nothing else; a failed read
+// plans nothing (no deletion rests on missing data). A dry run writes no profile.
+
+import { planProfiles } from '@argocd-cluster-registrar/core';
+import type { Config, Plan, ProfilePlan, Snapshot } from '@argocd-cluster-registrar/core';
+import { writeProfiles } from '@argocd-cluster-registrar/k8s-adapter';
+import type {
+  KubeAccess,
+  ProfileReader,
+  ProfileResult,
+} from '@argocd-cluster-registrar/k8s-adapter';
+import type { Logger } from './logging.js';
+import type { RegistrarMetrics } from './metrics.js';
+
+export interface ProfileStage {
+  readonly reader: ProfileReader;
+  /** What a said-once notice was last about, so a steady absence is not logged every pass. */
+  said?: string | undefined;
+}
+
+export type ProfilePassReport =
+  | {
+      readonly state: 'planned';
+      readonly plan: ProfilePlan;
+      /** Written results (empty in a dry run or on a standby). */
+      readonly results: readonly ProfileResult[];
+    }
+  | { readonly state: 'absent' | 'unknown'; readonly why: string };
+
+export async function runProfilePass(
+  stage: ProfileStage,
+  input: {
+    readonly snapshot: Snapshot;
+    readonly plan: Plan;
+    readonly config: Config;
+    readonly now: number;
+    /** The access writes go through (fenced), or undefined when nothing may be written. */
+    readonly writeWith: KubeAccess | undefined;
+    readonly logger: Logger;
+    readonly metrics: RegistrarMetrics;
+  },
+): Promise<ProfilePassReport> {
+  const { config, logger } = input;
+  const read = await stage.reader.read(input.now);
+  if (read.state !== 'read') {
+    const message =
+      read.state === 'absent'
+        ? `ClusterProfiles are not written: ${read.why}; registrations are unaffected (install the ClusterProfile CRD or turn --cluster-profiles off)`
+        : `ClusterProfiles are not planned this pass: ${read.why}`;
+    if (stage.said !== message) logger.warn(message, { namespace: config.clusterProfileNamespace });
+    stage.said = message;
+    return { state: read.state, why: read.why };
+  }
+  if (stage.said !== undefined) {
+    logger.info('ClusterProfiles are read again', { namespace: config.clusterProfileNamespace });
+    stage.said = undefined;
+  }
+  const plan = planProfiles({
+    snapshot: input.snapshot,
+    plan: input.plan,
+    profiles: read.snapshot,
+    settings: { namespace: config.clusterProfileNamespace, manager: config.clusterManager },
+    config,
+    now: input.now,
+  });
+  input.metrics.profiles.set({}, plan.published);
+  for (const notice of plan.notices) logger.warn(notice.message, { cluster: notice.cluster });
+  const results =
+    input.writeWith === undefined || plan.actions.length === 0
+      ? []
+      : await writeProfiles(input.writeWith, plan);
+  for (const result of results) {
+    const { action } = result;
+    input.metrics.profileActions.inc({ kind: action.kind, status: result.status });
+    const fields = {
+      action: action.kind,
+      cluster: action.cluster,
+      profile: `${plan.namespace}/${action.cluster}`,
+      ...(action.kind === 'delete' ? { reason: action.reason.code } : { source: action.source }),
+    };
+    if (result.status === 'applied')
+      logger.info(`${pastTense(action.kind)} cluster profile`, fields);
+    else
+      logger.warn(`cluster profile ${action.kind} not applied`, {
+        ...fields,
+        status: result.status,
+        error: result.failure?.message,
+      });
+  }
+  return { state: 'planned', plan, results };
+}
+
+function pastTense(kind: ProfilePlan['actions'][number]['kind']): string {
+  switch (kind) {
+    case 'create':
+      return 'created';
+    case 'update':
+      return 'updated';
+    case 'status':
+      return 'updated the status of';
+    case 'delete':
+      return 'deleted';
+  }
+}

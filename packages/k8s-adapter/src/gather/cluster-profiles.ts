@@ -1,0 +1,143 @@
+// What the inventory namespace holds, for the profile planner: which version of the
+// inventory's group is served (discovery), then the ClusterProfiles, listed by a one-shot run
+// or watched by the daemon (list once, then the watch keeps them: a steady state sends no
+// request for them, whatever their number). Without the CRD the reader says so once and is
+// asked again only after an interval, and registrations go on unaffected.
+
+import type { ObservedProfile, ProfileSnapshot } from '@argocd-cluster-registrar/core';
+import {
+  clusterProfilesPath,
+  discoverInventory,
+  listClusterProfiles,
+} from '../connection/cluster-profile-api.js';
+import type { KubeClusterProfile } from '../connection/cluster-profile-api.js';
+import { classifyApiError } from '../connection/api-failure.js';
+import { LIST_PAGE_SIZE } from '../connection/kube-api.js';
+import type { KubeAccess } from '../connection/kube-access.js';
+import { startListWatch } from '../watch/list-watch.js';
+import type { ListWatch, ListWatchTiming, WatchedObject } from '../watch/list-watch.js';
+
+export type ProfileRead =
+  | { readonly state: 'read'; readonly snapshot: ProfileSnapshot }
+  /** The CRD is not installed (or not in a version we write): nothing to plan. */
+  | { readonly state: 'absent'; readonly why: string }
+  /** Discovery or the list failed: nothing is planned this pass. */
+  | { readonly state: 'unknown'; readonly why: string };
+
+export interface ProfileReader {
+  read(now: number): Promise<ProfileRead>;
+  /** Requests sent, over the reader's life (watches excepted). */
+  readonly requests: () => number;
+  stop(): void;
+}
+
+export interface ProfileReaderOptions {
+  readonly namespace: string;
+  /** Watch (the daemon) or list on every read (a one-shot run). */
+  readonly mode: 'watch' | 'list';
+  /** Discovery is asked again at most this often while the group is not served. */
+  readonly rediscoverMs: number;
+  readonly timing?: Partial<ListWatchTiming>;
+}
+
+export function createProfileReader(
+  access: KubeAccess,
+  options: ProfileReaderOptions,
+): ProfileReader {
+  let requests = 0;
+  let version: string | undefined;
+  let absent: { readonly why: string; readonly at: number } | undefined;
+  let watch: ListWatch<ObservedProfile> | undefined;
+
+  const discover = async (now: number): Promise<ProfileRead | undefined> => {
+    if (version !== undefined) return undefined;
+    if (absent !== undefined && now - absent.at < options.rediscoverMs)
+      return { state: 'absent', why: absent.why };
+    requests += 1;
+    const api = await discoverInventory(access);
+    if (api.state === 'absent') {
+      absent = { why: api.why, at: now };
+      return { state: 'absent', why: api.why };
+    }
+    if (api.state === 'unknown') return { state: 'unknown', why: api.failure.message };
+    absent = undefined;
+    version = api.version;
+    if (options.mode === 'watch') {
+      watch = startListWatch(access, {
+        name: 'cluster profiles',
+        path: clusterProfilesPath(version, options.namespace),
+        project: (object) => observedProfile(object as KubeClusterProfile),
+        handlers: {
+          onUpsert: () => undefined,
+          onDelete: () => undefined,
+          onError: () => undefined,
+        },
+        ...(options.timing === undefined ? {} : { timing: options.timing }),
+      });
+    }
+    return undefined;
+  };
+
+  return {
+    requests: () => requests,
+    stop: () => watch?.stop(),
+    read: async (now) => {
+      const notReady = await discover(now);
+      if (notReady !== undefined) return notReady;
+      const apiVersion = version as string;
+      if (watch !== undefined) {
+        const failing = watch.failing();
+        const profiles = [...watch.store.values()];
+        if (!watch.synced())
+          return { state: 'unknown', why: failing?.message ?? 'the profiles are not listed yet' };
+        return {
+          state: 'read',
+          snapshot: {
+            apiVersion,
+            profiles,
+            ...(failing === undefined ? {} : { unread: failing.message }),
+          },
+        };
+      }
+      try {
+        const profiles: ObservedProfile[] = [];
+        let next: string | undefined;
+        do {
+          requests += 1;
+          const page = await listClusterProfiles(access, apiVersion, options.namespace, {
+            limit: LIST_PAGE_SIZE,
+            continue: next,
+          });
+          for (const item of page.items ?? []) {
+            const profile = observedProfile(item);
+            if (profile !== undefined) profiles.push(profile);
+          }
+          next = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
+        } while (next !== undefined);
+        return { state: 'read', snapshot: { apiVersion, profiles } };
+      } catch (err) {
+        return { state: 'unknown', why: classifyApiError(err).message };
+      }
+    },
+  };
+}
+
+/** The planner's view of a profile as served (an object without name or uid is dropped). */
+export function observedProfile(
+  object: KubeClusterProfile | WatchedObject,
+): ObservedProfile | undefined {
+  const profile = object as KubeClusterProfile;
+  const meta = profile.metadata;
+  if (meta?.name === undefined || meta.uid === undefined || meta.resourceVersion === undefined)
+    return undefined;
+  return {
+    namespace: meta.namespace ?? '',
+    name: meta.name,
+    uid: meta.uid,
+    resourceVersion: meta.resourceVersion,
+    labels: meta.labels ?? {},
+    annotations: meta.annotations ?? {},
+    spec: profile.spec ?? {},
+    ...(profile.status === undefined ? {} : { status: profile.status }),
+  };
+}
