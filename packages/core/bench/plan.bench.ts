@@ -16,7 +16,9 @@
 //   back to back        the same, without the GC in between (a daemon's passes in a row).
 //   one Secret changed  the pass after one watch event: every other run one kubeconfig Secret
 //                       has another resourceVersion, so no two passes in a row see the same
-//                       world and each is planned in full (the parse cache still warm).
+//                       world and each is planned in full (the parse cache still warm, and
+//                       the settled repeat's seam hands back registrations built before from
+//                       the same source, registration and translation).
 //   re-listed           the same, on a fresh copy of the snapshot each run (new objects and
 //                       strings, as a daemon gets from the API on a re-list).
 //   parsing included    the steady pass with a fresh translator and no settled repeat.
@@ -429,7 +431,8 @@ measures the neighbours. It counts V8's GC helper threads too, so it errs high.
 - **back to back**: the steady pass repeated without a GC in between (a daemon's hot passes).
 - **one Secret changed**: the pass after one watch event. Every other run one kubeconfig
   Secret has another resourceVersion (same content), so no pass sees the world of the one
-  before and each is planned in full (kubeconfigs from the parse cache); a GC before each
+  before and each is planned in full (kubeconfigs from the parse cache, and the registrations
+  of unchanged sources from the settled repeat's seam, \`plan/settled-repeat.ts\`); a GC before each
   run, as steady. Not a budget of its own: the cost of a pass that has something to look at.
 - **re-listed**: as steady, on a fresh deep copy of the snapshot each run (new objects and
   strings, as the daemon gets them from the API on a re-list): the settled repeat recognises
