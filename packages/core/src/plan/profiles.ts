@@ -57,7 +57,8 @@ export const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
 export const CONTROL_PLANE_HEALTHY = 'ControlPlaneHealthy';
 
 /** What the plugin can read from a kubeconfig: inline credentials only (its README). */
-const PLUGIN_READABLE = new Set(['client-certificate', 'bearer-token']);
+// A registration by reference (reference mode) exists only for a kubeconfig the plugin reads.
+const PLUGIN_READABLE = new Set(['client-certificate', 'bearer-token', 'secret-reference']);
 
 export interface ProfileInput {
   readonly snapshot: Snapshot;

@@ -19,6 +19,7 @@ import {
   testConfig,
 } from '../test-support/fixtures.js';
 import { plan } from '../plan/index.js';
+import { planProfiles } from '../plan/profiles.js';
 import { createSecretKeyTranslator } from './providers.js';
 import { parseConfig } from '../config/config.js';
 import { argoConfigProblems } from '../test-fixtures/argo-config-check.js';
@@ -207,5 +208,38 @@ describe('the planner in reference mode', () => {
       execProviderConfig: { provideClusterInfo: true, config: { namespace: 'team-a' } },
     });
     expect(registration?.labels[KEYS.managedBy]).toBe('cluster-registrar');
+  });
+});
+
+describe('ClusterProfiles of registrations by reference', () => {
+  it('still point consumers at the source Secret: a reference is what the plugin reads', () => {
+    const config = testConfig({ referenceMode: 'on', secretreaderPath: PLUGIN });
+    const world = settle(scenario().child('team-a').build(), config, NOW);
+    const profiles = planProfiles({
+      snapshot: world,
+      plan: plan(world, config, NOW),
+      profiles: { apiVersion: 'v1alpha1', profiles: [] },
+      settings: { namespace: 'inventory', manager: 'argocd-cluster-registrar' },
+      config,
+      now: NOW,
+    });
+    const action = profiles.actions[0];
+    expect(action?.kind === 'create' ? action.profile.status.accessProviders : undefined).toEqual([
+      expect.objectContaining({
+        name: 'kubeconfig-secretreader',
+        cluster: expect.objectContaining({
+          extensions: [
+            {
+              name: 'client.authentication.k8s.io/exec',
+              extension: {
+                name: 'k3k-team-a-kubeconfig',
+                namespace: 'team-a',
+                key: 'kubeconfig.yaml',
+              },
+            },
+          ],
+        }) as unknown,
+      }) as unknown,
+    ]);
   });
 });
