@@ -6,8 +6,8 @@
 // registrations of its managed-by (the write policy), and nothing else.
 //
 // No kube-controller-manager runs on these planes, so nobody fills a
-// kubernetes.io/service-account-token Secret: the test does what its token controller does,
-// with a token the TokenRequest API binds to that Secret (valid while the Secret exists).
+// kubernetes.io/service-account-token Secret: the test does what its token controller does
+// (testkit's fillTokenSecret).
 
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   coreApi,
+  fillTokenSecret,
   statusOf,
   testChildPlane,
   testHostPlane,
@@ -68,35 +69,6 @@ function hubKubeconfig(
   });
 }
 
-/** What the hub's token controller would do for the chart's token Secret. */
-async function fillToken(namespace: string, name: string, serviceAccount: string): Promise<void> {
-  const api = coreApi(hub);
-  const secret = await api.readNamespacedSecret({ namespace, name });
-  const request = await api.createNamespacedServiceAccountToken({
-    namespace,
-    name: serviceAccount,
-    body: {
-      spec: {
-        audiences: [],
-        expirationSeconds: 24 * 3600,
-        boundObjectRef: { apiVersion: 'v1', kind: 'Secret', name, uid: secret.metadata?.uid ?? '' },
-      },
-    },
-  });
-  await api.replaceNamespacedSecret({
-    namespace,
-    name,
-    body: {
-      ...secret,
-      data: {
-        token: Buffer.from(request.status?.token ?? '').toString('base64'),
-        'ca.crt': Buffer.from(hub.caPem).toString('base64'),
-        namespace: Buffer.from(namespace).toString('base64'),
-      },
-    },
-  });
-}
-
 beforeAll(async () => {
   [hub, spoke] = await Promise.all([testHostPlane(), testChildPlane()]);
   scratch = await mkdtemp(join(tmpdir(), 'acr-hub-mode-'));
@@ -119,8 +91,9 @@ beforeAll(async () => {
     manifests.map((m) => `---\n${YAML.stringify(m)}`).join(''),
   );
   identity = `${release}-argocd-cluster-registrar-host-a`;
-  await fillToken(releaseNamespace, `${identity}-token`, identity);
-  await fillToken(
+  await fillTokenSecret(hub, releaseNamespace, `${identity}-token`, identity);
+  await fillTokenSecret(
+    hub,
     releaseNamespace,
     `${release}-argocd-cluster-registrar-host-b-token`,
     `${release}-argocd-cluster-registrar-host-b`,
