@@ -1,15 +1,17 @@
 // A hub for hub-and-spoke tests and benchmarks: a plane of its own holding ArgoCD's namespace,
 // with the hub-side identity of each spoke exactly as the chart's hub mode renders it (helm
-// template, applied as the hub's admin), and the kubeconfig Secret each spoke applies exactly
-// as scripts/hub-kubeconfig prints it. ArgoCD itself is started by the caller (startArgoCd)
-// when a test needs it.
+// template, applied as the hub's admin), its token Secrets filled by Kubernetes' own token
+// controller (kube-controller-manager with that controller alone, as a cluster runs it), and
+// the kubeconfig Secret each spoke applies exactly as scripts/hub-kubeconfig prints it. ArgoCD
+// itself is started by the caller (startArgoCd) when a test needs it.
 //
-// No kube-controller-manager runs on these planes, so nobody fills a
-// kubernetes.io/service-account-token Secret: fillToken does what its token controller does,
-// with a token the TokenRequest API binds to that Secret (valid while the Secret exists).
+// Shared planes run no token controller: fillTokenSecret does what it does there, with a token
+// the TokenRequest API binds to the Secret (valid while the Secret exists).
 
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { cleanEnv, startManaged, waitReady } from './argocd-process.js';
+import type { Managed } from './argocd-process.js';
 import { coreApi } from './client.js';
 import { startControlPlane } from './control-plane.js';
 import type { ControlPlane } from './control-plane.js';
@@ -84,6 +86,11 @@ export async function fillTokenSecret(
 /** Starts the hub's plane and installs the chart's hub mode for the spokes. */
 export async function startHub(options: HubOptions): Promise<Hub> {
   const plane = await startControlPlane(options.name, { ownerPid: process.pid });
+  let tokens: Managed | undefined;
+  const stop = async (): Promise<void> => {
+    await tokens?.stop();
+    await plane.stop();
+  };
   try {
     const release = uniqueName('hub');
     const namespace = uniqueName('argocd');
@@ -107,8 +114,31 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     );
     await kubectl(plane, ['apply', '-f', '-'], rendered);
     const account = (spoke: string): string => `${release}-argocd-cluster-registrar-${spoke}`;
-    for (const spoke of options.spokes)
-      await fillTokenSecret(plane, releaseNamespace, `${account(spoke)}-token`, account(spoke));
+    const pki = join(dirname(plane.kubeconfigPath), 'pki');
+    tokens = startManaged(
+      'kube-controller-manager',
+      join(bin, 'kube-controller-manager'),
+      [
+        `--kubeconfig=${plane.kubeconfigPath}`,
+        '--controllers=serviceaccount-token',
+        `--service-account-private-key-file=${join(pki, 'sa.key')}`,
+        `--root-ca-file=${join(pki, 'ca.crt')}`,
+        '--leader-elect=false',
+        '--secure-port=0',
+      ],
+      cleanEnv({}),
+    );
+    const filled = async (): Promise<boolean> => {
+      for (const spoke of options.spokes) {
+        const secret = await api.readNamespacedSecret({
+          namespace: releaseNamespace,
+          name: `${account(spoke)}-token`,
+        });
+        if (secret.data?.['token'] === undefined) return false;
+      }
+      return true;
+    };
+    await waitReady(tokens, filled, 120_000);
     return {
       plane,
       namespace,
@@ -137,10 +167,10 @@ export async function startHub(options: HubOptions): Promise<Hub> {
           throw new Error(`scripts/hub-kubeconfig ${spoke} failed:\n${result.stderr}`);
         return result.stdout;
       },
-      stop: () => plane.stop(),
+      stop,
     };
   } catch (error) {
-    await plane.stop();
+    await stop();
     throw error;
   }
 }
