@@ -36,6 +36,7 @@ import { readClusterSecrets } from './ownership.js';
 import { createPassState } from './pass-state.js';
 import { followUps } from './rename.js';
 import type { Decided, SettledRepeat } from './settled-repeat.js';
+import { scopeSnapshot } from './target-scope.js';
 
 export interface PlanOptions {
   /** Kubeconfig translator; inject a caching one so a steady-state pass re-parses nothing. */
@@ -57,6 +58,7 @@ export function plan(
   options: PlanOptions = {},
 ): Plan {
   const translate = options.translate ?? translateSecretKey;
+  snapshot = scopeSnapshot(snapshot, config);
   const decide = (): Decided => planPass(snapshot, config, now, translate);
   return options.repeat === undefined
     ? decide().plan
