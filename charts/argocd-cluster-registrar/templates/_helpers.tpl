@@ -164,15 +164,7 @@ CLI's own checks into _settings-validation.tpl: helm prints a schema failure wit
 pattern), the image digest's form, and combinations of values.
 */}}
 {{- define "acr.validate" -}}
-{{- $removed := dict
-  "clusters" (printf "clusters are now found through namespace labels: label each namespace with %smanaged-by and %scluster" .Values.labelPrefix .Values.labelPrefix)
-  "autoDiscovery" "discovery through namespace labels is always on"
-  "service" "the metrics endpoint has its own optional Service, metrics.service" -}}
-{{- range $key := list "clusters" "autoDiscovery" "service" -}}
-{{- if hasKey $.Values $key -}}
-{{- fail (printf "values: %s is a 0.1.x value, removed in 0.2.0: delete it (%s). How to migrate: see \"Migrating from 0.1.x\" in the chart's README (helm show readme <chart>)" $key (get $removed $key)) -}}
-{{- end -}}
-{{- end -}}
+{{- include "acr.validateRemoved" . -}}
 {{- include "acr.validateSettings" . -}}
 {{- if not (regexMatch "^(sha256:[a-f0-9]{64})?$" .Values.image.digest) -}}
 {{- fail (printf "values: image.digest %q is not an image digest: write sha256: followed by 64 lower-case hex digits (e.g. image.digest: sha256:%s), or leave it empty to use image.tag" .Values.image.digest (repeat 64 "0")) -}}
@@ -211,5 +203,41 @@ i.e. against a real cluster.
 */ -}}
 {{- if and (lookup "v1" "Namespace" "" "kube-system") (not (lookup "v1" "Namespace" "" .Values.targetNamespace)) -}}
 {{- fail (printf "values: targetNamespace %q does not exist in this cluster. It must be ArgoCD's namespace (where ArgoCD reads cluster Secrets); install ArgoCD first, create it (kubectl create namespace %s), or set targetNamespace to the namespace ArgoCD runs in (e.g. --set targetNamespace=argocd). Nothing was installed." .Values.targetNamespace .Values.targetNamespace) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The 0.1.x values, refused in every mode with what replaced them. */}}
+{{- define "acr.validateRemoved" -}}
+{{- $removed := dict
+  "clusters" (printf "clusters are now found through namespace labels: label each namespace with %smanaged-by and %scluster" .Values.labelPrefix .Values.labelPrefix)
+  "autoDiscovery" "discovery through namespace labels is always on"
+  "service" "the metrics endpoint has its own optional Service, metrics.service" -}}
+{{- range $key := list "clusters" "autoDiscovery" "service" -}}
+{{- if hasKey $.Values $key -}}
+{{- fail (printf "values: %s is a 0.1.x value, removed in 0.2.0: delete it (%s). How to migrate: see \"Migrating from 0.1.x\" in the chart's README (helm show readme <chart>)" $key (get $removed $key)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Hub mode's checks: a hub without spokes installs nothing (a mistake, not a choice), two
+entries of one name would render one identity twice, and the ArgoCD namespace must exist
+(checked only against a real cluster, as targetNamespace is).
+*/}}
+{{- define "acr.validateHub" -}}
+{{- include "acr.validateRemoved" . -}}
+{{- if not .Values.hub.spokes -}}
+{{- fail "values: hub.enabled is true but hub.spokes is empty: list one entry per spoke (the cluster a registrar runs in), e.g. hub.spokes: [{name: host-a}]; each gets its own identity in the ArgoCD namespace" -}}
+{{- end -}}
+{{- $seen := dict -}}
+{{- range .Values.hub.spokes -}}
+{{- if hasKey $seen .name -}}
+{{- fail (printf "values: hub.spokes lists %q twice: give each spoke its own name (its identity and token are named after it)" .name) -}}
+{{- end -}}
+{{- $_ := set $seen .name true -}}
+{{- end -}}
+{{- $argocd := default .Release.Namespace .Values.hub.argocdNamespace -}}
+{{- if and (lookup "v1" "Namespace" "" "kube-system") (not (lookup "v1" "Namespace" "" $argocd)) -}}
+{{- fail (printf "values: hub.argocdNamespace %q does not exist in this cluster. It must be the namespace ArgoCD runs in (where it reads cluster Secrets); install ArgoCD first or set hub.argocdNamespace. Nothing was installed." $argocd) -}}
 {{- end -}}
 {{- end -}}

@@ -74,6 +74,16 @@ export {
   EXEC_CAPABLE_PROVIDER,
   secretNamePatternForm,
 } from './config/forms.js';
+export {
+  parseTargetsFile,
+  targetConfig,
+  nameTemplateProblem,
+  TARGETS_FILE_FORM,
+  type TargetDefinition,
+  type TargetsResult,
+} from './config/targets.js';
+export { parseLabelSelector, selectorMatches } from './config/label-selector.js';
+export { ownerOf, type Owner } from './plan/host-identity.js';
 export { readCertificateFacts } from './translate/x509.js';
 export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from './common/base64.js';
 export { sha256Hex } from './present/sha256.js';

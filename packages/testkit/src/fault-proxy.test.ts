@@ -4,7 +4,9 @@
 
 import { request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeConfig } from '@kubernetes/client-node';
+import { AuthenticationV1Api, KubeConfig } from '@kubernetes/client-node';
+import { coreApi, statusOf, tokenKubeConfig } from './client.js';
+import { mintToken } from './control-plane.js';
 import { seededRandom } from './fault-choice.js';
 import { startFaultProxy } from './fault-proxy.js';
 import type { FaultProxy } from './fault-proxy.js';
@@ -244,6 +246,25 @@ describe('fault proxy', () => {
         expect(entry.forwarded).toBe(true);
     }
     proxy.setFaults({ rate: 0 });
+  });
+
+  it("keeps a token's identity: a request with a bearer token reaches the server as that token's account", async () => {
+    const account = `proxy-token-${String(process.pid)}`;
+    await coreApi(plane)
+      .createNamespacedServiceAccount({
+        namespace: 'default',
+        body: { metadata: { name: account } },
+      })
+      .catch((error: unknown) => {
+        if (statusOf(error) !== 409) throw error;
+      });
+    const token = await mintToken(plane, 'default', account, 600);
+    const review = await tokenKubeConfig({ ...plane, server: proxy.server }, token)
+      .makeApiClient(AuthenticationV1Api)
+      .createSelfSubjectReview({
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      });
+    expect(review.status?.userInfo?.username).toBe(`system:serviceaccount:default:${account}`);
   });
 
   it('is deterministic for a seed', () => {

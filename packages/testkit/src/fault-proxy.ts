@@ -7,7 +7,8 @@
 // TLS: the proxy serves the plane's own serving certificate (its SANs cover 127.0.0.1), so
 // a kubeconfig that trusts the plane's CA trusts the proxy. Upstream it authenticates with
 // the admin client certificate of the plane's kubeconfig (a client certificate cannot be
-// forwarded), and passes any Authorization header through, so token identities keep theirs.
+// forwarded), unless the request carries an Authorization header: that is passed through
+// alone, so token identities keep theirs.
 
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer, request as httpsRequest, Agent } from 'node:https';
@@ -165,6 +166,9 @@ export async function startFaultProxy(
     ...(user?.certData ? { cert: Buffer.from(user.certData, 'base64') } : {}),
     ...(user?.keyData ? { key: Buffer.from(user.keyData, 'base64') } : {}),
   });
+  // The API server tries a client certificate before a bearer token: a request carrying one
+  // goes upstream without the admin's certificate, or it would run as the admin.
+  const tokenAgent = new Agent({ keepAlive: true, ca: plane.caPem });
   const random = seededRandom(options.seed ?? 1);
   let settings: FaultSettings = { ...DEFAULTS, ...(options.faults ?? {}) };
   let hangingAll = false;
@@ -261,7 +265,14 @@ export async function startFaultProxy(
     }
     const headers = { ...req.headers, host: upstream.host };
     const forward = httpsRequest(
-      { host: upstream.hostname, port: upstream.port, method, path, headers, agent },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method,
+        path,
+        headers,
+        agent: req.headers.authorization === undefined ? agent : tokenAgent,
+      },
       (answer) => {
         // Destroyed with its client (a cut watch, say): nothing to report.
         answer.on('error', () => undefined);
@@ -365,6 +376,7 @@ export async function startFaultProxy(
         }),
       );
       agent.destroy();
+      tokenAgent.destroy();
     },
   };
 }

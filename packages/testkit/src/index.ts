@@ -69,3 +69,5 @@ export {
 } from './capi-infrastructure.js';
 export { previousRelease } from './previous-release.js';
 export type { PreviousRelease } from './previous-release.js';
+export { fillTokenSecret, startHub } from './hub.js';
+export type { Hub, HubOptions } from './hub.js';

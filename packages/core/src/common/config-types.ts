@@ -92,8 +92,42 @@ export interface ExecPolicy {
  */
 export type ReferenceMode = 'off' | 'on' | 'on-or-copy';
 
+/**
+ * The target a plan is made for, when the registrar writes into several (`--targets-file`):
+ * its name (for messages), whether it is in another cluster, which sources it admits and how
+ * their cluster names are formed there. Absent: the one local target of `targetNamespace`.
+ */
+export interface TargetScope {
+  readonly name: string;
+  /** Reached through a kubeconfig: an address that resolves only inside this host is refused. */
+  readonly remote: boolean;
+  /** Sources whose labels match every requirement; absent: all. */
+  readonly selector?: LabelSelector;
+  /** `{name}` is replaced by the cluster name the source asks for. */
+  readonly nameTemplate?: string;
+}
+
+/** A Kubernetes label selector, parsed (config/label-selector.ts): every requirement must hold. */
+export type LabelSelector = readonly LabelRequirement[];
+
+export interface LabelRequirement {
+  readonly key: string;
+  readonly operator: 'in' | 'notin' | 'exists' | 'doesnotexist';
+  /** For `in` and `notin` (`=`, `==` and `!=` are one-value forms of them). */
+  readonly values: readonly string[];
+}
+
 export interface Config {
   readonly targetNamespace: string;
+  /**
+   * This host's identity (its ClusterProperty id.k8s.io, else the kube-system namespace uid, or
+   * `--host-id`), recorded on every registration: a registration is ours only when its
+   * managed-by and host identity are both ours. Absent (a plan without a host, as in tests):
+   * managed-by alone decides, as before host identities.
+   */
+  readonly hostId?: string;
+  /** Set when planning one of several targets (see {@link TargetScope}). */
+  readonly target?: TargetScope;
   /** Ends in `/` or is a bare DNS prefix; labels are `${labelPrefix}managed-by`. */
   readonly labelPrefix: string;
   readonly managedBy: string;

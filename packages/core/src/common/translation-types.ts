@@ -89,6 +89,8 @@ export type RefusalCode =
   | 'name-foreign'
   | 'server-collision'
   | 'server-override-invalid'
+  /** A server only this host resolves (loopback, `*.svc`, `*.cluster.local`), for a remote target. */
+  | 'server-host-only'
   /** `<prefix>kubeconfig-secret` names no Secret of the source's own namespace. */
   | 'kubeconfig-secret-invalid'
   | 'target-foreign'

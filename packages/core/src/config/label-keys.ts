@@ -21,6 +21,11 @@ export const ARGOCD_SKIP_RECONCILE_ANNOTATION = 'argocd.argoproj.io/skip-reconci
 export interface LabelKeys {
   readonly prefix: string;
   readonly managedBy: string;
+  /**
+   * The host a registration came from (config `hostId`): with managed-by, what makes it ours,
+   * so registrars on several hosts writing into one ArgoCD never take each other's.
+   */
+  readonly hostId: string;
   readonly cluster: string;
   readonly sourceNamespace: string;
   readonly sourceNamespaceUid: string;
@@ -55,6 +60,7 @@ export interface LabelKeys {
 
 const SUFFIXES = {
   managedBy: 'managed-by',
+  hostId: 'host-id',
   cluster: 'cluster',
   sourceNamespace: 'source-namespace',
   sourceNamespaceUid: 'source-namespace-uid',
@@ -82,6 +88,7 @@ export function labelKeys(prefix: string): LabelKeys {
   const full = (suffix: string): string => `${prefix}${suffix}`;
   const keys = {
     managedBy: full(SUFFIXES.managedBy),
+    hostId: full(SUFFIXES.hostId),
     cluster: full(SUFFIXES.cluster),
     sourceNamespace: full(SUFFIXES.sourceNamespace),
     sourceNamespaceUid: full(SUFFIXES.sourceNamespaceUid),

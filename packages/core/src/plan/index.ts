@@ -41,6 +41,7 @@ import { readClusterSecrets } from './ownership.js';
 import { createPassState, type PerObject } from './pass-state.js';
 import { followUps } from './rename.js';
 import type { Decided, SettledRepeat } from './settled-repeat.js';
+import { scopeSnapshot } from './target-scope.js';
 
 export interface PlanOptions {
   /** Kubeconfig translator; inject a caching one so a steady-state pass re-parses nothing. */
@@ -62,6 +63,7 @@ export function plan(
   options: PlanOptions = {},
 ): Plan {
   const translate = options.translate ?? defaultTranslator(config);
+  snapshot = scopeSnapshot(snapshot, config);
   const decide = (perObject?: PerObject): Decided =>
     planPass(snapshot, config, now, translate, perObject);
   return options.repeat === undefined

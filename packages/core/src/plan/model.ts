@@ -122,6 +122,8 @@ export interface Holder {
   readonly ownerName: string | undefined;
   /** True while the holder is a claim settled this pass rather than an existing Secret. */
   readonly claimed: boolean;
+  /** For a foreign holder with our managed-by: why it is not ours (host-identity.ts). */
+  readonly otherHost?: string;
 }
 
 /** An existing registration against the desired one (see compare.ts). */

@@ -19,6 +19,8 @@ import {
 import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../common/types.js';
 import type { OutcomeReason, Source, Subject, SubjectBasis, TargetSecret } from './model.js';
 import { candidatesBySource, chooseKubeconfig } from './kubeconfig-choice.js';
+import { otherHostNote } from './host-identity.js';
+import { applyNameTemplate } from '../config/targets.js';
 import type { PassState } from './pass-state.js';
 import { readData } from './secret-fields.js';
 
@@ -141,7 +143,13 @@ function clusterNameOf(state: PassState, source: Source, warnings: Warning[]): s
   const capi = source.capi;
   const ref: SourceKey =
     capi === undefined ? { kind: 'Namespace', name: source.name } : { kind: 'Cluster', ...capi };
-  const cluster = claimedClusterName(ref, source.labels, keys.cluster, config);
+  const claimed = claimedClusterName(ref, source.labels, keys.cluster, config);
+  // A target's template makes this host's names its own in a shared ArgoCD (targets.ts).
+  const template = config.target?.nameTemplate;
+  const cluster =
+    template === undefined || claimed === undefined || claimed === ''
+      ? claimed
+      : applyNameTemplate(template, claimed);
   const label = source.labels[keys.cluster];
   if (label !== undefined && label !== cluster && clusterLabelIgnored(ref, config)) {
     warnings.push({
@@ -187,6 +195,17 @@ function nameProblemOf(
       message: `cluster name ${JSON.stringify(cluster)} of ${describeSource(namespace.name)} is longer than 63 characters, which a registration cannot record in its ${key} label; shorten the Cluster's name${state.config.capiClusterNames === 'namespace-name' ? ' or its namespace’s' : ''}`,
     };
   }
+  const template = state.config.target?.nameTemplate;
+  if (
+    template !== undefined &&
+    (formProblem(LABEL_VALUE_FORM, cluster) !== undefined ||
+      !isDnsSubdomain(registrationName(cluster)))
+  ) {
+    return {
+      code: 'name-invalid',
+      message: `cluster name ${JSON.stringify(cluster)} of ${describeSource(namespace.name)}, made by the nameTemplate ${JSON.stringify(template)} of target ${JSON.stringify(state.config.target?.name ?? '')}, is not a valid cluster name (lower-case letters, digits, '-' and '.', alphanumeric at both ends, at most 63 characters, as a registration records it in its ${key} label); shorten the ${key} label or the template`,
+    };
+  }
   if (!isDnsSubdomain(registrationName(cluster))) {
     return {
       code: 'name-invalid',
@@ -226,18 +245,26 @@ export function foreignRefusal(
   const { config, keys } = state;
   if (held !== undefined && held.registration === undefined) {
     const existing = held.secret;
+    const host = otherHostNote(config, keys, existing);
     return {
       code: 'target-foreign',
       blocker: { namespace: config.targetNamespace, name },
-      message: `Secret ${config.targetNamespace}/${name} exists and is not managed by this registrar (it lacks ${keys.managedBy}=${config.managedBy}); delete it so the registrar can write its own, or change the ${keys.cluster} label${leftoverHint(existing)}`,
+      message:
+        host === undefined
+          ? `Secret ${config.targetNamespace}/${name} exists and is not managed by this registrar (it lacks ${keys.managedBy}=${config.managedBy}); delete it so the registrar can write its own, or change the ${keys.cluster} label${leftoverHint(existing)}`
+          : `Secret ${config.targetNamespace}/${name} exists and is not this registrar's: ${host}`,
     };
   }
   const foreign = state.foreignNames.get(cluster);
   if (foreign !== undefined) {
+    const host = otherHostNote(config, keys, foreign);
     return {
       code: 'name-foreign',
       blocker: { namespace: foreign.namespace, name: foreign.name },
-      message: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by Secret ${foreign.namespace}/${foreign.name}, which this registrar does not manage, and ArgoCD cannot tell two clusters of one name apart; change the ${keys.cluster} label or delete that Secret${leftoverHint(foreign)}`,
+      message:
+        host === undefined
+          ? `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by Secret ${foreign.namespace}/${foreign.name}, which this registrar does not manage, and ArgoCD cannot tell two clusters of one name apart; change the ${keys.cluster} label or delete that Secret${leftoverHint(foreign)}`
+          : `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by Secret ${foreign.namespace}/${foreign.name}, and ArgoCD cannot tell two clusters of one name apart: ${host}`,
       sourceMessage: `ArgoCD cluster name ${JSON.stringify(cluster)} is already used by a cluster Secret this registrar does not manage; change the ${keys.cluster} label of this ${sourceNoun(claimant.source.name)} to another name, or ask the registrar’s operator`,
     };
   }

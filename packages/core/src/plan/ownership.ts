@@ -1,12 +1,13 @@
-// Which Secrets of the target namespace are ours (they carry `<prefix>managed-by`), whose
-// registration each one is, and what a claimant may do with it (its role). Secrets we do not
-// own are only read for the cluster names and servers they already use.
+// Which Secrets of the target namespace are ours (our `<prefix>managed-by` and host identity:
+// host-identity.ts), whose registration each one is, and what a claimant may do with it (its
+// role). Secrets we do not own are only read for the cluster names and servers they already use.
 
 import { compareStrings } from '../common/compare-strings.js';
 import { ARGOCD_CLUSTER_SECRET_TYPE, ARGOCD_SECRET_TYPE_LABEL } from '../config/label-keys.js';
 import { CLUSTER_SOURCE_KIND, clusterSourceKey } from '../config/sources.js';
 import type { ObservedSecret } from '../common/types.js';
 import type { RecordedSource, Registration } from './model.js';
+import { otherHostNote, ownerOf } from './host-identity.js';
 import { recordForeignName } from './names.js';
 import type { PassState } from './pass-state.js';
 import { awaitsSuccessor } from './rename.js';
@@ -23,12 +24,13 @@ export function readClusterSecrets(state: PassState): void {
     const secret = secrets[i] as ObservedSecret;
     if (state.targetSecrets.has(secret.name)) continue; // one object per name; the API guarantees it
     const active = secret.labels[ARGOCD_SECRET_TYPE_LABEL] === ARGOCD_CLUSTER_SECRET_TYPE;
-    if (secret.labels[keys.managedBy] !== config.managedBy) {
+    if (ownerOf(config, keys, secret.labels) !== 'ours') {
       state.targetSecrets.set(secret.name, { secret, registration: undefined });
       if (!active) continue;
       recordForeignName(state, secret);
       const server = readServer(secret);
-      if (server !== undefined) holdForeignServer(state.servers, secret.name, server);
+      if (server !== undefined)
+        holdForeignServer(state.servers, secret.name, server, otherHostNote(config, keys, secret));
       continue;
     }
     const registration = readRegistration(state, secret, active);

@@ -63,7 +63,12 @@ export class ServerLedger {
 }
 
 /** A foreign ArgoCD cluster Secret holds its server: we never register a second one. */
-export function holdForeignServer(ledger: ServerLedger, secret: string, server: string): void {
+export function holdForeignServer(
+  ledger: ServerLedger,
+  secret: string,
+  server: string,
+  otherHost?: string,
+): void {
   ledger.hold({
     secret,
     server,
@@ -71,6 +76,7 @@ export function holdForeignServer(ledger: ServerLedger, secret: string, server: 
     ownerUid: undefined,
     ownerName: undefined,
     claimed: false,
+    ...(otherHost === undefined ? {} : { otherHost }),
   });
 }
 
@@ -103,6 +109,8 @@ export function collisionMessage(
   holder: Holder,
 ): string {
   const server = claim.server;
+  if (holder.otherHost !== undefined)
+    return `server ${server} is already registered by Secret ${config.targetNamespace}/${holder.secret}, and ArgoCD would pick one of the two at random: ${holder.otherHost}`;
   if (holder.foreign) {
     return `server ${server} is already registered by Secret ${config.targetNamespace}/${holder.secret}, which this registrar does not manage; ArgoCD would pick one of the two at random. If it is a leftover of vcluster-argocd-exporter 0.1.x (a vcluster-<name> Secret), simply delete it; otherwise remove one of the two`;
   }

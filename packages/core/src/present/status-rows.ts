@@ -12,6 +12,7 @@ import {
   labelKeys,
 } from '../config/label-keys.js';
 import { registrationName } from '../translate/registration.js';
+import { ownerOf } from '../plan/host-identity.js';
 import { normaliseServer } from '../common/server-address.js';
 import { urlDisplay } from './sensitive-display.js';
 import type {
@@ -102,7 +103,7 @@ export function statusRows(plan: Plan, snapshot: Snapshot, config: Config): Stat
   const inTarget = snapshot.clusterSecrets.filter((s) => s.namespace === config.targetNamespace);
   const byName = new Map(inTarget.map((secret) => [secret.name, secret]));
   const owned = (secret: ObservedSecret): boolean =>
-    secret.labels[keys.managedBy] === config.managedBy;
+    ownerOf(config, keys, secret.labels) === 'ours';
   const nextFor = (name: string): string | undefined => {
     const action = plan.actions.find((a) => targetName(a) === name);
     return action === undefined ? undefined : `${action.kind} (${action.reason.code})`;

@@ -99,7 +99,7 @@ export interface RegistrationInput {
   readonly provider: ProviderName;
   readonly translation: Translation;
   readonly keys: LabelKeys;
-  readonly config: Pick<Config, 'targetNamespace' | 'managedBy'>;
+  readonly config: Pick<Config, 'targetNamespace' | 'managedBy' | 'hostId' | 'target'>;
   /** The registration as it exists now: other owners' keys and our bookkeeping survive. */
   readonly existing?: ObservedSecret;
   /** Set while the child is paused (plan/pause.ts): ArgoCD is told to skip it. */
@@ -124,6 +124,8 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   const connection = applyServerOverride(input);
   if (!connection.ok) return { ok: false, refusal: connection.refusal, warnings };
   const { server, clusterConfig } = connection;
+  const hostOnly = hostOnlyRefusal(input, server);
+  if (hostOnly !== undefined) return { ok: false, refusal: hostOnly, warnings };
   // Without the annotation, the kubeconfig's server was warned about when it was translated.
   const plainHttp =
     namespace.annotations[keys.server] === undefined ? undefined : plainHttpWarning(server);
@@ -146,6 +148,8 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   }
   labels[ARGOCD_SECRET_TYPE_LABEL] = ARGOCD_CLUSTER_SECRET_TYPE;
   labels[keys.managedBy] = input.config.managedBy;
+  const hostId = input.config.hostId;
+  if (hostId !== undefined) labels[keys.hostId] = hostId;
   labels[keys.cluster] = input.cluster;
   const capi = input.capi;
   if (capi === undefined) {
@@ -325,6 +329,36 @@ type Connection =
   | { readonly ok: false; readonly refusal: Refusal };
 
 /** `<prefix>server` / `<prefix>tls-server-name` annotations replace what the kubeconfig says. */
+/**
+ * A remote target's ArgoCD runs in another cluster: an address that resolves only inside this
+ * host (loopback, a Service name, the vcluster rewrite to `https://<vcluster>.<namespace>`)
+ * would register a cluster it can never reach. A local target keeps today's rules.
+ */
+function hostOnlyRefusal(input: RegistrationInput, server: string): Refusal | undefined {
+  const target = input.config.target;
+  if (target?.remote !== true) return undefined;
+  const { namespace, keys } = input;
+  const overridden = namespace.annotations[keys.server] !== undefined;
+  const rewritten =
+    !overridden && input.translation.warnings.some((w) => w.code === 'loopback-rewritten');
+  const classified = classifyServer(server);
+  const host = (classified.host ?? '').toLowerCase();
+  let why: string | undefined;
+  if (rewritten) why = 'the vcluster Service name its loopback address was rewritten to';
+  else if (classified.kind === 'loopback') why = 'a loopback address';
+  else if (classified.kind === 'in-cluster') why = "the host's own API Service";
+  else if (host.endsWith('.svc') || host.endsWith('.cluster.local') || host === 'cluster.local')
+    why = 'a Service name of the host';
+  if (why === undefined) return undefined;
+  const fix = overridden
+    ? `set ${keys.server} to an address that cluster reaches`
+    : `make the provisioner export an address that cluster reaches (vcluster: exportKubeConfig.server; Kamaji: the TenantControlPlane's external address; Cluster API: the control plane endpoint), or set the ${keys.server} annotation on the ${describeSource(namespace.name)} to one`;
+  return {
+    code: 'server-host-only',
+    message: `server ${server} of ${describeSource(namespace.name)} resolves only inside this host (${why}), and target ${JSON.stringify(target.name)} is an ArgoCD in another cluster, which cannot reach it; ${fix}`,
+  };
+}
+
 function applyServerOverride(input: RegistrationInput): Connection {
   const { namespace, keys, translation } = input;
   const serverOverride = namespace.annotations[keys.server]?.trim();

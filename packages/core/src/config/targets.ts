@@ -1,0 +1,189 @@
+// The targets file (`--targets-file`): the ArgoCD namespaces a registrar writes into, here or
+// in other clusters, each with an optional source selector and cluster-name template. Read
+// here from its text (the CLI reads the file and checks that each kubeconfig can be read);
+// every problem is reported at once, naming the target and the fix.
+
+import { parse } from 'yaml';
+import type { Config, LabelSelector, TargetScope } from '../common/types.js';
+import { formProblem } from './form-checks.js';
+import { LABEL_VALUE_FORM, TARGET_NAMESPACE_FORM } from './forms.js';
+import { parseLabelSelector } from './label-selector.js';
+
+/** One target as the file describes it, validated. */
+export interface TargetDefinition {
+  readonly name: string;
+  readonly namespace: string;
+  /** Path of the kubeconfig that reaches the target's cluster; absent: this cluster. */
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  /** As written, for messages; `selector` is its parsed form. */
+  readonly selectorText?: string;
+  readonly selector?: LabelSelector;
+  readonly nameTemplate?: string;
+}
+
+export type TargetsResult =
+  | { readonly ok: true; readonly targets: readonly TargetDefinition[] }
+  | { readonly ok: false; readonly errors: readonly string[] };
+
+/** The placeholder of a name template. */
+export const NAME_PLACEHOLDER = '{name}';
+
+export const TARGETS_FILE_FORM =
+  '{"targets":[{"name":"hub","namespace":"argocd","kubeconfig":"/path/to/kubeconfig","context":"optional","selector":"env=prod","nameTemplate":"host-a-{name}"}]}';
+
+const KEYS = new Set(['name', 'namespace', 'kubeconfig', 'context', 'selector', 'nameTemplate']);
+/** An operator's file, but still read bounded. */
+const MAX_BYTES = 1024 * 1024;
+
+/** Reads the targets file's text (YAML or JSON). */
+export function parseTargetsFile(text: string): TargetsResult {
+  if (text.length > MAX_BYTES)
+    return { ok: false, errors: [`is over ${MAX_BYTES} bytes; expected ${TARGETS_FILE_FORM}`] };
+  let document: unknown;
+  try {
+    document = parse(text, { uniqueKeys: true, maxAliasCount: 0 });
+  } catch (err) {
+    const line = lineOf(err);
+    return {
+      ok: false,
+      errors: [
+        `is not valid YAML or JSON${line === undefined ? '' : ` (line ${line})`}; expected ${TARGETS_FILE_FORM}`,
+      ],
+    };
+  }
+  if (!isRecord(document) || !Array.isArray(document['targets']))
+    return { ok: false, errors: [`has no "targets" list; expected ${TARGETS_FILE_FORM}`] };
+  const errors: string[] = [];
+  for (const key of Object.keys(document))
+    if (key !== 'targets') errors.push(`has an unknown key ${JSON.stringify(key)} at the top`);
+  const entries = document['targets'] as unknown[];
+  if (entries.length === 0) errors.push('lists no target; list at least one');
+  const targets: TargetDefinition[] = [];
+  const names = new Set<string>();
+  const places = new Map<string, string>();
+  entries.forEach((entry, index) => {
+    const name = isRecord(entry) ? entry['name'] : undefined;
+    if (typeof name === 'string' && names.has(name))
+      errors.push(`target ${JSON.stringify(name)} is listed twice; give each target its own name`);
+    if (typeof name === 'string') names.add(name);
+    const target = readTarget(entry, index, errors);
+    if (target === undefined) return;
+    // Two targets writing one namespace of one cluster would each see the other's
+    // registrations as their own: one would delete what the other writes.
+    const place = `${target.kubeconfig ?? ''}\u0000${target.context ?? ''}\u0000${target.namespace}`;
+    const other = places.get(place);
+    if (other !== undefined)
+      errors.push(
+        `targets ${JSON.stringify(other)} and ${JSON.stringify(target.name)} both write namespace ${target.namespace} of ${target.kubeconfig === undefined ? 'this cluster' : `the cluster of ${target.kubeconfig}`}; merge them into one target (one namespace, one target)`,
+      );
+    else places.set(place, target.name);
+    targets.push(target);
+  });
+  return errors.length === 0 ? { ok: true, targets } : { ok: false, errors };
+}
+
+function readTarget(entry: unknown, index: number, errors: string[]): TargetDefinition | undefined {
+  if (!isRecord(entry)) {
+    errors.push(`targets[${index}] is not an object; expected ${TARGETS_FILE_FORM}`);
+    return undefined;
+  }
+  const rawName = entry['name'];
+  const label =
+    typeof rawName === 'string' && rawName !== ''
+      ? `target ${JSON.stringify(rawName)}`
+      : `targets[${index}]`;
+  const before = errors.length;
+  const fail = (message: string): void => {
+    errors.push(`${label} ${message}`);
+  };
+  for (const key of Object.keys(entry))
+    if (!KEYS.has(key))
+      fail(
+        `has an unknown key ${JSON.stringify(key)}; the keys are name, namespace, kubeconfig, context, selector and nameTemplate`,
+      );
+  const text = (key: string): string | undefined => {
+    const value = entry[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string' || value === '') {
+      fail(`has ${key} ${JSON.stringify(value)}; expected a non-empty string`);
+      return undefined;
+    }
+    return value;
+  };
+  const name = text('name');
+  if (name === undefined && !('name' in entry))
+    fail('has no name; give it one (it names the target in status, metrics and messages)');
+  else if (name !== undefined && formProblem(LABEL_VALUE_FORM, name) !== undefined)
+    fail(`name ${formProblem(LABEL_VALUE_FORM, name) ?? ''}`);
+  const namespace = text('namespace');
+  if (namespace === undefined && !('namespace' in entry))
+    fail('has no namespace; set it to the namespace ArgoCD runs in');
+  else if (namespace !== undefined && formProblem(TARGET_NAMESPACE_FORM, namespace) !== undefined)
+    fail(
+      `namespace ${JSON.stringify(namespace)} ${formProblem(TARGET_NAMESPACE_FORM, namespace) ?? ''}`,
+    );
+  const kubeconfig = text('kubeconfig');
+  const context = text('context');
+  if (context !== undefined && kubeconfig === undefined)
+    fail('sets a context but no kubeconfig; a context selects a cluster of a kubeconfig');
+  const selectorText = text('selector');
+  let selector: LabelSelector | undefined;
+  if (selectorText !== undefined) {
+    const parsed = parseLabelSelector(selectorText);
+    if (parsed.ok) selector = parsed.selector;
+    else fail(`selector ${JSON.stringify(selectorText)} ${parsed.message}`);
+  }
+  const nameTemplate = text('nameTemplate');
+  if (nameTemplate !== undefined) {
+    const problem = nameTemplateProblem(nameTemplate);
+    if (problem !== undefined) fail(`nameTemplate ${JSON.stringify(nameTemplate)} ${problem}`);
+  }
+  if (errors.length > before || name === undefined || namespace === undefined) return undefined;
+  return {
+    name,
+    namespace,
+    ...(kubeconfig === undefined ? {} : { kubeconfig }),
+    ...(context === undefined ? {} : { context }),
+    ...(selectorText === undefined || selector === undefined ? {} : { selectorText, selector }),
+    ...(nameTemplate === undefined ? {} : { nameTemplate }),
+  };
+}
+
+/** Why a name template cannot make cluster names, or `undefined`. */
+export function nameTemplateProblem(template: string): string | undefined {
+  if (template.split(NAME_PLACEHOLDER).length !== 2)
+    return `must hold ${NAME_PLACEHOLDER} exactly once (for example host-a-${NAME_PLACEHOLDER})`;
+  if (/[{}]/.test(template.replace(NAME_PLACEHOLDER, '')))
+    return `has a brace outside ${NAME_PLACEHOLDER}; ${NAME_PLACEHOLDER} is the only placeholder`;
+  // The shortest name a source can ask for is one character.
+  const sample = applyNameTemplate(template, 'a');
+  if (formProblem(LABEL_VALUE_FORM, sample) !== undefined || !/^[a-z0-9.-]+$/.test(sample))
+    return `gives names such as ${JSON.stringify(sample)}, which are not cluster names (lower-case letters, digits, "-" and ".", starting and ending with a letter or digit, at most 63 characters)`;
+  return undefined;
+}
+
+export function applyNameTemplate(template: string, name: string): string {
+  return template.replace(NAME_PLACEHOLDER, name);
+}
+
+/** The configuration a target is planned with: its namespace, and its scope. */
+export function targetConfig(config: Config, target: TargetDefinition): Config {
+  const scope: TargetScope = {
+    name: target.name,
+    remote: target.kubeconfig !== undefined,
+    ...(target.selector === undefined ? {} : { selector: target.selector }),
+    ...(target.nameTemplate === undefined ? {} : { nameTemplate: target.nameTemplate }),
+  };
+  return { ...config, targetNamespace: target.namespace, target: scope };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function lineOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null || !('linePos' in err)) return undefined;
+  const positions = (err as { linePos?: readonly { line: number }[] }).linePos;
+  return positions?.[0]?.line;
+}
