@@ -66,3 +66,13 @@ export {
 } from './capi-infrastructure.js';
 export { previousRelease } from './previous-release.js';
 export type { PreviousRelease } from './previous-release.js';
+export { startLoopbackProxy } from './argocd-dns-proxy.js';
+export type { LoopbackProxy } from './argocd-dns-proxy.js';
+export {
+  CLUSTER_PROFILE_CRD,
+  checkProfiles,
+  installClusterProfileCrd,
+  inventoryToolsDir,
+  secretreaderProvider,
+} from './inventory.js';
+export type { ProfileCheck } from './inventory.js';
