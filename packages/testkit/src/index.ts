@@ -71,3 +71,13 @@ export { previousRelease } from './previous-release.js';
 export type { PreviousRelease } from './previous-release.js';
 export { fillTokenSecret, startHub } from './hub.js';
 export type { Hub, HubOptions } from './hub.js';
+export { startLoopbackProxy } from './argocd-dns-proxy.js';
+export type { LoopbackProxy } from './argocd-dns-proxy.js';
+export {
+  CLUSTER_PROFILE_CRD,
+  checkProfiles,
+  installClusterProfileCrd,
+  inventoryToolsDir,
+  secretreaderProvider,
+} from './inventory.js';
+export type { ProfileCheck } from './inventory.js';
