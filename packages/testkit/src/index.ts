@@ -13,7 +13,6 @@ export { adminKubeConfig, coreApi, rbacApi, statusOf, tokenKubeConfig } from './
 export { mintClientCertificate, mintServingCertificate } from './client-certificate.js';
 export { mintClientCertificateFrom, newClientCa, trustClientCas } from './client-ca.js';
 export type { ClientCa } from './client-ca.js';
-export { inventoryToolsDir, secretreaderPath } from './inventory-tools.js';
 export { uniqueName } from './names.js';
 export { testChildPlane, testHostPlane } from './shared.js';
 export type { ProvidedPlane } from './provided.js';
@@ -78,6 +77,7 @@ export {
   checkProfiles,
   installClusterProfileCrd,
   inventoryToolsDir,
+  secretreaderPath,
   secretreaderProvider,
 } from './inventory.js';
 export type { ProfileCheck } from './inventory.js';

@@ -91,3 +91,8 @@ export async function secretreaderProvider(): Promise<object> {
     ],
   };
 }
+
+/** Path of the built kubeconfig-secretreader plugin. */
+export async function secretreaderPath(): Promise<string> {
+  return join(await inventoryToolsDir(), 'kubeconfig-secretreader');
+}
