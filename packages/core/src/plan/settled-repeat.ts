@@ -55,13 +55,13 @@ interface Settled {
  */
 export class SettledRepeat {
   private settled: Settled | undefined = undefined;
+  private readonly builds = new RememberedBuilds();
+  private readonly perObject: PerObject = { buildRegistration: this.builds.build };
+
   /** Registrations handed to a pass from an earlier one instead of built again. */
-  reused = 0;
-  private readonly perObject: PerObject = {
-    buildRegistration: memoisedBuild(() => {
-      this.reused += 1;
-    }),
-  };
+  get reused(): number {
+    return this.builds.reused;
+  }
 
   /**
    * @internal The last plan if it still holds at `now`, else `decide()`'s, remembered when it
@@ -87,6 +87,7 @@ export class SettledRepeat {
       sameWorld(last.world, snapshot)
     )
       return last.plan;
+    this.builds.nextPass();
     const { plan, stableUntil } = decide(this.perObject);
     const world = plan.actions.length === 0 ? worldOf(snapshot) : undefined;
     this.settled =
@@ -102,26 +103,42 @@ export function createSettledRepeat(): SettledRepeat {
 }
 
 /**
- * buildRegistration with its last result kept per translation: one kubeconfig is read by one
- * source, so one slot each; a translation no longer handed out is collected with its slot.
+ * buildRegistration with its last result kept per source: a hit needs the same translation
+ * object and the same key. What no pass has asked for in two passes is dropped, so a deleted
+ * source is forgotten. (A WeakMap by translation made plans with a translator that hands out
+ * new objects every time 3x slower: V8 collects short-lived weak keys at a price.)
  */
-function memoisedBuild(onReuse: () => void): PerObject['buildRegistration'] {
-  const last = new WeakMap<
-    Translation,
-    { readonly key: string; readonly result: RegistrationResult }
-  >();
-  return (input) => {
+class RememberedBuilds {
+  reused = 0;
+  private current = new Map<string, Slot>();
+  private previous = new Map<string, Slot>();
+
+  /** A pass planned in full begins: what the one before last asked for and not since goes. */
+  nextPass(): void {
+    this.previous = this.current;
+    this.current = new Map();
+  }
+
+  readonly build = (input: RegistrationInput): RegistrationResult => {
     const key = buildKey(input);
     if (key === undefined) return buildRegistration(input);
-    const slot = last.get(input.translation);
-    if (slot?.key === key) {
-      onReuse();
+    const source = input.namespace.uid;
+    const slot = this.current.get(source) ?? this.previous.get(source);
+    if (slot !== undefined && slot.translation === input.translation && slot.key === key) {
+      this.current.set(source, slot);
+      this.reused += 1;
       return slot.result;
     }
     const result = sharingStrings(buildRegistration(input), input.existing);
-    last.set(input.translation, { key, result });
+    this.current.set(source, { translation: input.translation, key, result });
     return result;
   };
+}
+
+interface Slot {
+  readonly translation: Translation;
+  readonly key: string;
+  readonly result: RegistrationResult;
 }
 
 /**
