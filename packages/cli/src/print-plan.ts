@@ -14,6 +14,7 @@ import type { CliOptions } from './flags.js';
 import { colorFor } from './io.js';
 import type { Io } from './io.js';
 import type { PassReport } from './reconciler.js';
+import type { ProfilePassReport } from './profile-pass.js';
 import type { RoundsReport } from './rounds.js';
 
 /** A plan as shown: with its writes' results, or a dry run's verdicts, when there are any. */
@@ -25,6 +26,8 @@ interface Shown {
   readonly previewed: readonly ActionResult[];
   /** Reads of its gather that failed (runs only). */
   readonly readFailures?: number;
+  /** With `--cluster-profiles`: the inventory step of the round. */
+  readonly profiles?: ProfilePassReport;
 }
 
 /** One plan that was not applied (`replay`). */
@@ -81,6 +84,7 @@ function shownRound(round: PassReport): Shown {
     ...(round.applied ? { results: round.results } : {}),
     previewed: round.previewed,
     readFailures: round.gatherFailures.length,
+    ...(round.profiles === undefined ? {} : { profiles: round.profiles }),
   };
 }
 
@@ -116,7 +120,60 @@ function planDocument(shown: Shown, versioned = true) {
     ...plan,
     results,
     ...(shown.readFailures === undefined ? {} : { readFailures: shown.readFailures }),
+    ...(shown.profiles === undefined ? {} : { profiles: profilesDocument(shown.profiles) }),
   };
+}
+
+/**
+ * The inventory step, an added field (the format version stays): its state, and when it
+ * planned, the profiles' actions, notices and write results. Never a profile's status
+ * (it holds no credential, but the plan shows decisions, not objects).
+ */
+function profilesDocument(report: ProfilePassReport) {
+  if (report.state !== 'planned') return { state: report.state, reason: report.why };
+  const { plan } = report;
+  return {
+    state: report.state,
+    namespace: plan.namespace,
+    apiVersion: plan.apiVersion,
+    published: plan.published,
+    actions: plan.actions.map((a) => ({
+      kind: a.kind,
+      cluster: a.cluster,
+      ...(a.kind === 'delete' ? { reason: a.reason } : { source: a.source }),
+      ...(a.kind === 'update' ? { changed: a.changed } : {}),
+    })),
+    notices: plan.notices,
+    results: report.results.map((r) => ({
+      kind: r.action.kind,
+      cluster: r.action.cluster,
+      status: r.status,
+      ...(r.failure !== undefined ? { error: r.failure.message } : {}),
+    })),
+  };
+}
+
+/** The inventory step in the text preview: one line per profile action and notice. */
+function profilesText(report: ProfilePassReport | undefined): string {
+  if (report === undefined) return '';
+  if (report.state !== 'planned') return `\nClusterProfiles: not planned (${report.why})\n`;
+  const { plan } = report;
+  const lines = [
+    `\nClusterProfiles in ${plan.namespace} (${plan.apiVersion}): ${String(plan.published)} published, ${String(plan.actions.length)} to write`,
+  ];
+  const written = new Map(report.results.map((r) => [r.action, r.status]));
+  for (const a of plan.actions) {
+    const status = written.get(a);
+    const why =
+      a.kind === 'delete'
+        ? `${a.reason.code}: ${a.reason.source}`
+        : a.kind === 'update'
+          ? a.changed.join(', ')
+          : `from ${describeSource(a.source)}`;
+    lines.push(`  ${a.kind} ${a.cluster} (${why})${status === undefined ? '' : ` [${status}]`}`);
+  }
+  for (const n of plan.notices) lines.push(`  ! ${n.message}`);
+  return `${lines.join('\n')}\n`;
 }
 
 function planText(io: Io, options: CliOptions, shown: Shown): string {
@@ -133,12 +190,14 @@ function planText(io: Io, options: CliOptions, shown: Shown): string {
     if (verdict.verdict === 'not-validated')
       notes.set(result.action, { notValidated: verdict.reason });
   }
-  return renderPlanText(plan, {
-    color: colorFor(io, io.stdoutIsTty),
-    dryRun: options.dryRun,
-    ...(results !== undefined ? { results: resultOf } : {}),
-    ...(notes.size > 0 ? { verdicts: (action: Action) => notes.get(action) } : {}),
-  });
+  return (
+    renderPlanText(plan, {
+      color: colorFor(io, io.stdoutIsTty),
+      dryRun: options.dryRun,
+      ...(results !== undefined ? { results: resultOf } : {}),
+      ...(notes.size > 0 ? { verdicts: (action: Action) => notes.get(action) } : {}),
+    }) + profilesText(shown.profiles)
+  );
 }
 
 /** Whether a dry run's API server would reject any of the writes it validated. */

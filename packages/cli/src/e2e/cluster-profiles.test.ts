@@ -190,7 +190,8 @@ describe('ClusterProfiles', () => {
       config: childKubeconfig({ token }, 7443),
     });
 
-    await applyOnce(world, inventory.args);
+    const first = await applyOnce(world, inventory.args);
+    expect(first.stdout).toContain(`ClusterProfiles in ${inventory.name} (v1alpha1): 2 published`);
 
     const published = await profiles(inventory.name);
     const k3kCluster = k3k.metadata?.labels?.[`${PREFIX}cluster`] ?? '';
@@ -236,11 +237,15 @@ describe('ClusterProfiles', () => {
 
     // A second run writes nothing: the profiles are unchanged.
     const before = await profiles(inventory.name);
-    await applyOnce(world, inventory.args);
+    const second = await applyOnce(world, [...inventory.args, '--output', 'json']);
+    const document = JSON.parse(second.stdout) as {
+      profiles: { state: string; published: number; actions: unknown[] };
+    };
+    expect(document.profiles).toMatchObject({ state: 'planned', published: 2, actions: [] });
     const after = await profiles(inventory.name);
     for (const [name, p] of before)
       expect(after.get(name)?.metadata.resourceVersion).toBe(p.metadata.resourceVersion);
-  });
+  }, 300_000);
 
   it("leaves another manager's profile alone, and removes ours only once the source is proven gone", async () => {
     const inventory = await newInventory();
@@ -297,5 +302,5 @@ describe('ClusterProfiles', () => {
     expect(published.has(oursCluster)).toBe(false);
     expect(await registration(world, oursCluster)).toBeUndefined();
     expect(published.get(taken)?.metadata.resourceVersion).toBe(theirs?.metadata.resourceVersion);
-  });
+  }, 300_000);
 });
