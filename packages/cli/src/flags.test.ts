@@ -126,6 +126,12 @@ describe('parseFlags', () => {
     );
   });
 
+  it('refuses ClusterProfiles beside a targets file: each target would publish its own', () => {
+    expect(errors(['--targets-file=t.yaml', '--cluster-profiles'])).toEqual([
+      expect.stringMatching(/^--cluster-profiles publishes one inventory per registrar/),
+    ]);
+  });
+
   it('rejects positional arguments', () => {
     expect(errors(['once'])[0]).toContain('unexpected argument "once"');
     expect(errors(['--once', '--', 'x'])[0]).toContain('unexpected argument "x"');
