@@ -149,7 +149,7 @@ describe('planToJson', () => {
         withheld: 0,
       },
     });
-    expect(PLAN_FORMAT_VERSION).toBe('2');
+    expect(PLAN_FORMAT_VERSION).toBe('3');
     // Stable bytes: label keys sorted, data keys sorted.
     expect(JSON.stringify(document)).toBe(JSON.stringify(planToJsonWith(plan, stated)));
     expect(Object.keys(document.actions[0] ?? {})).toEqual([
