@@ -105,7 +105,14 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 */}}
 {{- define "acr.args" -}}
 {{- $v := .Values -}}
+{{- if $v.targets }}
+- {{ printf "--targets-file=%s/targets.json" (include "acr.targetsDir" .) | quote }}
+{{- else }}
 - {{ printf "--target-namespace=%s" $v.targetNamespace | quote }}
+{{- end }}
+{{- with $v.hostId }}
+- {{ printf "--host-id=%s" . | quote }}
+{{- end }}
 - {{ printf "--label-prefix=%s" $v.labelPrefix | quote }}
 - {{ printf "--managed-by=%s" $v.managedBy | quote }}
 {{- range $v.providers }}
@@ -226,4 +233,48 @@ entries of one name would render one identity twice, and the ArgoCD namespace mu
 {{- if and (lookup "v1" "Namespace" "" "kube-system") (not (lookup "v1" "Namespace" "" $argocd)) -}}
 {{- fail (printf "values: hub.argocdNamespace %q does not exist in this cluster. It must be the namespace ArgoCD runs in (where it reads cluster Secrets); install ArgoCD first or set hub.argocdNamespace. Nothing was installed." $argocd) -}}
 {{- end -}}
+{{- end -}}
+
+{{/* Where the targets file and the targets' kubeconfigs are mounted. */}}
+{{- define "acr.targetsDir" -}}/etc/argocd-cluster-registrar/targets{{- end -}}
+
+{{/*
+The targets file the chart renders from the targets value: a target with a kubeconfigSecret
+points at its read-only mount.
+*/}}
+{{- define "acr.targetsFile" -}}
+{{- $dir := include "acr.targetsDir" . -}}
+{{- $targets := list -}}
+{{- range .Values.targets -}}
+{{- $target := . -}}
+{{- $t := dict "name" .name "namespace" .namespace -}}
+{{- with .kubeconfigSecret -}}
+{{- $_ := set $t "kubeconfig" (printf "%s/kubeconfigs/%s/%s" $dir $target.name .key) -}}
+{{- end -}}
+{{- with .context }}{{- $_ := set $t "context" . -}}{{- end -}}
+{{- with .selector }}{{- $_ := set $t "selector" . -}}{{- end -}}
+{{- with .nameTemplate }}{{- $_ := set $t "nameTemplate" . -}}{{- end -}}
+{{- $targets = append $targets $t -}}
+{{- end -}}
+{{- dict "targets" $targets | toJson -}}
+{{- end -}}
+
+{{/*
+The namespaces of this cluster the registrar writes registrations into: targetNamespace, or
+the local targets' namespaces (those without a kubeconfigSecret).
+*/}}
+{{- define "acr.localNamespaces" -}}
+{{- if .Values.targets -}}
+{{- $names := list -}}
+{{- range .Values.targets -}}{{- if not .kubeconfigSecret -}}{{- $names = append $names .namespace -}}{{- end -}}{{- end -}}
+{{- $names | uniq | toJson -}}
+{{- else -}}
+{{- list .Values.targetNamespace | toJson -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Where the Lease lives: the first local namespace, else the release's own namespace. */}}
+{{- define "acr.leaseNamespace" -}}
+{{- $local := include "acr.localNamespaces" . | fromJsonArray -}}
+{{- if $local }}{{ first $local }}{{ else }}{{ .Release.Namespace }}{{ end -}}
 {{- end -}}

@@ -556,6 +556,6 @@ describe('admission policies', () => {
     ]);
     expect(variable(spec, 'ownedAfter')).toContain('[?"registrar.example.com/managed-by"]');
     expect(variable(spec, 'ownedAfter')).toContain('== "team-a"');
-    expect(spec.validations[0]?.expression).toContain('request.namespace == "gitops"');
+    expect(spec.validations[0]?.expression).toContain('request.namespace in ["gitops"]');
   });
 });

@@ -26,7 +26,10 @@ export function serverOf(access: KubeAccess): string {
  * A pass where every read failed for lack of a connection is better reported as one clear
  * error than as a list of failed reads: throws a UsageError saying so.
  */
-export function refuseUnreachable(failures: readonly GatherFailure[], access: KubeAccess): void {
+export function refuseUnreachable(
+  failures: readonly Pick<GatherFailure, 'failure'>[],
+  access: KubeAccess,
+): void {
   const diagnosis = diagnoseConnection(failures.map((f) => f.failure));
   if (diagnosis === undefined) return;
   const hint =

@@ -4,7 +4,12 @@
 // share one set of rules and messages. An unknown flag or ACR_* variable is an error,
 // never ignored: a stale invocation must fail loudly.
 
-import { durationForm, formProblem, parseDuration } from '@argocd-cluster-registrar/core';
+import {
+  durationForm,
+  formProblem,
+  LABEL_VALUE_FORM,
+  parseDuration,
+} from '@argocd-cluster-registrar/core';
 import type { ConfigInput, FormCheck } from '@argocd-cluster-registrar/core';
 import { envForm, readEnv } from './env.js';
 import { FLAGS, describeSource, settingNamed } from './settings.js';
@@ -34,6 +39,10 @@ export interface CliOptions {
   readonly resyncPeriodMs: number;
   readonly kubeconfig?: string;
   readonly context?: string;
+  /** The targets file (targets.ts); without it, the one local target of --target-namespace. */
+  readonly targetsFile?: string;
+  /** This host's identity as given; without it, read from the cluster at start-up. */
+  readonly hostId?: string;
   /** With --once: where to write the gathered snapshot. */
   readonly saveSnapshot?: string;
   /** Plan from this saved snapshot instead of a cluster. */
@@ -244,6 +253,8 @@ export function parseFlags(
   const kubeconfig = read.nonEmpty('kubeconfig');
   const context = read.nonEmpty('context');
   const saveSnapshot = read.nonEmpty('save-snapshot');
+  const targetsFile = read.nonEmpty('targets-file');
+  const hostId = read.nonEmpty('host-id');
   const fromSnapshot = read.nonEmpty('from-snapshot');
   const { help, version } = tokens;
   const options: CliOptions = {
@@ -262,6 +273,8 @@ export function parseFlags(
     ...(kubeconfig !== undefined ? { kubeconfig } : {}),
     ...(context !== undefined ? { context } : {}),
     ...(saveSnapshot !== undefined ? { saveSnapshot } : {}),
+    ...(targetsFile !== undefined ? { targetsFile } : {}),
+    ...(hostId !== undefined ? { hostId } : {}),
     ...(fromSnapshot !== undefined ? { fromSnapshot } : {}),
     output: read.choice('output') as OutputFormat,
     logFormat: read.choice('log-format') as LogFormat,
@@ -321,6 +334,29 @@ function combinationErrors(options: CliOptions): FlagError[] {
     errors.push({
       flag: '--save-snapshot',
       message: '--save-snapshot saves the snapshot of a single pass: add --once',
+    });
+  }
+  // The targets file names every namespace written; the shorthand beside it would be ignored.
+  if (options.targetsFile !== undefined && options.config.targetNamespace !== undefined) {
+    errors.push({
+      flag: '--targets-file',
+      message:
+        '--targets-file lists every target, so --target-namespace (the one-local-target shorthand) would be ignored: list that namespace as a target in the file instead, and drop --target-namespace',
+    });
+  }
+  if (options.targetsFile !== undefined && options.saveSnapshot !== undefined) {
+    errors.push({
+      flag: '--save-snapshot',
+      message:
+        '--save-snapshot saves the pass of one target, and --targets-file makes one per target: run with --target-namespace for the target to save',
+    });
+  }
+  const hostIdProblem =
+    options.hostId === undefined ? undefined : formProblem(LABEL_VALUE_FORM, options.hostId);
+  if (hostIdProblem !== undefined) {
+    errors.push({
+      flag: '--host-id',
+      message: `--host-id ${JSON.stringify(options.hostId)} ${hostIdProblem} (registrations record it in a label)`,
     });
   }
   if (options.fromSnapshot !== undefined) {

@@ -27,6 +27,7 @@ import { managedByWarning } from './managed-by-hint.js';
 import { ListenError } from './server.js';
 import type { ServerRole } from './server.js';
 import { describeSource, flagForSetting } from './settings.js';
+import { hostIdentity, loadTargets } from './targets.js';
 
 export { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError } from './exit-codes.js';
 export { version } from './io.js';
@@ -82,23 +83,49 @@ export async function main(io: Io): Promise<number> {
     if (execWarning !== undefined) logger.warn(execWarning);
     const policyWarning = execPolicyWarning(config);
     if (policyWarning !== undefined) logger.warn(policyWarning);
-    if (options.fromSnapshot !== undefined) return replaySnapshot(io, options, config);
+    if (options.fromSnapshot !== undefined)
+      return replaySnapshot(
+        io,
+        options,
+        options.hostId === undefined ? config : { ...config, hostId: options.hostId },
+      );
 
     const access = connect(options);
     logger.debug('using kubeconfig', { source: access.source, server: serverOf(access) });
-    if ((await targetNamespaceState(access, config.targetNamespace)) === 'missing') {
-      const flag = via('targetNamespace');
+    // Read before anything else may fail on it: a bad targets file is the operator's to fix.
+    const unchecked = loadTargets(options, config, access);
+    for (const target of unchecked) {
+      // A target elsewhere may be unreachable now: that is a fault to report, not a start-up error.
+      if (target.remote) continue;
+      const namespace = target.config.targetNamespace;
+      if ((await targetNamespaceState(access, namespace)) !== 'missing') continue;
+      const flag =
+        target.name === undefined
+          ? `${via('targetNamespace')} ${JSON.stringify(namespace)}`
+          : `--targets-file ${JSON.stringify(options.targetsFile)}: target ${JSON.stringify(target.name)}`;
+      const fix =
+        target.name === undefined
+          ? `point ${via('targetNamespace')} at the namespace ArgoCD runs in`
+          : 'point its namespace at the namespace ArgoCD runs in';
       io.stderr(
-        `error: ${flag} ${JSON.stringify(config.targetNamespace)}: namespace ${config.targetNamespace} does not exist on ${serverOf(access)}; point ${flag} at the namespace ArgoCD runs in, or create it (kubectl create namespace ${config.targetNamespace})\n`,
+        `error: ${flag}: namespace ${namespace} does not exist on ${serverOf(access)}; ${fix}, or create it (kubectl create namespace ${namespace})\n`,
       );
       return EXIT_ERROR;
     }
-    if (options.command === 'status') return await runStatus(io, options, config, access, logger);
-    const typo = await managedByWarning(access, config, via('managedBy'));
+    // Every registration records this host; ownership needs both managed-by and host.
+    const hostId = await hostIdentity(options, access);
+    logger.debug('host identity', { hostId });
+    const targets = unchecked.map((target) => ({
+      ...target,
+      config: { ...target.config, hostId },
+    }));
+    const hosted = { ...config, hostId };
+    if (options.command === 'status') return await runStatus(io, options, targets, access, logger);
+    const typo = await managedByWarning(access, hosted, via('managedBy'));
     if (typo !== undefined) logger.warn(typo);
     return options.once
-      ? await runOnce(io, options, config, access, logger)
-      : await runDaemon(options, config, access, logger);
+      ? await runOnce(io, options, targets, access, logger)
+      : await runDaemon(options, hosted, targets, access, logger);
   } catch (err) {
     return reportFatal(err, io, logger, options);
   }

@@ -51,6 +51,18 @@ export interface DaemonOptions {
   readonly logger: Logger;
   readonly metrics: RegistrarMetrics;
   readonly leaderElect: boolean;
+  /**
+   * Where the target's cluster Secrets are watched and written, when not on the host (a
+   * target in another cluster). Sources are always read on the host (`access`).
+   */
+  readonly targetAccess?: KubeAccess;
+  /**
+   * An elector shared by the daemons of several targets (one Lease on this host fences the
+   * writes to every target): the caller starts and stops it and calls `leadershipChanged`.
+   */
+  readonly elector?: LeaderElector;
+  /** Where this daemon's own elector keeps its Lease; default the target namespace. */
+  readonly leaseNamespace?: string;
   readonly timing?: Partial<DaemonTiming>;
   readonly identity?: string;
   readonly leaseDurationSeconds?: number;
@@ -132,7 +144,13 @@ export class Daemon {
 
   private newReporter(): OutcomeReporter {
     const { config, logger } = this.options;
-    return new OutcomeReporter(this.writerAccess(), config.targetNamespace, logger, this.events);
+    return new OutcomeReporter(
+      this.fenced(this.options.access),
+      config.targetNamespace,
+      logger,
+      this.events,
+      this.writerAccess(),
+    );
   }
 
   // --- fencing ---
@@ -141,7 +159,10 @@ export class Daemon {
    * and Event is checked against the elector's fence right before it is sent.
    */
   private writerAccess(): KubeAccess {
-    const { access } = this.options;
+    return this.fenced(this.options.targetAccess ?? this.options.access);
+  }
+
+  private fenced(access: KubeAccess): KubeAccess {
     return this.elector === undefined ? access : { ...access, writeFence: this.elector };
   }
   // --- end fencing ---
@@ -176,9 +197,18 @@ export class Daemon {
       },
       resyncPeriodMs: this.options.resyncPeriodMs ?? DEFAULT_RESYNC_PERIOD_MS,
       ...(this.options.watchTiming !== undefined ? { timing: this.options.watchTiming } : {}),
+      ...(this.options.targetAccess !== undefined
+        ? { targetAccess: this.options.targetAccess }
+        : {}),
     });
-    if (this.options.leaderElect) {
+    if (this.options.elector !== undefined) {
+      this.elector = this.options.elector;
+      this.reporter = this.newReporter();
+    } else if (this.options.leaderElect) {
       this.elector = createLeaderElector(access, config, {
+        ...(this.options.leaseNamespace !== undefined
+          ? { namespace: this.options.leaseNamespace }
+          : {}),
         ...(this.options.identity !== undefined ? { identity: this.options.identity } : {}),
         ...(this.options.leaseDurationSeconds !== undefined
           ? { leaseDurationSeconds: this.options.leaseDurationSeconds }
@@ -189,13 +219,7 @@ export class Daemon {
           this.log.info(leader ? 'became the leader' : 'not the leader; standing by', {
             identity: this.elector?.identity ?? '',
           });
-          // A new leader starts from a full pass, and reports every namespace afresh: what
-          // it noticed while standing by was never reported as Events.
-          if (leader) {
-            this.schedule.fullPassNow();
-            this.reporter = this.newReporter();
-          }
-          this.notify();
+          this.leadershipChanged(leader);
         },
       });
       metrics.leader.set({}, 0);
@@ -204,6 +228,17 @@ export class Daemon {
       metrics.leader.set({}, 1);
     }
     this.loop = this.run();
+  }
+
+  /** The Lease was won or lost (this daemon's elector, or the one shared by several targets). */
+  leadershipChanged(leader: boolean): void {
+    // A new leader starts from a full pass, and reports every namespace afresh: what it
+    // noticed while standing by was never reported as Events.
+    if (leader) {
+      this.schedule.fullPassNow();
+      this.reporter = this.newReporter();
+    }
+    this.notify();
   }
 
   /**
@@ -229,8 +264,11 @@ export class Daemon {
       }),
     ]);
     clearTimeout(grace);
-    await this.elector?.stop();
-    this.options.metrics.leader.set({}, 0);
+    // A shared elector is its owner's to stop, once every target's daemon has stopped.
+    if (this.options.elector === undefined) {
+      await this.elector?.stop();
+      this.options.metrics.leader.set({}, 0);
+    }
   }
 
   /** Liveness: the loop is not wedged (a pass or a sleep never outlasts a few intervals). */

@@ -279,27 +279,66 @@ export class RegistrarMetrics {
   }
 
   render(): string {
-    this.rss.set({}, process.memoryUsage.rss());
-    const all: Series[] = [
-      this.registrations,
-      this.credentialExpiry,
-      this.credentials,
-      this.refusals,
-      this.children,
-      this.paused,
-      this.unreachableSince,
-      this.passDuration,
-      this.apiErrors,
-      this.actions,
-      this.events,
-      this.passes,
-      this.leader,
-      this.lastPass,
-      this.lastSuccessfulPass,
-      this.buildInfo,
-      this.rss,
-      this.started,
-    ];
-    return `${all.flatMap((s) => s.render()).join('\n')}\n`;
+    return `${this.series()
+      .flatMap(([series]) => series.render())
+      .join('\n')}\n`;
   }
+
+  /**
+   * The metrics of several targets' daemons as one exposition: each per-pass series once, its
+   * samples labelled `target`; the process's own (build, memory, start, leadership) once.
+   */
+  static renderTargets(targets: readonly { name: string; metrics: RegistrarMetrics }[]): string {
+    const [first] = targets;
+    if (first === undefined) return '';
+    const each = targets.map((target) => ({ name: target.name, series: target.metrics.series() }));
+    const lines: string[] = [];
+    first.metrics.series().forEach(([series, perTarget], index) => {
+      if (!perTarget) {
+        lines.push(...series.render());
+        return;
+      }
+      each.forEach((target, nth) => {
+        const rendered = target.series[index]?.[0].render() ?? [];
+        for (const line of nth === 0 ? rendered : rendered.slice(2))
+          lines.push(line.startsWith('#') ? line : withTarget(line, target.name));
+      });
+    });
+    return `${lines.join('\n')}\n`;
+  }
+
+  /** Every series in exposition order, and whether it is a target's (else the process's). */
+  private series(): [Series, boolean][] {
+    this.rss.set({}, process.memoryUsage.rss());
+    return [
+      [this.registrations, true],
+      [this.credentialExpiry, true],
+      [this.credentials, true],
+      [this.refusals, true],
+      [this.children, true],
+      [this.paused, true],
+      [this.unreachableSince, true],
+      [this.passDuration, true],
+      [this.apiErrors, true],
+      [this.actions, true],
+      [this.events, true],
+      [this.passes, true],
+      [this.leader, false],
+      [this.lastPass, true],
+      [this.lastSuccessfulPass, true],
+      [this.buildInfo, false],
+      [this.rss, false],
+      [this.started, false],
+    ];
+  }
+}
+
+/** `name{a="b"} 1` → `name{a="b",target="t"} 1`; `name 1` → `name{target="t"} 1`. */
+function withTarget(line: string, target: string): string {
+  const label = `target="${escapeLabel(target)}"`;
+  const brace = line.indexOf('{');
+  const space = line.indexOf(' ');
+  if (brace >= 0 && brace < space)
+    return `${line.slice(0, brace + 1)}${label},${line.slice(brace + 1)}`;
+  return `${line.slice(0, space)}{${label}}${line.slice(space)}`;
 }

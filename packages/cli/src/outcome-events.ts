@@ -69,6 +69,8 @@ export class OutcomeReporter {
       burst: EVENT_CONCURRENCY,
       concurrency: EVENT_CONCURRENCY,
     }),
+    /** Where the registrations are: the host, or a target's own cluster. */
+    private readonly registrationAccess: KubeAccess = access,
   ) {}
 
   /**
@@ -167,7 +169,7 @@ export class OutcomeReporter {
       const uid = registrations.get(event.onRegistration);
       if (uid === undefined) return undefined;
       const secret = { namespace: this.targetNamespace, name: event.onRegistration, uid };
-      record = () => recordSecretEvent(this.access, secret, note, EVENT_COMPONENT);
+      record = () => recordSecretEvent(this.registrationAccess, secret, note, EVENT_COMPONENT);
     } else {
       const uid = uids.get(event.namespace);
       if (uid === undefined) return undefined;

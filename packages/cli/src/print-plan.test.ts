@@ -127,7 +127,7 @@ describe('printRun', () => {
       printed(['--output', 'json'], [round(first, true), round(EMPTY, true)]),
     ) as Record<string, unknown>;
     expect(document).toMatchObject({
-      formatVersion: '2',
+      formatVersion: '3',
       actions: [{ kind: 'create', cluster: 'alpha-2' }],
       followUps: [renamed('team-a')],
       results: [{ kind: 'create', cluster: 'alpha-2', status: 'applied' }],

@@ -6,7 +6,12 @@
 // and `replay` of its saved snapshot reproduces), each later round's plan in `laterRounds`, in
 // order and in the same shape with its `round` number, and `converged`.
 
-import { describeSource, planToJson, renderPlanText } from '@argocd-cluster-registrar/core';
+import {
+  describeSource,
+  PLAN_FORMAT_VERSION,
+  planToJson,
+  renderPlanText,
+} from '@argocd-cluster-registrar/core';
 import type { Action, DryRunNote, FollowUp, Plan } from '@argocd-cluster-registrar/core';
 import { dryRunVerdict } from '@argocd-cluster-registrar/k8s-adapter';
 import type { ActionResult } from '@argocd-cluster-registrar/k8s-adapter';
@@ -36,20 +41,68 @@ export function printPlan(io: Io, options: CliOptions, planned: Plan): void {
 
 /** Every plan of a run, in the order its rounds made them. */
 export function printRun(io: Io, options: CliOptions, run: RoundsReport): void {
-  const [first, ...later] = run.rounds.map(shownRound);
-  if (first === undefined) throw new Error('a run has at least one round');
+  if (options.output === 'json') io.stdout(`${JSON.stringify(runDocument(run), null, 2)}\n`);
+  else io.stdout(runText(io, options, run));
+}
+
+/** A heading and what went wrong, for a target whose run ended in an error before a plan. */
+export interface TargetRun {
+  /** Its name and namespace, and the server of its cluster when it is elsewhere. */
+  readonly name: string;
+  readonly namespace: string;
+  readonly server?: string;
+  readonly run?: RoundsReport;
+  readonly error?: string;
+}
+
+/**
+ * The runs of several targets (`--targets-file`), one section each. JSON: one document,
+ * `{formatVersion, targets: [{target, namespace, server?, ...that target's run document}]}`.
+ */
+export function printTargetRuns(io: Io, options: CliOptions, runs: readonly TargetRun[]): void {
   if (options.output === 'json') {
     const document = {
-      ...planDocument(first),
-      laterRounds: later.map((shown, index) => ({
-        round: index + 2,
-        ...planDocument(shown, false),
+      formatVersion: PLAN_FORMAT_VERSION,
+      targets: runs.map((target) => ({
+        target: target.name,
+        namespace: target.namespace,
+        ...(target.server === undefined ? {} : { server: target.server }),
+        ...(target.run === undefined ? {} : runDocument(target.run, false)),
+        ...(target.error === undefined ? {} : { error: target.error }),
       })),
-      converged: run.converged,
     };
     io.stdout(`${JSON.stringify(document, null, 2)}\n`);
     return;
   }
+  const sections = runs.map((target) => {
+    const where = `namespace ${target.namespace}${target.server === undefined ? '' : ` of ${target.server}`}`;
+    const body =
+      target.run === undefined
+        ? `error: ${target.error ?? 'no plan'}\n`
+        : runText(io, options, target.run) +
+          (target.error === undefined ? '' : `error: ${target.error}\n`);
+    return `Target ${JSON.stringify(target.name)} (${where}):\n${body}`;
+  });
+  io.stdout(sections.join('\n'));
+}
+
+/** `versioned`: a document of its own (one target's run is part of the targets document). */
+function runDocument(run: RoundsReport, versioned = true) {
+  const [first, ...later] = run.rounds.map(shownRound);
+  if (first === undefined) throw new Error('a run has at least one round');
+  return {
+    ...planDocument(first, versioned),
+    laterRounds: later.map((shown, index) => ({
+      round: index + 2,
+      ...planDocument(shown, false),
+    })),
+    converged: run.converged,
+  };
+}
+
+function runText(io: Io, options: CliOptions, run: RoundsReport): string {
+  const [first, ...later] = run.rounds.map(shownRound);
+  if (first === undefined) throw new Error('a run has at least one round');
   const count = run.rounds.length;
   // An applying run ends with a round that only confirms nothing is left to do; printed, it
   // would repeat the warnings under "No changes". The JSON document keeps it (laterRounds).
@@ -72,7 +125,7 @@ export function printRun(io: Io, options: CliOptions, run: RoundsReport): void {
     const round = options.dryRun ? 'a second round' : 'a further round';
     for (const next of pending) tail.push(`  ${followUpLine(next, round)}`);
   }
-  io.stdout(texts.join('\n') + (tail.length === 0 ? '' : `\n${tail.join('\n')}\n`));
+  return texts.join('\n') + (tail.length === 0 ? '' : `\n${tail.join('\n')}\n`);
 }
 
 function shownRound(round: PassReport): Shown {

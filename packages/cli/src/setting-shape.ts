@@ -34,7 +34,8 @@ export interface ChartValue {
   /** Dotted path in values.yaml. */
   readonly value: string;
   /** A non-default example to set the value to, and the flag value the chart passes for it. */
-  readonly example: string | number | boolean | readonly string[];
+  readonly example:
+    string | number | boolean | readonly string[] | readonly Readonly<Record<string, unknown>>[];
   readonly passes: string;
 }
 

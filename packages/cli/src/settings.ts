@@ -83,6 +83,26 @@ const ROWS: readonly Row[] = [
     help: 'Namespace ArgoCD reads cluster Secrets from.',
   },
   {
+    name: 'targets-file',
+    kind: 'string',
+    group: 'Registration',
+    chart: {
+      value: 'targets',
+      example: [{ name: 'hub', namespace: 'argocd' }],
+      passes: '/etc/argocd-cluster-registrar/targets/targets.json',
+    },
+    placeholder: 'path',
+    help: 'YAML or JSON file of targets, each an ArgoCD namespace here or in another cluster: {"targets":[{"name":"hub","namespace":"argocd","kubeconfig":"/path","context":"optional","selector":"env=prod","nameTemplate":"host-a-{name}"}]} (without kubeconfig: this cluster). Each is planned and written on its own. Not combinable with --target-namespace, its one-local-target shorthand.',
+  },
+  {
+    name: 'host-id',
+    kind: 'string',
+    group: 'Registration',
+    chart: { value: 'hostId', example: 'host-a', passes: 'host-a' },
+    placeholder: 'id',
+    help: "Identity of this host (default: the host cluster's ClusterProperty id.k8s.io, else its kube-system namespace's uid), recorded on every registration (<prefix>host-id): a registration is this registrar's only when its managed-by and host identity are both its own, so registrars of several hosts sharing one ArgoCD never take each other's. A label value.",
+  },
+  {
     name: 'exec-credentials',
     kind: 'bool',
     group: 'Registration',

@@ -63,6 +63,7 @@ export { formProblem, type FormCheck } from './config/form-checks.js';
 export {
   INTERVAL_FORM,
   LABEL_PREFIX_FORM,
+  LABEL_VALUE_FORM,
   MANAGED_BY_FORM,
   PROVIDER_ENTRY_FORM,
   PROVIDER_LISTED_TWICE,

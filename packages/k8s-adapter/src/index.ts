@@ -7,6 +7,8 @@ export type {
   ConnectionProblem,
 } from './connection/api-failure.js';
 export { loadKubeAccess } from './connection/kube-access.js';
+export { readHostIdentity } from './connection/host-identity.js';
+export type { HostIdentity } from './connection/host-identity.js';
 export { KUBECONFIG_PRECEDENCE } from './connection/kube-config.js';
 export type {
   InClusterProbe,
@@ -23,7 +25,12 @@ export type { ActionStatus } from './write/secret-writer.js';
 export { createApplier, createDryRunWriter, dryRunVerdict } from './write/plan-writer.js';
 export type { DryRunOptions, DryRunVerdict, PlanWriter } from './write/plan-writer.js';
 export { managedNamespaceSelector } from './gather/selectors.js';
-export { listManagedByValues, targetNamespaceState } from './gather/namespace-checks.js';
+export {
+  listLabelledSecrets,
+  listManagedByValues,
+  targetNamespaceState,
+} from './gather/namespace-checks.js';
+export type { FoundRegistration } from './gather/namespace-checks.js';
 export { createLeaderElector, leaseName } from './lease/leader-election.js';
 export type { LeaderElector, LeaderElectionOptions } from './lease/leader-election.js';
 export { recordClusterEvent, recordNamespaceEvent, recordSecretEvent } from './write/events.js';

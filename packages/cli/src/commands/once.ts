@@ -1,44 +1,101 @@
 // `--once`: one pass, the plan on stdout, an exit code that says how it went.
 
 import { createSettledRepeat, snapshotToJson, summarisePlan } from '@argocd-cluster-registrar/core';
-import type { Config } from '@argocd-cluster-registrar/core';
 import {
   createApplier,
   createDryRunWriter,
   createGatherer,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { KubeAccess, PlanWriter } from '@argocd-cluster-registrar/k8s-adapter';
-import { refuseUnreachable } from '../connect.js';
-import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REJECTED } from '../exit-codes.js';
+import { refuseUnreachable, serverOf } from '../connect.js';
+import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, EXIT_REJECTED, UsageError } from '../exit-codes.js';
 import type { CliOptions } from '../flags.js';
 import type { Io } from '../io.js';
 import type { Logger } from '../logging.js';
 import { writeOwnerOnlyFile } from '../owner-only-file.js';
 import { RegistrarMetrics } from '../metrics.js';
 import { OutcomeReporter } from '../outcome-events.js';
-import { anyRejected, printRun } from '../print-plan.js';
-import { runRounds } from '../rounds.js';
+import { anyRejected, printRun, printTargetRuns, type TargetRun } from '../print-plan.js';
+import { runRounds, type RoundsReport } from '../rounds.js';
+import type { RunTarget } from '../targets.js';
 
 export async function runOnce(
   io: Io,
   options: CliOptions,
-  config: Config,
+  targets: readonly RunTarget[],
   access: KubeAccess,
   logger: Logger,
 ): Promise<number> {
+  const [only] = targets;
+  if (targets.length === 1 && only !== undefined && only.name === undefined)
+    return runTarget(io, options, only, access, logger, (run) => {
+      printRun(io, options, run);
+    });
+  // Several targets: each runs on its own, and one that fails never stops the others.
+  const runs: TargetRun[] = [];
+  let code = EXIT_OK;
+  for (const target of targets) {
+    const name = target.name ?? '';
+    const heading = {
+      name,
+      namespace: target.config.targetNamespace,
+      ...(target.remote ? { server: serverOf(target.access) } : {}),
+    };
+    const errors: string[] = [];
+    const quiet: Io = { ...io, stderr: (text) => errors.push(text.replace(/^error: /, '').trim()) };
+    let run: RoundsReport | undefined;
+    let targetCode: number;
+    try {
+      targetCode = await runTarget(quiet, options, target, access, logger, (done) => {
+        run = done;
+      });
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      errors.push(err.message);
+      targetCode = EXIT_ERROR;
+    }
+    if (errors.length > 0) logger.error(`target ${name}: ${errors.join('; ')}`);
+    runs.push({
+      ...heading,
+      ...(run === undefined ? {} : { run }),
+      ...(errors.length === 0 ? {} : { error: errors.join('; ') }),
+    });
+    code = worse(code, targetCode);
+  }
+  printTargetRuns(io, options, runs);
+  return code;
+}
+
+/** Of two exit codes, the one that says more is wrong: error, rejected, changes, ok. */
+function worse(a: number, b: number): number {
+  const rank = [EXIT_OK, EXIT_CHANGES, EXIT_REJECTED, EXIT_ERROR];
+  return rank.indexOf(a) >= rank.indexOf(b) ? a : b;
+}
+
+async function runTarget(
+  io: Io,
+  options: CliOptions,
+  target: RunTarget,
+  access: KubeAccess,
+  logger: Logger,
+  print: (run: RoundsReport) => void,
+): Promise<number> {
+  const { config } = target;
   // A dry run still asks the API server to validate each write (server-side dry run), so
   // the preview also shows what would be rejected, and exits EXIT_REJECTED when anything
   // would be. A write it could not validate (forbidden to these credentials) is not a rejection.
+  // Sources are read, and a deletion's proof re-read, on this host; the registrations where
+  // the target is.
   const writer: PlanWriter = options.dryRun
-    ? createDryRunWriter({ validateWith: access, labelPrefix: config.labelPrefix })
-    : createApplier(access, config);
+    ? createDryRunWriter({ validateWith: target.access, labelPrefix: config.labelPrefix })
+    : createApplier(target.access, config, access);
   // One run, as many rounds as it takes to end converged (rounds.ts); a dry run writes
   // nothing, so it has one round, and its plan names what a real run would follow up with.
   const run = await runRounds(
     {
       config,
       writer,
-      gatherer: createGatherer(access, config),
+      gatherer: createGatherer(access, config, target.access),
       repeat: createSettledRepeat(),
       logger,
       metrics: new RegistrarMetrics(),
@@ -51,8 +108,14 @@ export async function runOnce(
   const report = rounds[rounds.length - 1];
   if (firstRound === undefined || report === undefined)
     throw new Error('a run has at least one round');
-  refuseUnreachable(report.gatherFailures, access);
-  const reporter = new OutcomeReporter(access, config.targetNamespace, logger);
+  refuseUnreachable(report.gatherFailures, target.remote ? target.access : access);
+  const reporter = new OutcomeReporter(
+    access,
+    config.targetNamespace,
+    logger,
+    undefined,
+    target.access,
+  );
   for (const round of rounds) {
     // Logs each namespace's outcome and records its Events as a daemon's first pass would
     // (Registered for each write, Refused and why, Stale), so the command the docs give
@@ -70,7 +133,7 @@ export async function runOnce(
     logger.info('snapshot saved; it contains credentials', { file: options.saveSnapshot });
   }
   // Each plan the run made, in order (print-plan.ts).
-  printRun(io, options, run);
+  print(run);
   const results = rounds.flatMap((round) => round.results);
 
   if (report.gatherFailures.length > 0) {

@@ -16,7 +16,9 @@ import {
 import type { Config, StatusRow } from '@argocd-cluster-registrar/core';
 import { createGatherer, managedNamespaceSelector } from '@argocd-cluster-registrar/k8s-adapter';
 import type { KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
-import { refuseUnreachable } from '../connect.js';
+import { refuseUnreachable, serverOf } from '../connect.js';
+import { leftBehind, leftBehindText } from '../left-behind.js';
+import { targetPrefix, type RunTarget } from '../targets.js';
 import { EXIT_CHANGES, EXIT_ERROR, EXIT_OK, UsageError } from '../exit-codes.js';
 import type { CliOptions } from '../flags.js';
 import { colorFor } from '../io.js';
@@ -27,7 +29,7 @@ import type { Logger } from '../logging.js';
 export async function runStatus(
   io: Io,
   options: CliOptions,
-  config: Config,
+  targets: readonly RunTarget[],
   access: KubeAccess,
   logger: Logger,
   now: () => number = Date.now,
@@ -39,9 +41,71 @@ export async function runStatus(
       `--state ${unknown.map((s) => JSON.stringify(s)).join(', ')}: not a status state; expected one of ${STATUS_STATES.join(', ')}`,
     );
   }
-  const gatherer = createGatherer(access, config);
+  const [only] = targets;
+  if (targets.length === 1 && only !== undefined && only.name === undefined)
+    return targetStatus(io, options, only, access, logger, now);
+  // Several targets: a section each; one that cannot be read is reported by name, and the
+  // others are shown all the same.
+  let code = EXIT_OK;
+  const sections: string[] = [];
+  const documents: unknown[] = [];
+  for (const target of targets) {
+    let out = '';
+    const said: string[] = [];
+    const captured: Io = {
+      ...io,
+      stdout: (text) => {
+        out += text;
+      },
+      stderr: (text) => said.push(text.replace(/^error: /, '').trim()),
+    };
+    let targetCode: number;
+    try {
+      targetCode = await targetStatus(captured, options, target, access, logger, now);
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      said.push(err.message);
+      targetCode = EXIT_ERROR;
+    }
+    for (const line of said) io.stderr(`error: ${targetPrefix(target)}${line}\n`);
+    code =
+      targetCode === EXIT_ERROR || code === EXIT_ERROR ? EXIT_ERROR : Math.max(code, targetCode);
+    const where = `namespace ${target.config.targetNamespace}${target.remote ? ` of ${serverOf(target.access)}` : ''}`;
+    if (options.output === 'json') {
+      documents.push({
+        target: target.name,
+        ...(target.remote ? { server: serverOf(target.access) } : {}),
+        ...(out === '' ? {} : (JSON.parse(out) as object)),
+        ...(said.length === 0 ? {} : { error: said.join('; ') }),
+      });
+    } else {
+      const body = out === '' ? `error: ${said.join('; ')}\n` : out;
+      sections.push(`Target ${JSON.stringify(target.name ?? '')} (${where}):\n${body}`);
+    }
+  }
+  const behind = await leftBehind(access, targets);
+  if (options.output === 'json') {
+    io.stdout(
+      `${JSON.stringify({ targets: documents, ...(behind.length === 0 ? {} : { leftBehind: behind }) }, null, 2)}\n`,
+    );
+  } else {
+    io.stdout(sections.join('\n') + leftBehindText(behind, targets[0]?.config));
+  }
+  return code;
+}
+
+async function targetStatus(
+  io: Io,
+  options: CliOptions,
+  target: RunTarget,
+  access: KubeAccess,
+  logger: Logger,
+  now: () => number,
+): Promise<number> {
+  const { config } = target;
+  const gatherer = createGatherer(access, config, target.access);
   const gathered = await gatherer.full();
-  refuseUnreachable(gathered.failures, access);
+  refuseUnreachable(gathered.failures, target.remote ? target.access : access);
   const at = now();
   // The gatherer's translator, as a pass uses: refusals name the real `<prefix>server`.
   const planned = makePlan(gathered.snapshot, config, at, { translate: gatherer.translate });
@@ -57,7 +121,7 @@ export async function runStatus(
     return EXIT_ERROR;
   }
   if (all.length === 0 && options.output !== 'json') {
-    io.stdout(await nothingManaged(access, config));
+    io.stdout(await nothingManaged(access, config, target.remote ? target.access : access));
     return EXIT_OK;
   }
 
@@ -93,8 +157,13 @@ function names(row: StatusRow, name: string): boolean {
 }
 
 /** What an empty status says: the selector it used, and the values other namespaces carry. */
-async function nothingManaged(access: KubeAccess, config: Config): Promise<string> {
-  const head = `No namespace is labelled ${managedNamespaceSelector(config)}, and no registration in ${config.targetNamespace} carries that label.`;
+async function nothingManaged(
+  access: KubeAccess,
+  config: Config,
+  targetAccess: KubeAccess,
+): Promise<string> {
+  const where = targetAccess === access ? '' : ` of ${serverOf(targetAccess)}`;
+  const head = `No namespace is labelled ${managedNamespaceSelector(config)}, and no registration in ${config.targetNamespace}${where} carries that label.`;
   const values = await managedByValues(access, config);
   const { key, others, near } = values;
   if (others.length === 0) return `${head}\n`;

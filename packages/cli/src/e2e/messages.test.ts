@@ -112,7 +112,7 @@ describe('--once --dry-run with writes the API server would reject', () => {
     const json = await runCli([...args, '--output=json']);
     expect(json.code).toBe(3);
     const plan = JSON.parse(json.stdout) as JsonPlan;
-    expect(plan.formatVersion).toBe('2');
+    expect(plan.formatVersion).toBe('3');
     const rows = (plan.results ?? []).map((r) => [r.kind, r.cluster, r.status, r.verdict]);
     expect(rows.sort()).toEqual([
       ['create', 'one', 'dry-run', 'rejected'],

@@ -84,7 +84,7 @@ describe('planToJson', () => {
 
     const document = planToJsonWith(plan, stated);
     expect(document).toEqual({
-      formatVersion: '2',
+      formatVersion: '3',
       actions: [
         {
           kind: 'create',

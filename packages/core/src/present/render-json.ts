@@ -36,9 +36,11 @@ import { describeChanges, type ChangeDescriber } from './render-diff.js';
 /**
  * Bumped when a field changes meaning or disappears; a new field that readers may ignore (the
  * CLI's `results`, with a dry run's `verdict`) keeps it. 2: a `--once` document is its first
- * round's plan, each later round's plan in `laterRounds` (docs/behaviour.md).
+ * round's plan, each later round's plan in `laterRounds` (docs/behaviour.md). 3: with
+ * `--targets-file` the document holds one such run per target in `targets` (the top level has
+ * no plan of its own); with `--target-namespace` alone it is as in 2.
  */
-export const PLAN_FORMAT_VERSION = '2';
+export const PLAN_FORMAT_VERSION = '3';
 
 /** Counts by action kind and by outcome state. */
 export interface PlanSummary {

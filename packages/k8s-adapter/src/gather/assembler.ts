@@ -10,6 +10,7 @@ import {
   clusterSecretName,
   isCandidate,
   labelKeys,
+  selectorMatches,
 } from '@argocd-cluster-registrar/core';
 import type {
   Config,
@@ -41,6 +42,10 @@ export function clusterApiServed(version: string): string {
 
 /** The sources of one pass, indexed. */
 interface WorldIndex {
+  /** As the world source gave them (the index is rebuilt when they change). */
+  readonly listedNamespaces: readonly SourceNamespace[];
+  readonly listedClusters: readonly SourceCluster[];
+  /** Those the target admits (all, without a selector). */
   readonly namespaces: readonly SourceNamespace[];
   readonly managed: ReadonlyMap<string, SourceNamespace>;
   readonly clusters: readonly SourceCluster[];
@@ -148,10 +153,26 @@ export class SnapshotAssembler {
 
   /** Rebuilt only when the source hands over other namespaces or Clusters. */
   private indexed(): WorldIndex {
-    const namespaces = this.source.namespaces();
-    const clusters = this.source.clusters();
+    const listedNamespaces = this.source.namespaces();
+    const listedClusters = this.source.clusters();
     const last = this.index;
-    if (last?.namespaces === namespaces && last.clusters === clusters) return last;
+    if (last?.listedNamespaces === listedNamespaces && last.listedClusters === listedClusters)
+      return last;
+    // A target's selector admits some sources; the others are looked up like any unmanaged
+    // source, so their registrations in this target rest on a proof as always.
+    const selector = this.config.target?.selector;
+    const admits = (labels: Readonly<Record<string, string>>): boolean =>
+      selector === undefined || selectorMatches(selector, labels);
+    const namespaces =
+      last?.listedNamespaces === listedNamespaces
+        ? last.namespaces
+        : selector === undefined
+          ? listedNamespaces
+          : listedNamespaces.filter((namespace) => admits(namespace.labels));
+    const clusters =
+      selector === undefined
+        ? listedClusters
+        : listedClusters.filter((cluster) => admits(cluster.labels));
     const managed =
       last?.namespaces === namespaces
         ? last.managed
@@ -165,7 +186,15 @@ export class SnapshotAssembler {
         if (name !== undefined) clusterSecrets.set(`${cluster.namespace}/${name}`, cluster);
       }
     }
-    this.index = { namespaces, managed, clusters, clusterKeys, clusterSecrets };
+    this.index = {
+      listedNamespaces,
+      listedClusters,
+      namespaces,
+      managed,
+      clusters,
+      clusterKeys,
+      clusterSecrets,
+    };
     return this.index;
   }
 

@@ -49,7 +49,7 @@ function watchClusterSecretsBy(
 ): ListWatch<ClusterSecretEntry> {
   const { version, keys } = state;
   const target = state.config.targetNamespace;
-  return startListWatch<ClusterSecretEntry>(state.access, {
+  return startListWatch<ClusterSecretEntry>(state.options.targetAccess ?? state.access, {
     ...watchOptions(state, name),
     path: `/api/v1/namespaces/${encodeURIComponent(target)}/secrets`,
     labelSelector,

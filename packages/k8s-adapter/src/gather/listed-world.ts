@@ -50,6 +50,8 @@ export class ListedWorld implements WorldSource {
   constructor(
     private readonly access: KubeAccess,
     private readonly config: Config,
+    /** Where the target's cluster Secrets are read: the host, or a target's own cluster. */
+    private readonly targetAccess: KubeAccess = access,
   ) {}
 
   async begin(pass: Pass): Promise<void> {
@@ -173,7 +175,7 @@ export class ListedWorld implements WorldSource {
         pass.listAll<KubeSecret>(
           { verb: 'list', kind: 'Secret', namespace, labelSelector },
           (token) =>
-            listSecrets(this.access, namespace, {
+            listSecrets(this.targetAccess, namespace, {
               labelSelector,
               limit: LIST_PAGE_SIZE,
               continue: token,
@@ -202,10 +204,18 @@ function emptied(data: Readonly<Record<string, string>> | undefined): Record<str
   return keys;
 }
 
-/** The one-shot gatherer: every pass lists the world. */
-export function createGatherer(access: KubeAccess, config: Config): Gatherer {
+/**
+ * The one-shot gatherer: every pass lists the world. Sources are read on the host (`access`),
+ * always: proof of a source's absence is this host's to give. The cluster Secrets are read
+ * where the target is (`targetAccess`, default the host).
+ */
+export function createGatherer(
+  access: KubeAccess,
+  config: Config,
+  targetAccess: KubeAccess = access,
+): Gatherer {
   const translations = gathererTranslations(config);
-  const world = new ListedWorld(access, config);
+  const world = new ListedWorld(access, config, targetAccess);
   const children = config.probeChildren ? new ChildProbes(config, { mode: 'in-pass' }) : undefined;
   const sleep = new ProvisionerSleep(access, config, { mode: 'list' });
   const assembler = new SnapshotAssembler(

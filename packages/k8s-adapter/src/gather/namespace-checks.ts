@@ -7,6 +7,8 @@ import { compareStrings } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { LIST_PAGE_SIZE, listNamespaces, readNamespace } from '../connection/kube-api.js';
+import { ACCEPT_METADATA_LIST, kubeRequest } from '../connection/kube-http.js';
+import type { KubeList, PartialObjectMetadata } from '../kube-objects.js';
 
 /**
  * 'missing' only on a 404: any other failure (no connection, forbidden) proves nothing, and
@@ -50,5 +52,50 @@ export async function listManagedByValues(access: KubeAccess, key: string): Prom
       .map(([value]) => value);
   } catch {
     return [];
+  }
+}
+
+/** A registration found by its labels: where it is, and the cluster name it records. */
+export interface FoundRegistration {
+  readonly namespace: string;
+  readonly name: string;
+  readonly cluster: string | undefined;
+}
+
+/**
+ * Every Secret of the cluster carrying these labels (metadata only), by namespace and name;
+ * `undefined` when the list fails. For `status`: registrations of this host in namespaces no
+ * target writes any more, which nothing else reads.
+ */
+export async function listLabelledSecrets(
+  access: KubeAccess,
+  labelSelector: string,
+  clusterKey: string,
+): Promise<FoundRegistration[] | undefined> {
+  try {
+    const found: FoundRegistration[] = [];
+    let token: string | undefined;
+    do {
+      const page = await kubeRequest<KubeList<PartialObjectMetadata>>(access, {
+        method: 'GET',
+        path: '/api/v1/secrets',
+        query: { labelSelector, limit: LIST_PAGE_SIZE, continue: token },
+        accept: ACCEPT_METADATA_LIST,
+      });
+      for (const item of page.items ?? []) {
+        const meta = item.metadata ?? {};
+        found.push({
+          namespace: meta.namespace ?? '',
+          name: meta.name ?? '',
+          cluster: meta.labels?.[clusterKey],
+        });
+      }
+      token = page.metadata?.continue || undefined;
+    } while (token !== undefined);
+    return found.sort(
+      (a, b) => compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name),
+    );
+  } catch {
+    return undefined;
   }
 }

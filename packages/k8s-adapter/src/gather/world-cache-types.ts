@@ -6,6 +6,7 @@ import type {
   SourceNamespace,
 } from '@argocd-cluster-registrar/core';
 import type { ApiFailure } from '../connection/api-failure.js';
+import type { KubeAccess } from '../connection/kube-access.js';
 import type { ListWatchStats, ListWatchTiming } from '../watch/list-watch.js';
 import type { ClusterApi } from '../connection/cluster-api.js';
 /** A Secret whose name matches a provider's glob, as its metadata tells. */
@@ -43,6 +44,11 @@ export interface WorldChange {
 }
 
 export interface WorldCacheOptions {
+  /**
+   * Where the target namespace's cluster Secrets are watched, when not on the host (a target
+   * in another cluster); default the host's access.
+   */
+  readonly targetAccess?: KubeAccess;
   /** What changed, as the watches saw it: the daemon plans the affected namespaces soon. */
   readonly onChange: (change: WorldChange) => void;
   readonly onError: (watch: string, failure: ApiFailure) => void;

@@ -47,6 +47,11 @@ export interface LeaderElectionOptions {
   /** How long a Lease stays valid without renewal; default 15 (client-go's default). */
   readonly leaseDurationSeconds?: number;
   onChange(leader: boolean): void;
+  /**
+   * Where the Lease lives on the host; default the target namespace. With several targets it
+   * is a namespace of this host, whichever targets are elsewhere.
+   */
+  readonly namespace?: string;
   /** Monotonic milliseconds; injected by tests. Default performance.now. */
   readonly monotonicNow?: () => number;
 }
@@ -107,7 +112,7 @@ function createElectorState(
   return {
     access,
     name: leaseName(config),
-    namespace: config.targetNamespace,
+    namespace: options.namespace ?? config.targetNamespace,
     identity: options.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}_${process.pid}`,
     timing: electionTiming(options.leaseDurationSeconds),
     monotonic: options.monotonicNow ?? (() => performance.now()),

@@ -24,15 +24,20 @@ export interface PlanWriter {
 
 /**
  * Writes the plan to the API server (through `access`, fenced when it carries a fence): a
- * demotion or deletion only while its proof still holds (write-proof.ts).
+ * demotion or deletion only while its proof still holds (write-proof.ts), re-read where the
+ * sources are (`sourceAccess`: the host, also when the target is in another cluster).
  */
-export function createApplier(access: KubeAccess, config: ProofConfig): PlanWriter {
+export function createApplier(
+  access: KubeAccess,
+  config: ProofConfig,
+  sourceAccess: KubeAccess = access,
+): PlanWriter {
   const { labelPrefix } = config;
   return {
     persists: true,
     write: (plan, observed) => {
       // One fenced writer per pass: once the fence shuts, the rest of the pass sends nothing.
-      const proven = provenSecrets(secretWriter(access), access, config);
+      const proven = provenSecrets(secretWriter(access), sourceAccess, config);
       const writer = fencedSecrets(proven, access.writeFence ?? OPEN_FENCE);
       return applyPlan(writer, plan, { labelPrefix, observed });
     },
