@@ -248,6 +248,7 @@ entries of one name would render one identity twice, and the ArgoCD namespace mu
 {{- fail (printf "values: hub.argocdNamespace %q does not exist in this cluster. It must be the namespace ArgoCD runs in (where it reads cluster Secrets); install ArgoCD first or set hub.argocdNamespace. Nothing was installed." $argocd) -}}
 {{- end -}}
 {{- end -}}
+
 {{/* Where the targets file and the targets' kubeconfigs are mounted. */}}
 {{- define "acr.targetsDir" -}}/etc/argocd-cluster-registrar/targets{{- end -}}
 
