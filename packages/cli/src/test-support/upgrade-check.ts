@@ -9,9 +9,10 @@ export const V0_2_0 = '00a8308';
 
 /**
  * The fields of a registration the current build rewrites on purpose when it takes over from
- * 0.2.0 (CHANGELOG.md): anything else rewritten is a regression.
+ * 0.2.0 (CHANGELOG.md): anything else rewritten is a regression. 0.2.0 recorded no host
+ * identity; adopting its registrations in a local target adds this host's and nothing else.
  */
-export const INTENDED_REWRITES: readonly string[] = [];
+export const INTENDED_REWRITES: readonly string[] = [`labels.${PREFIX}host-id`];
 
 /** Our registrations (active and demoted), by name. */
 export async function registrations(world: World): Promise<Map<string, V1Secret>> {
