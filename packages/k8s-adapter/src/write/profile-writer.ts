@@ -18,7 +18,7 @@ import {
 import type { KubeAccess } from '../connection/kube-access.js';
 import type { RequestGuard } from '../connection/request-guard.js';
 import { OPEN_FENCE, isLeadershipLost } from '../connection/write-fence.js';
-import type { ActionStatus } from './secret-writer.js';
+import { LEADERSHIP_LOST, statusOf, type ActionStatus } from './secret-writer.js';
 
 export interface ProfileResult {
   readonly action: ProfileAction;
@@ -47,7 +47,7 @@ export async function writeProfiles(
   for (const action of plan.actions) {
     if (lost || !fence.holds()) {
       lost = true;
-      results.push({ action, status: 'not-attempted', failure: NOT_SENT });
+      results.push({ action, status: 'not-attempted', failure: LEADERSHIP_LOST });
       continue;
     }
     try {
@@ -143,7 +143,7 @@ export async function writeProfiles(
     } catch (err) {
       if (isLeadershipLost(err)) {
         lost = true;
-        results.push({ action, status: 'not-attempted', failure: NOT_SENT });
+        results.push({ action, status: 'not-attempted', failure: LEADERSHIP_LOST });
         continue;
       }
       const failure = classifyApiError(err);
@@ -169,23 +169,4 @@ function statusPatch(profile: DesiredProfile, uid: string, resourceVersion: stri
       accessProviders: status.accessProviders ?? null,
     },
   };
-}
-
-const NOT_SENT: ApiFailure = {
-  kind: 'transient',
-  message: 'not sent: leadership was lost during the pass',
-  retryable: true,
-};
-
-function statusOf(failure: ApiFailure): ActionStatus {
-  switch (failure.kind) {
-    case 'conflict':
-      return 'conflict';
-    case 'not-found':
-      return 'not-found';
-    case 'already-exists':
-      return 'already-exists';
-    default:
-      return 'failed';
-  }
 }

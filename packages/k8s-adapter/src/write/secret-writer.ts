@@ -64,14 +64,13 @@ export interface SecretWriter {
 
 const FIELD_MANAGER = 'argocd-cluster-registrar';
 const APPLIED: WriteOutcome = { status: 'applied' };
-const NOT_ATTEMPTED: WriteOutcome = {
-  status: 'not-attempted',
-  failure: {
-    kind: 'transient',
-    message: 'not sent: leadership was lost during the pass',
-    retryable: true,
-  },
+/** Why a write was not sent: every writer behind the fence says the same. */
+export const LEADERSHIP_LOST: ApiFailure = {
+  kind: 'transient',
+  message: 'not sent: leadership was lost during the pass',
+  retryable: true,
 };
+const NOT_ATTEMPTED: WriteOutcome = { status: 'not-attempted', failure: LEADERSHIP_LOST };
 
 /**
  * The verbs themselves: each one request through `access`, conditional on the object the
@@ -194,7 +193,8 @@ function asDryRun({ failure }: WriteOutcome): WriteOutcome {
   return failure === undefined ? { status: 'dry-run' } : { status: 'dry-run', failure };
 }
 
-function statusOf(failure: ApiFailure): ActionStatus {
+/** The status a failed write reports, for every writer. */
+export function statusOf(failure: ApiFailure): ActionStatus {
   switch (failure.kind) {
     case 'conflict':
       return 'conflict';
