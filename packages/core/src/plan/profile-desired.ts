@@ -1,0 +1,222 @@
+// What a ClusterProfile says for a registered source (planProfiles decides whether it gets
+// one): its labels, spec and status, read off the registration and the source, never a
+// credential; consumers reach the child through the kubeconfig-secretreader plugin.
+
+import type {
+  Action,
+  Config,
+  DesiredProfile,
+  Labels,
+  NamespaceOutcome,
+  ObservedProfile,
+  ObservedSecret,
+  Plan,
+  ProfileAccessProvider,
+  ProfileCondition,
+  ProfileSettings,
+  ProfileSnapshot,
+  ProfileStatus,
+  Snapshot,
+} from '../common/types.js';
+import { decodeBase64Text } from '../common/base64.js';
+import { compareStrings } from '../common/compare-strings.js';
+import { hasPrefix, type LabelKeys } from '../config/label-keys.js';
+import { formatTimestamp } from '../translate/registration.js';
+
+/** The inventory's standard labels (sigs.k8s.io/cluster-inventory-api, apis/v1alpha1). */
+export const CLUSTER_MANAGER_LABEL = 'x-k8s.io/cluster-manager';
+export const INVENTORY_MEMBER_ID_LABEL = 'multicluster.x-k8s.io/inventory-member-id';
+/** The access provider consumers name in their provider file. */
+export const SECRETREADER_PROVIDER = 'kubeconfig-secretreader';
+/** The reserved cluster extension whose value reaches the exec plugin as its config. */
+export const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
+export const CONTROL_PLANE_HEALTHY = 'ControlPlaneHealthy';
+
+/** What the plugin can read from a kubeconfig: inline credentials only (its README). */
+// A registration by reference (reference mode) exists only for a kubeconfig the plugin reads.
+const PLUGIN_READABLE = new Set(['client-certificate', 'bearer-token', 'secret-reference']);
+
+export interface ProfileInput {
+  readonly snapshot: Snapshot;
+  readonly plan: Plan;
+  readonly profiles: ProfileSnapshot;
+  readonly settings: ProfileSettings;
+  readonly config: Config;
+  /** Epoch ms: the `lastTransitionTime` of a condition that changes now. */
+  readonly now: number;
+}
+
+export type Written = Extract<Action, { kind: 'create' | 'update' }>['secret'];
+
+export function desiredProfile(
+  input: ProfileInput,
+  keys: LabelKeys,
+  outcome: NamespaceOutcome,
+  cluster: string,
+  registration: ObservedSecret | Written,
+  existing: ObservedProfile | undefined,
+): DesiredProfile {
+  const { settings } = input;
+  const labels: Record<string, string> = {};
+  for (const key in registration.labels) {
+    const value = registration.labels[key];
+    if (value === undefined || !hasPrefix(keys, key)) continue;
+    // People's vetoes and a demotion's marks are the registration's, not the cluster's.
+    if (key === keys.prune || key === keys.orphanedSecretType || key === keys.supersededBy)
+      continue;
+    labels[key] = value;
+  }
+  labels[CLUSTER_MANAGER_LABEL] = settings.manager;
+  const member = memberId(registration.labels, keys);
+  if (member !== undefined) labels[INVENTORY_MEMBER_ID_LABEL] = member;
+
+  const status: ProfileStatus = {
+    conditions: conditions(input, outcome, existing),
+    ...versionOf(input.snapshot, outcome.namespace),
+    properties: [
+      { name: `${keys.prefix}provider`, value: registration.labels[keys.provider] ?? 'unknown' },
+      { name: `${keys.prefix}source`, value: outcome.namespace },
+    ].sort((a, b) => compareStrings(a.name, b.name)),
+    ...accessProvidersOf(registration, outcome),
+  };
+  return {
+    namespace: settings.namespace,
+    name: cluster,
+    labels,
+    spec: { displayName: cluster, clusterManager: { name: settings.manager } },
+    status,
+  };
+}
+
+/** The source's uid (a namespace's, or a Cluster's): stable across renames, new when re-created. */
+export function memberId(labels: Labels, keys: LabelKeys): string | undefined {
+  return labels[keys.sourceClusterUid] ?? labels[keys.sourceNamespaceUid];
+}
+
+function versionOf(snapshot: Snapshot, source: string): Pick<ProfileStatus, 'version'> {
+  const version = snapshot.children?.[source]?.version;
+  return version === undefined ? {} : { version: { kubernetes: version } };
+}
+
+/**
+ * `ControlPlaneHealthy` from the child probe: True when the last probe answered, False when
+ * it failed, Unknown when children are not probed (or not yet). Others' conditions are kept.
+ */
+function conditions(
+  input: ProfileInput,
+  outcome: NamespaceOutcome,
+  existing: ObservedProfile | undefined,
+): ProfileCondition[] {
+  const probe = input.snapshot.children?.[outcome.namespace];
+  let wanted: Omit<ProfileCondition, 'lastTransitionTime'>;
+  if (!input.config.probeChildren) {
+    wanted = {
+      type: CONTROL_PLANE_HEALTHY,
+      status: 'Unknown',
+      reason: 'NotProbed',
+      message: 'the registrar does not probe children (--probe-children is off)',
+    };
+  } else if (probe === undefined) {
+    wanted = {
+      type: CONTROL_PLANE_HEALTHY,
+      status: 'Unknown',
+      reason: 'NotProbedYet',
+      message: 'the child has not been probed yet',
+    };
+  } else if (probe.failures === 0) {
+    wanted = {
+      type: CONTROL_PLANE_HEALTHY,
+      status: 'True',
+      reason: 'VersionAnswered',
+      message: 'the child API server answered /version with the registered credentials',
+    };
+  } else {
+    wanted = {
+      type: CONTROL_PLANE_HEALTHY,
+      status: 'False',
+      reason: 'VersionFailed',
+      message:
+        `the child API server did not answer /version with the registered credentials: ${probe.error ?? 'no answer'}`.slice(
+          0,
+          1024,
+        ),
+    };
+  }
+  const before = existing?.status?.conditions?.find((c) => c.type === CONTROL_PLANE_HEALTHY);
+  const since =
+    before !== undefined && before.status === wanted.status
+      ? before.lastTransitionTime
+      : formatTimestamp(input.now);
+  const others = (existing?.status?.conditions ?? []).filter(
+    (c) => c.type !== CONTROL_PLANE_HEALTHY,
+  );
+  return [...others, { ...wanted, lastTransitionTime: since }].sort((a, b) =>
+    compareStrings(a.type, b.type),
+  );
+}
+
+/**
+ * The kubeconfig-secretreader entry: the registration's server and TLS settings, and where
+ * the plugin reads the kubeconfig (the source's Secret, by name, namespace and key). None for
+ * a credential the plugin cannot read (exec, basic auth), so no consumer is sent to fail.
+ */
+function accessProvidersOf(
+  registration: ObservedSecret | Written,
+  outcome: NamespaceOutcome,
+): Pick<ProfileStatus, 'accessProviders'> {
+  const source = outcome.source;
+  if (source === undefined || outcome.credential === undefined) return {};
+  if (!PLUGIN_READABLE.has(outcome.credential)) return {};
+  const server = readText(registration.data['server']);
+  const config = readConfig(registration.data['config']);
+  if (server === undefined || config === undefined) return {};
+  const tls = config.tlsClientConfig ?? {};
+  const entry: ProfileAccessProvider = {
+    name: SECRETREADER_PROVIDER,
+    cluster: {
+      server,
+      ...(typeof tls.caData === 'string' && tls.caData !== ''
+        ? { 'certificate-authority-data': tls.caData }
+        : {}),
+      ...(typeof tls.serverName === 'string' && tls.serverName !== ''
+        ? { 'tls-server-name': tls.serverName }
+        : {}),
+      ...(tls.insecure === true ? { 'insecure-skip-tls-verify': true } : {}),
+      ...(typeof config.proxyUrl === 'string' && config.proxyUrl !== ''
+        ? { 'proxy-url': config.proxyUrl }
+        : {}),
+      extensions: [
+        {
+          name: EXEC_EXTENSION,
+          extension: { name: source.secret, namespace: source.namespace, key: source.key },
+        },
+      ],
+    },
+  };
+  return { accessProviders: [entry] };
+}
+
+interface ConnectionFields {
+  readonly tlsClientConfig?: {
+    readonly caData?: unknown;
+    readonly serverName?: unknown;
+    readonly insecure?: unknown;
+  };
+  readonly proxyUrl?: unknown;
+}
+
+function readText(data: string | undefined): string | undefined {
+  return data === undefined ? undefined : decodeBase64Text(data);
+}
+
+/** Only the connection fields of the registration's config are read (never its credentials). */
+function readConfig(data: string | undefined): ConnectionFields | undefined {
+  const text = readText(data);
+  if (text === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
