@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { plan } from './index.js';
+import { applyPlanToSnapshot } from '../test-support/apply-plan.js';
 import { buildSnapshot, plannerInputArb, PROPERTY_CONFIG } from '../test-support/arbitraries.js';
 import {
   clusterSecretOf,
@@ -105,6 +106,28 @@ describe('host identity', () => {
     expect(update.secret.labels).toEqual({ ...existing.labels, [KEYS.hostId]: HOST_A });
     expect(update.secret.data).toEqual(existing.data);
     expect(update.secret.annotations).toEqual(existing.annotations);
+  });
+
+  it('adopts an unmarked registration when it demotes or restores it, as with any other write', () => {
+    const renamed = scenario(registeredBy(undefined)).label('team-a', KEYS.cluster, 'beta').build();
+    const observed = applyPlanToSnapshot(renamed, plan(renamed, local, NOW));
+    const demote = plan(observed, local, NOW).actions.find((a) => a.kind === 'demote');
+    expect(demote?.kind === 'demote' && demote.secret.labels[KEYS.hostId]).toBe(HOST_A);
+    // A registration demoted before host identities existed: restoring it adopts it too.
+    const demoted = applyPlanToSnapshot(observed, {
+      actions: demote ? [demote] : [],
+      outcomes: [],
+      warnings: [],
+    });
+    const unmarkedDemoted = scenario(demoted)
+      .editClusterSecret('cluster-alpha', (secret) => withHost(secret, undefined))
+      .build();
+    const reverted = scenario(unmarkedDemoted).label('team-a', KEYS.cluster, 'alpha').build();
+    const restore = plan(reverted, local, NOW).actions.find((a) => a.cluster === 'alpha');
+    expect(restore).toMatchObject({
+      kind: 'update',
+      secret: { labels: { [KEYS.hostId]: HOST_A } },
+    });
   });
 
   it('never adopts a registration without identity in a remote target: another host may have written it', () => {

@@ -9,7 +9,8 @@
 // host's registrar may have written it, so it is never adopted; the operator can label it.
 
 import type { LabelKeys } from '../config/label-keys.js';
-import type { Config, Labels, ObservedSecret } from '../common/types.js';
+import { sortedRecord } from '../common/compare-strings.js';
+import type { Action, Config, Labels, ObservedSecret } from '../common/types.js';
 
 export type Owner =
   /** Our managed-by and our host identity (or no identity to compare, in a local target). */
@@ -50,4 +51,17 @@ export function otherHostNote(
   if (owner === 'unmarked-remote')
     return `it carries ${keys.managedBy}=${config.managedBy} but no ${keys.hostId}, and in a target of another cluster it may be another host's, so it is never adopted; if it is this host's, label it (kubectl label secret -n ${secret.namespace} ${secret.name} ${keys.hostId}=${config.hostId ?? ''}), or use ${template}`;
   return undefined;
+}
+
+/**
+ * Every write records this host, including those that only relabel an existing registration
+ * (demoting, restoring, draining, pausing): an unmarked registration is adopted by whichever
+ * write reaches it first, and a write never leaves it unmarked.
+ */
+export function recordingHost(action: Action, config: Config, keys: LabelKeys): Action {
+  const host = config.hostId;
+  if (host === undefined || action.kind === 'delete') return action;
+  if (action.secret.labels[keys.hostId] === host) return action;
+  const labels = sortedRecord({ ...action.secret.labels, [keys.hostId]: host });
+  return { ...action, secret: { ...action.secret, labels } };
 }

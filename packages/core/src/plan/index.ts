@@ -39,6 +39,7 @@ import { readNamespaces } from './names.js';
 import { outcome } from './outcomes.js';
 import { readClusterSecrets } from './ownership.js';
 import { createPassState, type PerObject } from './pass-state.js';
+import { recordingHost } from './host-identity.js';
 import { followUps } from './rename.js';
 import type { Decided, SettledRepeat } from './settled-repeat.js';
 import { scopeSnapshot } from './target-scope.js';
@@ -98,7 +99,9 @@ function planPass(
   const settled = settle(state, withholdContestedClaims(state, built), built.refused);
   emitClaimActions(state, settled.won);
   emitRegistrationActions(state, settled.won);
-  const actions = state.actions.sort(compareActions);
+  const actions = state.actions
+    .map((action) => recordingHost(action, config, state.keys))
+    .sort(compareActions);
   const next = followUps(state.registrations, actions);
   const plan: Plan = {
     actions,

@@ -270,6 +270,25 @@ describe('planProfiles', () => {
     expect(new Set(member).size).toBe(1);
   });
 
+  it("publishes a name once, for the source whose registration it is, when a terminating namespace's label claims it too", () => {
+    const world = settle(
+      scenario().child('team-a', { cluster: 'alpha' }).child('team-c', { cluster: 'beta' }).build(),
+    );
+    // team-a is terminating and now claims beta: its registration stays cluster-alpha.
+    const claimed = scenario(world)
+      .label('team-a', KEYS.cluster, 'beta')
+      .editNamespace('team-a', (ns) => ({ ...ns, deletionTimestamp: '2026-11-30T11:59:00Z' }))
+      .build();
+    const first = planFor(claimed);
+    expect(
+      first.actions.map(
+        (a) =>
+          `${a.kind}:${a.cluster}:${a.kind === 'delete' ? '' : a.profile.labels[KEYS.sourceNamespace]}`,
+      ),
+    ).toEqual(['create:beta:team-c']);
+    expect(planFor(claimed, applyProfilePlan(EMPTY, first)).actions).toEqual([]);
+  });
+
   it('publishes no access provider for a credential the plugin cannot read', () => {
     const config = testConfig();
     const world = settle(

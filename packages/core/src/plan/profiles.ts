@@ -71,7 +71,10 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
     if (outcome.state !== 'registered' && outcome.state !== 'unchanged') continue;
     const cluster = outcome.cluster;
     const registration = registrations.get(registrationName(cluster));
+    // A source whose label claims a name its registration does not carry (a terminating
+    // namespace keeps its old one) publishes nothing: that name is another source's.
     if (registration === undefined) continue;
+    if (recordedSourceKey(registration.labels, keys) !== outcome.namespace) continue;
     wanted.add(cluster);
     if (!isDnsSubdomain(cluster)) {
       notices.push({
