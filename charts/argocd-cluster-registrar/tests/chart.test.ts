@@ -162,18 +162,28 @@ describe('default render', () => {
 });
 
 describe('RBAC', () => {
-  test('the ClusterRole reads namespaces, reads and watches secrets and creates events, nothing else', async () => {
-    const rules = rulesOf(find(await render(), 'ClusterRole'));
-    expect(rules).toEqual([
+  test("the ClusterRole reads namespaces, reads and watches secrets, creates events and reads this cluster's ID, nothing else", async () => {
+    const base = [
       { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['events'], verbs: ['create', 'get', 'patch'] },
+    ];
+    expect(rulesOf(find(await render(), 'ClusterRole'))).toEqual([
+      ...base,
+      {
+        apiGroups: ['about.k8s.io'],
+        resources: ['clusterproperties'],
+        resourceNames: ['id.k8s.io'],
+        verbs: ['get'],
+      },
     ]);
+    // A hostId of its own: the cluster's ID is never read.
+    expect(rulesOf(find(await render({ hostId: 'host-a' }), 'ClusterRole'))).toEqual(base);
   });
 
   test('capiClusters, and only it, adds get, list and watch on clusters.cluster.x-k8s.io', async () => {
     const rules = rulesOf(find(await render({ capiClusters: true }), 'ClusterRole'));
-    expect(rules.slice(3)).toEqual([
+    expect(rules.slice(4)).toEqual([
       { apiGroups: ['cluster.x-k8s.io'], resources: ['clusters'], verbs: ['get', 'list', 'watch'] },
     ]);
     const off = rulesOf(find(await render({ capiClusters: false }), 'ClusterRole'));
@@ -185,7 +195,7 @@ describe('RBAC', () => {
 
   test('kamajiSleep and vclusterSleep, and only they, add list and watch on what each reads', async () => {
     const kamaji = rulesOf(find(await render({ kamajiSleep: true }), 'ClusterRole'));
-    expect(kamaji.slice(3)).toEqual([
+    expect(kamaji.slice(4)).toEqual([
       {
         apiGroups: ['kamaji.clastix.io'],
         resources: ['tenantcontrolplanes'],
@@ -193,7 +203,7 @@ describe('RBAC', () => {
       },
     ]);
     const vcluster = rulesOf(find(await render({ vclusterSleep: true }), 'ClusterRole'));
-    expect(vcluster.slice(3)).toEqual([
+    expect(vcluster.slice(4)).toEqual([
       { apiGroups: ['apps'], resources: ['statefulsets', 'deployments'], verbs: ['list', 'watch'] },
     ]);
     const off = rulesOf(find(await render({}), 'ClusterRole'));

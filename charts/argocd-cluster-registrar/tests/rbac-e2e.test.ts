@@ -703,7 +703,89 @@ describe('the chart RBAC with capiClusters: the daemon, exactly as deployed, on 
     // A plane of its own, CRDs installed mid-test and a daemon run from sources: more than
     // the default two minutes on a loaded 2-core machine.
   }, 300_000);
+
+  // The cluster-wide ClusterProperty CRD is why this shares the Cluster API plane, not the host's.
+  test("records the cluster's own ID (ClusterProperty id.k8s.io) as its host identity, read with the rendered identity", async () => {
+    if (plane === undefined) throw new Error('no plane');
+    const idPlane = plane;
+    await applyAsAdmin([CLUSTER_PROPERTY_CRD], idPlane);
+    await eventually(
+      () =>
+        kubectl(['get', 'clusterproperties'], undefined, idPlane).then(
+          () => true,
+          () => undefined,
+        ),
+      'the ClusterProperty CRD to be served',
+      30_000,
+      200,
+    );
+    await applyAsAdmin(
+      [
+        {
+          apiVersion: 'about.k8s.io/v1alpha1',
+          kind: 'ClusterProperty',
+          metadata: { name: 'id.k8s.io' },
+          spec: { value: 'prod-eu-1' },
+        },
+      ],
+      idPlane,
+    );
+    const installation = await install({}, idPlane);
+    expect(await canI(installation, 'get', 'clusterproperties.about.k8s.io/id.k8s.io')).toBe('yes');
+    expect(await canI(installation, 'list', 'clusterproperties.about.k8s.io')).toBe('no');
+    await sourceNamespace(installation, 'rbac-identity', idPlane);
+    const result = await runOnce(installation);
+    expect(result.code, result.stderr).toBe(0);
+    const secret = await getSecret(
+      coreApi(idPlane),
+      installation.targetNamespace,
+      'cluster-rbac-identity',
+    );
+    expect(secret?.metadata?.labels?.[`${PREFIX}host-id`]).toBe('prod-eu-1');
+  }, 120_000);
 });
+
+/** KEP-2149's ClusterProperty, as sigs.k8s.io/about-api defines it (the fields read here). */
+const CLUSTER_PROPERTY_CRD: Manifest = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: {
+    name: 'clusterproperties.about.k8s.io',
+    // k8s.io groups need an approved API; about-api's CRD carries KEP-2149's approval.
+    annotations: {
+      'api-approved.kubernetes.io': 'https://github.com/kubernetes/enhancements/pull/3084',
+    },
+  },
+  spec: {
+    group: 'about.k8s.io',
+    scope: 'Cluster',
+    names: {
+      kind: 'ClusterProperty',
+      plural: 'clusterproperties',
+      singular: 'clusterproperty',
+      listKind: 'ClusterPropertyList',
+    },
+    versions: [
+      {
+        name: 'v1alpha1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: { value: { type: 'string', maxLength: 128, minLength: 1 } },
+                required: ['value'],
+              },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
 
 describe('the whole chart on a real API server', () => {
   test('every rendered object, all options on, passes server-side validation (including the policy CEL)', async () => {
