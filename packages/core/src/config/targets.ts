@@ -167,6 +167,21 @@ export function applyNameTemplate(template: string, name: string): string {
   return template.replace(NAME_PLACEHOLDER, name);
 }
 
+/**
+ * The name a source registers under in a target: the name it claims, through the target's
+ * template (which makes this host's names its own in a shared ArgoCD). The planner and the
+ * re-check before a demotion read it alike, or a template change would look like a revert.
+ */
+export function targetClusterName(
+  config: Pick<Config, 'target'>,
+  claimed: string | undefined,
+): string | undefined {
+  const template = config.target?.nameTemplate;
+  return template === undefined || claimed === undefined || claimed === ''
+    ? claimed
+    : applyNameTemplate(template, claimed);
+}
+
 /** The configuration a target is planned with: its namespace, and its scope. */
 export function targetConfig(config: Config, target: TargetDefinition): Config {
   const scope: TargetScope = {

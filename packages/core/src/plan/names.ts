@@ -20,7 +20,7 @@ import type { ObservedSecret, Refusal, SourceCluster, Warning } from '../common/
 import type { OutcomeReason, Source, Subject, SubjectBasis, TargetSecret } from './model.js';
 import { candidatesBySource, chooseKubeconfig } from './kubeconfig-choice.js';
 import { otherHostNote } from './host-identity.js';
-import { applyNameTemplate } from '../config/targets.js';
+import { targetClusterName } from '../config/targets.js';
 import type { PassState } from './pass-state.js';
 import { readData } from './secret-fields.js';
 
@@ -143,13 +143,10 @@ function clusterNameOf(state: PassState, source: Source, warnings: Warning[]): s
   const capi = source.capi;
   const ref: SourceKey =
     capi === undefined ? { kind: 'Namespace', name: source.name } : { kind: 'Cluster', ...capi };
-  const claimed = claimedClusterName(ref, source.labels, keys.cluster, config);
-  // A target's template makes this host's names its own in a shared ArgoCD (targets.ts).
-  const template = config.target?.nameTemplate;
-  const cluster =
-    template === undefined || claimed === undefined || claimed === ''
-      ? claimed
-      : applyNameTemplate(template, claimed);
+  const cluster = targetClusterName(
+    config,
+    claimedClusterName(ref, source.labels, keys.cluster, config),
+  );
   const label = source.labels[keys.cluster];
   if (label !== undefined && label !== cluster && clusterLabelIgnored(ref, config)) {
     warnings.push({

@@ -104,6 +104,20 @@ describe('a demotion (renamed) rests on its source existing as recorded and clai
   it('lapses when the rename was reverted', () => {
     expect(lapse(demote(), present('uid-a', 'alpha'))).toBe('rename-reverted');
   });
+  it("reads the name through the target's template, as the planner does", () => {
+    const templated = testConfig({
+      target: { name: 'hub', remote: true, nameTemplate: 'a-{name}' },
+    });
+    const proof = (action: ProvenAction, now: SourceLookup) => {
+      const result = writeProof(action, OF_TEAM_A, now, templated);
+      return result.holds ? 'holds' : result.lapse;
+    };
+    // A template added: the source's alpha now registers as a-alpha, so alpha goes aside.
+    expect(proof(demote(), present('uid-a', 'alpha'))).toBe('holds');
+    expect(proof({ ...demote(), cluster: 'a-alpha' }, present('uid-a', 'alpha'))).toBe(
+      'rename-reverted',
+    );
+  });
   it('lapses when the namespace is gone (that is for a deletion to prove)', () => {
     expect(lapse(demote(), NOT_FOUND)).toBe('source-gone');
   });

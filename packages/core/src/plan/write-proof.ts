@@ -8,6 +8,7 @@
 
 import { labelKeys } from '../config/label-keys.js';
 import { claimedClusterName, describeSource, parseSourceKey } from '../config/sources.js';
+import { targetClusterName } from '../config/targets.js';
 import type { LabelKeys } from '../config/label-keys.js';
 import type { Action, Config, Labels, ObservedSecret, SourceLookup } from '../common/types.js';
 
@@ -57,7 +58,7 @@ export function writeProof(
   action: ProvenAction,
   registration: ObservedSecret | undefined,
   now: SourceLookup,
-  config: Pick<Config, 'labelPrefix' | 'capiClusterNames' | 'capiClusterNameLabel'>,
+  config: Pick<Config, 'labelPrefix' | 'capiClusterNames' | 'capiClusterNameLabel' | 'target'>,
 ): WriteProof {
   const keys = labelKeys(config.labelPrefix);
   const source = action.reason.namespace;
@@ -118,14 +119,17 @@ function recordedUidOf(
   return registration?.labels[key];
 }
 
-/** The cluster name a source with `labels` claims, as the planner reads it (plan/names.ts). */
+/** The cluster name a source with `labels` registers under, as the planner reads it (plan/names.ts). */
 function claimedName(
   source: string,
   labels: Labels,
   keys: LabelKeys,
-  config: Pick<Config, 'capiClusterNames' | 'capiClusterNameLabel'>,
+  config: Pick<Config, 'capiClusterNames' | 'capiClusterNameLabel' | 'target'>,
 ): string | undefined {
-  return claimedClusterName(parseSourceKey(source), labels, keys.cluster, config);
+  return targetClusterName(
+    config,
+    claimedClusterName(parseSourceKey(source), labels, keys.cluster, config),
+  );
 }
 
 function lapsed(lapse: ProofLapse, why: string): WriteProof {

@@ -12,7 +12,10 @@ import { lookUpSource } from '../connection/source-lookup.js';
 import type { SecretWriter, WriteOutcome } from './secret-writer.js';
 
 /** What the proof re-check needs of the configuration. */
-export type ProofConfig = Pick<Config, 'labelPrefix' | 'capiClusterNames' | 'capiClusterNameLabel'>;
+export type ProofConfig = Pick<
+  Config,
+  'labelPrefix' | 'capiClusterNames' | 'capiClusterNameLabel' | 'target'
+>;
 
 /**
  * Every demotion and deletion behind a fresh look at its source: sent only while core's
