@@ -144,6 +144,28 @@ describe('targets', () => {
     );
   });
 
+  it("moves a target's registrations to the names a new nameTemplate gives, then demotes the old ones", async () => {
+    const namespace = uniqueName('argocd');
+    await world.hostApi.createNamespace({ body: { metadata: { name: namespace } } });
+    const cluster = uniqueName('t');
+    await source(cluster, {});
+    const plain = await runTargets(targetsFile([{ name: 'hub', namespace }]), ['--once']);
+    expect(plain.code, plain.stderr).toBe(0);
+    const templated = targetsFile([{ name: 'hub', namespace, nameTemplate: 'h-{name}' }]);
+    const moved = await runTargets(templated, ['--once']);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stderr).not.toContain('stale plan');
+    const old = await world.hostApi.readNamespacedSecret({ namespace, name: `cluster-${cluster}` });
+    expect(old.metadata?.labels?.['argocd.argoproj.io/secret-type']).toBeUndefined();
+    expect(old.metadata?.labels?.[`${PREFIX}superseded-by`]).toBe(`h-${cluster}`);
+    const now = await registered(world.hostApi, namespace);
+    expect(now.get(`cluster-h-${cluster}`)?.cluster).toBe(`h-${cluster}`);
+    // Settled: a further run writes nothing.
+    const again = await runTargets(templated, ['--once', '--dry-run', '-o', 'json']);
+    const document = JSON.parse(again.stdout) as { targets: { actions: unknown[] }[] };
+    expect(document.targets.map((t) => t.actions.length)).toEqual([0]);
+  });
+
   it('writes a target in another cluster through its kubeconfig; a 403 there changes nothing and the local target goes on', async () => {
     const hub = world.child;
     const hubApi = coreApi(hub);
