@@ -68,6 +68,9 @@ annotations:
 {{- define "acr.managedByLabel" -}}
 {{- printf "%smanaged-by" .Values.labelPrefix -}}
 {{- end -}}
+{{- define "acr.hostIdLabel" -}}
+{{- printf "%shost-id" .Values.labelPrefix -}}
+{{- end -}}
 {{- define "acr.clusterLabel" -}}
 {{- printf "%scluster" .Values.labelPrefix -}}
 {{- end -}}

@@ -200,7 +200,7 @@ describe('scripts/hub-kubeconfig and the hub identity the chart renders', () => 
     expect(listed.items).toEqual([]);
   });
 
-  test("the write policy lets the spoke write only cluster-* registrations of its managed-by, never ArgoCD's own Secrets", async () => {
+  test("the write policy lets the spoke write only cluster-* registrations of its managed-by and its host, never another spoke's or ArgoCD's own Secrets", async () => {
     const api = coreApi(await spokeAtHub());
     const registration = {
       metadata: {
@@ -208,6 +208,8 @@ describe('scripts/hub-kubeconfig and the hub identity the chart renders', () => 
         labels: {
           'argocd.argoproj.io/secret-type': 'cluster',
           [`${PREFIX}managed-by`]: 'cluster-registrar',
+          // Spoke host-a's entry names no hostId: its name is the identity it must record.
+          [`${PREFIX}host-id`]: 'host-a',
         },
       },
       stringData: { name: 'child-a', server: 'https://child-a.example:6443', config: '{}' },
@@ -252,6 +254,54 @@ describe('scripts/hub-kubeconfig and the hub identity the chart renders', () => 
         },
       }),
     );
+    // Spokes share a managed-by: host-b's registration is still not host-a's to write.
+    const ofHostB = {
+      ...registration,
+      metadata: {
+        name: 'cluster-child-b',
+        labels: { ...registration.metadata.labels, [`${PREFIX}host-id`]: 'host-b' },
+      },
+    };
+    await denied("a registration recording another spoke's host", () =>
+      api.createNamespacedSecret({ namespace: argocd, body: ofHostB }),
+    );
+    await coreApi(hub).createNamespacedSecret({ namespace: argocd, body: ofHostB });
+    await denied("a patch of another spoke's registration", () =>
+      api.patchNamespacedSecret({
+        namespace: argocd,
+        name: 'cluster-child-b',
+        body: [{ op: 'add', path: '/data/server', value: 'eA==' }],
+      }),
+    );
+    await denied("a deletion of another spoke's registration", () =>
+      api.deleteNamespacedSecret({ namespace: argocd, name: 'cluster-child-b' }),
+    );
+    await denied('handing its own registration to another host', () =>
+      api.patchNamespacedSecret({
+        namespace: argocd,
+        name: 'cluster-child-a',
+        body: [
+          {
+            op: 'replace',
+            path: `/metadata/labels/${PREFIX.replace('/', '~1')}host-id`,
+            value: 'host-b',
+          },
+        ],
+      }),
+    );
+    await denied('a registration without a host identity', () =>
+      api.createNamespacedSecret({
+        namespace: argocd,
+        body: {
+          ...registration,
+          metadata: {
+            name: 'cluster-unmarked',
+            labels: { [`${PREFIX}managed-by`]: 'cluster-registrar' },
+          },
+        },
+      }),
+    );
+    await coreApi(hub).deleteNamespacedSecret({ namespace: argocd, name: 'cluster-child-b' });
     // argocd-secret, as ArgoCD's install holds it: the spoke can neither change nor delete it.
     await coreApi(hub).createNamespacedSecret({
       namespace: argocd,

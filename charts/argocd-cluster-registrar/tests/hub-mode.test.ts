@@ -98,10 +98,13 @@ describe('hub mode', () => {
     expect(account?.['automountServiceAccountToken']).toBe(false);
   });
 
-  test("each spoke's write policy matches its own account and requires its managed-by", async () => {
+  test("each spoke's write policy matches its own account and requires its managed-by and host identity", async () => {
     const manifests = await render({
       managedBy: 'fleet',
-      hub: { enabled: true, spokes: [{ name: 'host-a' }, { name: 'host-b', managedBy: 'b-team' }] },
+      hub: {
+        enabled: true,
+        spokes: [{ name: 'host-a' }, { name: 'host-b', managedBy: 'b-team', hostId: 'uid-b' }],
+      },
     });
     const spec = (spoke: string) =>
       find(manifests, 'ValidatingAdmissionPolicy', `${FULLNAME}-${spoke}-writes`)?.['spec'] as {
@@ -118,6 +121,12 @@ describe('hub mode', () => {
       '[?"argocd-cluster-registrar/managed-by"].orValue(\'\') == "fleet"',
     );
     expect(owned('host-b')).toContain('== "b-team"');
+    // Spokes share a managed-by; the host identity keeps one from another's registrations.
+    const host = (id: string) => `[?"argocd-cluster-registrar/host-id"].orValue('') == "${id}"`;
+    expect(owned('host-a')).toContain(host('host-a'));
+    expect(owned('host-b')).toContain(host('uid-b'));
+    const before = spec('host-b').variables.find((v) => v.name === 'ownedBefore')?.expression;
+    expect(before).toContain(`oldObject.metadata.?labels${host('uid-b')}`);
     expect(spec('host-a').validations[0]?.expression).toContain(
       `request.namespace == "${RELEASE_NAMESPACE}"`,
     );

@@ -103,6 +103,9 @@ async function main(): Promise<void> {
         host.kubeconfigPath,
         '--targets-file',
         targetsFile,
+        // The hub's write policy admits the spoke "bench" only with its own host identity.
+        '--host-id',
+        'bench',
         '--health-addr',
         '',
         '--metrics-addr',

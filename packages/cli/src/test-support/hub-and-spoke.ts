@@ -86,7 +86,15 @@ export async function connectSpoke(hub: Hub, options: SpokeOptions): Promise<Spo
       await writeFile(targetsFile, JSON.stringify({ targets: [entry] }), { mode: 0o600 });
     },
     start: async (extra = []) => {
-      const { daemon } = await startReadyDaemon(world, ['--targets-file', targetsFile, ...extra]);
+      // The hub's write policy admits a spoke only with the host identity its entry names:
+      // by default, its name.
+      const { daemon } = await startReadyDaemon(world, [
+        '--targets-file',
+        targetsFile,
+        '--host-id',
+        name,
+        ...extra,
+      ]);
       daemons.push(daemon);
       return daemon;
     },
