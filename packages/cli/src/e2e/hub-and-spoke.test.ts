@@ -8,6 +8,7 @@
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Secret } from '@kubernetes/client-node';
@@ -270,6 +271,82 @@ describe('hub and spokes', () => {
     before.delete('team-a');
     expect(after).toEqual(before);
   });
+
+  it("with errors, a hang and a two-minute partition on A's link to the hub, nothing is deleted or demoted anywhere, and A converges once the link returns", async () => {
+    const proxy = a.proxy;
+    if (proxy === undefined) throw new Error('host A has no proxy');
+    await untilRegistered('alpha', 'b-team-b');
+    const before = await liveVersions();
+    const from = proxy.log.length;
+    /** Every live registration of before is still there, unchanged (A's and B's alike). */
+    const untouched = async (): Promise<void> => {
+      const now = await liveVersions();
+      for (const [name, version] of before) expect(now.get(name), name).toBe(version);
+    };
+
+    // Errors: most requests fail, the watches among them (their connections are cut); new
+    // sources still get through, and nothing else is written.
+    const faulted = (): number =>
+      proxy.counts['status-500'] + proxy.counts['status-503'] + proxy.counts.reset;
+    const faultedBefore = faulted();
+    proxy.setFaults({ rate: 0.6, kinds: ['status-500', 'status-503', 'reset'] });
+    proxy.dropConnections();
+    const errored = ['during-errors-1', 'during-errors-2', 'during-errors-3'];
+    for (const cluster of errored) await spokeSource(a, cluster);
+    await explained(
+      eventually(
+        () => Promise.resolve(faulted() - faultedBefore >= 5 ? true : undefined),
+        'A to meet faults on its link',
+        60_000,
+        100,
+      ),
+    );
+    await untilRegistered(...errored);
+    proxy.setFaults({ rate: 0 });
+    await untouched();
+
+    // A hang: every request A sends is accepted and never answered, for 15 s.
+    proxy.hangAll(true);
+    proxy.dropConnections();
+    await spokeSource(a, 'during-hang');
+    await sleep(15_000);
+    expect(live((await registrations()).get('during-hang'))).toBe(false);
+    proxy.hangAll(false);
+    await untilRegistered('during-hang');
+    await untouched();
+
+    // A partition of two minutes, connections cut: a source deleted on A meanwhile keeps its
+    // registration until A can reach the hub again, and nothing else changes.
+    const settled = await liveVersions();
+    const doomed = await spokeSource(a, 'doomed');
+    await untilRegistered('doomed');
+    const partitionedAt = proxy.log.length;
+    proxy.hangAll(true);
+    proxy.dropConnections();
+    await deleteNamespace(a.world, doomed);
+    await sleep(120_000);
+    const during = await liveVersions();
+    for (const [name, version] of settled) expect(during.get(name), name).toBe(version);
+    expect(live((await registrations()).get('doomed'))).toBe(true);
+    expect(
+      proxy.log.slice(partitionedAt).filter((e) => e.forwarded && WRITES.has(e.method)),
+    ).toEqual([]);
+    proxy.hangAll(false);
+    await explained(
+      eventually(
+        async () => ((await registrations()).has('doomed') ? undefined : true),
+        "A's registration of doomed to go once the link returns",
+        90_000,
+        250,
+      ),
+    );
+    const after = await liveVersions();
+    for (const [name, version] of settled) expect(after.get(name), name).toBe(version);
+    // A's only deletion through it all was doomed's, sent after the link returned.
+    const deletes = proxy.log.slice(from).filter((e) => e.method === 'DELETE' && e.forwarded);
+    expect(deletes.length).toBeGreaterThan(0);
+    for (const e of deletes) expect(e.path).toMatch(/\/secrets\/cluster-doomed(\?|$)/);
+  }, 330_000);
 
   it("restarting A's registrar rewrites nothing at the hub", async () => {
     const proxy = a.proxy;
