@@ -9,13 +9,8 @@
 // once the namespace is provably gone, as without drain.
 
 import { hasPrefix, type LabelKeys } from '../config/label-keys.js';
-import type {
-  Action,
-  DesiredSecret,
-  Labels,
-  NamespaceOutcome,
-  ObservedSecret,
-} from '../common/types.js';
+import { drainedSecret } from '../translate/relabel.js';
+import type { Action, Labels, NamespaceOutcome } from '../common/types.js';
 import type { Registration, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
@@ -26,24 +21,6 @@ export function copiedLabels(labels: Labels, keys: LabelKeys): string[] {
   return Object.keys(labels)
     .filter((key) => hasPrefix(keys, key) && !keys.reserved.has(key))
     .sort();
-}
-
-/** The registration without its copied labels; data, annotations and other labels as they are. */
-export function drainedSecret(existing: ObservedSecret, keys: LabelKeys): DesiredSecret {
-  const labels: Record<string, string> = {};
-  for (const key in existing.labels) {
-    const value = existing.labels[key];
-    if (value !== undefined && !(hasPrefix(keys, key) && !keys.reserved.has(key)))
-      labels[key] = value;
-  }
-  return {
-    namespace: existing.namespace,
-    name: existing.name,
-    type: 'Opaque',
-    labels,
-    annotations: existing.annotations,
-    data: existing.data,
-  };
 }
 
 /** The namespace whose termination drains `registration`, when drain applies to it. */

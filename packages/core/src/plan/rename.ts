@@ -7,7 +7,7 @@
 // Reverting the label restores the demoted registration as it was, even without a usable
 // kubeconfig. Demoted registrations expire after the demoted TTL (source-proof.ts).
 
-import { demotedSecret, restoredSecret } from '../translate/registration.js';
+import { demotedSecret, restoredSecret } from '../translate/relabel.js';
 import { compareStrings } from '../common/compare-strings.js';
 import type { Action, DesiredSecret, FollowUp, Refusal } from '../common/types.js';
 import type { Registration } from './model.js';

@@ -1,5 +1,5 @@
-// The registration Secret a namespace asks for, built from its translated
-// kubeconfig, and the two metadata-only variants: demoted and restored.
+// The registration Secret a namespace asks for, built from its translated kubeconfig (its
+// metadata-only variants, demoted, restored and drained, are in relabel.ts).
 
 import { encodeBase64Text } from '../common/base64.js';
 import { clusterConfigJson } from './cluster-config-json.js';
@@ -408,52 +408,4 @@ function applyServerOverride(input: RegistrationInput): Connection {
 
 function refuseOverride(message: string): Connection {
   return { ok: false, refusal: { code: 'server-override-invalid', message } };
-}
-
-// ---------------------------------------------------------------------------------------
-// Demotion and restoration: metadata only, data untouched
-
-/** ArgoCD stops seeing the registration; everything needed to restore it stays on it. */
-export function demotedSecret(
-  existing: ObservedSecret,
-  keys: LabelKeys,
-  supersededBy: string,
-  now: number,
-): DesiredSecret {
-  const labels = {
-    ...without(existing.labels, [ARGOCD_SECRET_TYPE_LABEL]),
-    [keys.orphanedSecretType]:
-      existing.labels[ARGOCD_SECRET_TYPE_LABEL] ?? ARGOCD_CLUSTER_SECRET_TYPE,
-    [keys.supersededBy]: supersededBy,
-  };
-  // RFC 3339 holds colons, which label values cannot: the timestamp is an annotation.
-  const annotations = { ...existing.annotations, [keys.staleSince]: formatTimestamp(now) };
-  return relabelled(existing, labels, annotations);
-}
-
-/** A demoted registration put back exactly as it was before demotion. */
-export function restoredSecret(existing: ObservedSecret, keys: LabelKeys): DesiredSecret {
-  const labels = {
-    ...without(existing.labels, [keys.orphanedSecretType, keys.supersededBy]),
-    [ARGOCD_SECRET_TYPE_LABEL]:
-      existing.labels[keys.orphanedSecretType] ?? ARGOCD_CLUSTER_SECRET_TYPE,
-  };
-  const annotations = without(existing.annotations, [keys.staleSince]);
-  return relabelled(existing, labels, annotations);
-}
-
-/** The existing registration with other labels and annotations; its data stays as it is. */
-function relabelled(existing: ObservedSecret, labels: Labels, annotations: Labels): DesiredSecret {
-  return {
-    namespace: existing.namespace,
-    name: existing.name,
-    type: 'Opaque',
-    labels,
-    annotations,
-    data: existing.data,
-  };
-}
-
-function without(record: Labels, drop: readonly string[]): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).filter(([key]) => !drop.includes(key)));
 }
