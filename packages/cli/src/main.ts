@@ -8,6 +8,7 @@ import {
   execCredentialsWarning,
   execPolicyWarning,
   parseConfig,
+  targetSelectorWarning,
 } from '@argocd-cluster-registrar/core';
 import { targetNamespaceState } from '@argocd-cluster-registrar/k8s-adapter';
 import { runDaemon } from './commands/daemon.js';
@@ -94,6 +95,10 @@ export async function main(io: Io): Promise<number> {
     logger.debug('using kubeconfig', { source: access.source, server: serverOf(access) });
     // Read before anything else may fail on it: a bad targets file is the operator's to fix.
     const unchecked = loadTargets(options, config, access);
+    for (const target of unchecked) {
+      const selectorWarning = targetSelectorWarning(target.config);
+      if (selectorWarning !== undefined) logger.warn(selectorWarning);
+    }
     for (const target of unchecked) {
       // A target elsewhere may be unreachable now: that is a fault to report, not a start-up error.
       if (target.remote) continue;

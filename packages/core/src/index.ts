@@ -78,6 +78,7 @@ export {
 export {
   parseTargetsFile,
   targetConfig,
+  targetSelectorWarning,
   nameTemplateProblem,
   TARGETS_FILE_FORM,
   type TargetDefinition,

@@ -2,7 +2,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../test-support/fixtures.js';
-import { applyNameTemplate, parseTargetsFile, targetConfig } from './targets.js';
+import {
+  applyNameTemplate,
+  parseTargetsFile,
+  targetConfig,
+  targetSelectorWarning,
+} from './targets.js';
 
 function errorsOf(text: string): readonly string[] {
   const result = parseTargetsFile(text);
@@ -124,5 +129,32 @@ describe('targets file', () => {
     expect(config.targetNamespace).toBe('gitops');
     expect(config.target).toEqual({ name: 'hub', remote: true, nameTemplate: 'a-{name}' });
     expect(applyNameTemplate('a-{name}', 'alpha')).toBe('a-alpha');
+  });
+});
+
+describe('a target selector on labels tenants write', () => {
+  const scoped = (selector: string): ReturnType<typeof testConfig> => {
+    const parsed = parseTargetsFile(
+      JSON.stringify({ targets: [{ name: 'hub', namespace: 'argocd', selector }] }),
+    );
+    if (!parsed.ok) throw new Error(parsed.errors.join('; '));
+    const [target] = parsed.targets;
+    if (target === undefined) throw new Error('no target');
+    return targetConfig(testConfig(), target);
+  };
+
+  it('is warned about, naming the target, each open key once, and the fix', () => {
+    const config = scoped('team=a,team!=b,env in (prod)');
+    const warning = targetSelectorWarning(config);
+    expect(warning).toContain('target "hub" selects its sources on the labels team, env,');
+    expect(warning).toContain(`Select on a key under ${config.labelPrefix} instead`);
+  });
+
+  it('is not warned about when every key is reserved: the prefix, or the name the API server writes', () => {
+    const config = scoped(
+      `${testConfig().labelPrefix}tier=gold,kubernetes.io/metadata.name in (a,b)`,
+    );
+    expect(targetSelectorWarning(config)).toBeUndefined();
+    expect(targetSelectorWarning(testConfig())).toBeUndefined();
   });
 });

@@ -182,6 +182,34 @@ export function targetClusterName(
     : applyNameTemplate(template, claimed);
 }
 
+/**
+ * Keys a tenant cannot set on its own source: the registrar's own (the chart's admission
+ * policy reserves every key under the prefix) and the name label the API server writes.
+ */
+const NAME_LABEL = 'kubernetes.io/metadata.name';
+
+/**
+ * The start-up warning for a target that selects its sources on labels a tenant may write:
+ * whoever can label a namespace (or a Cluster) then moves its cluster into that target or out
+ * of it. `undefined` when every key the selector reads is reserved.
+ */
+export function targetSelectorWarning(
+  config: Pick<Config, 'labelPrefix' | 'target'>,
+): string | undefined {
+  const target = config.target;
+  if (target?.selector === undefined) return undefined;
+  const open = [
+    ...new Set(
+      target.selector
+        .map((requirement) => requirement.key)
+        .filter((key) => !key.startsWith(config.labelPrefix) && key !== NAME_LABEL),
+    ),
+  ];
+  if (open.length === 0) return undefined;
+  const keys = open.join(', ');
+  return `target ${JSON.stringify(target.name)} selects its sources on ${open.length === 1 ? 'the label' : 'the labels'} ${keys}, which whoever may label a namespace or Cluster can set: a tenant can move its cluster into this target or out of it. Select on a key under ${config.labelPrefix} instead (the chart's admission policy reserves those for the identities it lists), or let only trusted identities label sources`;
+}
+
 /** The configuration a target is planned with: its namespace, and its scope. */
 export function targetConfig(config: Config, target: TargetDefinition): Config {
   const scope: TargetScope = {
