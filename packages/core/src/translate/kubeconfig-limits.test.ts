@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
 import { KUBECONFIG_LIMITS, scanYamlShape } from './kubeconfig-limits.js';
+import { parseYaml } from './kubeconfig-structure.js';
 import { translateSecretKey } from './providers.js';
 import { PROVIDER_PRESETS } from '../config/provider-presets.js';
 import type { ObservedSecret, TranslationResult } from '../common/types.js';
@@ -205,6 +206,37 @@ describe('unparseable text', () => {
     }
   });
 
+  it('reads from the scan’s lexemes what the library reads from the text', () => {
+    const options = {
+      version: '1.1',
+      schema: 'yaml-1.1',
+      strict: true,
+      uniqueKeys: false,
+      prettyErrors: false,
+    } as const;
+    const units = [...'ab1 :-{},[]\n"\'&*#|>?'.split(''), '---\n', '...\n', '  ', 'a: ', '- '];
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...units), maxLength: 60 }), (text) => {
+        const library = parseDocument(text, options);
+        const ours = parseYaml(text);
+        const issue = library.errors[0] ?? library.warnings[0];
+        if (issue !== undefined) {
+          expect(ours.ok).toBe(false);
+          if (!ours.ok) expect(ours.problem).toMatch(/^is not valid YAML \(.* at line \d+\)$/);
+          const line = text.slice(0, issue.pos[0]).split('\n').length;
+          if (!ours.ok) expect(ours.problem).toContain(`at line ${line})`);
+          return;
+        }
+        if (ours.ok) expect(ours.root).toEqual(library.toJS({ maxAliasCount: 100 }));
+        else
+          expect(ours.problem).toMatch(
+            /duplicate key|a key that is not a plain value|^is empty$|^is not a YAML mapping$|too many aliases/,
+          );
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
   it('finds duplicate keys exactly where the library would', () => {
     const strict = { version: '1.1', schema: 'yaml-1.1', uniqueKeys: true } as const;
     fc.assert(
@@ -219,7 +251,7 @@ describe('unparseable text', () => {
           // otherwise accepts.
           if (
             library.errors.every((error) => error.code === 'DUPLICATE_KEY') &&
-            scanYamlShape(text) === undefined
+            scanYamlShape(text).ok
           )
             expect(ours).toBe(libraryDuplicate);
         },

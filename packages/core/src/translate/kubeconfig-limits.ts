@@ -34,14 +34,22 @@ export const KUBECONFIG_LIMITS = {
   maxTokens: 20_000,
 } as const;
 
+export type YamlShape =
+  /** Within every limit: the lexemes read, for the parser (lexing is most of parsing's cost). */
+  | { readonly ok: true; readonly lexemes: readonly string[] }
+  /** Over a limit: which, as a phrase after "the kubeconfig". */
+  | { readonly ok: false; readonly overLimit: string };
+
 /**
- * What is over a limit in `text`, as a phrase after "the kubeconfig", or undefined. One pass
- * over the library's own lexer (a state machine, linear in the text), which stops at the first
- * limit exceeded.
+ * Whether `text` is within the limits. One pass over the library's own lexer (a state
+ * machine, linear in the text), which stops at the first limit exceeded; the lexemes it read
+ * are what the parser needs, so the text is lexed once.
  */
-export function scanYamlShape(text: string): string | undefined {
+export function scanYamlShape(text: string): YamlShape {
+  const over = (overLimit: string): YamlShape => ({ ok: false, overLimit });
   const { maxLength, maxDepth, maxNodes, maxAliases, maxTokens } = KUBECONFIG_LIMITS;
-  if (text.length > maxLength) return `is larger than ${maxLength / 1024} KiB`;
+  if (text.length > maxLength) return over(`is larger than ${maxLength / 1024} KiB`);
+  const lexemes: string[] = [];
   let flowDepth = 0;
   let nodes = 0;
   let aliases = 0;
@@ -54,11 +62,12 @@ export function scanYamlShape(text: string): string | undefined {
   // The next content opens a block level: it starts a line, or follows `- `, `? ` or a leading `: `.
   let leading = true;
   for (const lexeme of new Lexer().lex(text)) {
+    lexemes.push(lexeme);
     const first = lexeme[0];
     // Markers the lexer adds for the parser: no source text.
     if (first === '\x02' || first === '\x18' || first === '\x1f') continue;
     tokens += 1;
-    if (tokens > maxTokens) return `has more than ${maxTokens} YAML tokens`;
+    if (tokens > maxTokens) return over(`has more than ${maxTokens} YAML tokens`);
     if (lexeme === '' || lexeme === '\n' || lexeme === '\r\n') {
       column = 0;
       leading = true;
@@ -80,9 +89,9 @@ export function scanYamlShape(text: string): string | undefined {
     else if (lexeme === ':' && flowDepth === 0) nodes += 1;
     else if (first === '*') aliases += 1;
     if (blockColumns.length + flowDepth > maxDepth)
-      return `is nested more than ${maxDepth} levels deep`;
-    if (nodes > maxNodes) return `has more than ${maxNodes} keys and list entries`;
-    if (aliases > maxAliases) return `has more than ${maxAliases} aliases`;
+      return over(`is nested more than ${maxDepth} levels deep`);
+    if (nodes > maxNodes) return over(`has more than ${maxNodes} keys and list entries`);
+    if (aliases > maxAliases) return over(`has more than ${maxAliases} aliases`);
   }
-  return undefined;
+  return { ok: true, lexemes };
 }

@@ -2,8 +2,8 @@
 // cluster and user the current context selects. kubeconfig.ts turns what this reads into an
 // ArgoCD cluster config.
 
-import { isMap as isYamlMap, isScalar, isSeq, parseDocument } from 'yaml';
-import type { Document, DocumentOptions, ErrorCode, ParseOptions, SchemaOptions } from 'yaml';
+import { Composer, isMap as isYamlMap, isScalar, isSeq, Parser } from 'yaml';
+import type { CST, Document, DocumentOptions, ErrorCode, ParseOptions, SchemaOptions } from 'yaml';
 import { scanYamlShape } from './kubeconfig-limits.js';
 import type { RefusalCode } from '../common/types.js';
 
@@ -123,20 +123,48 @@ function problemInTree(
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const NON_PRINTABLE = /[\0-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]/;
 
+/**
+ * The document the scan's lexemes make, as the library's `parseDocument` composes it from its
+ * own lexing of the same text; `second`: where a second document starts, if one does.
+ */
+function composeDocument(
+  lexemes: readonly string[],
+  length: number,
+): { readonly parsed: Document.Parsed; readonly second: number | undefined } {
+  const parser = new Parser();
+  function* tokens(): Generator<CST.Token> {
+    for (const lexeme of lexemes) yield* parser.next(lexeme);
+    yield* parser.end();
+  }
+  let parsed: Document.Parsed | undefined;
+  for (const document of new Composer(PARSE_OPTIONS).compose(tokens(), true, length)) {
+    if (parsed !== undefined) return { parsed, second: document.range[0] };
+    parsed = document;
+  }
+  // compose() ends with a document, an empty one for empty text.
+  if (parsed === undefined) throw new Error('the YAML library composed no document');
+  return { parsed, second: undefined };
+}
+
 export function parseYaml(text: string): Parsed {
-  const overLimit = scanYamlShape(text);
-  if (overLimit !== undefined)
-    return { ok: false, problem: overLimit, empty: false, overLimit: true };
+  const shape = scanYamlShape(text);
+  if (!shape.ok) return { ok: false, problem: shape.overLimit, empty: false, overLimit: true };
   const control = NON_PRINTABLE.exec(text);
   if (control !== null) return notYaml(text, 'a control character', control.index);
   try {
-    const document = parseDocument(text, PARSE_OPTIONS);
-    const issue = document.errors[0] ?? document.warnings[0];
+    const document = composeDocument(shape.lexemes, text.length);
+    const { errors, warnings } = document.parsed;
+    // In the library's order: the first document's errors, a second document, warnings.
+    const issue =
+      errors[0] ??
+      (document.second === undefined
+        ? warnings[0]
+        : { code: 'MULTIPLE_DOCS' as const, pos: [document.second] });
     if (issue !== undefined)
       return notYaml(text, YAML_PROBLEMS[issue.code] ?? 'malformed YAML', issue.pos[0]);
-    const inTree = problemInTree(document);
+    const inTree = problemInTree(document.parsed);
     if (inTree !== undefined) return notYaml(text, inTree.what, inTree.offset);
-    const root: unknown = document.toJS({ maxAliasCount: 100 });
+    const root: unknown = document.parsed.toJS({ maxAliasCount: 100 });
     if (root === null || root === undefined) return { ok: false, problem: 'is empty', empty: true };
     if (!isMap(root)) return { ok: false, problem: 'is not a YAML mapping', empty: false };
     return { ok: true, root };
