@@ -115,6 +115,7 @@ export class SnapshotAssembler {
     const children = await this.probed(clusterSecrets);
     const provisioners = await this.sleep?.read(fullPass);
     notices.push(...(this.sleep?.notices() ?? []));
+    pass.failures.push(...(this.sleep?.failures() ?? []));
     return {
       snapshot: {
         namespaces: world.namespaces,

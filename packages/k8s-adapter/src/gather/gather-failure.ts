@@ -3,6 +3,7 @@
 // with the read it is about. Decisions (what was unread, which lookups wait) are taken from
 // `read`; `scope` is the same read in words, for logs and messages only.
 import { CAPI_GROUP } from '@argocd-cluster-registrar/core';
+import type { SleepSignal } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from '../connection/api-failure.js';
 import type { ApiFailure } from '../connection/api-failure.js';
 import type { WatchName } from './world-cache.js';
@@ -29,7 +30,9 @@ export type GatherRead =
       readonly name: string;
     }
   /** Discovery of the Cluster API group's served version. */
-  | { readonly verb: 'discover'; readonly group: typeof CAPI_GROUP };
+  | { readonly verb: 'discover'; readonly group: typeof CAPI_GROUP }
+  /** What a provisioner marks asleep (`--kamaji-sleep`, `--vcluster-sleep`). */
+  | { readonly verb: 'sleep'; readonly signal: SleepSignal };
 
 export interface GatherFailure {
   readonly read: GatherRead;
@@ -54,6 +57,8 @@ export function describeRead(read: GatherRead): string {
       return `watch ${read.watch}`;
     case 'discover':
       return `discover ${read.group}`;
+    case 'sleep':
+      return `read what ${read.signal} marks asleep (--${read.signal}-sleep)`;
     case 'list': {
       const selector = read.labelSelector === undefined ? '' : ` (${read.labelSelector})`;
       const where = read.namespace === undefined ? '' : ` in ${read.namespace}`;

@@ -23,6 +23,7 @@ import {
   createNamespace,
   host,
   opaque,
+  restrictedAccess,
   testConfig,
 } from '../test-support/host.js';
 
@@ -186,6 +187,21 @@ describe('provisioner sleep signals', () => {
     expect(read).toMatchObject({ kind: 'StatefulSet', name: 'my-vc' });
     expect(read?.annotations['loft.sh/paused']).toBe('true');
     expect(pauseOf(gathered, config, namespace, gatherer)).toBe('vcluster-sleeping');
+  });
+
+  it('fails a one-shot pass whose signal cannot be read, and leaves the signal out', async () => {
+    const config = testConfig({ providers: [PROVIDER_PRESETS.vcluster], vclusterSleep: true });
+    const h = await host();
+    // Sources and registrations, but not the StatefulSets and Deployments vcluster marks.
+    const access = await restrictedAccess(h, 'default', [
+      { apiGroups: [''], resources: ['namespaces', 'secrets'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    const gathered = await createGatherer(access, config).full();
+    expect(gathered.failures.map((failure) => [failure.read, failure.scope])).toEqual([
+      [{ verb: 'sleep', signal: 'vcluster' }, 'read what vcluster marks asleep (--vcluster-sleep)'],
+    ]);
+    expect(gathered.failures[0]?.failure.kind).toBe('forbidden');
+    expect(gathered.snapshot.provisioners).toEqual({});
   });
 
   it('reads nothing of a signal that is off', async () => {

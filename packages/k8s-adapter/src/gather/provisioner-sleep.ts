@@ -20,6 +20,7 @@ import type {
 } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from '../connection/api-failure.js';
 import type { ApiFailure } from '../connection/api-failure.js';
+import { gatherFailure, type GatherFailure } from './gather-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { ACCEPT_METADATA_LIST, kubeRequest } from '../connection/kube-http.js';
 import { LIST_PAGE_SIZE } from '../connection/kube-api.js';
@@ -61,6 +62,7 @@ export class ProvisionerSleep {
   private kamajiVersion: string | null | undefined;
   private saidAbsent = false;
   private readonly fresh: string[] = [];
+  private readonly unreadSignals: GatherFailure[] = [];
   private stopped = false;
 
   constructor(
@@ -105,13 +107,18 @@ export class ProvisionerSleep {
     this.watches.clear();
   }
 
-  /** A watch's failures go to onError (the daemon logs them); a one-shot run says them. */
+  /** Reads that failed since last asked, each returned once (a one-shot run's). */
+  failures(): GatherFailure[] {
+    return this.unreadSignals.splice(0);
+  }
+
+  /**
+   * A watch's failures go to onError (the daemon logs them and keeps watching); a one-shot
+   * run's are failures of its pass, so `--once` and `status` say so and exit 1.
+   */
   private failed(signal: SleepSignal, failure: ApiFailure): void {
     if (this.options.onError !== undefined) this.options.onError(signal, failure);
-    else
-      this.fresh.push(
-        `--${signal}-sleep: could not read what ${signal} marks asleep (${failure.message}); a pause it made stands until it is read`,
-      );
+    else this.unreadSignals.push(gatherFailure({ verb: 'sleep', signal }, failure));
   }
 
   /** The collections of a signal; `[]` when Kamaji is absent, `undefined` when unknown. */

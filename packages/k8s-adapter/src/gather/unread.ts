@@ -45,6 +45,9 @@ function concernOf(read: GatherRead, target: string): Concern | undefined {
       return read.kind === 'Secret' && read.namespace !== undefined
         ? { part: 'candidates', namespace: read.namespace }
         : undefined;
+    case 'sleep':
+      // Withholds no source: the signal is left out of the snapshot, so its pauses stand.
+      return undefined;
   }
 }
 
