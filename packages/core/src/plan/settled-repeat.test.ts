@@ -347,11 +347,33 @@ describe('settled repeat', () => {
     expect(first.actions).toEqual([]);
     expect(plan(structuredClone(snapshot), testConfig(), NOW, { repeat })).toBe(first);
   });
+
+  it('keeps a registration only beside one that exists: a create’s is never asked for again', () => {
+    // team-c waits for its create; the memo is only consulted on passes planned in full.
+    const snapshot = stamped(scenario(world()).child('team-c').build());
+    const translations = new Map<string, TranslationResult>();
+    const translate: Translator = (secret, key, provider, options) => {
+      const at = bytes([secret.uid, secret.resourceVersion, key, provider.name]);
+      const result = translations.get(at) ?? translateSecretKey(secret, key, provider, options);
+      translations.set(at, result);
+      return result;
+    };
+    const repeat = createSettledRepeat();
+    const first = plan(snapshot, testConfig(), NOW, { translate, repeat });
+    expect(first.actions.map((action) => action.kind)).toEqual(['create']);
+    expect(bytes(plan(snapshot, testConfig(), NOW, { translate, repeat }))).toBe(bytes(first));
+    // team-a's and team-b's registrations are handed out again; team-c's is built anew.
+    expect(repeat.reused).toBe(2);
+  });
 });
 
 /** Two registered namespaces, every object with a resourceVersion, as a gather returns them. */
 function world(): Snapshot {
-  const snapshot = settle(scenario().child('team-a').child('team-b').build(), testConfig(), NOW);
+  return stamped(settle(scenario().child('team-a').child('team-b').build(), testConfig(), NOW));
+}
+
+/** Every object with a resourceVersion, as a gather returns them. */
+function stamped(snapshot: Snapshot): Snapshot {
   return {
     ...snapshot,
     namespaces: snapshot.namespaces.map((namespace) => ({ ...namespace, resourceVersion: '7' })),

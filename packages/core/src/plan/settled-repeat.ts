@@ -121,7 +121,10 @@ class RememberedBuilds {
 
   readonly build = (input: RegistrationInput): RegistrationResult => {
     const key = buildKey(input);
-    if (key === undefined) return buildRegistration(input);
+    // Kept only beside a registration that exists: a create's result is never asked for again
+    // once the create lands (the key holds the registration's uid), and keeping 10,000 of them
+    // after a cold start, beside the registrations the watch then holds, is the heap's limit.
+    if (key === undefined || input.existing === undefined) return buildRegistration(input);
     const source = input.namespace.uid;
     const slot = this.current.get(source) ?? this.previous.get(source);
     if (slot !== undefined && slot.translation === input.translation && slot.key === key) {
