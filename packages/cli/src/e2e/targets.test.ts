@@ -94,6 +94,8 @@ describe('targets', () => {
     ]);
     const run = await runTargets(both, ['--once']);
     expect(run.code, run.stderr).toBe(0);
+    // Selecting on a prefixed key is what the warning below asks for: no warning.
+    expect(run.stderr).not.toContain('selects its sources on');
     expect(run.stdout).toContain('Target "prod" (namespace');
     expect(run.stdout).toContain('Target "all" (namespace');
 
@@ -142,6 +144,22 @@ describe('targets', () => {
     expect(status.stdout).toContain(
       `kubectl delete secret -n ${second} -l ${PREFIX}managed-by=${world.managedBy},${PREFIX}host-id=${kubeSystem ?? ''}`,
     );
+  });
+
+  it('warns at start-up about a target that selects on a label tenants may set', async () => {
+    const file = targetsFile([
+      { name: 'team', namespace: world.target, selector: 'team=a,kubernetes.io/metadata.name' },
+    ]);
+    const run = await runTargets(file, ['--once', '--dry-run']);
+    expect([0, 2], run.stderr).toContain(run.code);
+    const warnings = run.stderr
+      .split('\n')
+      .filter((line) => line.includes('selects its sources on'))
+      .map((line) => JSON.parse(line) as { level: string; msg: string });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.level).toBe('warn');
+    expect(warnings[0]?.msg).toContain('target "team" selects its sources on the label team,');
+    expect(warnings[0]?.msg).toContain(`Select on a key under ${PREFIX} instead`);
   });
 
   it("moves a target's registrations to the names a new nameTemplate gives, then demotes the old ones", async () => {
