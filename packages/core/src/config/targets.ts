@@ -182,16 +182,14 @@ export function targetClusterName(
     : applyNameTemplate(template, claimed);
 }
 
-/**
- * Keys a tenant cannot set on its own source: the registrar's own (the chart's admission
- * policy reserves every key under the prefix) and the name label the API server writes.
- */
+/** The one label outside the prefix that a tenant cannot set: the API server writes it. */
 const NAME_LABEL = 'kubernetes.io/metadata.name';
 
 /**
  * The start-up warning for a target that selects its sources on labels a tenant may write:
  * whoever can label a namespace (or a Cluster) then moves its cluster into that target or out
- * of it. `undefined` when every key the selector reads is reserved.
+ * of it. `undefined` when every key the selector reads is reserved: under the prefix (the
+ * chart's admission policy reserves those) or the name label.
  */
 export function targetSelectorWarning(
   config: Pick<Config, 'labelPrefix' | 'target'>,
