@@ -73,6 +73,30 @@ describe('codecs', () => {
         ),
       );
     });
+
+    // StdEncoding's rules written out symbol by symbol, to hold the round trip to them.
+    const byTheRules = (text: string): boolean => {
+      if (text.length % 4 !== 0) return false;
+      const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+      const symbols = text.slice(0, text.length - padding);
+      if (!/^[A-Za-z0-9+/]*$/.test(symbols)) return false;
+      if (padding === 0) return true;
+      // The symbol before `==` carries one byte, the one before `=` two: unused bits are zero.
+      return (padding === 2 ? 'AQgw' : 'AEIMQUYcgkosw048').includes(symbols.slice(-1));
+    };
+
+    it('accepts exactly what the alphabet, padding and zero-bit rules accept', () => {
+      fc.assert(
+        fc.property(
+          fc.string({ unit: fc.constantFrom(...'AQgwBZaz09+/=-_ \n\r'.split('')), maxLength: 12 }),
+          (text) => {
+            expect(exported.isCanonicalBase64(text)).toBe(byTheRules(text));
+            expect(decodeBase64(text) !== undefined).toBe(byTheRules(text));
+          },
+        ),
+        { numRuns: 20_000 },
+      );
+    });
   });
 
   describe('UTF-8', () => {
