@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import { encodeBase64Text, type ObservedSecret } from '@argocd-cluster-registrar/core';
 import { freePort, testChildPlane } from '@argocd-cluster-registrar/testkit';
-import { probeChild, type ProbeAnswer } from '../connection/child-probe.js';
+import { knockOnChild, probeChild, type ProbeAnswer } from '../connection/child-probe.js';
 import { testConfig } from '../test-support/host.js';
-import { ChildProbes } from './child-probes.js';
+import { ChildProbes, VERSION_EVERY } from './child-probes.js';
 
 const PREFIX = 'argocd-cluster-registrar/';
 
@@ -90,6 +90,49 @@ describe('probeChild', () => {
       execProviderConfig: { command: 'argocd-k8s-auth', args: ['gcp'], apiVersion: 'v1' },
     });
     expect((await probeChild(exec, 2000)).kind).toBe('skipped');
+  });
+});
+
+describe('knockOnChild', () => {
+  it('answers for a child that accepts connections, and fails where nothing listens', async () => {
+    const live = await childRegistration('team-a');
+    expect(await knockOnChild(live, 2000)).toEqual({ kind: 'answered', version: undefined });
+    const port = await freePort(); // nothing listens there
+    const dead = {
+      ...live,
+      data: { ...live.data, server: encodeBase64Text(`https://127.0.0.1:${port}`) },
+    };
+    const answer = await knockOnChild(dead, 2000);
+    expect(answer).toMatchObject({ kind: 'failed' });
+    if (answer.kind === 'failed') expect(answer.error).toContain(`connect 127.0.0.1:${port}:`);
+  });
+
+  it('connects to an IPv6 literal and to the scheme’s port when none is written', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '::1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const child = registration('team-a', `http://[::1]:${String(port)}`, {});
+      expect((await knockOnChild(child, 2000)).kind).toBe('answered');
+    } finally {
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+    }
+    // https://127.0.0.1 is port 443, where nothing listens here.
+    const https = registration('team-a', 'https://127.0.0.1', {});
+    const answer = await knockOnChild(https, 2000);
+    if (answer.kind === 'failed') expect(answer.error).toContain('connect 127.0.0.1:');
+    expect(answer.kind).toBe('failed');
+  });
+
+  it('does not knock on an exec registration, as it does not probe one', async () => {
+    const exec = registration('team-a', 'https://example.invalid', {
+      execProviderConfig: { command: 'argocd-k8s-auth', args: ['gcp'], apiVersion: 'v1' },
+    });
+    expect((await knockOnChild(exec, 2000)).kind).toBe('skipped');
   });
 });
 
@@ -252,21 +295,30 @@ describe('probeChild against a hostile child', () => {
 });
 
 describe('ChildProbes', () => {
-  function scripted(answers: ProbeAnswer[]) {
+  /** `answers` to `/version` calls and `knocks` to connects, in order; `calls` what was sent. */
+  function scripted(answers: ProbeAnswer[], knocks: ProbeAnswer[] = []) {
     let clock = 0;
+    const calls: ('version' | 'knock')[] = [];
     const probes = new ChildProbes(
       testConfig({ probeChildren: true, probeFailures: 2, managedBy: 'cluster-registrar' }),
       {
         mode: 'in-pass',
         now: () => clock,
         random: () => 0,
-        probe: () => Promise.resolve(answers.shift() ?? { kind: 'answered', version: 'v1.31.0' }),
+        probe: () => {
+          calls.push('version');
+          return Promise.resolve(answers.shift() ?? { kind: 'answered', version: 'v1.31.0' });
+        },
+        knock: () => {
+          calls.push('knock');
+          return Promise.resolve(knocks.shift() ?? { kind: 'answered', version: undefined });
+        },
       },
     );
     const advance = (ms: number): void => {
       clock += ms;
     };
-    return { probes, advance };
+    return { probes, advance, calls };
   }
   const down: ProbeAnswer = { kind: 'failed', error: 'GET https://x/version: ECONNREFUSED' };
 
@@ -297,6 +349,59 @@ describe('ChildProbes', () => {
     advance(60_000);
     expect(await probes.probeDue()).toEqual(['team-a']);
     expect(probes.observed()['team-a']).toEqual({ failures: 0, version: 'v1.31.0' });
+  });
+
+  it('knocks on an answering child between /version calls, and asks again every VERSION_EVERY intervals', async () => {
+    const { probes, advance, calls } = scripted([
+      { kind: 'answered', version: 'v1.31.0' },
+      { kind: 'answered', version: 'v1.32.0' },
+    ]);
+    probes.track([registration('team-a', 'https://x', {})]);
+    for (let i = 0; i <= VERSION_EVERY; i += 1) {
+      await probes.probeDue();
+      advance(60_000);
+    }
+    expect(calls).toEqual([
+      'version',
+      ...Array<string>(VERSION_EVERY - 1).fill('knock'),
+      'version',
+    ]);
+    // The knocks keep what the last /version said; the next /version brings the new one.
+    expect(probes.observed()['team-a']).toEqual({ failures: 0, version: 'v1.32.0' });
+  });
+
+  it('asks a failing child for /version only once something accepts its connection', async () => {
+    const refused: ProbeAnswer = { kind: 'failed', error: 'connect x:443: ECONNREFUSED' };
+    const { probes, advance, calls } = scripted(
+      [down, { kind: 'answered', version: 'v1.31.0' }],
+      [refused, refused],
+    );
+    probes.track([registration('team-a', 'https://x', {})]);
+    for (let i = 0; i < 4; i += 1) {
+      await probes.probeDue();
+      advance(60_000);
+    }
+    expect(calls).toEqual(['version', 'knock', 'knock', 'knock', 'version']);
+    // The refused knocks counted as failures; only the /version answer ended them.
+    expect(probes.observed()['team-a']).toEqual({ failures: 0, version: 'v1.31.0' });
+  });
+
+  it('finds a child failing whose address still accepts connections, at its next /version call', async () => {
+    // A load balancer in front of a stopped API server: every knock is answered.
+    const { probes, advance, calls } = scripted([
+      { kind: 'answered', version: 'v1.31.0' },
+      down,
+      down,
+    ]);
+    probes.track([registration('team-a', 'https://x', {})]);
+    const changedAt: number[] = [];
+    for (let i = 0; i <= VERSION_EVERY + 1; i += 1) {
+      if ((await probes.probeDue()).length > 0) changedAt.push(i);
+      advance(60_000);
+    }
+    expect(changedAt).toEqual([0, VERSION_EVERY, VERSION_EVERY + 1]);
+    expect(calls.slice(VERSION_EVERY)).toEqual(['version', 'knock', 'version']);
+    expect(probes.observed()['team-a']).toMatchObject({ failures: 2 });
   });
 
   it('hands out the same object while nothing changed, and forgets a registration that went', async () => {
@@ -389,30 +494,33 @@ describe('ChildProbes in the background', () => {
         random: seeded(7),
         setTimer: time.setTimer,
         timeoutMs,
-        probe: (registration) => {
-          const source = registration.labels[`${PREFIX}source-namespace`] ?? '';
-          started.set(source, [...(started.get(source) ?? []), time.now()]);
-          inFlight += 1;
-          mostInFlight = Math.max(mostInFlight, inFlight);
-          return new Promise<ProbeAnswer>((resolve) => {
-            const answer = (value: ProbeAnswer): void => {
-              inFlight -= 1;
-              resolve(value);
-            };
-            if (hanging.has(source)) {
-              // Black-holed: the probe's time-out is what ends it.
-              time.setTimer(() => {
-                answer({ kind: 'failed', error: `no answer within ${String(timeoutMs)} ms` });
-              }, timeoutMs);
-            } else {
-              time.setTimer(() => {
-                answer({ kind: 'answered', version: 'v1.36.3' });
-              }, 20);
-            }
-          });
-        },
+        // A knock and a /version call behave alike here: each is one probe of the child.
+        knock: (registration) => probeOf(registration),
+        probe: (registration) => probeOf(registration),
       },
     );
+    function probeOf(registration: ObservedSecret): Promise<ProbeAnswer> {
+      const source = registration.labels[`${PREFIX}source-namespace`] ?? '';
+      started.set(source, [...(started.get(source) ?? []), time.now()]);
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      return new Promise<ProbeAnswer>((resolve) => {
+        const answer = (value: ProbeAnswer): void => {
+          inFlight -= 1;
+          resolve(value);
+        };
+        if (hanging.has(source)) {
+          // Black-holed: the probe's time-out is what ends it.
+          time.setTimer(() => {
+            answer({ kind: 'failed', error: `no answer within ${String(timeoutMs)} ms` });
+          }, timeoutMs);
+        } else {
+          time.setTimer(() => {
+            answer({ kind: 'answered', version: 'v1.36.3' });
+          }, 20);
+        }
+      });
+    }
     const registrations: ObservedSecret[] = [];
     for (let i = 0; i < 600; i += 1) {
       const source = `child-${String(i).padStart(3, '0')}`;

@@ -15,17 +15,29 @@
 // the answering ones once an interval (at most one time-out late, waiting for a slot), and the
 // failing ones share what is left, each probed about every
 // max(interval, failing × time-out / PROBE_CONCURRENCY).
+//
+// Not every probe is a `/version` call: at 1,000 children a TLS handshake each an interval
+// cost about 2.5 CPU-seconds a minute under the image's `--jitless`, eight times the daemon's
+// whole steady budget. A child that answered its last `/version` within VERSION_EVERY
+// intervals is only knocked on (a TCP connect); one that has not, or whose last probe failed,
+// is asked for `/version`, after a knock when it is failing (most failing children accept no
+// connection, and then no handshake is tried). A failure counts whichever probe found it, and
+// only a `/version` answer ends one. So a child that stops accepting connections is seen
+// failing at its next probe, one whose address still accepts them (a load balancer in front of
+// a stopped server) within VERSION_EVERY intervals, and the version shown is at most that old.
 
 import { formatTimestamp, labelKeys, recordedSourceKey } from '@argocd-cluster-registrar/core';
 import type { ChildProbe, Config, LabelKeys, ObservedSecret } from '@argocd-cluster-registrar/core';
 import { ARGOCD_SECRET_TYPE_LABEL } from '@argocd-cluster-registrar/core';
 import { mapBounded } from '../concurrency.js';
-import { probeChild, type ProbeAnswer } from '../connection/child-probe.js';
+import { knockOnChild, probeChild, type ProbeAnswer } from '../connection/child-probe.js';
 
 /** Probes in flight at once. */
 export const PROBE_CONCURRENCY = 16;
 /** A probe that has no answer after this long has failed. */
 export const PROBE_TIMEOUT_MS = 5_000;
+/** A child that answers is asked for `/version` once this many intervals, knocked on between. */
+export const VERSION_EVERY = 10;
 
 export interface ChildProbesOptions {
   /**
@@ -37,6 +49,7 @@ export interface ChildProbesOptions {
   readonly now?: () => number;
   readonly random?: () => number;
   readonly probe?: (registration: ObservedSecret, timeoutMs: number) => Promise<ProbeAnswer>;
+  readonly knock?: (registration: ObservedSecret, timeoutMs: number) => Promise<ProbeAnswer>;
   readonly timeoutMs?: number;
   /** The background scheduler's timer: calls `callback` after `ms`, returns its cancel. */
   readonly setTimer?: (callback: () => void, ms: number) => () => void;
@@ -54,6 +67,8 @@ interface Tracked {
   registration: ObservedSecret;
   probe: ChildProbe | undefined;
   nextAt: number;
+  /** When its last `/version` call answered. */
+  askedAt: number | undefined;
   /** A probe of this child is under way (background scheduling). */
   inFlight: boolean;
 }
@@ -66,6 +81,7 @@ export class ChildProbes {
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly probe: NonNullable<ChildProbesOptions['probe']>;
+  private readonly knock: NonNullable<ChildProbesOptions['knock']>;
   private readonly timeoutMs: number;
   private readonly setTimer: NonNullable<ChildProbesOptions['setTimer']>;
   /** The background scheduler's look at what is due, while it runs. */
@@ -86,6 +102,7 @@ export class ChildProbes {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
     this.probe = options.probe ?? probeChild;
+    this.knock = options.knock ?? knockOnChild;
     this.setTimer = options.setTimer ?? unrefTimer;
     // A probe never outlasts the interval it belongs to.
     this.timeoutMs = Math.min(options.timeoutMs ?? PROBE_TIMEOUT_MS, config.intervalMs);
@@ -111,6 +128,7 @@ export class ChildProbes {
         registration: secret,
         probe: undefined,
         nextAt: this.now() + spread,
+        askedAt: undefined,
         inFlight: false,
       });
     }
@@ -166,10 +184,11 @@ export class ChildProbes {
   private async probeOne(key: string, tracked: Tracked): Promise<boolean> {
     this.sent += 1;
     tracked.inFlight = true;
-    const answer = await this.probe(tracked.registration, this.timeoutMs).finally(() => {
+    const { answer, asked } = await this.knockOrAsk(tracked).finally(() => {
       tracked.inFlight = false;
     });
     const at = this.now();
+    if (asked && answer.kind === 'answered') tracked.askedAt = at;
     tracked.nextAt = at + this.config.intervalMs + this.random() * this.jitterMs();
     if (this.tracked.get(key) !== tracked) return false;
     const before = tracked.probe;
@@ -178,6 +197,23 @@ export class ChildProbes {
     tracked.probe = after;
     this.dirty = true;
     return matters(before, after, this.config.probeFailures);
+  }
+
+  /** One probe: a knock, or a `/version` call (see the top of this file), within one time-out. */
+  private async knockOrAsk(tracked: Tracked): Promise<{ answer: ProbeAnswer; asked: boolean }> {
+    const { registration, probe, askedAt } = tracked;
+    const start = this.now();
+    const failing = probe !== undefined && probe.failures > 0;
+    const answeredLately =
+      askedAt !== undefined && start - askedAt < VERSION_EVERY * this.config.intervalMs;
+    if (probe !== undefined && !failing && answeredLately)
+      return { answer: await this.knock(registration, this.timeoutMs), asked: false };
+    if (failing) {
+      const knocked = await this.knock(registration, this.timeoutMs);
+      if (knocked.kind !== 'answered') return { answer: knocked, asked: false };
+    }
+    const left = Math.max(1, this.timeoutMs - (this.now() - start));
+    return { answer: await this.probe(registration, left), asked: true };
   }
 
   /**
