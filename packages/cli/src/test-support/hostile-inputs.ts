@@ -458,10 +458,10 @@ export function hostileCases(world: World): readonly HostileCase[] {
           annotations: { [`${PREFIX}kubeconfig-secret`]: 'db-credentials' },
           secrets: {
             ...k3k(childKubeconfig(world, { server: serverOf('kubeconfig-secret-not-candidate') })),
-            // Never read: only candidates are, so its bytes reach nothing.
+            // Listed for its key names only: no provider reads it, so its bytes reach nothing.
             'db-credentials': { password: text(CANARY), 'kubeconfig.yaml': text(CANARY) },
           },
-          expect: { state: 'waiting' },
+          expect: refused('kubeconfig-secret-invalid'),
         },
       ],
     },

@@ -245,6 +245,37 @@ describe('Kamaji: the admin kubeconfig and KubeconfigGenerator Secrets', () => {
     );
   });
 
+  it('refuses a name whose Secret is there but read by no configured provider, and keeps what is registered', () => {
+    // Only kamaji is configured: the generator's Secret exists, and nothing reads it.
+    const config = testConfig({ providers: [kamaji] });
+    const pinned = (keys: readonly string[]) => {
+      const snapshot = world().annotate('tenants', KEYS.kubeconfigSecret, 'prod-argocd').build();
+      // As the gatherer records it: the name and key names of a Secret no provider reads.
+      return { ...snapshot, nearMisses: [{ namespace: 'tenants', name: 'prod-argocd', keys }] };
+    };
+    const outcome = outcomeOf(plan(pinned(['value']), config, NOW), 'tenants');
+    expect(outcome).toMatchObject({
+      state: 'refused',
+      reason: { code: 'kubeconfig-secret-invalid' },
+    });
+    expect(outcome.reason?.message).toContain(
+      `annotation ${KEYS.kubeconfigSecret}="prod-argocd" on namespace tenants names Secret prod-argocd, which no configured provider reads (its keys: value; looking for`,
+    );
+    expect(outcome.reason?.message).toContain('--provider kamaji-generated');
+    // Registered before the annotation named it: the registration stays as it was.
+    const registered = settle(world().build(), config);
+    const wrong = {
+      ...scenario(registered).annotate('tenants', KEYS.kubeconfigSecret, 'prod-argocd').build(),
+      nearMisses: [{ namespace: 'tenants', name: 'prod-argocd', keys: ['value'] }],
+    };
+    const result = plan(wrong, config, NOW);
+    expect(result.actions).toEqual([]);
+    expect(outcomeOf(result, 'tenants').state).toBe('refused');
+    // Once a configured provider reads it, it is a candidate, and chosen.
+    const read = plan(pinned(['value']), testConfig({ providers: [kamaji, generator] }), NOW);
+    expect(outcomeOf(read, 'tenants').source).toMatchObject({ secret: 'prod-argocd' });
+  });
+
   it('refuses a name that is no Secret of the source’s own namespace, and keeps what is registered', () => {
     const config = testConfig({ providers: [kamaji, generator] });
     for (const value of [

@@ -4,7 +4,7 @@
 // the candidates skipped for the chosen one.
 
 import { describeNearMisses, type SecretKeys } from '../translate/near-misses.js';
-import { describeLookup } from '../config/provider-marks.js';
+import { claimedByAny, describeLookup } from '../config/provider-marks.js';
 import { selectKubeconfig, type KubeconfigSelection } from '../translate/providers.js';
 import {
   clusterOfSecretName,
@@ -200,10 +200,48 @@ function isSecretName(value: string): boolean {
 export function pinnedSecretRefusal(state: PassState, subject: SubjectBasis): Refusal | undefined {
   const key = state.keys.kubeconfigSecret;
   const pinned = subject.source.annotations[key];
-  if (pinned === undefined || isSecretName(pinned)) return undefined;
+  if (pinned === undefined) return undefined;
   const namespace = subject.source.capi?.namespace ?? subject.source.name;
+  if (isSecretName(pinned)) return pinnedUnreadRefusal(state, subject, pinned);
   return {
     code: 'kubeconfig-secret-invalid',
     message: `annotation ${key}=${quoted(pinned)} on ${describeSource(subject.source.name)} does not name a Secret of namespace ${namespace} (a Secret name: lower-case letters, digits, '-' and '.', at most 253 characters; never another namespace or a path); set it to the name of a kubeconfig Secret in ${namespace}, or remove it`,
+  };
+}
+
+/**
+ * The annotation names a Secret that exists (the gatherer recorded it, names and key names
+ * only) but that no configured provider reads: waiting would wait for ever, and saying the
+ * Secret is not there would be untrue. A namespace's pin only: a Cluster's Secrets are told
+ * apart by name, and its pinned Secret is looked for among them.
+ */
+function pinnedUnreadRefusal(
+  state: PassState,
+  subject: SubjectBasis,
+  pinned: string,
+): Refusal | undefined {
+  const namespace = subject.source.name;
+  if (subject.source.capi !== undefined) return undefined;
+  const found = (state.snapshot.nearMisses ?? []).find(
+    (near) => near.namespace === namespace && near.name === pinned,
+  );
+  if (found === undefined) return undefined;
+  // Read by a provider after all (the record is of an earlier list): the choice decides.
+  const read = state.snapshot.candidateSecrets.some(
+    (secret) =>
+      secret.namespace === namespace &&
+      secret.name === pinned &&
+      claimedByAny(state.config.providers, secret),
+  );
+  if (read) return undefined;
+  const key = state.keys.kubeconfigSecret;
+  const providers = state.config.providers
+    .map((provider) => `${describeLookup(provider)} with ${provider.keys.join(' or ')}`)
+    .join('; ');
+  const hint = describeNearMisses([found], state.config.providers);
+  const keys = found.keys.length === 0 ? 'no keys' : `its keys: ${found.keys.join(', ')}`;
+  return {
+    code: 'kubeconfig-secret-invalid',
+    message: `annotation ${key}=${quoted(pinned)} on ${describeSource(namespace)} names Secret ${pinned}, which no configured provider reads (${keys}; looking for ${providers})${hint === undefined ? '' : `: ${hint}`}; name a kubeconfig Secret that a configured provider reads, configure the provider that reads this one, or remove the annotation`,
   };
 }

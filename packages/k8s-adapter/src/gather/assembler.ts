@@ -250,7 +250,9 @@ export class SnapshotAssembler {
   /**
    * The Secrets of a managed namespace without a candidate are listed for their near misses,
    * only when they may have changed since they were (a waiting namespace costs the daemon no
-   * request in steady state); never in a namespace whose candidates were not read.
+   * request in steady state); never in a namespace whose candidates were not read. So are
+   * those of a namespace whose `<prefix>kubeconfig-secret` names a Secret that is no candidate:
+   * whether that Secret exists decides between waiting for it and refusing the annotation.
    */
   private async recordNearMisses(
     pass: Pass,
@@ -260,7 +262,9 @@ export class SnapshotAssembler {
   ): Promise<ReadonlySet<string>> {
     const served = new Set<string>();
     const servedClusters = new Set<SourceCluster>();
+    const candidateNames = new Set<string>();
     for (const secret of candidates) {
+      candidateNames.add(`${secret.namespace}/${secret.name}`);
       if (!isCandidate({ ...secret, keys: Object.keys(secret.data) }, this.config.providers))
         continue;
       served.add(secret.namespace);
@@ -277,12 +281,18 @@ export class SnapshotAssembler {
     }
     const unreadNames = new Set((unread.unreadNamespaces ?? []).map((entry) => entry.name));
     const toList: { name: string; clusters?: string[] }[] = [];
+    // A namespace's pin that names no candidate (a valid name or not: core refuses those).
+    const pins = new Map<string, string>();
+    for (const { name, annotations } of world.namespaces) {
+      const pinned = annotations[this.keys.kubeconfigSecret];
+      if (pinned !== undefined && !candidateNames.has(`${name}/${pinned}`)) pins.set(name, pinned);
+    }
     const versionOf = (name: string, clusters?: readonly string[]): string =>
       clusters === undefined
-        ? this.source.secretsVersion(name)
+        ? `${this.source.secretsVersion(name)} ${pins.get(name) ?? ''}`
         : `${this.source.secretsVersion(name)} ${clusters.join(',')}`;
     for (const { name } of world.namespaces) {
-      if (served.has(name)) this.nearMisses.forget(name);
+      if (served.has(name) && !pins.has(name)) this.nearMisses.forget(name);
       else if (!unreadNames.has(name) && !this.nearMisses.current(name, versionOf(name)))
         toList.push({ name });
     }
@@ -296,7 +306,14 @@ export class SnapshotAssembler {
     await mapBounded(toList, READ_CONCURRENCY, async ({ name, clusters }) => {
       const version = versionOf(name, clusters);
       const secrets = await this.source.secretsOf(pass, name);
-      if (secrets !== undefined) this.nearMisses.record(name, secrets, version, clusters);
+      const pinned = pins.get(name);
+      if (secrets === undefined) return;
+      this.nearMisses.record(
+        name,
+        secrets,
+        version,
+        clusters !== undefined ? { clusters } : pinned !== undefined ? { pinned } : undefined,
+      );
     });
     return new Set([...world.managed.keys(), ...waiting.keys()]);
   }

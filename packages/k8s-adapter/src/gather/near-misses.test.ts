@@ -53,6 +53,55 @@ describe('near misses in a gathered snapshot', () => {
   });
 });
 
+describe('a pinned Secret that no provider reads', () => {
+  it('is recorded beside a candidate, by the full read and the watch alike, and refused by name', async () => {
+    const config = testConfig({ providers: [PROVIDER_PRESETS.k3k] });
+    const pinned = uniqueName('pinned');
+    await h.core.createNamespace({
+      body: {
+        metadata: {
+          name: pinned,
+          labels: { [MANAGED_BY_KEY]: config.managedBy, [`${PREFIX}cluster`]: 'p' },
+          annotations: { [`${PREFIX}kubeconfig-secret`]: 'ci-token' },
+        },
+      },
+    });
+    await createNamespace(h.core, config.targetNamespace);
+    const create = (name: string, data: Record<string, string>) =>
+      h.core.createNamespacedSecret({ namespace: pinned, body: opaque(name, {}, data) });
+    await create('k3k-p-kubeconfig', { 'kubeconfig.yaml': 'k' });
+    await create('ci-token', { token: 'secret-token-value' });
+
+    const watched = createWatchGatherer(h.access, config, {
+      onChange: () => undefined,
+      onError: () => undefined,
+      resyncPeriodMs: 0,
+    });
+    try {
+      const read = await createGatherer(h.access, config).full();
+      const first = await watched.full();
+      expect(read.snapshot.nearMisses).toEqual([
+        { namespace: pinned, name: 'ci-token', keys: ['token'] },
+      ]);
+      expect(first.snapshot.nearMisses).toEqual(read.snapshot.nearMisses);
+      expect(snapshotToJson(read.snapshot)).not.toContain(
+        Buffer.from('secret-token-value').toString('base64'),
+      );
+      const outcome = plan(read.snapshot, config, NOW).outcomes.find((o) => o.namespace === pinned);
+      expect(outcome).toMatchObject({
+        state: 'refused',
+        reason: { code: 'kubeconfig-secret-invalid' },
+      });
+      expect(outcome?.reason?.message).toContain(
+        'names Secret ci-token, which no configured provider reads',
+      );
+      expect((await watched.full()).requests).toBe(0);
+    } finally {
+      watched.stop();
+    }
+  });
+});
+
 describe("the daemon's near misses", () => {
   it('are those of a full read, kept current by the watch, at no request in steady state', async () => {
     const config = testConfig({ providers: [PROVIDER_PRESETS.k3k] });

@@ -16,17 +16,37 @@ import {
   type Provider,
 } from '@argocd-cluster-registrar/core';
 
+/** What else a namespace's near misses are for: its waiting Clusters, or the Secret it pins. */
+export type NearMissesOf = { readonly clusters: readonly string[] } | { readonly pinned: string };
+
 /**
  * The near misses of a namespace: of a managed namespace without a candidate, or, given the
  * `waitingClusters` of a namespace of Cluster API Clusters, of the Secrets named for them
- * (other Clusters' Secrets there are candidates, and no hint for these).
+ * (other Clusters' Secrets there are candidates, and no hint for these). Given the Secret a
+ * namespace's `<prefix>kubeconfig-secret` names (`pinned`), that Secret too when it exists
+ * and no configured provider reads it, whatever else is there: the user chose it by name.
  */
 export function nearMissesIn(
   secrets: readonly KubeSecret[],
   namespace: string,
   providers: readonly Provider[],
-  waitingClusters?: readonly string[],
+  of?: NearMissesOf,
 ): NearMissSecret[] {
+  const waitingClusters = of !== undefined && 'clusters' in of ? of.clusters : undefined;
+  if (of !== undefined && 'pinned' in of) {
+    const { pinned } = of;
+    const found = secrets.find((secret) => secret.metadata?.name === pinned);
+    const others = nearMissesIn(secrets, namespace, providers).filter((s) => s.name !== pinned);
+    if (found === undefined) return others;
+    const meta = {
+      name: pinned,
+      ...(found.metadata?.labels === undefined ? {} : { labels: found.metadata.labels }),
+      ...ownerReferencesOf(found.metadata ?? {}),
+    };
+    if (claimedByAny(providers, meta)) return others;
+    const keys = Object.keys(found.data ?? {});
+    return [{ namespace, name: pinned, keys }, ...others].slice(0, NEAR_MISS_RECORD_LIMIT);
+  }
   const named = secrets.map((secret) => ({
     name: secret.metadata?.name ?? '',
     ...(secret.metadata?.labels === undefined ? {} : { labels: secret.metadata.labels }),
@@ -72,15 +92,11 @@ export class NearMissRecord {
 
   /**
    * After a successful list of a namespace's Secrets, made at `version` of its Secrets (and,
-   * in a namespace of Clusters, of the Clusters waiting there, which `version` must include).
+   * in a namespace of Clusters, of the Clusters waiting there, and in a namespace that pins a
+   * Secret, of its pin: `version` must include them).
    */
-  record(
-    namespace: string,
-    secrets: readonly KubeSecret[],
-    version = '',
-    waitingClusters?: readonly string[],
-  ): void {
-    const near = nearMissesIn(secrets, namespace, this.providers, waitingClusters);
+  record(namespace: string, secrets: readonly KubeSecret[], version = '', of?: NearMissesOf): void {
+    const near = nearMissesIn(secrets, namespace, this.providers, of);
     this.versions.set(namespace, version);
     if (near.length === 0) this.byNamespace.delete(namespace);
     else this.byNamespace.set(namespace, near);
