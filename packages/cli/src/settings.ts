@@ -202,7 +202,7 @@ const ROWS: readonly Row[] = [
     configKey: 'probeChildren',
     chart: { value: 'probeChildren', example: true, passes: 'true' },
     defaultText: 'false',
-    help: "Probe each registered child's /version with its registered credentials (at most once an interval, 16 at once, 5s each; needs egress to every child API server) and pause an unreachable one in ArgoCD (argocd.argoproj.io/skip-reconcile, ArgoCD 3.4 or later) until a probe succeeds; its registration and Applications stay.",
+    help: 'Probe each registered child (at most once an interval, 16 at once, 5s each: its /version with its registered credentials, or, between those calls, a TCP connect to its server; a paused child less often, down to once 5 intervals; needs egress to every child API server) and pause an unreachable one in ArgoCD (argocd.argoproj.io/skip-reconcile, ArgoCD 3.4 or later) until it answers /version again; its registration and Applications stay.',
   },
   {
     name: 'probe-failures',

@@ -65,17 +65,43 @@ function addressOf(
   }
 }
 
+type Knock =
+  | { readonly host: string; readonly port: number; readonly label: string }
+  | Extract<ProbeAnswer, { kind: 'skipped' }>;
+
+/**
+ * Where to knock, by registration object: a registration changes only when its Secret does,
+ * and a knock, sent each interval, then decodes nothing (its config is kilobytes of base64).
+ */
+const knocks = new WeakMap<ObservedSecret, Knock>();
+
+function knockFor(registration: ObservedSecret): Knock {
+  const known = knocks.get(registration);
+  if (known !== undefined) return known;
+  const address = addressOf(registration);
+  let knock: Knock;
+  if ('kind' in address) knock = address;
+  else {
+    const { url } = address;
+    knock = {
+      // An IPv6 literal is bracketed in a URL and bare for a socket.
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: Number(url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : url.port),
+      label: url.host,
+    };
+  }
+  knocks.set(registration, knock);
+  return knock;
+}
+
 /** Whether anything accepts a TCP connection at the registration's server within `timeoutMs`. */
 export async function knockOnChild(
   registration: ObservedSecret,
   timeoutMs: number,
 ): Promise<ProbeAnswer> {
-  const address = addressOf(registration);
-  if ('kind' in address) return address;
-  const { url } = address;
-  const port = Number(url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : url.port);
-  // An IPv6 literal is bracketed in a URL and bare for a socket.
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const knock = knockFor(registration);
+  if ('kind' in knock) return knock;
+  const { host, port, label } = knock;
   return new Promise<ProbeAnswer>((resolve) => {
     const socket = connect({ host, port, timeout: timeoutMs });
     socket.once('connect', () => {
@@ -84,10 +110,10 @@ export async function knockOnChild(
     });
     socket.once('timeout', () => {
       socket.destroy();
-      resolve({ kind: 'failed', error: `connect ${url.host}: no answer within ${timeoutMs} ms` });
+      resolve({ kind: 'failed', error: `connect ${label}: no answer within ${timeoutMs} ms` });
     });
     socket.once('error', (error) => {
-      resolve({ kind: 'failed', error: `connect ${url.host}: ${error.message}` });
+      resolve({ kind: 'failed', error: `connect ${label}: ${error.message}` });
     });
   });
 }

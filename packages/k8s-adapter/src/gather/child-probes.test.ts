@@ -9,7 +9,7 @@ import { encodeBase64Text, type ObservedSecret } from '@argocd-cluster-registrar
 import { freePort, testChildPlane } from '@argocd-cluster-registrar/testkit';
 import { knockOnChild, probeChild, type ProbeAnswer } from '../connection/child-probe.js';
 import { testConfig } from '../test-support/host.js';
-import { ChildProbes, VERSION_EVERY } from './child-probes.js';
+import { ChildProbes, PAUSED_EVERY, VERSION_EVERY } from './child-probes.js';
 
 const PREFIX = 'argocd-cluster-registrar/';
 
@@ -323,7 +323,7 @@ describe('ChildProbes', () => {
   const down: ProbeAnswer = { kind: 'failed', error: 'GET https://x/version: ECONNREFUSED' };
 
   it('counts consecutive failures, says when they matter, and resets at the first success', async () => {
-    const { probes, advance } = scripted([
+    const { probes, advance, calls } = scripted([
       down,
       down,
       down,
@@ -339,16 +339,42 @@ describe('ChildProbes', () => {
     expect(await probes.probeDue()).toEqual([]);
     expect(probes.sent).toBe(1);
     advance(60_000);
-    expect(await probes.probeDue()).toEqual(['team-a']); // reached probeFailures
+    expect(await probes.probeDue()).toEqual(['team-a']); // reached probeFailures: paused
+    // Paused: the next probe is two intervals later, not one.
+    advance(60_000);
+    expect(await probes.probeDue()).toEqual([]);
+    expect(probes.sent).toBe(2);
     advance(60_000);
     expect(await probes.probeDue()).toEqual([]); // a third failure changes no decision
     expect(probes.observed()['team-a']).toMatchObject({
       failures: 3,
       failingSince: '1970-01-01T00:00:00Z',
     });
+    // Then four intervals.
+    advance(3 * 60_000);
+    expect(await probes.probeDue()).toEqual([]);
     advance(60_000);
     expect(await probes.probeDue()).toEqual(['team-a']);
     expect(probes.observed()['team-a']).toEqual({ failures: 0, version: 'v1.31.0' });
+    // A failing child is knocked on before it is asked.
+    expect(calls).toEqual(['version', 'knock', 'version', 'knock', 'version', 'knock', 'version']);
+  });
+
+  it('probes a paused child less often, down to once PAUSED_EVERY intervals', async () => {
+    const { probes, advance } = scripted(Array<ProbeAnswer>(20).fill(down));
+    probes.track([registration('team-a', 'https://x', {})]);
+    const times: number[] = [];
+    let clock = 0;
+    for (let i = 0; i < 8; i += 1) {
+      await probes.probeDue();
+      times.push(clock);
+      const next = probes.nextDueAt() ?? 0;
+      advance(next - clock);
+      clock = next;
+    }
+    const gaps = times.slice(1).map((at, i) => (at - (times[i] ?? 0)) / 60_000);
+    // probeFailures is 2: one interval until then, then 2, 4 and PAUSED_EVERY.
+    expect(gaps).toEqual([1, 2, 4, PAUSED_EVERY, PAUSED_EVERY, PAUSED_EVERY, PAUSED_EVERY]);
   });
 
   it('knocks on an answering child between /version calls, and asks again every VERSION_EVERY intervals', async () => {
@@ -377,9 +403,12 @@ describe('ChildProbes', () => {
       [refused, refused],
     );
     probes.track([registration('team-a', 'https://x', {})]);
+    let clock = 0;
     for (let i = 0; i < 4; i += 1) {
       await probes.probeDue();
-      advance(60_000);
+      const next = probes.nextDueAt() ?? 0;
+      advance(next - clock);
+      clock = next;
     }
     expect(calls).toEqual(['version', 'knock', 'knock', 'knock', 'version']);
     // The refused knocks counted as failures; only the /version answer ended them.

@@ -36,8 +36,12 @@ import { knockOnChild, probeChild, type ProbeAnswer } from '../connection/child-
 export const PROBE_CONCURRENCY = 16;
 /** A probe that has no answer after this long has failed. */
 export const PROBE_TIMEOUT_MS = 5_000;
+/** How long the order of due children is kept before it is made again (see nextFromQueue). */
+const QUEUE_MS = 1_000;
 /** A child that answers is asked for `/version` once this many intervals, knocked on between. */
 export const VERSION_EVERY = 10;
+/** A paused child (failed `probeFailures` probes in a row) is probed once this many intervals. */
+export const PAUSED_EVERY = 5;
 
 export interface ChildProbesOptions {
   /**
@@ -124,6 +128,7 @@ export class ChildProbes {
         continue;
       }
       const spread = this.options.mode === 'background' ? this.random() * this.jitterMs() : 0;
+      this.dueAt(this.now() + spread);
       this.tracked.set(key, {
         registration: secret,
         probe: undefined,
@@ -189,10 +194,11 @@ export class ChildProbes {
     });
     const at = this.now();
     if (asked && answer.kind === 'answered') tracked.askedAt = at;
-    tracked.nextAt = at + this.config.intervalMs + this.random() * this.jitterMs();
     if (this.tracked.get(key) !== tracked) return false;
     const before = tracked.probe;
     const after = next(before, answer, at);
+    tracked.nextAt = at + this.gapAfter(after) + this.random() * this.jitterMs();
+    this.dueAt(tracked.nextAt);
     if (after === before) return false;
     tracked.probe = after;
     this.dirty = true;
@@ -231,7 +237,7 @@ export class ChildProbes {
       cancel = undefined;
       const now = this.now();
       while (inFlight < PROBE_CONCURRENCY) {
-        const due = this.nextToProbe(now);
+        const due = this.nextFromQueue(now);
         if (due === undefined) break;
         const [key, tracked] = due;
         inFlight += 1;
@@ -247,8 +253,8 @@ export class ChildProbes {
       // With every slot taken, the next probe to end launches again.
       if (inFlight >= PROBE_CONCURRENCY) return;
       // Nothing tracked yet: look again shortly (the first pass tracks the registrations).
-      const next = this.nextDueAt();
-      const wait = next === undefined ? 1000 : Math.max(0, Math.min(next - now, 60_000));
+      const next = this.earliest;
+      const wait = Number.isFinite(next) ? Math.max(0, Math.min(next - now, 60_000)) : 1000;
       cancel = this.setTimer(launch, wait);
     };
     this.wake = launch;
@@ -263,23 +269,56 @@ export class ChildProbes {
   }
 
   /**
-   * The child to probe next: among those due and not being probed, the first by rank (see
-   * rankOf), and the longest due first.
+   * The children due, in the order to probe them (see rankOf; the longest due first within a
+   * rank), and the earliest time another falls due. A probe that ends takes the next from the
+   * queue: ordering every tracked child each time cost more CPU than the knocks on answering
+   * children. The queue is made again only when a child has fallen due since, and then only
+   * once it is empty or QUEUE_MS old, so a child that falls due waits at most that long behind
+   * those queued before it.
    */
-  private nextToProbe(now: number): [string, Tracked] | undefined {
-    let best: [string, Tracked] | undefined;
-    for (const entry of this.tracked) {
-      const tracked = entry[1];
-      if (tracked.inFlight || tracked.nextAt > now) continue;
-      if (best === undefined) {
-        best = entry;
-        continue;
+  private queue: [string, Tracked][] = [];
+  private queuedAt = Number.NEGATIVE_INFINITY;
+  private earliest = Number.NEGATIVE_INFINITY;
+
+  private nextFromQueue(now: number): [string, Tracked] | undefined {
+    if (now >= this.earliest && (this.queue.length === 0 || now - this.queuedAt >= QUEUE_MS)) {
+      const due: { entry: [string, Tracked]; rank: number }[] = [];
+      this.earliest = Number.POSITIVE_INFINITY;
+      for (const entry of this.tracked) {
+        const tracked = entry[1];
+        if (tracked.inFlight) continue;
+        if (tracked.nextAt <= now) due.push({ entry, rank: rankOf(tracked) });
+        else this.earliest = Math.min(this.earliest, tracked.nextAt);
       }
-      const rank = rankOf(tracked);
-      const bestRank = rankOf(best[1]);
-      if (rank !== bestRank ? rank < bestRank : tracked.nextAt < best[1].nextAt) best = entry;
+      // Popped from the end: the first to probe last.
+      this.queue = due
+        .sort((a, b) => b.rank - a.rank || b.entry[1].nextAt - a.entry[1].nextAt)
+        .map(({ entry }) => entry);
+      this.queuedAt = now;
     }
-    return best;
+    for (let entry = this.queue.pop(); entry !== undefined; entry = this.queue.pop()) {
+      const [key, tracked] = entry;
+      // Gone, or being probed, since it was queued.
+      if (this.tracked.get(key) === tracked && !tracked.inFlight) return entry;
+    }
+    return undefined;
+  }
+
+  /** A child's next probe is due at `at`: the queue is made again from then. */
+  private dueAt(at: number): void {
+    this.earliest = Math.min(this.earliest, at);
+  }
+
+  /**
+   * Until the next probe: an interval, or, once a child has failed `probeFailures` probes in a
+   * row (it is paused), twice that and then PAUSED_EVERY intervals: a child asleep for hours is
+   * probed every few minutes, not every minute, and resumed within PAUSED_EVERY intervals of
+   * waking.
+   */
+  private gapAfter(probe: ChildProbe | undefined): number {
+    const beyond = (probe?.failures ?? 0) - this.config.probeFailures;
+    const intervals = beyond < 0 ? 1 : Math.min(2 ** (beyond + 1), PAUSED_EVERY);
+    return intervals * this.config.intervalMs;
   }
 
   private jitterMs(): number {
