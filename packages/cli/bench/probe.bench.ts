@@ -107,10 +107,12 @@ async function startChildren(
 ): Promise<{
   reachablePorts: number[];
   unreachablePorts: number[];
-  counts: { answered: number; hung: number };
+  counts: { answered: number; connected: number; hung: number };
   stop(): void;
 }> {
-  const counts = { answered: 0, hung: 0 };
+  // answered: `/version` requests; connected: connections to answering children (a knock is
+  // one, a `/version` call another); hung: connections to the others, which are never answered.
+  const counts = { answered: 0, connected: 0, hung: 0 };
   const tls = createHttpsServer({ cert: pems.certPem, key: pems.keyPem }, (req, res) => {
     counts.answered += 1;
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -127,7 +129,12 @@ async function startChildren(
   };
   const reachablePorts: number[] = [];
   for (let i = 0; i < reachable; i += 1)
-    reachablePorts.push(await listen((socket) => tls.emit('connection', socket)));
+    reachablePorts.push(
+      await listen((socket) => {
+        counts.connected += 1;
+        tls.emit('connection', socket);
+      }),
+    );
   const unreachablePorts: number[] = [];
   for (let i = 0; i < unreachable; i += 1) {
     if (UNREACHABLE === 'refuse') {
@@ -163,6 +170,7 @@ interface Window {
   readonly writes: number;
   readonly breakdown: string;
   readonly answeredPerMinute: number;
+  readonly connectedPerMinute: number;
   readonly hungPerMinute: number;
   readonly rss: { median: number; max: number };
   readonly anonMedianKiB: number;
@@ -353,7 +361,7 @@ async function main(): Promise<void> {
         `| steady window (all paused, probes going on) | ${window.minutes.toFixed(1)} min | — |`,
         `| … daemon CPU (user + system) | **${window.cpuPerMinute.toFixed(2)} CPU-seconds a minute** | ≤ ${String(CPU_BUDGET)} (steady, without probes): ${verdict(window.cpuPerMinute <= CPU_BUDGET)} |`,
         `| … requests to the host API server, watches and Leases excepted | **${window.requestsPerMinute.toFixed(1)} a minute** (${window.breakdown || 'none'}; writes ${String(window.writes)}) | ≤ 10: ${verdict(window.requestsPerMinute <= 10)} |`,
-        `| … probes the children received | **${window.answeredPerMinute.toFixed(0)} a minute answered**, ${UNREACHABLE === 'hang' ? `**${window.hungPerMinute.toFixed(0)} a minute unanswered**` : 'refused ones not counted'} (${String(reachable)} answering and ${String(N - reachable)} unreachable children) | at most one a child a minute |`,
+        `| … what the children received, a minute | answering ones: **${window.connectedPerMinute.toFixed(0)} connections**, **${window.answeredPerMinute.toFixed(0)} \`/version\` calls** among them; unreachable ones: ${UNREACHABLE === 'hang' ? `**${window.hungPerMinute.toFixed(0)} connections** (a knock, and a \`/version\` call when it is accepted)` : 'refused connections not counted'} (${String(reachable)} answering and ${String(N - reachable)} unreachable children) | at most one probe a child a minute |`,
         `| … RSS median (max) | **${fmt(window.rss.median)}** (${fmt(window.rss.max)}); anonymous ${fmt(window.anonMedianKiB)} | ≤ ${String(RSS_BUDGET_MIB)} MiB at 1,000: ${verdict(mib(window.rss.max) <= RSS_BUDGET_MIB)} |`,
         `| … open descriptors, max | ${String(window.fdsMax)} | — |`,
         `| peak RSS, whole run (VmHWM) | ${fmt(hwmKiB)}${oom ? ', **killed for going over the memory limit**' : ''} (largest sampled each second: ${phases}) | ≤ ${String(RSS_BUDGET_MIB)} MiB at 1,000: ${verdict(mib(hwmKiB) <= RSS_BUDGET_MIB && !oom)} |`,
@@ -415,11 +423,12 @@ async function measureWindow(
   pid: number,
   samples: readonly { t: number; rssKiB: number; anonKiB: number; fds: number }[],
   spawnedAt: number,
-  counts: { answered: number; hung: number },
+  counts: { answered: number; connected: number; hung: number },
 ): Promise<Window> {
   const before = await apiServerRequests(kc);
   const cpuBefore = cpuSeconds(pid);
   const answered = counts.answered;
+  const connected = counts.connected;
   const hung = counts.hung;
   const start = performance.now();
   say(`steady window of ${secs(WINDOW_MS)}…`);
@@ -442,6 +451,7 @@ async function measureWindow(
     writes: during.writes,
     breakdown: requestBreakdown({ ...during, byResource: counted }),
     answeredPerMinute: (counts.answered - answered) / minutes,
+    connectedPerMinute: (counts.connected - connected) / minutes,
     hungPerMinute: (counts.hung - hung) / minutes,
     rss: {
       median: median(inWindow.map((s) => s.rssKiB)),
