@@ -15,6 +15,14 @@ import type { Host } from '../test-support/host.js';
 
 const NOW = Date.parse('2026-12-01T00:00:00Z');
 
+/** The daemon's gatherer, without its callbacks or periodic resync: passes run when asked. */
+const watchGatherer = (config: ReturnType<typeof testConfig>) =>
+  createWatchGatherer(h.access, config, {
+    onChange: () => undefined,
+    onError: () => undefined,
+    resyncPeriodMs: 0,
+  });
+
 let h: Host;
 beforeAll(async () => {
   h = await host();
@@ -72,11 +80,7 @@ describe('a pinned Secret that no provider reads', () => {
     await create('k3k-p-kubeconfig', { 'kubeconfig.yaml': 'k' });
     await create('ci-token', { token: 'secret-token-value' });
 
-    const watched = createWatchGatherer(h.access, config, {
-      onChange: () => undefined,
-      onError: () => undefined,
-      resyncPeriodMs: 0,
-    });
+    const watched = watchGatherer(config);
     try {
       const read = await createGatherer(h.access, config).full();
       const first = await watched.full();
@@ -126,11 +130,7 @@ describe("the daemon's near misses", () => {
     await create(vcluster, 'vc-v', { config: 'c' });
     await create(renamed, 'my-kubeconfig', { 'kubeconfig.yaml': 'k' });
 
-    const watched = createWatchGatherer(h.access, config, {
-      onChange: () => undefined,
-      onError: () => undefined,
-      resyncPeriodMs: 0,
-    });
+    const watched = watchGatherer(config);
     try {
       const read = await createGatherer(h.access, config).full();
       const first = await watched.full();
