@@ -127,7 +127,10 @@ export interface Snapshot {
 
 /** A child API server as its registration's credentials reach it (`GET /version`). */
 export interface ChildProbe {
-  /** Consecutive failed probes: 0 once one succeeds. */
+  /**
+   * Consecutive failed probes, 0 once one succeeds. The daemon counts no further than
+   * `probeFailures`: nothing is decided by the count beyond it.
+   */
   readonly failures: number;
   /** `gitVersion` of the last successful probe, when one succeeded. */
   readonly version?: string;

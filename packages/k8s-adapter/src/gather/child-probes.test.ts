@@ -346,8 +346,9 @@ describe('ChildProbes', () => {
     expect(probes.sent).toBe(2);
     advance(60_000);
     expect(await probes.probeDue()).toEqual([]); // a third failure changes no decision
+    // ... nor what the planner sees: the count stops at probeFailures.
     expect(probes.observed()['team-a']).toMatchObject({
-      failures: 3,
+      failures: 2,
       failingSince: '1970-01-01T00:00:00Z',
     });
     // Then four intervals.
@@ -443,6 +444,24 @@ describe('ChildProbes', () => {
     expect(probes.observed()).toBe(first);
     probes.track([]);
     expect(probes.observed()).toEqual({});
+  });
+
+  it('hands out the same object while a paused child keeps failing the same way', async () => {
+    // Each new object is a new world for the planner: a full pass over every source.
+    const { probes, advance } = scripted(Array<ProbeAnswer>(10).fill(down));
+    probes.track([registration('team-a', 'https://x', {})]);
+    let clock = 0;
+    const seen: Readonly<Record<string, unknown>>[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      await probes.probeDue();
+      seen.push(probes.observed());
+      const next = probes.nextDueAt() ?? 0;
+      advance(next - clock);
+      clock = next;
+    }
+    // Failing, then paused (probeFailures is 2); from then on the same object.
+    expect(new Set(seen).size).toBe(2);
+    expect(seen[5]).toBe(seen[1]);
   });
 
   it('tracks only active registrations it owns', () => {

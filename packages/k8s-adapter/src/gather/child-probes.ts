@@ -69,7 +69,10 @@ function unrefTimer(callback: () => void, ms: number): () => void {
 
 interface Tracked {
   registration: ObservedSecret;
+  /** What the planner sees: failures counted up to `probeFailures` (see `next`). */
   probe: ChildProbe | undefined;
+  /** Consecutive failed probes, not capped: how far apart its probes are. */
+  failures: number;
   nextAt: number;
   /** When its last `/version` call answered. */
   askedAt: number | undefined;
@@ -132,6 +135,7 @@ export class ChildProbes {
       this.tracked.set(key, {
         registration: secret,
         probe: undefined,
+        failures: 0,
         nextAt: this.now() + spread,
         askedAt: undefined,
         inFlight: false,
@@ -196,8 +200,9 @@ export class ChildProbes {
     if (asked && answer.kind === 'answered') tracked.askedAt = at;
     if (this.tracked.get(key) !== tracked) return false;
     const before = tracked.probe;
-    const after = next(before, answer, at);
-    tracked.nextAt = at + this.gapAfter(after) + this.random() * this.jitterMs();
+    const after = next(before, answer, at, this.config.probeFailures);
+    tracked.failures = answer.kind === 'failed' ? tracked.failures + 1 : 0;
+    tracked.nextAt = at + this.gapAfter(tracked.failures) + this.random() * this.jitterMs();
     this.dueAt(tracked.nextAt);
     if (after === before) return false;
     tracked.probe = after;
@@ -209,7 +214,7 @@ export class ChildProbes {
   private async knockOrAsk(tracked: Tracked): Promise<{ answer: ProbeAnswer; asked: boolean }> {
     const { registration, probe, askedAt } = tracked;
     const start = this.now();
-    const failing = probe !== undefined && probe.failures > 0;
+    const failing = tracked.failures > 0;
     const answeredLately =
       askedAt !== undefined && start - askedAt < VERSION_EVERY * this.config.intervalMs;
     if (probe !== undefined && !failing && answeredLately)
@@ -315,8 +320,8 @@ export class ChildProbes {
    * probed every few minutes, not every minute, and resumed within PAUSED_EVERY intervals of
    * waking.
    */
-  private gapAfter(probe: ChildProbe | undefined): number {
-    const beyond = (probe?.failures ?? 0) - this.config.probeFailures;
+  private gapAfter(failures: number): number {
+    const beyond = failures - this.config.probeFailures;
     const intervals = beyond < 0 ? 1 : Math.min(2 ** (beyond + 1), PAUSED_EVERY);
     return intervals * this.config.intervalMs;
   }
@@ -329,13 +334,21 @@ export class ChildProbes {
 /** Who goes first when slots are short: answered last time, then never probed, then failing. */
 function rankOf(tracked: Tracked): number {
   if (tracked.probe === undefined) return 1;
-  return tracked.probe.failures === 0 ? 0 : 2;
+  return tracked.failures === 0 ? 0 : 2;
 }
 
+/**
+ * What the planner is to see after `answer`. Failures are counted up to `threshold` and no
+ * further, and an unchanged state is the same object: the planner decides nothing by the count
+ * beyond it (plan/pause.ts), and every new object makes the next pass plan every source in
+ * full, which, for each paused child failing every few intervals, was most of what probing
+ * cost.
+ */
 function next(
   before: ChildProbe | undefined,
   answer: ProbeAnswer,
   at: number,
+  threshold: number,
 ): ChildProbe | undefined {
   switch (answer.kind) {
     case 'skipped':
@@ -345,13 +358,16 @@ function next(
       if (before?.failures === 0 && before.version === version) return before;
       return version === undefined ? { failures: 0 } : { failures: 0, version };
     }
-    case 'failed':
+    case 'failed': {
+      const failures = Math.min((before?.failures ?? 0) + 1, Math.max(threshold, 1));
+      if (before?.failures === failures && before.error === answer.error) return before;
       return {
-        failures: (before?.failures ?? 0) + 1,
+        failures,
         ...(before?.version === undefined ? {} : { version: before.version }),
         error: answer.error,
         failingSince: before?.failingSince ?? formatTimestamp(at),
       };
+    }
   }
 }
 
