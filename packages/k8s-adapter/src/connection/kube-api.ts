@@ -1,7 +1,8 @@
 // The API calls the adapter makes, by name: core/v1 Namespaces, Secrets and Events, and
-// coordination.k8s.io/v1 Leases. Each is one kubeRequest (kube-http.ts).
+// coordination.k8s.io/v1 Leases. Each is one kubeRequest, or kubeWrite where the answer is not
+// read (kube-http.ts).
 import type { KubeAccess } from './kube-access.js';
-import { MERGE_PATCH, kubeRequest } from './kube-http.js';
+import { MERGE_PATCH, kubeRequest, kubeWrite } from './kube-http.js';
 import type { Query } from './kube-http.js';
 import type { KubeEvent, KubeLease, KubeList, KubeNamespace, KubeSecret } from '../kube-objects.js';
 import type { RequestGuard } from './request-guard.js';
@@ -76,8 +77,8 @@ export function createSecret(
   body: KubeSecret,
   query: WriteQuery,
   guard?: RequestGuard,
-): Promise<KubeSecret> {
-  return kubeRequest(
+): Promise<void> {
+  return kubeWrite(
     access,
     { method: 'POST', path: secretsOf(namespace), query: writeQuery(query), body },
     guard,
@@ -92,8 +93,8 @@ export function patchSecret(
   patch: unknown,
   query: WriteQuery,
   guard?: RequestGuard,
-): Promise<KubeSecret> {
-  return kubeRequest(
+): Promise<void> {
+  return kubeWrite(
     access,
     {
       method: 'PATCH',
@@ -123,8 +124,8 @@ export function deleteSecret(
   preconditions: DeletePreconditions,
   query: WriteQuery,
   guard?: RequestGuard,
-): Promise<unknown> {
-  return kubeRequest(
+): Promise<void> {
+  return kubeWrite(
     access,
     {
       method: 'DELETE',
@@ -155,8 +156,8 @@ export function patchEvent(
   name: string,
   patch: unknown,
   guard?: RequestGuard,
-): Promise<KubeEvent> {
-  return kubeRequest(
+): Promise<void> {
+  return kubeWrite(
     access,
     {
       method: 'PATCH',
@@ -173,8 +174,8 @@ export function createEvent(
   namespace: string,
   body: KubeEvent,
   guard?: RequestGuard,
-): Promise<unknown> {
-  return kubeRequest(
+): Promise<void> {
+  return kubeWrite(
     access,
     { method: 'POST', path: `/api/v1/namespaces/${seg(namespace)}/events`, body },
     guard,

@@ -21,7 +21,7 @@ import type { ApiFailure } from './api-failure.js';
 import { patchSecret } from './kube-api.js';
 import type { KubeAccess } from './kube-access.js';
 import { kubeClusterFromText } from './kube-config.js';
-import { HttpStatusError, kubeRequest } from './kube-http.js';
+import { HttpStatusError, kubeRequest, kubeWrite } from './kube-http.js';
 import {
   ACCEPT_METADATA,
   ACCEPT_METADATA_LIST,
@@ -166,24 +166,32 @@ describe('kubeRequest', () => {
         cluster: kubeClusterFromText(proxy.kubeConfig),
         source: 'fault proxy',
       };
-      const answer = (await patchSecret(
+      // A dry run: the API server answers with the patched object and stores nothing.
+      const answer = await kubeRequest<{
+        metadata?: { name?: string };
+        data?: Record<string, string>;
+      }>(access, {
+        method: 'PATCH',
+        path: `${path}/${name}`,
+        query: { fieldManager: 'fm', dryRun: 'All' },
+        body: { data: { k: null } },
+        contentType: 'application/merge-patch+json',
+      });
+      expect(answer.metadata?.name).toBe(name);
+      expect(answer.data).toEqual({ kept: data.kept });
+      await patchSecret(
         access,
         'default',
         name,
         { data: { k: null } },
         { fieldManager: 'fm', dryRun: true },
-      )) as {
-        metadata?: { name?: string };
-        data?: Record<string, string>;
-      };
-      expect(answer.metadata?.name).toBe(name);
-      expect(answer.data).toEqual({ kept: data.kept });
+      );
       const stored = await kubeRequest<{ data?: Record<string, string> }>(admin, {
         method: 'GET',
         path: `${path}/${name}`,
       });
       expect(stored.data).toEqual(data);
-      const [patched] = proxy.log;
+      const [, patched] = proxy.log;
       expect(patched?.method).toBe('PATCH');
       expect(patched?.path).toBe(`${path}/${name}?fieldManager=fm&dryRun=All`);
       expect(patched?.contentType).toBe('application/merge-patch+json');
@@ -243,6 +251,32 @@ describe('kubeRequest', () => {
     for (let i = 0; i < 3; i += 1) await kubeRequest(access, { method: 'GET', path: '/x' });
     expect(server.seen.length).toBe(3);
     expect(server.connections()).toBe(1);
+  });
+
+  it('a write reads its answer to the end without decoding it, and keeps the connection', async () => {
+    // An answer that is not JSON: decoding it would fail, so success shows it was not decoded.
+    const server = await serve((req, res) => {
+      if (req.url === '/cut') {
+        res.writeHead(201, { 'Content-Type': 'application/json', 'Content-Length': '100' });
+        res.write('{"kind":');
+        setTimeout(() => req.socket.destroy(), 50);
+        return;
+      }
+      res.writeHead(201, { 'Content-Type': 'application/json' });
+      res.end('not json '.repeat(10_000));
+    });
+    const access = accessTo(server.url, {});
+    for (let i = 0; i < 2; i += 1)
+      await expect(
+        kubeWrite(access, { method: 'POST', path: '/x', body: {} }),
+      ).resolves.toBeUndefined();
+    expect(server.connections()).toBe(1);
+    await expect(kubeRequest(access, { method: 'POST', path: '/x', body: {} })).rejects.toThrow(
+      SyntaxError,
+    );
+    // Applied or not is unknown when the answer is cut: a failure, as for any request.
+    const cut = await failureOf(kubeWrite(access, { method: 'POST', path: '/cut', body: {} }));
+    expect(cut.failure).toMatchObject({ kind: 'transient', connection: 'reset' });
   });
 
   it("once a body is read, its response keeps none of it (Node keeps a socket's first response alive)", async () => {
