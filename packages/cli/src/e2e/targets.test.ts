@@ -3,7 +3,7 @@
 // behind; a target in another cluster (a second real plane) is written through its own
 // kubeconfig, and a 403 there changes nothing there while a local target goes on.
 
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { coreApi, mintClientCertificate, uniqueName } from '@argocd-cluster-registrar/testkit';
@@ -23,6 +23,8 @@ const DIR = '/tmp/acr-targets';
 
 /** Writes a targets file for this test and returns its path. */
 function targetsFile(targets: readonly Record<string, string>[]): string {
+  // A bare machine has no such folder until a test makes it.
+  mkdirSync(DIR, { recursive: true });
   const path = join(DIR, `${uniqueName('targets')}.json`);
   writeFileSync(path, JSON.stringify({ targets }));
   return path;
