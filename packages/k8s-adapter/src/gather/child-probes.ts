@@ -359,7 +359,7 @@ function next(
       return version === undefined ? { failures: 0 } : { failures: 0, version };
     }
     case 'failed': {
-      const failures = Math.min((before?.failures ?? 0) + 1, Math.max(threshold, 1));
+      const failures = Math.min((before?.failures ?? 0) + 1, threshold);
       if (before?.failures === failures && before.error === answer.error) return before;
       return {
         failures,
