@@ -7,20 +7,13 @@
 /* eslint-disable no-restricted-globals -- Buffer's base64 is a pure codec (no I/O, clock or
    randomness); this file is the one place in core that uses it. */
 
-/**
- * Whether `text` is canonical padded base64 (the one text that encodes its bytes): decoding
- * and encoding again give it back exactly when it has only the standard alphabet, padding to a
- * multiple of four and zero bits after the last symbol. Native code both ways; a check written
- * in JavaScript or as a regular expression is interpreted under the image's `--jitless` and
- * cost about half a millisecond per kubeconfig.
- */
-export function isCanonicalBase64(text: string): boolean {
-  return decodeLenient(text).toString('base64') === text;
-}
-
 const decodeLenient = (text: string): Buffer => Buffer.from(text, 'base64');
 
-/** Padded standard base64 → bytes; `undefined` for anything Go's StdEncoding would reject. */
+/**
+ * Padded standard base64 → bytes; `undefined` for anything Go's StdEncoding would reject: the
+ * lenient native decode, kept only when encoding again gives the text back exactly (a check
+ * written in JavaScript is interpreted under the image's `--jitless`).
+ */
 export function decodeBase64(text: string): Uint8Array | undefined {
   const bytes = decodeLenient(text);
   return bytes.toString('base64') === text ? new Uint8Array(bytes) : undefined;

@@ -206,7 +206,7 @@ describe('unparseable text', () => {
     }
   });
 
-  it('reads from the scan’s lexemes, long values set aside, what the library reads from the text', () => {
+  it('reads from the scan’s lexemes what the library reads from the text', () => {
     const options = {
       version: '1.1',
       schema: 'yaml-1.1',
@@ -214,8 +214,8 @@ describe('unparseable text', () => {
       uniqueKeys: false,
       prettyErrors: false,
     } as const;
-    // Long base64 values are read from a short stand-in (long-values.ts): in every context
-    // the units can make (quoted, block, flow, keys, aliases), and beside a marker character.
+    // Long base64 values in every context the units can make (quoted, block, flow, keys,
+    // aliases), and the private-use characters.
     const long = `LS0t${'QUJD'.repeat(80)}Zg==`;
     const units = [
       ...'ab1 :-{},[]\n"\'&*#|>?'.split(''),

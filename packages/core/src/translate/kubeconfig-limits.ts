@@ -43,13 +43,12 @@ export type YamlShape =
 /**
  * Whether `text` is within the limits. One pass over the library's own lexer (a state
  * machine, linear in the text), which stops at the first limit exceeded; the lexemes it read
- * are what the parser needs, so the text is lexed once. `length`: the text's length as written,
- * when `text` has its long values set aside.
+ * are what the parser needs, so the text is lexed once.
  */
-export function scanYamlShape(text: string, length = text.length): YamlShape {
+export function scanYamlShape(text: string): YamlShape {
   const over = (overLimit: string): YamlShape => ({ ok: false, overLimit });
   const { maxLength, maxDepth, maxNodes, maxAliases, maxTokens } = KUBECONFIG_LIMITS;
-  if (length > maxLength) return over(`is larger than ${maxLength / 1024} KiB`);
+  if (text.length > maxLength) return over(`is larger than ${maxLength / 1024} KiB`);
   const lexemes: string[] = [];
   let flowDepth = 0;
   let nodes = 0;

@@ -4,8 +4,8 @@
 
 import { Composer, isMap as isYamlMap, isScalar, isSeq, Parser } from 'yaml';
 import type { CST, Document, DocumentOptions, ErrorCode, ParseOptions, SchemaOptions } from 'yaml';
-import { scanYamlShape } from './kubeconfig-limits.js';
-import { restoreLongValues, shortenLongValues } from './long-values.js';
+import { KUBECONFIG_LIMITS, scanYamlShape } from './kubeconfig-limits.js';
+import { readPlainYaml } from './plain-yaml.js';
 import type { RefusalCode } from '../common/types.js';
 
 // YAML, as kubectl reads it: one document, YAML 1.1 scalars (`yes` is a boolean), no
@@ -148,16 +148,21 @@ function composeDocument(
 }
 
 export function parseYaml(written: string): Parsed {
-  // What is lexed, checked and reported on is the text with its long values set aside: they
-  // hold only printable characters, and the lines (what errors report) are the same.
-  const { text, values } = shortenLongValues(written);
-  const shape = scanYamlShape(text, written.length);
+  if (written.length <= KUBECONFIG_LIMITS.maxLength) {
+    const root = readPlainYaml(written);
+    if (root !== undefined) return { ok: true, root };
+  }
+  return parseWithLibrary(written);
+}
+
+/** The YAML library's reading, with its checks: what readPlainYaml must agree with. */
+export function parseWithLibrary(text: string): Parsed {
+  const shape = scanYamlShape(text);
   if (!shape.ok) return { ok: false, problem: shape.overLimit, empty: false, overLimit: true };
   const control = NON_PRINTABLE.exec(text);
   if (control !== null) return notYaml(text, 'a control character', control.index);
   try {
     const document = composeDocument(shape.lexemes, text.length);
-    restoreLongValues(document.parsed, values);
     const { errors, warnings } = document.parsed;
     // In the library's order: the first document's errors, a second document, warnings.
     const issue =
