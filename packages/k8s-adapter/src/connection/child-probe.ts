@@ -118,9 +118,15 @@ export async function knockOnChild(
   });
 }
 
+/**
+ * `GET /version`, given up after `waitMs`. A failure to answer names `timeoutMs`, the probe's
+ * own time-out, of which a knock before this call may have used some: the message stays the
+ * same from one probe to the next, and a changed message is a changed state for the planner.
+ */
 export async function probeChild(
   registration: ObservedSecret,
   timeoutMs: number,
+  waitMs = timeoutMs,
 ): Promise<ProbeAnswer> {
   const address = addressOf(registration);
   if ('kind' in address) return address;
@@ -150,8 +156,8 @@ export async function probeChild(
   const options = {
     method: 'GET',
     headers,
-    timeout: timeoutMs,
-    signal: AbortSignal.timeout(timeoutMs),
+    timeout: waitMs,
+    signal: AbortSignal.timeout(waitMs),
     // One connection per probe: a child is probed once an interval, and its credentials may
     // rotate between probes.
     agent: false as const,

@@ -2,7 +2,8 @@
 // server, a child nobody answers for, and the failure counting the planner reads.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import { encodeBase64Text, type ObservedSecret } from '@argocd-cluster-registrar/core';
@@ -462,6 +463,47 @@ describe('ChildProbes', () => {
     // Failing, then paused (probeFailures is 2); from then on the same object.
     expect(new Set(seen).size).toBe(2);
     expect(seen[5]).toBe(seen[1]);
+  });
+
+  it('says the same of a child that takes connections and never answers, however long its knock took', async () => {
+    // The knock before a /version call uses part of the probe's time-out. What the failure
+    // says must not depend on how much, or each probe of a paused child is a new world.
+    const held: Socket[] = [];
+    const server = createTcpServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    let clock = 0;
+    let knocks = 0;
+    const probes = new ChildProbes(
+      testConfig({ probeChildren: true, probeFailures: 2, managedBy: 'cluster-registrar' }),
+      {
+        mode: 'in-pass',
+        now: () => clock,
+        random: () => 0,
+        timeoutMs: 200,
+        knock: (child, timeoutMs) => {
+          knocks += 1;
+          clock += knocks * 7;
+          return knockOnChild(child, timeoutMs);
+        },
+      },
+    );
+    try {
+      probes.track([registration('team-a', `http://127.0.0.1:${String(port)}`, {})]);
+      const seen: Readonly<Record<string, { readonly error?: string }>>[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        await probes.probeDue();
+        seen.push(probes.observed());
+        clock = probes.nextDueAt() ?? clock;
+      }
+      expect(knocks).toBe(3);
+      // Paused from the second probe on (probeFailures is 2), and the same object since.
+      expect(seen[3]).toBe(seen[1]);
+      expect(Object.values(seen[3] ?? {})[0]?.error).toMatch(/no answer within 200 ms$/);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('tracks only active registrations it owns', () => {

@@ -52,7 +52,11 @@ export interface ChildProbesOptions {
   readonly mode: 'background' | 'in-pass';
   readonly now?: () => number;
   readonly random?: () => number;
-  readonly probe?: (registration: ObservedSecret, timeoutMs: number) => Promise<ProbeAnswer>;
+  readonly probe?: (
+    registration: ObservedSecret,
+    timeoutMs: number,
+    waitMs: number,
+  ) => Promise<ProbeAnswer>;
   readonly knock?: (registration: ObservedSecret, timeoutMs: number) => Promise<ProbeAnswer>;
   readonly timeoutMs?: number;
   /** The background scheduler's timer: calls `callback` after `ms`, returns its cancel. */
@@ -224,7 +228,7 @@ export class ChildProbes {
       if (knocked.kind !== 'answered') return { answer: knocked, asked: false };
     }
     const left = Math.max(1, this.timeoutMs - (this.now() - start));
-    return { answer: await this.probe(registration, left), asked: true };
+    return { answer: await this.probe(registration, this.timeoutMs, left), asked: true };
   }
 
   /**
