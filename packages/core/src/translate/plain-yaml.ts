@@ -1,7 +1,7 @@
 // The kubeconfigs provisioners write are block YAML of one narrow shape: Go's marshaller
 // (clientcmd, sigs.k8s.io/yaml) emits `key: value` lines, `- ` list entries, plain or quoted
 // one-line strings and `{}`. The YAML library reads them through generators of generators, and
-// under the image's `--jitless` each kubeconfig cost about 270 KiB of garbage and 0.7 ms: most
+// under the image's `--jitless` each kubeconfig cost about 270 KiB of garbage and 0.5 ms: most
 // of a cold start's allocation. This reads that shape directly.
 //
 // It answers only where the library's answer is certain to be the same: every construct it
