@@ -44,6 +44,11 @@ export interface ChaosWorld {
   readonly sources: Map<string, ChaosSource>;
   /** Hand-made cluster Secrets nobody but their owner may touch: name → JSON of the object. */
   readonly foreign: Map<string, string>;
+  /**
+   * When the server took the last rename or revert of a source (epoch ms), `Infinity` while
+   * one is under way: a claim is judged only from then on (see auditWrites).
+   */
+  readonly claimedAt: Map<string, number>;
   serial: number;
 }
 
@@ -110,7 +115,13 @@ export async function createChaosWorld(
   world: World,
   options: { namespaces: number; foreign: number },
 ): Promise<ChaosWorld> {
-  const chaos: ChaosWorld = { world, sources: new Map(), foreign: new Map(), serial: 0 };
+  const chaos: ChaosWorld = {
+    world,
+    sources: new Map(),
+    foreign: new Map(),
+    claimedAt: new Map(),
+    serial: 0,
+  };
   for (let i = 0; i < options.namespaces; i += 1) await addSource(chaos);
   for (let i = 0; i < options.foreign; i += 1) {
     const name = `cluster-foreign-${i}`;
@@ -200,12 +211,14 @@ async function churnOnce(chaos: ChaosWorld, random: () => number, counts: Record
       const next = op === 'rename' ? `${source.base}-r${chaos.serial}` : source.base;
       if (next === source.cluster) return;
       source.cluster = next;
+      chaos.claimedAt.set(name, Infinity);
       await persist(() =>
         world.hostApi.patchNamespace(
           { name, body: { metadata: { labels: { [CLUSTER_KEY]: next } } } },
           merge,
         ),
       );
+      chaos.claimedAt.set(name, Date.now());
       return;
     }
   }
@@ -260,9 +273,18 @@ export interface WriteAudit {
 }
 
 /**
+ * How long before a write reached the proxy the registrar may have looked at its source for
+ * the last time: its proof is read right before the write is sent, and no precondition can
+ * tie a Secret's write to a namespace's state.
+ */
+const PROOF_SLACK_MS = 1_000;
+
+/**
  * Judges each write right before the proxy forwards it: a DELETE of a registration, or a
  * PATCH that demotes one, is wrongful when its source namespace exists at that moment with
- * the recorded uid, is managed by us, and still claims the registration's cluster name.
+ * the recorded uid, is managed by us, and still claims the registration's cluster name, and
+ * claimed it when the write was sent: a rename reverted while the write was on its way (the
+ * proxy may hold it for a second) is the world changing after the proof, not a wrongful write.
  */
 export function auditWrites(chaos: ChaosWorld): WriteAudit {
   const { world } = chaos;
@@ -309,7 +331,8 @@ export function auditWrites(chaos: ChaosWorld): WriteAudit {
           ns.metadata?.deletionTimestamp === undefined &&
           (uid === undefined || ns.metadata?.uid === uid) &&
           nsLabels[MANAGED_BY_KEY] === world.managedBy &&
-          nsLabels[CLUSTER_KEY] === cluster
+          nsLabels[CLUSTER_KEY] === cluster &&
+          (chaos.claimedAt.get(source) ?? 0) < write.receivedAt - PROOF_SLACK_MS
         ) {
           audit.wrongful.push(`${write.method} ${name} while ${source} still claimed ${cluster}`);
         }
