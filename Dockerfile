@@ -88,4 +88,10 @@ EXPOSE 8080 8081
 # rate of zero as a high one: --trace-memory-reducer says "high alloc" every 8 s for as long as
 # the daemon runs), so the heap kept what the cold start grew. Favouring size, V8 runs the
 # reducer: steady RSS at 1,000 clusters 95-99 MiB -> 82-85 MiB, and the cold start was no slower.
-ENTRYPOINT ["node", "--jitless", "--max-old-space-size-percentage=60", "--optimize-for-size", "/app/argocd-cluster-registrar.mjs"]
+# --no-separate-gc-phases: on this Node release V8 runs no young-generation collection while it
+# marks the old one, and lets the young generation grow meanwhile, so everything allocated in
+# the 50-70 ms of a marking cycle stays until it ends: at 1,000 clusters the young generation
+# reached 16 MiB and the peak 100-123 MiB in about half the cold starts (91 MiB in the others),
+# over the 96 MiB budget. With the flag, scavenges go on during marking (V8's behaviour for
+# years before) and the young generation stays at its 2 MiB.
+ENTRYPOINT ["node", "--jitless", "--max-old-space-size-percentage=60", "--optimize-for-size", "--no-separate-gc-phases", "/app/argocd-cluster-registrar.mjs"]
