@@ -63,6 +63,9 @@ export interface Setting {
 }
 
 /** ACR_<UPPER_SNAKE> for a setting name. */
+/** A row of the table of settings, as written: its variable is derived (envName). */
+export type SettingRow = Omit<Setting, 'env'>;
+
 export function envName(name: string): string {
   return `ACR_${name.toUpperCase().replace(/-/g, '_')}`;
 }
