@@ -195,7 +195,7 @@ describe('Dockerfile lint', () => {
 
   test('keeps the young generation collected while V8 marks the old one (--no-separate-gc-phases)', () => {
     // Without it the young generation grows unbounded during a marking cycle: a spike to
-    // 100-123 MiB in about half the cold starts at 1,000 clusters (docs/bench/memory.md).
+    // 100-123 MiB in about half the cold starts at 1,000 clusters (BENCHMARKS.md).
     expect(entrypointFlags).toContain('--no-separate-gc-phases');
   });
 
