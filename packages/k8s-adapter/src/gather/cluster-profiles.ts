@@ -48,6 +48,9 @@ export function createProfileReader(
   let version: string | undefined;
   let absent: { readonly why: string; readonly at: number } | undefined;
   let watch: ListWatch<ObservedProfile> | undefined;
+  // Settles when the watch's first list completed or failed: the first pass waits for it
+  // rather than planning without the profiles (and saying so) on every start.
+  let firstList: Promise<void> | undefined;
 
   const discover = async (now: number): Promise<ProfileRead | undefined> => {
     if (version !== undefined) return undefined;
@@ -63,6 +66,10 @@ export function createProfileReader(
     absent = undefined;
     version = api.version;
     if (options.mode === 'watch') {
+      let settle = (): void => undefined;
+      firstList = new Promise((resolve) => {
+        settle = resolve;
+      });
       watch = startListWatch(access, {
         name: 'cluster profiles',
         path: clusterProfilesPath(version, options.namespace),
@@ -70,7 +77,12 @@ export function createProfileReader(
         handlers: {
           onUpsert: () => undefined,
           onDelete: () => undefined,
-          onError: () => undefined,
+          onListed: () => {
+            settle();
+          },
+          onError: () => {
+            settle();
+          },
         },
         ...(options.timing === undefined ? {} : { timing: options.timing }),
       });
@@ -86,6 +98,10 @@ export function createProfileReader(
       if (notReady !== undefined) return notReady;
       const apiVersion = version as string;
       if (watch !== undefined) {
+        if (firstList !== undefined) {
+          await firstListOrTimeout(firstList);
+          firstList = undefined;
+        }
         const failing = watch.failing();
         const profiles = [...watch.store.values()];
         if (!watch.synced())
@@ -120,6 +136,22 @@ export function createProfileReader(
       }
     },
   };
+}
+
+/**
+ * How long the first pass waits for the profiles' first list: a list that hangs (a partition)
+ * holds the pass no longer than this, and the pass goes on without them.
+ */
+const FIRST_LIST_WAIT_MS = 5_000;
+
+async function firstListOrTimeout(listed: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, FIRST_LIST_WAIT_MS);
+    timer.unref();
+  });
+  await Promise.race([listed, timeout]);
+  clearTimeout(timer);
 }
 
 /** The planner's view of a profile as served (an object without name or uid is dropped). */

@@ -16,6 +16,7 @@ import {
   kubeconfigText,
   uniqueName,
 } from '@argocd-cluster-registrar/testkit';
+import { createClusterProfile } from '../connection/cluster-profile-api.js';
 import { createProfileReader } from '../gather/cluster-profiles.js';
 import { PREFIX, host, testConfig } from '../test-support/host.js';
 import type { Host } from '../test-support/host.js';
@@ -138,6 +139,10 @@ describe('ClusterProfiles against the module CRD', () => {
     const again = await reader.read(Date.now());
     if (again.state !== 'read') throw new Error(again.why);
     expect(again.snapshot.profiles).toHaveLength(worlds.length);
+    // Each result names the profile it created by uid (its Events are recorded on it).
+    expect(Object.fromEntries(results.map((r) => [r.action.cluster, r.uid]))).toEqual(
+      Object.fromEntries(again.snapshot.profiles.map((p) => [p.name, p.uid])),
+    );
     const replanned = planProfiles({
       snapshot: written,
       plan: plan(written, config, Date.now()),
@@ -147,5 +152,36 @@ describe('ClusterProfiles against the module CRD', () => {
       now: Date.now() + 60_000,
     });
     expect(replanned.actions).toEqual([]);
+  });
+
+  it('are read by a watching reader on its first read, not reported as not listed yet', async () => {
+    const inventory = uniqueName('inventory');
+    await h.core.createNamespace({ body: { metadata: { name: inventory } } });
+    const version = 'v1alpha1';
+    await createClusterProfile(
+      h.access,
+      version,
+      inventory,
+      {
+        apiVersion: `multicluster.x-k8s.io/${version}`,
+        kind: 'ClusterProfile',
+        metadata: { name: 'present', namespace: inventory },
+        spec: { displayName: 'present', clusterManager: { name: 'someone' } },
+      },
+      { fieldManager: 'test' },
+    );
+    const reader = createProfileReader(h.access, {
+      namespace: inventory,
+      mode: 'watch',
+      rediscoverMs: 60_000,
+    });
+    try {
+      const first = await reader.read(Date.now());
+      expect(first.state === 'read' ? first.snapshot.profiles.map((p) => p.name) : first).toEqual([
+        'present',
+      ]);
+    } finally {
+      reader.stop();
+    }
   });
 });

@@ -16,6 +16,7 @@ import {
   patchClusterProfile,
 } from '../connection/cluster-profile-api.js';
 import type { KubeAccess } from '../connection/kube-access.js';
+import { mapBounded } from '../concurrency.js';
 import type { RequestGuard } from '../connection/request-guard.js';
 import { OPEN_FENCE, isLeadershipLost } from '../connection/write-fence.js';
 import { LEADERSHIP_LOST, statusOf, type ActionStatus } from './secret-writer.js';
@@ -24,9 +25,13 @@ export interface ProfileResult {
   readonly action: ProfileAction;
   readonly status: ActionStatus;
   readonly failure?: ApiFailure;
+  /** The uid of the profile written (an Event names it by uid); none in a dry run. */
+  readonly uid?: string;
 }
 
 const FIELD_MANAGER = 'argocd-cluster-registrar';
+/** Profile writes in flight at once, as for registrations. */
+const WRITE_CONCURRENCY = 8;
 
 export async function writeProfiles(
   access: KubeAccess,
@@ -35,122 +40,156 @@ export async function writeProfiles(
 ): Promise<ProfileResult[]> {
   const fence = options.dryRun === true ? OPEN_FENCE : (access.writeFence ?? OPEN_FENCE);
   const dryRun = options.dryRun === true;
-  const query = { fieldManager: FIELD_MANAGER, dryRun };
-  const guard: RequestGuard = {
-    beforeSend: () => {
-      fence.check();
+  const context: WriteContext = {
+    access,
+    version: plan.apiVersion,
+    namespace: plan.namespace,
+    dryRun,
+    query: { fieldManager: FIELD_MANAGER, dryRun },
+    guard: {
+      beforeSend: () => {
+        fence.check();
+      },
     },
   };
-  const { apiVersion: version, namespace } = plan;
-  const results: ProfileResult[] = [];
+  // Concurrent as registration writes are (write/apply.ts); the actions on one profile name
+  // (a delete, then the create that reuses the name) keep their plan order.
+  const chains = new Map<string, number[]>();
+  plan.actions.forEach((action, index) => {
+    const chain = chains.get(action.cluster);
+    if (chain === undefined) chains.set(action.cluster, [index]);
+    else chain.push(index);
+  });
+  const results = new Array<ProfileResult>(plan.actions.length);
   let lost = false;
-  for (const action of plan.actions) {
-    if (lost || !fence.holds()) {
-      lost = true;
-      results.push({ action, status: 'not-attempted', failure: LEADERSHIP_LOST });
-      continue;
-    }
-    try {
-      switch (action.kind) {
-        case 'create': {
-          const created = await createClusterProfile(
-            access,
-            version,
-            namespace,
-            {
-              apiVersion: `${INVENTORY_GROUP}/${version}`,
-              kind: 'ClusterProfile',
-              metadata: { name: action.profile.name, namespace, labels: action.profile.labels },
-              spec: action.profile.spec,
-            },
-            query,
-            guard,
-          );
-          // A create does not write the status: the subresource does, once the object exists.
-          const rv = created.metadata?.resourceVersion;
-          const uid = created.metadata?.uid;
-          if (!dryRun && rv !== undefined && uid !== undefined) {
-            await patchClusterProfile(
-              access,
-              version,
-              namespace,
-              action.profile.name,
-              statusPatch(action.profile, uid, rv),
-              { ...query, subresource: 'status' },
-              guard,
-            );
-          }
-          break;
-        }
-        case 'update': {
-          const { target } = action;
-          const labels: Record<string, string | null> = { ...action.profile.labels };
-          for (const key of action.removeLabels) labels[key] = null;
-          const patched = await patchClusterProfile(
-            access,
-            version,
-            namespace,
-            target.name,
-            {
-              metadata: { uid: target.uid, resourceVersion: target.resourceVersion, labels },
-              spec: { displayName: action.profile.spec.displayName },
-            },
-            query,
-            guard,
-          );
-          const rv = patched.metadata?.resourceVersion;
-          if (!dryRun && action.changed.includes('status') && rv !== undefined) {
-            await patchClusterProfile(
-              access,
-              version,
-              namespace,
-              target.name,
-              statusPatch(action.profile, target.uid, rv),
-              { ...query, subresource: 'status' },
-              guard,
-            );
-          }
-          break;
-        }
-        case 'status': {
-          const { target } = action;
-          await patchClusterProfile(
-            access,
-            version,
-            namespace,
-            target.name,
-            statusPatch(action.profile, target.uid, target.resourceVersion),
-            { ...query, subresource: 'status' },
-            guard,
-          );
-          break;
-        }
-        case 'delete': {
-          const { target } = action;
-          await deleteClusterProfile(
-            access,
-            version,
-            namespace,
-            target.name,
-            { uid: target.uid, resourceVersion: target.resourceVersion },
-            query,
-            guard,
-          );
-          break;
-        }
-      }
-      results.push({ action, status: dryRun ? 'dry-run' : 'applied' });
-    } catch (err) {
-      if (isLeadershipLost(err)) {
+  await mapBounded([...chains.values()], WRITE_CONCURRENCY, async (chain) => {
+    for (const index of chain) {
+      const action = plan.actions[index] as ProfileAction;
+      if (lost || !fence.holds()) {
         lost = true;
-        results.push({ action, status: 'not-attempted', failure: LEADERSHIP_LOST });
+        results[index] = { action, status: 'not-attempted', failure: LEADERSHIP_LOST };
         continue;
       }
-      const failure = classifyApiError(err);
-      results.push({ action, status: dryRun ? 'dry-run' : statusOf(failure), failure });
+      try {
+        const uid = await writeOne(context, action);
+        results[index] = {
+          action,
+          status: dryRun ? 'dry-run' : 'applied',
+          ...(uid === undefined ? {} : { uid }),
+        };
+      } catch (err) {
+        if (isLeadershipLost(err)) {
+          lost = true;
+          results[index] = { action, status: 'not-attempted', failure: LEADERSHIP_LOST };
+          continue;
+        }
+        const failure = classifyApiError(err);
+        results[index] = { action, status: dryRun ? 'dry-run' : statusOf(failure), failure };
+      }
+    }
+  });
+  return results;
+}
+
+interface WriteContext {
+  readonly access: KubeAccess;
+  readonly version: string;
+  readonly namespace: string;
+  readonly dryRun: boolean;
+  readonly query: { readonly fieldManager: string; readonly dryRun: boolean };
+  readonly guard: RequestGuard;
+}
+
+/** Sends one action; returns the uid of the profile it wrote (undefined in a dry run). */
+async function writeOne(context: WriteContext, action: ProfileAction): Promise<string | undefined> {
+  const { access, version, namespace, dryRun, query, guard } = context;
+  switch (action.kind) {
+    case 'create': {
+      const created = await createClusterProfile(
+        access,
+        version,
+        namespace,
+        {
+          apiVersion: `${INVENTORY_GROUP}/${version}`,
+          kind: 'ClusterProfile',
+          metadata: { name: action.profile.name, namespace, labels: action.profile.labels },
+          spec: action.profile.spec,
+        },
+        query,
+        guard,
+      );
+      // A create does not write the status: the subresource does, once the object exists.
+      const rv = created.metadata?.resourceVersion;
+      const uid = created.metadata?.uid;
+      if (dryRun || rv === undefined || uid === undefined) return undefined;
+      await patchClusterProfile(
+        access,
+        version,
+        namespace,
+        action.profile.name,
+        statusPatch(action.profile, uid, rv),
+        { ...query, subresource: 'status' },
+        guard,
+      );
+      return uid;
+    }
+    case 'update': {
+      const { target } = action;
+      const labels: Record<string, string | null> = { ...action.profile.labels };
+      for (const key of action.removeLabels) labels[key] = null;
+      const patched = await patchClusterProfile(
+        access,
+        version,
+        namespace,
+        target.name,
+        {
+          metadata: { uid: target.uid, resourceVersion: target.resourceVersion, labels },
+          spec: { displayName: action.profile.spec.displayName },
+        },
+        query,
+        guard,
+      );
+      const rv = patched.metadata?.resourceVersion;
+      if (!dryRun && action.changed.includes('status') && rv !== undefined) {
+        await patchClusterProfile(
+          access,
+          version,
+          namespace,
+          target.name,
+          statusPatch(action.profile, target.uid, rv),
+          { ...query, subresource: 'status' },
+          guard,
+        );
+      }
+      return dryRun ? undefined : target.uid;
+    }
+    case 'status': {
+      const { target } = action;
+      await patchClusterProfile(
+        access,
+        version,
+        namespace,
+        target.name,
+        statusPatch(action.profile, target.uid, target.resourceVersion),
+        { ...query, subresource: 'status' },
+        guard,
+      );
+      return dryRun ? undefined : target.uid;
+    }
+    case 'delete': {
+      const { target } = action;
+      await deleteClusterProfile(
+        access,
+        version,
+        namespace,
+        target.name,
+        { uid: target.uid, resourceVersion: target.resourceVersion },
+        query,
+        guard,
+      );
+      return dryRun ? undefined : target.uid;
     }
   }
-  return results;
 }
 
 /**
