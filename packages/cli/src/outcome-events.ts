@@ -14,12 +14,14 @@ import type { NamespaceOutcome, Plan } from '@argocd-cluster-registrar/core';
 import {
   recordClusterEvent,
   recordNamespaceEvent,
+  recordProfileEvent,
   recordSecretEvent,
 } from '@argocd-cluster-registrar/k8s-adapter';
 import type { ActionResult, ApiFailure, KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import { EventQueue } from './event-queue.js';
 import type { EventSendResult } from './event-queue.js';
 import { childNews, type ChildSeen } from './child-events.js';
+import { ProfileNews, type ProfileEvent } from './profile-events.js';
 import { sourceLogFields, type Logger } from './logging.js';
 import type { PassReport } from './reconciler.js';
 
@@ -55,6 +57,7 @@ export class OutcomeReporter {
   /** Each source's child as last reported: its pause and its reachability (child-events.ts). */
   private readonly children = new Map<string, ChildSeen>();
   private warnings = new Set<string>();
+  private readonly profileNews = new ProfileNews();
 
   /**
    * `events` is where Events wait to be sent; by default a one-shot run's queue: no rate
@@ -133,6 +136,7 @@ export class OutcomeReporter {
     for (const name of [...this.children.keys()])
       if (!present.has(name)) this.children.delete(name);
     this.reportWarnings(pass);
+    const profileEvents = this.profileNews.report(pass.profiles, this.logger);
 
     if (emitEvents && pass.applied) {
       const registrations = new Map(
@@ -144,8 +148,48 @@ export class OutcomeReporter {
         const send = this.sender(event, uids, registrations, pass.clusterApiVersion);
         if (send !== undefined) this.events.enqueue(event.namespace, send);
       }
+      const profiles = pass.profiles?.state === 'planned' ? pass.profiles.plan : undefined;
+      for (const event of profileEvents) {
+        if (profiles === undefined) break;
+        const send = this.profileSender(event, profiles, uids, pass.clusterApiVersion);
+        // Its own line in the queue: a profile's news never supersedes its source's.
+        const line =
+          event.on.kind === 'profile'
+            ? `ClusterProfile ${event.on.name}`
+            : `${event.on.source} ClusterProfile`;
+        if (send !== undefined) this.events.enqueue(line, send);
+      }
     }
     return events;
+  }
+
+  /** How to send a profile's Event: on the profile, or (a notice) on its source. */
+  private profileSender(
+    event: ProfileEvent,
+    plan: { readonly namespace: string; readonly apiVersion: string },
+    uids: ReadonlyMap<string, string>,
+    clusterApiVersion: string | undefined,
+  ): (() => Promise<EventSendResult>) | undefined {
+    const { on, ...note } = event;
+    if (on.kind === 'source')
+      return this.sender({ namespace: on.source, ...note }, uids, new Map(), clusterApiVersion);
+    const profile = {
+      namespace: plan.namespace,
+      name: on.name,
+      uid: on.uid,
+      version: plan.apiVersion,
+    };
+    return async () => {
+      const failure = await recordProfileEvent(this.access, profile, note, EVENT_COMPONENT);
+      if (failure === undefined) return 'sent';
+      this.logger.debug('could not record event', {
+        profile: `${profile.namespace}/${profile.name}`,
+        reason: event.reason,
+        kind: failure.kind,
+        error: failure.message,
+      });
+      return failure.connection === 'timeout' ? 'timed-out' : 'failed';
+    };
   }
 
   /** Resolves once every Event queued so far was sent, failed or dropped. */

@@ -1,7 +1,9 @@
 // The cluster inventory's step of a pass (`--cluster-profiles`): after the registrations are
 // planned (and written), the ClusterProfiles are read, planned from that plan and written
 // behind the same fence. A missing CRD is said once and changes nothing else; a failed read
-// plans nothing (no deletion rests on missing data). A dry run writes no profile.
+// plans nothing (no deletion rests on missing data). A dry run writes no profile. What is
+// news of the inventory (notices, Events) is reported with a pass's outcomes
+// (profile-events.ts).
 
 import { planProfiles } from '@argocd-cluster-registrar/core';
 import type { Config, Plan, ProfilePlan, Snapshot } from '@argocd-cluster-registrar/core';
@@ -66,7 +68,6 @@ export async function runProfilePass(
     now: input.now,
   });
   input.metrics.profiles.set({}, plan.published);
-  for (const notice of plan.notices) logger.warn(notice.message, { cluster: notice.cluster });
   const results =
     input.writeWith === undefined || plan.actions.length === 0
       ? []

@@ -33,7 +33,12 @@ export {
 export type { FoundRegistration } from './gather/namespace-checks.js';
 export { createLeaderElector, leaseName } from './lease/leader-election.js';
 export type { LeaderElector, LeaderElectionOptions } from './lease/leader-election.js';
-export { recordClusterEvent, recordNamespaceEvent, recordSecretEvent } from './write/events.js';
+export {
+  recordClusterEvent,
+  recordNamespaceEvent,
+  recordProfileEvent,
+  recordSecretEvent,
+} from './write/events.js';
 export { mapBounded } from './concurrency.js';
 export type { NamespaceEvent } from './write/events.js';
 export { createTranslationCache } from './gather/translation-cache.js';

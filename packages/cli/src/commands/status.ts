@@ -1,10 +1,12 @@
 // `status`: what is registered, what is not, and why, for every managed namespace. Read-only:
 // one gather and one plan, exactly as a pass makes them, then the plan's outcomes and the
-// snapshot rendered as rows; nothing is written, no lease is taken, no Event is recorded.
+// snapshot rendered as rows (with `--cluster-profiles`, each row's ClusterProfile too); nothing is
+// written, no lease is taken, no Event is recorded.
 // Exit 0 when every managed namespace shown is served, 2 when one is refused or stale, 1 on
 // an error (including an incomplete read: the rows could be wrong).
 
 import {
+  planProfiles,
   plan as makePlan,
   STATUS_STATES,
   renderStatusText,
@@ -12,9 +14,14 @@ import {
   statusRowSource,
   statusRows,
   statusToJson,
+  withProfiles,
 } from '@argocd-cluster-registrar/core';
-import type { Config, StatusRow } from '@argocd-cluster-registrar/core';
-import { createGatherer, managedNamespaceSelector } from '@argocd-cluster-registrar/k8s-adapter';
+import type { Config, Plan, Snapshot, StatusRow } from '@argocd-cluster-registrar/core';
+import {
+  createGatherer,
+  createProfileReader,
+  managedNamespaceSelector,
+} from '@argocd-cluster-registrar/k8s-adapter';
 import type { KubeAccess } from '@argocd-cluster-registrar/k8s-adapter';
 import { refuseUnreachable, serverOf } from '../connect.js';
 import { leftBehind, leftBehindText } from '../left-behind.js';
@@ -109,7 +116,10 @@ async function targetStatus(
   const at = now();
   // The gatherer's translator, as a pass uses: refusals name the real `<prefix>server`.
   const planned = makePlan(gathered.snapshot, config, at, { translate: gatherer.translate });
-  const all = statusRows(planned, gathered.snapshot, config);
+  const planRows = statusRows(planned, gathered.snapshot, config);
+  const all = config.clusterProfiles
+    ? await withProfileRows(planRows, access, config, planned, gathered.snapshot, at, logger)
+    : planRows;
   const rows = all.filter((row) => shown(row, options));
   // A filter that matches nothing says so, and why: a namespace that is not managed is not
   // "all well", and nothing managed at all usually means a mistyped --managed-by.
@@ -140,6 +150,42 @@ async function targetStatus(
     return EXIT_ERROR;
   }
   return statusFailing(rows) ? EXIT_CHANGES : EXIT_OK;
+}
+
+/**
+ * Each row's ClusterProfile, planned from the same plan as a pass plans it. Profiles that
+ * cannot be read leave the rows as they are, and say why (registrations are unaffected).
+ */
+async function withProfileRows(
+  rows: readonly StatusRow[],
+  access: KubeAccess,
+  config: Config,
+  planned: Plan,
+  snapshot: Snapshot,
+  at: number,
+  logger: Logger,
+): Promise<readonly StatusRow[]> {
+  const reader = createProfileReader(access, {
+    namespace: config.clusterProfileNamespace,
+    mode: 'list',
+    rediscoverMs: config.intervalMs,
+  });
+  const read = await reader.read(at);
+  if (read.state !== 'read') {
+    logger.warn(`ClusterProfiles are not shown: ${read.why}`, {
+      namespace: config.clusterProfileNamespace,
+    });
+    return rows;
+  }
+  const profilePlan = planProfiles({
+    snapshot,
+    plan: planned,
+    profiles: read.snapshot,
+    settings: { namespace: config.clusterProfileNamespace, manager: config.clusterManager },
+    config,
+    now: at,
+  });
+  return withProfiles(rows, profilePlan, read.snapshot);
 }
 
 function shown(row: StatusRow, options: CliOptions): boolean {

@@ -33,6 +33,7 @@ import {
   createSourceNamespace,
   putSecret,
   registration,
+  runCli,
   useWorld,
 } from '../test-support/e2e.js';
 import { kubeconfigText } from '@argocd-cluster-registrar/testkit';
@@ -288,6 +289,46 @@ describe('ClusterProfiles', () => {
     expect(await registration(world, taken)).toBeDefined();
     expect(published.has(oursCluster)).toBe(true);
 
+    // Its Events: Published on our profile (by kind, name and uid); on the contested source,
+    // a Warning saying why it has none.
+    const inventoryEvents = async (reason: string) =>
+      (await world.hostApi.listNamespacedEvent({ namespace: inventory.name })).items
+        .filter((e) => e.reason === reason && e.involvedObject.kind === 'ClusterProfile')
+        .map((e) => [e.involvedObject.name, e.involvedObject.uid, e.involvedObject.apiVersion]);
+    expect(await inventoryEvents('Published')).toEqual([
+      [oursCluster, published.get(oursCluster)?.metadata.uid, 'multicluster.x-k8s.io/v1alpha1'],
+    ]);
+    const contestedEvents = await world.hostApi.listNamespacedEvent({
+      namespace: contested.metadata?.name ?? '',
+    });
+    expect(
+      contestedEvents.items
+        .filter((e) => e.reason === 'ProfileNotPublished')
+        .map((e) => [e.type, e.involvedObject.kind, e.message]),
+    ).toEqual([
+      [
+        'Warning',
+        'Namespace',
+        expect.stringContaining('belongs to cluster manager "open-cluster-management"'),
+      ],
+    ]);
+
+    // `status` says the same, row by row.
+    const status = await runCli(['status', ...world.baseArgs, ...inventory.args]);
+    expect(status.code, status.stderr).toBe(0);
+    const row = (cluster: string) =>
+      status.stdout
+        .split('\n')
+        .find((line) => line.split(/ {2,}/)[1] === cluster)
+        ?.split(/ {2,}/)
+        .slice(1, 4);
+    expect(status.stdout.split('\n')[0]).toMatch(/^NAMESPACE +CLUSTER +STATE +PROFILE /);
+    expect(row(oursCluster)).toEqual([oursCluster, 'unchanged', 'published']);
+    expect(row(taken)).toEqual([taken, 'unchanged', 'not published']);
+    expect(status.stdout).toContain(
+      `not published: ClusterProfile ${inventory.name}/${taken} belongs to cluster manager "open-cluster-management"`,
+    );
+
     // Terminating: the registration is kept, so is the profile.
     await world.hostApi.deleteNamespace({ name: oursNs });
     await applyOnce(world, inventory.args);
@@ -302,5 +343,6 @@ describe('ClusterProfiles', () => {
     expect(published.has(oursCluster)).toBe(false);
     expect(await registration(world, oursCluster)).toBeUndefined();
     expect(published.get(taken)?.metadata.resourceVersion).toBe(theirs?.metadata.resourceVersion);
+    expect((await inventoryEvents('Withdrawn')).map(([name]) => name)).toEqual([oursCluster]);
   }, 300_000);
 });

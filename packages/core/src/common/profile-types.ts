@@ -136,8 +136,7 @@ export type ProfileAction =
 export interface ProfileNotice {
   readonly cluster: string;
   readonly source?: string;
-  readonly code:
-    'profile-name-foreign' | 'profile-name-invalid' | 'profile-kept' | 'profiles-unread';
+  readonly code: 'profile-name-foreign' | 'profile-name-invalid' | 'profiles-unread';
   readonly message: string;
 }
 

@@ -25,6 +25,7 @@ export {
   FAILING_STATES,
   STATUS_FORMAT_VERSION,
   STATUS_STATES,
+  type RowProfile,
   type StatusRow,
   type StatusState,
 } from './status-rows.js';
@@ -35,5 +36,6 @@ export {
   type RenderStatusOptions,
   type StatusDocument,
 } from './render-status.js';
+export { withProfiles } from './profile-status.js';
 export { describeChanges, type ChangeDescriber } from './render-diff.js';
 export { fingerprint } from './sha256.js';

@@ -58,6 +58,8 @@ const HEADERS = ['NAMESPACE', 'CLUSTER', 'STATE', 'CREDENTIAL', 'EXPIRES', 'SERV
 const SOURCE_HEADER = 'SOURCE';
 /** Shown after STATE only when children are probed or paused. */
 const CHILD_HEADER = 'CHILD';
+/** Shown after STATE (and CHILD) only with `--cluster-profiles`. */
+const PROFILE_HEADER = 'PROFILE';
 const STATE_COLUMN = HEADERS.indexOf('STATE');
 
 const RED: ReadonlySet<StatusState> = new Set(['refused', 'stale', 'foreign']);
@@ -82,13 +84,16 @@ export function renderStatusText(rows: readonly StatusRow[], options: RenderStat
     ...(withSource ? [HEADERS[0] ?? '', SOURCE_HEADER, ...HEADERS.slice(1)] : HEADERS),
   ];
   const stateColumn = withSource ? STATE_COLUMN + 1 : STATE_COLUMN;
+  const withProfile = rows.some((row) => row.profile !== undefined);
   if (withChild) headers.splice(stateColumn + 1, 0, CHILD_HEADER);
+  if (withProfile) headers.splice(stateColumn + (withChild ? 2 : 1), 0, PROFILE_HEADER);
   const cells = rows.map((row) => [
     row.kind === 'foreign' ? `(${row.secret ?? ''})` : (row.namespace ?? '-'),
     ...(withSource ? [sourceCell(row)] : []),
     row.cluster ?? '-',
     row.state,
     ...(withChild ? [childCell(row)] : []),
+    ...(withProfile ? [profileCell(row)] : []),
     row.credential ?? '-',
     expires(row, options.now),
     row.server ?? '-',
@@ -108,7 +113,11 @@ export function renderStatusText(rows: readonly StatusRow[], options: RenderStat
   const out = [line(headers), ...cells.map((values, i) => line(values, rows[i]?.state))];
 
   const explained = rows.filter(
-    (row) => row.reason !== undefined || row.next !== undefined || row.paused !== undefined,
+    (row) =>
+      row.reason !== undefined ||
+      row.next !== undefined ||
+      row.paused !== undefined ||
+      row.profile?.why !== undefined,
   );
   if (explained.length > 0) {
     out.push('', 'Why:');
@@ -124,6 +133,7 @@ export function renderStatusText(rows: readonly StatusRow[], options: RenderStat
       out.push(`  ${who}: ${row.state}${reason}`);
       if (row.paused !== undefined) out.push(`    paused in ArgoCD: ${pausedWhy(row)}`);
       if (row.next !== undefined) out.push(`    next pass: ${row.next}`);
+      if (row.profile?.why !== undefined) out.push(`    not published: ${row.profile.why}`);
     }
   }
   out.push('', summaryLine(rows));
@@ -140,6 +150,13 @@ function childCell(row: StatusRow): string {
         ? (probe.version ?? 'reachable')
         : `unreachable (${probe.failures} failed)`;
   return row.paused === undefined ? seen : `${seen}, paused`;
+}
+
+function profileCell(row: StatusRow): string {
+  const profile = row.profile;
+  if (profile === undefined) return '-';
+  if (profile.state === 'pending') return `pending (${profile.next ?? ''})`;
+  return profile.state === 'published' ? 'published' : 'not published';
 }
 
 function pausedWhy(row: StatusRow): string {

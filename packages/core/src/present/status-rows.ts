@@ -93,6 +93,19 @@ export interface StatusRow {
   readonly paused?: PauseReason;
   /** What the probes of its child found (`--probe-children`): version and reachability. */
   readonly probe?: ChildProbe;
+  /** Its ClusterProfile (`--cluster-profiles`), when it has or should have one. */
+  readonly profile?: RowProfile;
+}
+
+/** A row's ClusterProfile (`--cluster-profiles`; present/profile-status.ts). */
+export interface RowProfile {
+  readonly state: 'published' | 'pending' | 'not-published';
+  /** `<inventory namespace>/<name>`. */
+  readonly name: string;
+  /** What the next pass writes (`pending`): create, update, status or delete. */
+  readonly next?: string;
+  /** Why it is not published (`not-published`). */
+  readonly why?: string;
 }
 
 /** States that make `status` exit non-zero: a managed namespace ArgoCD does not serve right. */

@@ -15,6 +15,7 @@ import { CAPI_GROUP } from '@argocd-cluster-registrar/core';
 import { classifyApiError } from '../connection/api-failure.js';
 import type { ApiFailure } from '../connection/api-failure.js';
 import type { KubeAccess } from '../connection/kube-access.js';
+import { INVENTORY_GROUP } from '../connection/cluster-profile-api.js';
 import { createEvent, patchEvent, readEvent } from '../connection/kube-api.js';
 import { LeadershipLost, isLeadershipLost } from '../connection/write-fence.js';
 
@@ -59,6 +60,25 @@ export async function recordClusterEvent(
   return recordEvent(
     access,
     { apiVersion: `${CAPI_GROUP}/${version}`, kind: 'Cluster', ...ref },
+    event,
+    component,
+  );
+}
+
+/**
+ * An Event on a ClusterProfile of the inventory namespace, where its consumers look
+ * (`kubectl describe clusterprofile`). `version`: the one the profile was written at.
+ */
+export async function recordProfileEvent(
+  access: KubeAccess,
+  profile: { namespace: string; name: string; uid: string; version: string },
+  event: NamespaceEvent,
+  component: string,
+): Promise<ApiFailure | undefined> {
+  const { version, ...ref } = profile;
+  return recordEvent(
+    access,
+    { apiVersion: `${INVENTORY_GROUP}/${version}`, kind: 'ClusterProfile', ...ref },
     event,
     component,
   );
