@@ -11,6 +11,10 @@
 // of namespaces (Cluster API's real CRDs on the plane, 100 labelled Clusters per namespace,
 // each with its `<cluster>-kubeconfig`; the daemon runs with --provider capi --capi-clusters).
 //
+// REGISTRAR_BENCH_MEMORY_PROFILES=1 also publishes every source as a ClusterProfile
+// (--cluster-profiles, the cluster inventory's CRD from its own module on the plane): the
+// cold start then lasts until N profiles exist with their status written too.
+//
 // REGISTRAR_BENCH_MEMORY_DIAG=1 makes a diagnostic run: the daemon also gets --trace-gc,
 // --heap-prof and a tiny preloaded probe logging process.memoryUsage() every second; the bench
 // prints where the live heap was allocated and the heap left after the last full collections.
@@ -37,6 +41,7 @@ import {
   requestsBetween,
   applyObjects,
   installCapiCrds,
+  installClusterProfileCrd,
   startControlPlane,
 } from '../../testkit/src/index.js';
 import { imageRuntime } from '../src/test-support/image-runtime.js';
@@ -98,7 +103,9 @@ const REGISTER_TIMEOUT_MS = 15 * 60_000;
 const LIMIT = process.env['REGISTRAR_BENCH_MEMORY_LIMIT'];
 const CLUSTER_SOURCES = process.env['REGISTRAR_BENCH_MEMORY_SOURCES'] === 'clusters';
 const CLUSTERS_PER_NAMESPACE = 100;
-const VARIANT = `${LIMIT === undefined ? '' : `-limit-${LIMIT}`}${CLUSTER_SOURCES ? '-clusters' : ''}`;
+const PROFILES = process.env['REGISTRAR_BENCH_MEMORY_PROFILES'] === '1';
+const INVENTORY = 'inventory';
+const VARIANT = `${LIMIT === undefined ? '' : `-limit-${LIMIT}`}${CLUSTER_SOURCES ? '-clusters' : ''}${PROFILES ? '-profiles' : ''}`;
 const work = `/tmp/acr-bench-memory/n${N}${VARIANT}${DIAG ? '-diag' : ''}${CPU_PROFILE ? '-cpu' : ''}-${String(process.pid)}`;
 
 const say = sayer('memory');
@@ -159,6 +166,15 @@ function daemonArgs(kubeconfig: string, healthPort: number | string, metricsPort
     '--log-format',
     'json',
     ...(CLUSTER_SOURCES ? ['--provider', 'capi', '--capi-clusters'] : []),
+    ...(PROFILES
+      ? [
+          '--cluster-profiles',
+          '--cluster-profile-namespace',
+          INVENTORY,
+          '--cluster-manager',
+          'bench',
+        ]
+      : []),
   ];
 }
 
@@ -389,6 +405,15 @@ interface Result {
   /** From all registered until the cold start's Events had all been sent, and how many. */
   readonly drainMs: number;
   readonly eventsSent: number;
+  /** With REGISTRAR_BENCH_MEMORY_PROFILES=1: the ClusterProfiles' share. */
+  readonly profiles?: {
+    /** Daemon start → the N-th profile created with its status. */
+    readonly doneMs: number;
+    readonly cpuS: number;
+    /** Published profiles at the end (the daemon's gauge). */
+    readonly published: number;
+    readonly writesDuringSteady: number;
+  };
 }
 
 function renderRun(r: Result, load: string, startedLoad: string, build: string): string {
@@ -399,9 +424,9 @@ function renderRun(r: Result, load: string, startedLoad: string, build: string):
         ? `steady within budget; PEAK OVER ${BUDGET_MIB} MiB`
         : `OVER BUDGET (${BUDGET_MIB} MiB)`;
   return [
-    `### N = ${r.n.toLocaleString('en-US')} registered clusters${LIMIT === undefined ? '' : `, memory limit ${LIMIT}`}: ${verdict}`,
+    `### N = ${r.n.toLocaleString('en-US')} registered clusters${CLUSTER_SOURCES ? ' (Cluster API Cluster sources)' : ''}${PROFILES ? ', each also a ClusterProfile' : ''}${LIMIT === undefined ? '' : `, memory limit ${LIMIT}`}: ${verdict}`,
     '',
-    `Command: \`${LIMIT === undefined ? '' : `REGISTRAR_BENCH_MEMORY_LIMIT=${LIMIT} `}node --expose-gc --import tsx packages/cli/bench/memory.bench.ts ${r.n}\` (after \`pnpm build\`; the daemon: \`node ${r.runtime.flags.join(' ')} packages/cli/dist/bundle/argocd-cluster-registrar.mjs ${daemonArgs('<admin>', '<p>', '<p>').join(' ')}\`, with the image's ENV).`,
+    `Command: \`${LIMIT === undefined ? '' : `REGISTRAR_BENCH_MEMORY_LIMIT=${LIMIT} `}${CLUSTER_SOURCES ? 'REGISTRAR_BENCH_MEMORY_SOURCES=clusters ' : ''}${PROFILES ? 'REGISTRAR_BENCH_MEMORY_PROFILES=1 ' : ''}node --expose-gc --import tsx packages/cli/bench/memory.bench.ts ${r.n}\` (after \`pnpm build\`; the daemon: \`node ${r.runtime.flags.join(' ')} packages/cli/dist/bundle/argocd-cluster-registrar.mjs ${daemonArgs('<admin>', '<p>', '<p>').join(' ')}\`, with the image's ENV).`,
     `Runtime: ${r.runtime.describe}.`,
     `Machine: ${machine()}; load average ${startedLoad} at the start, ${load} at the end (shared).`,
     `Build: ${build}. Measured: ${new Date().toISOString().slice(0, 16)}Z.`,
@@ -419,6 +444,13 @@ function renderRun(r: Result, load: string, startedLoad: string, build: string):
     `| create ${r.n} namespaces + kubeconfig Secrets (${CREATE_CONCURRENCY} in flight) | ${secs(r.createMs)} |`,
     `| daemon start → all ${r.n} registrations listed | ${secs(r.registerMs)} |`,
     `| daemon CPU by then (user + system) | ${r.registerCpuS.toFixed(2)} s |`,
+    ...(r.profiles === undefined
+      ? []
+      : [
+          `| daemon start → all ${r.n} ClusterProfiles created, status included (--cluster-profiles) | **${secs(r.profiles.doneMs)}** |`,
+          `| daemon CPU by then | ${r.profiles.cpuS.toFixed(2)} s |`,
+          `| ClusterProfiles published at the end / profile writes during the steady passes | ${r.profiles.published} / ${r.profiles.writesDuringSteady} |`,
+        ]),
     `| all registered → the cold start's Events sent (${r.eventsSent}, 10 a second; the steady windows start after) | ${secs(r.drainMs)} |`,
     `| mean pass duration over the steady passes | ${r.steadyPassMs === undefined ? '—' : `${(r.steadyPassMs / 1000).toFixed(2)} s`} |`,
     `| registrations listed / outcome \`unchanged\` in the last pass | ${r.registrations} / ${r.unchanged} |`,
@@ -494,6 +526,12 @@ async function main(): Promise<void> {
       );
       await populateClusters(plane, api, plane.kubeConfig);
     } else await populate(api, plane.kubeConfig);
+    if (PROFILES) {
+      await installClusterProfileCrd(plane);
+      await withRetry(`create namespace ${INVENTORY}`, () =>
+        api.createNamespace({ body: { metadata: { name: INVENTORY } } }),
+      );
+    }
     const createMs = performance.now() - createStart;
     say(`created in ${secs(createMs)}`);
 
@@ -529,21 +567,34 @@ async function main(): Promise<void> {
       let registerCpuS = NaN;
       let listed = 0;
       let lastReport = 0;
-      while (registeredAt === undefined) {
+      // With profiles on: when the N-th ClusterProfile was created (its status with it).
+      let profiledAt: number | undefined;
+      let profiledCpuS = NaN;
+      const profileCreates = (s: readonly Series[]): number =>
+        total(s, 'argocd_cluster_registrar_cluster_profile_actions_total', {
+          kind: 'create',
+          status: 'applied',
+        });
+      while (registeredAt === undefined || (PROFILES && profiledAt === undefined)) {
         check();
         if (now() > REGISTER_TIMEOUT_MS) throw new Error(`not all registered after ${secs(now())}`);
         await sleep(1000);
         series = await scrape(metricsPort);
         if (series === undefined) continue;
         const created = createsApplied(series);
+        const profiled = profileCreates(series);
         if (now() - lastReport > 10_000) {
           lastReport = now();
           const last = samples[samples.length - 1];
           say(
-            `t=${secs(now())} creates applied ${created}/${N}, passes ${total(series, 'argocd_cluster_registrar_passes_total')}, RSS ${fmt(last?.rssKiB)} (peak ${fmt(last?.hwmKiB)})`,
+            `t=${secs(now())} creates applied ${created}/${N}${PROFILES ? `, profiles ${profiled}/${N}` : ''}, passes ${total(series, 'argocd_cluster_registrar_passes_total')}, RSS ${fmt(last?.rssKiB)} (peak ${fmt(last?.hwmKiB)})`,
           );
         }
-        if (created < N) continue;
+        if (PROFILES && profiledAt === undefined && profiled >= N) {
+          profiledAt = now();
+          profiledCpuS = cpuSeconds(pid);
+        }
+        if (created < N || registeredAt !== undefined) continue;
         // The scrape that counted all N is when they were known to be written; the list
         // only confirms it (listing 1,000 Secrets takes the bench's client most of a second).
         const at = now();
@@ -670,6 +721,18 @@ async function main(): Promise<void> {
         totalMs: 0,
         drainMs,
         eventsSent,
+        ...(PROFILES
+          ? {
+              profiles: {
+                doneMs: profiledAt ?? NaN,
+                cpuS: profiledCpuS,
+                published: total(finalSeries, 'argocd_cluster_registrar_cluster_profiles'),
+                writesDuringSteady:
+                  total(lastMark, 'argocd_cluster_registrar_cluster_profile_actions_total') -
+                  total(firstMark, 'argocd_cluster_registrar_cluster_profile_actions_total'),
+              },
+            }
+          : {}),
       };
       sampler.stop();
       writeFileSync(
@@ -700,6 +763,10 @@ async function main(): Promise<void> {
       console.log(`| create namespaces + Secrets | ${secs(finished.createMs)} |`);
       console.log(`| daemon start → all registered | ${secs(finished.registerMs)} |`);
       console.log(`| daemon CPU by then | ${finished.registerCpuS.toFixed(2)} s |`);
+      if (finished.profiles !== undefined)
+        console.log(
+          `| daemon start → all ClusterProfiles created (CPU by then) / published / profile writes in steady | ${secs(finished.profiles.doneMs)} (${finished.profiles.cpuS.toFixed(2)} s) / ${finished.profiles.published} / ${finished.profiles.writesDuringSteady} |`,
+        );
       console.log(
         `| ${WAITING} namespaces waiting: requests a minute (watches excepted), CPU-s a minute, peak RSS | ${finished.waiting.requestsPerMinute.toFixed(1)} (${finished.waiting.breakdown || 'none'}), ${finished.waiting.cpuPerMinute.toFixed(2)}, ${fmt(finished.waiting.peakKiB)} (${finished.waiting.reported} reported waiting) |`,
       );
