@@ -6,7 +6,7 @@ import { classifyApiError } from './api-failure.js';
 import type { ApiFailure } from './api-failure.js';
 import type { KubeAccess } from './kube-access.js';
 import type { ListPage, WriteQuery } from './kube-api.js';
-import { MERGE_PATCH, kubeRequest } from './kube-http.js';
+import { MERGE_PATCH, kubeRequest, kubeWrite } from './kube-http.js';
 import type { RequestGuard } from './request-guard.js';
 import type { KubeList, ObjectMeta } from '../kube-objects.js';
 
@@ -106,22 +106,47 @@ export function createClusterProfile(
   );
 }
 
-/** A merge patch of the object, or (`subresource: 'status'`) of its status. */
+/** A merge patch of the object; the answer is the object as stored. */
 export function patchClusterProfile(
   access: KubeAccess,
   version: string,
   namespace: string,
   name: string,
   patch: unknown,
-  query: WriteQuery & { readonly subresource?: 'status' },
+  query: WriteQuery,
   guard?: RequestGuard,
 ): Promise<KubeClusterProfile> {
-  const sub = query.subresource === undefined ? '' : `/${query.subresource}`;
   return kubeRequest(
     access,
     {
       method: 'PATCH',
-      path: `${clusterProfilesPath(version, namespace)}/${seg(name)}${sub}`,
+      path: `${clusterProfilesPath(version, namespace)}/${seg(name)}`,
+      query: writeQuery(query),
+      body: patch,
+      contentType: MERGE_PATCH,
+    },
+    guard,
+  );
+}
+
+/**
+ * A merge patch of the status subresource. Its answer is not read: nothing after it needs the
+ * stored object (a cold start writes one per profile, and decoding each would only be garbage).
+ */
+export function patchClusterProfileStatus(
+  access: KubeAccess,
+  version: string,
+  namespace: string,
+  name: string,
+  patch: unknown,
+  query: WriteQuery,
+  guard?: RequestGuard,
+): Promise<void> {
+  return kubeWrite(
+    access,
+    {
+      method: 'PATCH',
+      path: `${clusterProfilesPath(version, namespace)}/${seg(name)}/status`,
       query: writeQuery(query),
       body: patch,
       contentType: MERGE_PATCH,
@@ -138,8 +163,8 @@ export function deleteClusterProfile(
   preconditions: { readonly uid: string; readonly resourceVersion: string },
   query: WriteQuery,
   guard?: RequestGuard,
-): Promise<unknown> {
-  return kubeRequest(
+): Promise<void> {
+  return kubeWrite(
     access,
     {
       method: 'DELETE',

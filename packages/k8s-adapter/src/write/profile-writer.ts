@@ -14,6 +14,7 @@ import {
   createClusterProfile,
   deleteClusterProfile,
   patchClusterProfile,
+  patchClusterProfileStatus,
 } from '../connection/cluster-profile-api.js';
 import type { KubeAccess } from '../connection/kube-access.js';
 import { mapBounded } from '../concurrency.js';
@@ -122,13 +123,13 @@ async function writeOne(context: WriteContext, action: ProfileAction): Promise<s
       const rv = created.metadata?.resourceVersion;
       const uid = created.metadata?.uid;
       if (dryRun || rv === undefined || uid === undefined) return undefined;
-      await patchClusterProfile(
+      await patchClusterProfileStatus(
         access,
         version,
         namespace,
         action.profile.name,
         statusPatch(action.profile, uid, rv),
-        { ...query, subresource: 'status' },
+        query,
         guard,
       );
       return uid;
@@ -151,13 +152,13 @@ async function writeOne(context: WriteContext, action: ProfileAction): Promise<s
       );
       const rv = patched.metadata?.resourceVersion;
       if (!dryRun && action.changed.includes('status') && rv !== undefined) {
-        await patchClusterProfile(
+        await patchClusterProfileStatus(
           access,
           version,
           namespace,
           target.name,
           statusPatch(action.profile, target.uid, rv),
-          { ...query, subresource: 'status' },
+          query,
           guard,
         );
       }
@@ -165,13 +166,13 @@ async function writeOne(context: WriteContext, action: ProfileAction): Promise<s
     }
     case 'status': {
       const { target } = action;
-      await patchClusterProfile(
+      await patchClusterProfileStatus(
         access,
         version,
         namespace,
         target.name,
         statusPatch(action.profile, target.uid, target.resourceVersion),
-        { ...query, subresource: 'status' },
+        query,
         guard,
       );
       return dryRun ? undefined : target.uid;
