@@ -51,6 +51,8 @@ export {
 } from './api-server-requests.js';
 export type { RequestCounts } from './api-server-requests.js';
 export { capiBinaryDir, installCapiCrds, startCapi } from './capi.js';
+export { KUEUE_NAMESPACE, installKueueCrds, kueueBinaryDir, startKueue } from './kueue.js';
+export type { Kueue } from './kueue.js';
 export { installKamajiCrd, KAMAJI_TCP_CRD } from './kamaji.js';
 export type { Capi } from './capi.js';
 export {

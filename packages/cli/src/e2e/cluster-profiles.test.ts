@@ -15,14 +15,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  KUEUE_NAMESPACE,
   checkProfiles,
   coreApi,
   finalizeNamespace,
   installClusterProfileCrd,
+  installKueueCrds,
   kubectl,
   mintToken,
+  secretreaderPath,
   secretreaderProvider,
   startControlPlane,
+  startKueue,
   testHostPlane,
   uniqueName,
 } from '@argocd-cluster-registrar/testkit';
@@ -31,6 +35,7 @@ import {
   applyOnce,
   childCredentials,
   createSourceNamespace,
+  eventually,
   putSecret,
   registration,
   runCli,
@@ -345,4 +350,52 @@ describe('ClusterProfiles', () => {
     expect(published.get(taken)?.metadata.resourceVersion).toBe(theirs?.metadata.resourceVersion);
     expect((await inventoryEvents('Withdrawn')).map(([name]) => name)).toEqual([oursCluster]);
   }, 300_000);
+
+  it("connect Kueue's MultiKueue to the child: a MultiKueueCluster naming the profile becomes Active", async () => {
+    // Kueue reads profiles in its own namespace only; the worker needs Kueue's CRDs (MultiKueue
+    // watches its Workloads with the credentials the plugin reads from the source's Secret).
+    await installKueueCrds(child);
+    const kueue = await startKueue(world.host, await secretreaderPath());
+    const cluster = uniqueName('queue');
+    try {
+      const source = await createSourceNamespace(world, { cluster });
+      await putSecret(world.hostApi, source.metadata?.name ?? '', 'k3k-c-kubeconfig', {
+        'kubeconfig.yaml': childKubeconfig('certificate', 7443),
+      });
+      await applyOnce(world, [
+        '--cluster-profiles',
+        '--cluster-profile-namespace',
+        KUEUE_NAMESPACE,
+        '--provider',
+        'k3k',
+      ]);
+      expect((await profiles(KUEUE_NAMESPACE)).has(cluster)).toBe(true);
+      await kubectl(
+        world.host,
+        ['apply', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'kueue.x-k8s.io/v1beta2',
+          kind: 'MultiKueueCluster',
+          metadata: { name: cluster },
+          spec: { clusterSource: { clusterProfileRef: { name: cluster } } },
+        }),
+      );
+      const active = await eventually(
+        async () => {
+          const status = JSON.parse(
+            await kubectl(world.host, ['get', 'multikueuecluster', cluster, '-o', 'json']),
+          ) as { status?: { conditions?: { type: string; status: string; reason: string }[] } };
+          const condition = status.status?.conditions?.find((c) => c.type === 'Active');
+          return condition?.status === 'True' ? condition : undefined;
+        },
+        `MultiKueueCluster ${cluster} Active`,
+        120_000,
+      ).catch((err: unknown) => {
+        throw new Error(`${String(err)}\n--- kueue\n${kueue.logs()}`);
+      });
+      expect(active.reason).toBe('Active');
+    } finally {
+      await kueue.stop();
+    }
+  }, 600_000);
 });
