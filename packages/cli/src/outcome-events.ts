@@ -136,7 +136,11 @@ export class OutcomeReporter {
     for (const name of [...this.children.keys()])
       if (!present.has(name)) this.children.delete(name);
     this.reportWarnings(pass);
-    const profileEvents = this.profileNews.report(pass.profiles, this.logger);
+    const profileEvents = foldPublished(
+      events,
+      this.profileNews.report(pass.profiles, this.logger),
+      pass.profiles?.state === 'planned' ? pass.profiles.plan.namespace : '',
+    );
 
     if (emitEvents && pass.applied) {
       const registrations = new Map(
@@ -303,6 +307,36 @@ export class OutcomeReporter {
         return;
     }
   }
+}
+
+/**
+ * A profile published by the pass that registered its source is said in the source's
+ * `Registered` Event rather than in one of its own: otherwise a cold start at N sources posts
+ * 2N Events for N pieces of news. `events` are updated in place; returns the profile Events
+ * still to send.
+ */
+function foldPublished(
+  events: OutcomeEvent[],
+  profileEvents: readonly ProfileEvent[],
+  namespace: string,
+): ProfileEvent[] {
+  const registered = new Map<string, number>();
+  events.forEach((event, index) => {
+    if (event.reason === 'Registered') registered.set(event.namespace, index);
+  });
+  return profileEvents.filter((event) => {
+    const { on } = event;
+    if (event.reason !== 'Published' || on.kind !== 'profile' || on.source === undefined)
+      return true;
+    const index = registered.get(on.source);
+    const into = index === undefined ? undefined : events[index];
+    if (index === undefined || into === undefined) return true;
+    events[index] = {
+      ...into,
+      message: `${into.message}; published as ClusterProfile ${namespace}/${on.name}`,
+    };
+    return false;
+  });
 }
 
 /**

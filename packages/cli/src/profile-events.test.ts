@@ -86,7 +86,7 @@ describe('ProfileNews', () => {
     );
     expect(events).toEqual([
       {
-        on: { kind: 'profile', name: 'alpha', uid: 'uid-alpha' },
+        on: { kind: 'profile', name: 'alpha', uid: 'uid-alpha', source: 'team-a' },
         type: 'Normal',
         reason: 'Published',
         message: 'Published ClusterProfile inventory/alpha for namespace team-a',

@@ -15,7 +15,13 @@ import { sourceLogFields } from './logging.js';
 export interface ProfileEvent {
   /** The profile written (by its uid), or the source whose profile is not published. */
   readonly on:
-    | { readonly kind: 'profile'; readonly name: string; readonly uid: string }
+    | {
+        readonly kind: 'profile';
+        readonly name: string;
+        readonly uid: string;
+        /** The source it was written for (none for a deletion). */
+        readonly source?: string;
+      }
     | { readonly kind: 'source'; readonly source: string };
   readonly type: 'Normal' | 'Warning';
   readonly reason: string;
@@ -38,11 +44,18 @@ export class ProfileNews {
     for (const result of report.results) {
       if (result.status !== 'applied' || result.uid === undefined) continue;
       const event = writeEvent(result.action, plan.namespace);
-      if (event !== undefined)
-        events.push({
-          on: { kind: 'profile', name: result.action.cluster, uid: result.uid },
-          ...event,
-        });
+      if (event === undefined) continue;
+      const { action } = result;
+      const source = action.kind === 'delete' ? undefined : action.source;
+      events.push({
+        on: {
+          kind: 'profile',
+          name: action.cluster,
+          uid: result.uid,
+          ...(source === undefined ? {} : { source }),
+        },
+        ...event,
+      });
     }
     const current = new Set<string>();
     for (const notice of plan.notices) {

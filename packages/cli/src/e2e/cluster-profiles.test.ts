@@ -294,12 +294,27 @@ describe('ClusterProfiles', () => {
     expect(await registration(world, taken)).toBeDefined();
     expect(published.has(oursCluster)).toBe(true);
 
-    // Its Events: Published on our profile (by kind, name and uid); on the contested source,
-    // a Warning saying why it has none.
+    // Its Events: registered and published in one run, one Event on the source says both; on
+    // the contested source, a Warning saying why it has no profile.
+    const sourceEvents = async (namespace: string, reason: string) =>
+      (await world.hostApi.listNamespacedEvent({ namespace })).items
+        .filter((e) => e.reason === reason)
+        .map((e) => e.message);
+    expect(await sourceEvents(oursNs, 'Registered')).toEqual([
+      expect.stringMatching(
+        new RegExp(`; published as ClusterProfile ${inventory.name}/${oursCluster}$`),
+      ),
+    ]);
     const inventoryEvents = async (reason: string) =>
       (await world.hostApi.listNamespacedEvent({ namespace: inventory.name })).items
         .filter((e) => e.reason === reason && e.involvedObject.kind === 'ClusterProfile')
         .map((e) => [e.involvedObject.name, e.involvedObject.uid, e.involvedObject.apiVersion]);
+    expect(await inventoryEvents('Published')).toEqual([]);
+    // A profile published apart from its registration (here: deleted by hand and written
+    // again) has an Event of its own, on the profile by kind, name and uid.
+    await kubectl(world.host, ['delete', 'clusterprofile', oursCluster, '-n', inventory.name]);
+    await applyOnce(world, inventory.args);
+    published = await profiles(inventory.name);
     expect(await inventoryEvents('Published')).toEqual([
       [oursCluster, published.get(oursCluster)?.metadata.uid, 'multicluster.x-k8s.io/v1alpha1'],
     ]);
