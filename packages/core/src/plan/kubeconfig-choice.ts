@@ -212,16 +212,15 @@ export function pinnedSecretRefusal(state: PassState, subject: SubjectBasis): Re
 /**
  * The annotation names a Secret that exists (the gatherer recorded it, names and key names
  * only) but that no configured provider reads: waiting would wait for ever, and saying the
- * Secret is not there would be untrue. A namespace's pin only: a Cluster's Secrets are told
- * apart by name, and its pinned Secret is looked for among them.
+ * Secret is not there would be untrue. A namespace's pin, or a Cluster's (its Secret in the
+ * Cluster's namespace).
  */
 function pinnedUnreadRefusal(
   state: PassState,
   subject: SubjectBasis,
   pinned: string,
 ): Refusal | undefined {
-  const namespace = subject.source.name;
-  if (subject.source.capi !== undefined) return undefined;
+  const namespace = subject.source.capi?.namespace ?? subject.source.name;
   const found = (state.snapshot.nearMisses ?? []).find(
     (near) => near.namespace === namespace && near.name === pinned,
   );
@@ -242,6 +241,6 @@ function pinnedUnreadRefusal(
   const keys = found.keys.length === 0 ? 'no keys' : `its keys: ${found.keys.join(', ')}`;
   return {
     code: 'kubeconfig-secret-invalid',
-    message: `annotation ${key}=${quoted(pinned)} on ${describeSource(namespace)} names Secret ${pinned}, which no configured provider reads (${keys}; looking for ${providers})${hint === undefined ? '' : `: ${hint}`}; name a kubeconfig Secret that a configured provider reads, configure the provider that reads this one, or remove the annotation`,
+    message: `annotation ${key}=${quoted(pinned)} on ${describeSource(subject.source.name)} names Secret ${pinned}, which no configured provider reads (${keys}; looking for ${providers})${hint === undefined ? '' : `: ${hint}`}; name a kubeconfig Secret that a configured provider reads, configure the provider that reads this one, or remove the annotation`,
   };
 }

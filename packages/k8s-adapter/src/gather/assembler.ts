@@ -271,14 +271,24 @@ export class SnapshotAssembler {
       const cluster = world.clusterSecrets.get(`${secret.namespace}/${secret.name}`);
       if (cluster !== undefined) servedClusters.add(cluster);
     }
-    // A namespace of Clusters is listed for the Clusters in it that have no candidate.
+    // A namespace of Clusters is listed for the Clusters in it that have no candidate, and for
+    // those whose `<prefix>kubeconfig-secret` names a Secret that is no candidate (as a
+    // namespace's pin, below).
     const waiting = new Map<string, string[]>();
+    const clusterPins = new Map<string, string[]>();
+    const add = (map: Map<string, string[]>, key: string, value: string): void => {
+      const values = map.get(key);
+      if (values === undefined) map.set(key, [value]);
+      else values.push(value);
+    };
     for (const cluster of world.clusters) {
-      if (servedClusters.has(cluster)) continue;
-      const names = waiting.get(cluster.namespace);
-      if (names === undefined) waiting.set(cluster.namespace, [cluster.name]);
-      else names.push(cluster.name);
+      const pinned = cluster.annotations[this.keys.kubeconfigSecret];
+      if (pinned !== undefined && !candidateNames.has(`${cluster.namespace}/${pinned}`))
+        add(clusterPins, cluster.namespace, pinned);
+      if (!servedClusters.has(cluster)) add(waiting, cluster.namespace, cluster.name);
     }
+    for (const namespace of clusterPins.keys())
+      if (!waiting.has(namespace)) waiting.set(namespace, []);
     const unreadNames = new Set((unread.unreadNamespaces ?? []).map((entry) => entry.name));
     const toList: { name: string; clusters?: string[] }[] = [];
     // A namespace's pin that names no candidate (a valid name or not: core refuses those).
@@ -290,7 +300,7 @@ export class SnapshotAssembler {
     const versionOf = (name: string, clusters?: readonly string[]): string =>
       clusters === undefined
         ? `${this.source.secretsVersion(name)} ${pins.get(name) ?? ''}`
-        : `${this.source.secretsVersion(name)} ${clusters.join(',')}`;
+        : `${this.source.secretsVersion(name)} ${clusters.join(',')} ${(clusterPins.get(name) ?? []).join(',')}`;
     for (const { name } of world.namespaces) {
       if (served.has(name) && !pins.has(name)) this.nearMisses.forget(name);
       else if (!unreadNames.has(name) && !this.nearMisses.current(name, versionOf(name)))
@@ -308,11 +318,16 @@ export class SnapshotAssembler {
       const secrets = await this.source.secretsOf(pass, name);
       const pinned = pins.get(name);
       if (secrets === undefined) return;
+      const clusterPinned = clusterPins.get(name);
       this.nearMisses.record(
         name,
         secrets,
         version,
-        clusters !== undefined ? { clusters } : pinned !== undefined ? { pinned } : undefined,
+        clusters !== undefined
+          ? { clusters, ...(clusterPinned === undefined ? {} : { pins: clusterPinned }) }
+          : pinned !== undefined
+            ? { pinned }
+            : undefined,
       );
     });
     return new Set([...world.managed.keys(), ...waiting.keys()]);

@@ -177,6 +177,57 @@ describe('gathering Cluster sources', () => {
     );
   });
 
+  it('refuses a Cluster that pins an existing Secret no provider reads, beside its own candidate, in a read and through the watch alike', async () => {
+    if (plane === undefined) throw new Error('no plane');
+    const config = capiConfig();
+    const fleet = uniqueName('fleet');
+    await createNamespace(core, fleet);
+    await createNamespace(core, config.targetNamespace);
+    const cluster = {
+      ...(clusterObject(fleet, 'alpha', { [MANAGED_BY_KEY]: config.managedBy }) as {
+        metadata: object;
+      }),
+    };
+    cluster.metadata = {
+      ...cluster.metadata,
+      annotations: { [`${PREFIX}kubeconfig-secret`]: 'ci-token' },
+    };
+    await applyObjects(plane, [cluster]);
+    await core.createNamespacedSecret({
+      namespace: fleet,
+      body: kubeconfigSecret('alpha', 'https://alpha.example.com:6443'),
+    });
+    await core.createNamespacedSecret({
+      namespace: fleet,
+      body: opaque('ci-token', {}, { token: 'secret-token-value' }),
+    });
+
+    const read = await createGatherer(access, config).full();
+    expect(read.snapshot.nearMisses).toEqual([
+      { namespace: fleet, name: 'ci-token', keys: ['token'] },
+    ]);
+    const watched = createWatchGatherer(access, config, {
+      onChange: () => undefined,
+      onError: () => undefined,
+      resyncPeriodMs: 0,
+    });
+    try {
+      expect((await watched.full()).snapshot.nearMisses).toEqual(read.snapshot.nearMisses);
+    } finally {
+      watched.stop();
+    }
+    const outcome = plan(read.snapshot, config, Date.now()).outcomes.find(
+      (o) => o.namespace === `${fleet}/alpha`,
+    );
+    expect(outcome).toMatchObject({
+      state: 'refused',
+      reason: { code: 'kubeconfig-secret-invalid' },
+    });
+    expect(outcome?.reason?.message).toContain(
+      `on Cluster ${fleet}/alpha names Secret ci-token, which no configured provider reads (its keys: token;`,
+    );
+  });
+
   it('looks up the Cluster a registration records: notFound once it is gone, present while it exists', async () => {
     if (plane === undefined) throw new Error('no plane');
     const config = capiConfig();

@@ -16,8 +16,13 @@ import {
   type Provider,
 } from '@argocd-cluster-registrar/core';
 
-/** What else a namespace's near misses are for: its waiting Clusters, or the Secret it pins. */
-export type NearMissesOf = { readonly clusters: readonly string[] } | { readonly pinned: string };
+/**
+ * What else a namespace's near misses are for: its waiting Clusters and the Secrets its
+ * Clusters pin, or the Secret it pins.
+ */
+export type NearMissesOf =
+  | { readonly clusters: readonly string[]; readonly pins?: readonly string[] }
+  | { readonly pinned: string };
 
 /**
  * The near misses of a namespace: of a managed namespace without a candidate, or, given the
@@ -35,17 +40,19 @@ export function nearMissesIn(
   const waitingClusters = of !== undefined && 'clusters' in of ? of.clusters : undefined;
   if (of !== undefined && 'pinned' in of) {
     const { pinned } = of;
-    const found = secrets.find((secret) => secret.metadata?.name === pinned);
     const others = nearMissesIn(secrets, namespace, providers).filter((s) => s.name !== pinned);
-    if (found === undefined) return others;
-    const meta = {
-      name: pinned,
-      ...(found.metadata?.labels === undefined ? {} : { labels: found.metadata.labels }),
-      ...ownerReferencesOf(found.metadata ?? {}),
-    };
-    if (claimedByAny(providers, meta)) return others;
-    const keys = Object.keys(found.data ?? {});
-    return [{ namespace, name: pinned, keys }, ...others].slice(0, NEAR_MISS_RECORD_LIMIT);
+    const found = pinnedUnread(secrets, namespace, providers, pinned);
+    return found === undefined ? others : [found, ...others].slice(0, NEAR_MISS_RECORD_LIMIT);
+  }
+  if (of !== undefined && 'clusters' in of && of.pins !== undefined && of.pins.length > 0) {
+    const pins = new Set(of.pins);
+    const others = nearMissesIn(secrets, namespace, providers, { clusters: of.clusters });
+    const found = [...pins].flatMap(
+      (pin) => pinnedUnread(secrets, namespace, providers, pin) ?? [],
+    );
+    return [...found, ...others.filter((s) => !pins.has(s.name))]
+      .sort((a, b) => compareStrings(a.name, b.name))
+      .slice(0, NEAR_MISS_RECORD_LIMIT);
   }
   const named = secrets.map((secret) => ({
     name: secret.metadata?.name ?? '',
@@ -75,6 +82,24 @@ export function nearMissesIn(
     .sort((a, b) => compareStrings(a.name, b.name))
     .slice(0, NEAR_MISS_RECORD_LIMIT)
     .map((secret) => ({ namespace, name: secret.name, keys: secret.keys }));
+}
+
+/** The Secret a source pins by name, when it exists and no configured provider reads it. */
+function pinnedUnread(
+  secrets: readonly KubeSecret[],
+  namespace: string,
+  providers: readonly Provider[],
+  pinned: string,
+): NearMissSecret | undefined {
+  const found = secrets.find((secret) => secret.metadata?.name === pinned);
+  if (found === undefined) return undefined;
+  const meta = {
+    name: pinned,
+    ...(found.metadata?.labels === undefined ? {} : { labels: found.metadata.labels }),
+    ...ownerReferencesOf(found.metadata ?? {}),
+  };
+  if (claimedByAny(providers, meta)) return undefined;
+  return { namespace, name: pinned, keys: Object.keys(found.data ?? {}) };
 }
 
 /**
