@@ -56,6 +56,17 @@ export class EventQueue {
     this.pump();
   }
 
+  /**
+   * Replaces a source's Event while it still waits (not yet started), in its place in the
+   * line; says whether it did. For news that completes the waiting Event rather than
+   * superseding it.
+   */
+  amend(source: string, send: Send): boolean {
+    if (this.closed || !this.waiting.has(source)) return false;
+    this.waiting.set(source, send);
+    return true;
+  }
+
   /** No Event starts until the matching `release` (holds nest): a pass is writing. */
   hold(): void {
     this.holds += 1;

@@ -58,6 +58,8 @@ export class OutcomeReporter {
   private readonly children = new Map<string, ChildSeen>();
   private warnings = new Set<string>();
   private readonly profileNews = new ProfileNews();
+  /** The `Registered` Events the last writing pass queued, by source (foldPublished). */
+  private registeredBefore = new Map<string, OutcomeEvent>();
 
   /**
    * `events` is where Events wait to be sent; by default a one-shot run's queue: no rate
@@ -136,10 +138,11 @@ export class OutcomeReporter {
     for (const name of [...this.children.keys()])
       if (!present.has(name)) this.children.delete(name);
     this.reportWarnings(pass);
-    const profileEvents = foldPublished(
+    const inventory = pass.profiles?.state === 'planned' ? pass.profiles.plan : undefined;
+    const folded = this.foldPublished(
       events,
       this.profileNews.report(pass.profiles, this.logger),
-      pass.profiles?.state === 'planned' ? pass.profiles.plan.namespace : '',
+      inventory?.namespace ?? '',
     );
 
     if (emitEvents && pass.applied) {
@@ -152,10 +155,16 @@ export class OutcomeReporter {
         const send = this.sender(event, uids, registrations, pass.clusterApiVersion);
         if (send !== undefined) this.events.enqueue(event.namespace, send);
       }
-      const profiles = pass.profiles?.state === 'planned' ? pass.profiles.plan : undefined;
+      const profileEvents = [...folded.profileEvents];
+      for (const { registered, published } of folded.amendments) {
+        const send = this.sender(registered, uids, registrations, pass.clusterApiVersion);
+        // Sent already (or never queued): the profile's own Event says it after all.
+        if (send === undefined || !this.events.amend(registered.namespace, send))
+          profileEvents.push(published);
+      }
       for (const event of profileEvents) {
-        if (profiles === undefined) break;
-        const send = this.profileSender(event, profiles, uids, pass.clusterApiVersion);
+        if (inventory === undefined) break;
+        const send = this.profileSender(event, inventory, uids, pass.clusterApiVersion);
         // Its own line in the queue: a profile's news never supersedes its source's.
         const line =
           event.on.kind === 'profile'
@@ -163,8 +172,54 @@ export class OutcomeReporter {
             : `${event.on.source} ClusterProfile`;
         if (send !== undefined) this.events.enqueue(line, send);
       }
+      this.registeredBefore = new Map(
+        events.filter((e) => e.reason === 'Registered').map((e) => [e.namespace, e]),
+      );
     }
     return events;
+  }
+
+  /**
+   * A profile published by the pass that registered its source, or by the next one (profiles
+   * follow the registrations as written: reconciler.ts) while the source's `Registered` Event
+   * still waits to be sent, is said in that Event rather than in one of its own: otherwise a
+   * cold start at N sources posts 2N Events for N pieces of news. This pass's `events` are
+   * amended in place; the previous pass's, still queued, are returned to amend in the queue
+   * (with the profile's own Event to send if that one went out meanwhile).
+   */
+  private foldPublished(
+    events: OutcomeEvent[],
+    profileEvents: readonly ProfileEvent[],
+    namespace: string,
+  ): {
+    readonly profileEvents: readonly ProfileEvent[];
+    readonly amendments: readonly { registered: OutcomeEvent; published: ProfileEvent }[];
+  } {
+    const now = new Map<string, number>();
+    events.forEach((event, index) => {
+      if (event.reason === 'Registered') now.set(event.namespace, index);
+    });
+    const amendments: { registered: OutcomeEvent; published: ProfileEvent }[] = [];
+    const kept = profileEvents.filter((event) => {
+      const { on } = event;
+      if (event.reason !== 'Published' || on.kind !== 'profile' || on.source === undefined)
+        return true;
+      const suffix = `; published as ClusterProfile ${namespace}/${on.name}`;
+      const index = now.get(on.source);
+      const current = index === undefined ? undefined : events[index];
+      if (index !== undefined && current !== undefined) {
+        events[index] = { ...current, message: `${current.message}${suffix}` };
+        return false;
+      }
+      const earlier = this.registeredBefore.get(on.source);
+      if (earlier === undefined) return true;
+      amendments.push({
+        registered: { ...earlier, message: `${earlier.message}${suffix}` },
+        published: event,
+      });
+      return false;
+    });
+    return { profileEvents: kept, amendments };
   }
 
   /** How to send a profile's Event: on the profile, or (a notice) on its source. */
@@ -194,6 +249,19 @@ export class OutcomeReporter {
       });
       return failure.connection === 'timeout' ? 'timed-out' : 'failed';
     };
+  }
+
+  /**
+   * A one-shot run's applied rounds, reported together: their Events start once all are
+   * queued, so a profile a later round published is said in its source's `Registered` Event.
+   */
+  reportRounds(rounds: readonly PassReport[]): void {
+    this.events.hold();
+    try {
+      for (const round of rounds) if (round.applied) this.report(round, true);
+    } finally {
+      this.events.release();
+    }
   }
 
   /** Resolves once every Event queued so far was sent, failed or dropped. */
@@ -307,36 +375,6 @@ export class OutcomeReporter {
         return;
     }
   }
-}
-
-/**
- * A profile published by the pass that registered its source is said in the source's
- * `Registered` Event rather than in one of its own: otherwise a cold start at N sources posts
- * 2N Events for N pieces of news. `events` are updated in place; returns the profile Events
- * still to send.
- */
-function foldPublished(
-  events: OutcomeEvent[],
-  profileEvents: readonly ProfileEvent[],
-  namespace: string,
-): ProfileEvent[] {
-  const registered = new Map<string, number>();
-  events.forEach((event, index) => {
-    if (event.reason === 'Registered') registered.set(event.namespace, index);
-  });
-  return profileEvents.filter((event) => {
-    const { on } = event;
-    if (event.reason !== 'Published' || on.kind !== 'profile' || on.source === undefined)
-      return true;
-    const index = registered.get(on.source);
-    const into = index === undefined ? undefined : events[index];
-    if (index === undefined || into === undefined) return true;
-    events[index] = {
-      ...into,
-      message: `${into.message}; published as ClusterProfile ${namespace}/${on.name}`,
-    };
-    return false;
-  });
 }
 
 /**

@@ -109,7 +109,12 @@ function runText(io: Io, options: CliOptions, run: RoundsReport): string {
   const count = run.rounds.length;
   // An applying run ends with a round that only confirms nothing is left to do; printed, it
   // would repeat the warnings under "No changes". The JSON document keeps it (laterRounds).
-  const closing = count > 1 && run.rounds[count - 1]?.plan.actions.length === 0;
+  // Unless it wrote the profiles: they follow the registrations a round later.
+  const last = run.rounds[count - 1];
+  const closing =
+    count > 1 &&
+    last?.plan.actions.length === 0 &&
+    !(last.profiles?.state === 'planned' && last.profiles.plan.actions.length > 0);
   const shown = closing ? [first, ...later].slice(0, -1) : [first, ...later];
   const texts = shown.map((round, index) => {
     const text = planText(io, options, round);

@@ -42,6 +42,8 @@ export async function runProfilePass(
     readonly writeWith: KubeAccess | undefined;
     readonly logger: Logger;
     readonly metrics: RegistrarMetrics;
+    /** The pass wrote registrations: plan only deletions (reconciler.ts). */
+    readonly deletionsOnly?: boolean;
   },
 ): Promise<ProfilePassReport> {
   const { config, logger } = input;
@@ -66,6 +68,7 @@ export async function runProfilePass(
     settings: { namespace: config.clusterProfileNamespace, manager: config.clusterManager },
     config,
     now: input.now,
+    ...(input.deletionsOnly === true ? { deletionsOnly: true } : {}),
   });
   input.metrics.profiles.set({}, plan.published);
   const results =

@@ -98,6 +98,12 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
     if (result.failure !== undefined) deps.metrics.apiErrors.inc({ kind: result.failure.kind });
   }
   const applied = options.apply && deps.writer.persists;
+  // The profiles follow the registrations as written: a pass that wrote registrations plans
+  // only the profiles' deletions (their proof is this plan's) and leaves publishing to the
+  // next pass (the daemon's own writes bring it; a one-shot run's next round), which reads
+  // the registrations back. A cold start then never holds both sets of writes at once: at
+  // 10,000 sources together they overran the heap.
+  const wroteRegistrations = results.some((r) => r.status === 'applied');
   const profiles =
     deps.profiles === undefined
       ? undefined
@@ -109,6 +115,7 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
           writeWith: applied ? deps.profiles.access : undefined,
           logger: deps.logger,
           metrics: deps.metrics,
+          deletionsOnly: wroteRegistrations,
         });
 
   const durationMs = performance.now() - started;

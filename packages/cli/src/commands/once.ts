@@ -131,14 +131,12 @@ async function runTarget(
     undefined,
     target.access,
   );
-  for (const round of rounds) {
-    // Logs each namespace's outcome and records its Events as a daemon's first pass would
-    // (Registered for each write, Refused and why, Stale), so the command the docs give
-    // (`kubectl events -n <namespace>`) shows why a namespace was refused. A dry run records
-    // nothing. A one-shot run has no memory, so each run records current refusals again;
-    // one reporter for all rounds records each once.
-    if (round.applied) reporter.report(round, true);
-  }
+  // Logs each namespace's outcome and records its Events as a daemon's first pass would
+  // (Registered for each write, Refused and why, Stale), so the command the docs give
+  // (`kubectl events -n <namespace>`) shows why a namespace was refused. A dry run records
+  // nothing. A one-shot run has no memory, so each run records current refusals again;
+  // one reporter for all rounds records each once.
+  reporter.reportRounds(rounds);
   await reporter.eventsSent();
 
   if (options.saveSnapshot !== undefined) {

@@ -44,6 +44,11 @@ export interface ProfileInput {
   readonly config: Config;
   /** Epoch ms: the `lastTransitionTime` of a condition that changes now. */
   readonly now: number;
+  /**
+   * Plan only the deletions (whose proof is this plan's): the caller publishes on a later
+   * pass, once the registrations this plan writes are read back.
+   */
+  readonly deletionsOnly?: boolean;
 }
 
 export type Written = Extract<Action, { kind: 'create' | 'update' }>['secret'];

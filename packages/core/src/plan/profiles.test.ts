@@ -237,6 +237,32 @@ describe('planProfiles', () => {
     expect(planFor(gone, { ...profiles, unread: 'the list was cut' }).actions).toEqual([]);
   });
 
+  it('plans only deletions when asked to (a pass that writes registrations publishes on the next)', () => {
+    const snapshot = scenario()
+      .child('team-a', { cluster: 'alpha' })
+      .child('team-b', { cluster: 'beta' })
+      .build();
+    const world = settle(snapshot);
+    const profiles = settled(snapshot);
+    const changed = scenario(world)
+      .removeNamespace('team-a')
+      .child('team-c', { cluster: 'gamma' })
+      .build();
+    const registrations = plan(changed, testConfig(), NOW);
+    const only = (deletionsOnly: boolean) =>
+      planProfiles({
+        snapshot: changed,
+        plan: registrations,
+        profiles,
+        settings: SETTINGS,
+        config: testConfig(),
+        now: NOW,
+        deletionsOnly,
+      }).actions.map((a) => `${a.kind} ${a.cluster}`);
+    expect(only(false)).toEqual(['delete alpha', 'create gamma']);
+    expect(only(true)).toEqual(['delete alpha']);
+  });
+
   it('deletes a profile left behind once its registration is gone, on the same proof', () => {
     const snapshot = scenario().child('team-a', { cluster: 'alpha' }).build();
     const profiles = settled(snapshot);

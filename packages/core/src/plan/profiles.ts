@@ -85,6 +85,7 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
       });
       continue;
     }
+    if (input.deletionsOnly === true) continue;
     const existing = observed.get(cluster);
     if (existing !== undefined && !isOurs(existing, settings, input.config, keys)) {
       notices.push({
