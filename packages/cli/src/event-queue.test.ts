@@ -135,4 +135,24 @@ describe('EventQueue', () => {
     await queue.drained();
     expect(started).toHaveLength(20);
   });
+
+  it('amends an Event only while it waits, in its place, and not as superseded', async () => {
+    const { queue, started, fates, put } = queueOf({ perSecond: 1, burst: 1 });
+    put('a');
+    put('b');
+    put('c');
+    expect(started).toEqual(['a']);
+    // a went out already: nothing to amend; b still waits.
+    const amended = (label: string) => () => {
+      started.push(label);
+      return Promise.resolve<EventSendResult>('sent');
+    };
+    expect(queue.amend('a', amended('a+'))).toBe(false);
+    expect(queue.amend('b', amended('b+'))).toBe(true);
+    expect(queue.amend('z', amended('z+'))).toBe(false);
+    await vi.advanceTimersByTimeAsync(5000);
+    await queue.drained();
+    expect(started).toEqual(['a', 'b+', 'c']);
+    expect(fates).not.toContain('superseded');
+  });
 });

@@ -101,8 +101,7 @@ export async function runPass(deps: ReconcilerDeps, options: PassOptions): Promi
   // The profiles follow the registrations as written: a pass that wrote registrations plans
   // only the profiles' deletions (their proof is this plan's) and leaves publishing to the
   // next pass (the daemon's own writes bring it; a one-shot run's next round), which reads
-  // the registrations back. A cold start then never holds both sets of writes at once: at
-  // 10,000 sources together they overran the heap.
+  // the registrations back: a cold start does not hold both sets of writes in one pass.
   const wroteRegistrations = results.some((r) => r.status === 'applied');
   const profiles =
     deps.profiles === undefined
