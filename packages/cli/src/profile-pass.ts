@@ -20,6 +20,15 @@ export interface ProfileStage {
   readonly reader: ProfileReader;
   /** What a said-once notice was last about, so a steady absence is not logged every pass. */
   said?: string | undefined;
+  /** The last profile plan that had nothing to write, and what it was made from. */
+  settled?: Settled | undefined;
+}
+
+interface Settled {
+  readonly plan: Plan;
+  readonly changes: number;
+  readonly unread: string | undefined;
+  readonly profilePlan: ProfilePlan;
 }
 
 export type ProfilePassReport =
@@ -61,15 +70,34 @@ export async function runProfilePass(
     logger.info('ClusterProfiles are read again', { namespace: config.clusterProfileNamespace });
     stage.said = undefined;
   }
-  const plan = planProfiles({
-    snapshot: input.snapshot,
-    plan: input.plan,
-    profiles: read.snapshot,
-    settings: { namespace: config.clusterProfileNamespace, manager: config.clusterManager },
-    config,
-    now: input.now,
-    ...(input.deletionsOnly === true ? { deletionsOnly: true } : {}),
-  });
+  // A settled pass repeats its plan (core's settled repeat hands out the same Plan object) and
+  // the profiles did not change since a profile plan that had nothing to write: that one
+  // holds as it is. The profile planner reads nothing else that changes (its clock only dates
+  // a condition that changes, and conditions come from the snapshot the plan was made from).
+  // Without it a steady daemon would plan every profile again each pass (0.4 s at 10,000).
+  const changes = stage.reader.changes();
+  const unread = read.snapshot.unread;
+  const settled = stage.settled;
+  const plan =
+    settled !== undefined &&
+    input.deletionsOnly !== true &&
+    settled.plan === input.plan &&
+    settled.changes === changes &&
+    settled.unread === unread
+      ? settled.profilePlan
+      : planProfiles({
+          snapshot: input.snapshot,
+          plan: input.plan,
+          profiles: read.snapshot,
+          settings: { namespace: config.clusterProfileNamespace, manager: config.clusterManager },
+          config,
+          now: input.now,
+          ...(input.deletionsOnly === true ? { deletionsOnly: true } : {}),
+        });
+  stage.settled =
+    plan.actions.length === 0 && input.deletionsOnly !== true
+      ? { plan: input.plan, changes, unread, profilePlan: plan }
+      : undefined;
   input.metrics.profiles.set({}, plan.published);
   const results =
     input.writeWith === undefined || plan.actions.length === 0

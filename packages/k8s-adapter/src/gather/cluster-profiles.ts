@@ -28,6 +28,11 @@ export interface ProfileReader {
   read(now: number): Promise<ProfileRead>;
   /** Requests sent, over the reader's life (watches excepted). */
   readonly requests: () => number;
+  /**
+   * Moves whenever what read() returns may have changed (a profile came, changed or went, a
+   * list completed); a one-shot reader's moves on every read. Equal: the same profiles.
+   */
+  readonly changes: () => number;
   stop(): void;
 }
 
@@ -51,6 +56,10 @@ export function createProfileReader(
   // Settles when the watch's first list completed or failed: the first pass waits for it
   // rather than planning without the profiles (and saying so) on every start.
   let firstList: Promise<void> | undefined;
+  let changes = 0;
+  const moved = (): void => {
+    changes += 1;
+  };
 
   const discover = async (now: number): Promise<ProfileRead | undefined> => {
     if (version !== undefined) return undefined;
@@ -75,14 +84,17 @@ export function createProfileReader(
         path: clusterProfilesPath(version, options.namespace),
         project: (object) => observedProfile(object as KubeClusterProfile),
         handlers: {
-          onUpsert: () => undefined,
-          onDelete: () => undefined,
+          onUpsert: moved,
+          onDelete: moved,
           onListed: () => {
+            moved();
             settle();
           },
           onError: () => {
+            moved();
             settle();
           },
+          onRecovered: moved,
         },
         ...(options.timing === undefined ? {} : { timing: options.timing }),
       });
@@ -92,6 +104,7 @@ export function createProfileReader(
 
   return {
     requests: () => requests,
+    changes: () => changes,
     stop: () => watch?.stop(),
     read: async (now) => {
       const notReady = await discover(now);
@@ -115,6 +128,7 @@ export function createProfileReader(
           },
         };
       }
+      moved();
       try {
         const profiles: ObservedProfile[] = [];
         let next: string | undefined;
