@@ -199,6 +199,7 @@ export class OutcomeReporter {
     events.forEach((event, index) => {
       if (event.reason === 'Registered') now.set(event.namespace, index);
     });
+    const queued = new Set(events.map((event) => event.namespace));
     const amendments: { registered: OutcomeEvent; published: ProfileEvent }[] = [];
     const kept = profileEvents.filter((event) => {
       const { on } = event;
@@ -211,8 +212,9 @@ export class OutcomeReporter {
         events[index] = { ...current, message: `${current.message}${suffix}` };
         return false;
       }
+      // Only while nothing newer about the source was queued this pass: amending would undo it.
       const earlier = this.registeredBefore.get(on.source);
-      if (earlier === undefined) return true;
+      if (earlier === undefined || queued.has(on.source)) return true;
       amendments.push({
         registered: { ...earlier, message: `${earlier.message}${suffix}` },
         published: event,
