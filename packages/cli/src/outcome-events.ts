@@ -21,7 +21,7 @@ import type { ActionResult, ApiFailure, KubeAccess } from '@argocd-cluster-regis
 import { EventQueue } from './event-queue.js';
 import type { EventSendResult } from './event-queue.js';
 import { childNews, type ChildSeen } from './child-events.js';
-import { ProfileNews, type ProfileEvent } from './profile-events.js';
+import { ProfileNews, foldPublished, type ProfileEvent } from './profile-events.js';
 import { sourceLogFields, type Logger } from './logging.js';
 import type { PassReport } from './reconciler.js';
 
@@ -139,10 +139,11 @@ export class OutcomeReporter {
       if (!present.has(name)) this.children.delete(name);
     this.reportWarnings(pass);
     const inventory = pass.profiles?.state === 'planned' ? pass.profiles.plan : undefined;
-    const folded = this.foldPublished(
+    const folded = foldPublished(
       events,
       this.profileNews.report(pass.profiles, this.logger),
       inventory?.namespace ?? '',
+      this.registeredBefore,
     );
 
     if (emitEvents && pass.applied) {
@@ -177,51 +178,6 @@ export class OutcomeReporter {
       );
     }
     return events;
-  }
-
-  /**
-   * A profile published by the pass that registered its source, or by the next one (profiles
-   * follow the registrations as written: reconciler.ts) while the source's `Registered` Event
-   * still waits to be sent, is said in that Event rather than in one of its own: otherwise a
-   * cold start at N sources posts 2N Events for N pieces of news. This pass's `events` are
-   * amended in place; the previous pass's, still queued, are returned to amend in the queue
-   * (with the profile's own Event to send if that one went out meanwhile).
-   */
-  private foldPublished(
-    events: OutcomeEvent[],
-    profileEvents: readonly ProfileEvent[],
-    namespace: string,
-  ): {
-    readonly profileEvents: readonly ProfileEvent[];
-    readonly amendments: readonly { registered: OutcomeEvent; published: ProfileEvent }[];
-  } {
-    const now = new Map<string, number>();
-    events.forEach((event, index) => {
-      if (event.reason === 'Registered') now.set(event.namespace, index);
-    });
-    const queued = new Set(events.map((event) => event.namespace));
-    const amendments: { registered: OutcomeEvent; published: ProfileEvent }[] = [];
-    const kept = profileEvents.filter((event) => {
-      const { on } = event;
-      if (event.reason !== 'Published' || on.kind !== 'profile' || on.source === undefined)
-        return true;
-      const suffix = `; published as ClusterProfile ${namespace}/${on.name}`;
-      const index = now.get(on.source);
-      const current = index === undefined ? undefined : events[index];
-      if (index !== undefined && current !== undefined) {
-        events[index] = { ...current, message: `${current.message}${suffix}` };
-        return false;
-      }
-      // Only while nothing newer about the source was queued this pass: amending would undo it.
-      const earlier = this.registeredBefore.get(on.source);
-      if (earlier === undefined || queued.has(on.source)) return true;
-      amendments.push({
-        registered: { ...earlier, message: `${earlier.message}${suffix}` },
-        published: event,
-      });
-      return false;
-    });
-    return { profileEvents: kept, amendments };
   }
 
   /** How to send a profile's Event: on the profile, or (a notice) on its source. */

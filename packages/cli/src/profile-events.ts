@@ -122,3 +122,56 @@ function noticeEvent(notice: ProfileNotice): ProfileEvent | undefined {
     message: notice.message,
   };
 }
+
+/** An Event about a source, as outcome-events.ts queues it. */
+export interface SourceNews {
+  readonly namespace: string;
+  readonly reason: string;
+  readonly message: string;
+}
+
+/**
+ * A profile published by the pass that registered its source, or by the next one (profiles
+ * follow the registrations as written: reconciler.ts) while the source's `Registered` Event
+ * still waits to be sent, is said in that Event rather than in one of its own: otherwise a
+ * cold start at N sources posts 2N Events for N pieces of news. This pass's `events` are
+ * amended in place; the previous pass's (`registeredBefore`, still queued) are returned to
+ * amend in the queue, with the profile's own Event to send if that one went out meanwhile.
+ */
+export function foldPublished<E extends SourceNews>(
+  events: E[],
+  profileEvents: readonly ProfileEvent[],
+  namespace: string,
+  registeredBefore: ReadonlyMap<string, E>,
+): {
+  readonly profileEvents: readonly ProfileEvent[];
+  readonly amendments: readonly { registered: E; published: ProfileEvent }[];
+} {
+  const now = new Map<string, number>();
+  events.forEach((event, index) => {
+    if (event.reason === 'Registered') now.set(event.namespace, index);
+  });
+  const queued = new Set(events.map((event) => event.namespace));
+  const amendments: { registered: E; published: ProfileEvent }[] = [];
+  const kept = profileEvents.filter((event) => {
+    const { on } = event;
+    if (event.reason !== 'Published' || on.kind !== 'profile' || on.source === undefined)
+      return true;
+    const suffix = `; published as ClusterProfile ${namespace}/${on.name}`;
+    const index = now.get(on.source);
+    const current = index === undefined ? undefined : events[index];
+    if (index !== undefined && current !== undefined) {
+      events[index] = { ...current, message: `${current.message}${suffix}` };
+      return false;
+    }
+    // Only while nothing newer about the source was queued this pass: amending would undo it.
+    const earlier = registeredBefore.get(on.source);
+    if (earlier === undefined || queued.has(on.source)) return true;
+    amendments.push({
+      registered: { ...earlier, message: `${earlier.message}${suffix}` },
+      published: event,
+    });
+    return false;
+  });
+  return { profileEvents: kept, amendments };
+}
