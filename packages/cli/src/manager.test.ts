@@ -3,7 +3,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '@argocd-cluster-registrar/core';
 import { createApplier } from '@argocd-cluster-registrar/k8s-adapter';
-import { startFaultProxy } from '@argocd-cluster-registrar/testkit';
+import {
+  installClusterProfileCrd,
+  kubectl,
+  startFaultProxy,
+  uniqueName,
+} from '@argocd-cluster-registrar/testkit';
 import type { FaultProxy } from '@argocd-cluster-registrar/testkit';
 import { silentLogger } from './logging.js';
 import { Daemon } from './manager.js';
@@ -74,5 +79,53 @@ describe('Daemon', () => {
       [],
     );
     expect(metrics.events.get({ result: 'sent' })).toBeUndefined();
+  });
+
+  it('publishes ClusterProfiles in batches, each pass followed at once by the next while some are left', async () => {
+    const world = await createWorld();
+    await installClusterProfileCrd(world.host);
+    const inventory = uniqueName('inventory');
+    await world.hostApi.createNamespace({ body: { metadata: { name: inventory } } });
+    const clusters = [uniqueName('batch'), uniqueName('batch'), uniqueName('batch')];
+    for (const cluster of clusters) await addSource(world, cluster);
+    const parsed = parseConfig({
+      targetNamespace: world.target,
+      managedBy: world.managedBy,
+      clusterProfiles: true,
+      clusterProfileNamespace: inventory,
+      clusterManager: 'batch-test',
+      // No interval pass within the test: only the follow-up passes can publish the rest.
+      interval: '1h',
+    });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    const config = parsed.config;
+    const deferred: number[] = [];
+    daemon = new Daemon({
+      access: accessThrough((proxy = await startFaultProxy(world.host))),
+      writerFor: (writerAccess) => createApplier(writerAccess, config),
+      config,
+      logger: silentLogger,
+      metrics: new RegistrarMetrics(),
+      leaderElect: false,
+      profileWritesPerPass: 1,
+      onPass: (report) => {
+        if (report.profiles?.state === 'planned' && report.profiles.results.length > 0)
+          deferred.push(report.profiles.plan.deferred);
+      },
+    });
+    daemon.start();
+    const published = async (): Promise<string[] | undefined> => {
+      const names = (
+        await kubectl(world.host, ['get', 'clusterprofiles', '-n', inventory, '-o', 'name'])
+      )
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => line.replace(/^.*\//, ''))
+        .sort();
+      return names.length === clusters.length ? names : undefined;
+    };
+    expect(await eventually(published, 'all three profiles')).toEqual([...clusters].sort());
+    // One profile a pass: two passes left some for the next.
+    expect(deferred).toEqual([2, 1, 0]);
   });
 });

@@ -45,6 +45,13 @@ const STOP_GRACE_MS = 4000;
  */
 const DAEMON_EVENTS = { perSecond: 10, burst: 25, concurrency: 4 } as const;
 
+/**
+ * ClusterProfile writes a daemon pass sends at most: a cold start at 10,000 sources then
+ * holds 1,000 desired profiles at a time (about 2 MB) instead of 10,000, and passes follow
+ * one another until all are published.
+ */
+const PROFILE_WRITES_PER_PASS = 1000;
+
 export interface DaemonOptions {
   readonly access: KubeAccess;
   /**
@@ -74,6 +81,8 @@ export interface DaemonOptions {
   /** How often every watch re-lists; default 10 minutes. */
   readonly resyncPeriodMs?: number;
   readonly watchTiming?: Partial<ListWatchTiming>;
+  /** ClusterProfile writes a pass sends at most; default {@link PROFILE_WRITES_PER_PASS}. */
+  readonly profileWritesPerPass?: number;
   /** Called after every pass (tests and benchmarks observe progress through it). */
   readonly onPass?: (report: PassReport) => void;
   readonly now?: () => number;
@@ -180,6 +189,7 @@ export class Daemon {
     this.schedule.fullPassNow();
     if (config.clusterProfiles) {
       this.profileStage = {
+        maxWrites: this.options.profileWritesPerPass ?? PROFILE_WRITES_PER_PASS,
         reader: createProfileReader(access, {
           namespace: config.clusterProfileNamespace,
           mode: 'watch',
@@ -398,6 +408,14 @@ export class Daemon {
       });
     }
     if (report === undefined) return;
+    // Profiles left for a later pass by the batch limit: that pass follows at once.
+    const profiles = report.profiles;
+    if (
+      profiles?.state === 'planned' &&
+      profiles.plan.deferred > 0 &&
+      profiles.results.some((r) => r.status === 'applied')
+    )
+      this.schedule.fullPassSoon();
 
     if (report.gatherFailures.length === 0) {
       if (writer) this.completedOk = true;

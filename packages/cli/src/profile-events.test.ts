@@ -52,6 +52,7 @@ function planned(
     apiVersion: 'v1alpha1',
     actions: results.map((r) => r.action),
     published: 1,
+    deferred: 0,
     notices,
   };
   return { state: 'planned', plan, results };

@@ -55,6 +55,7 @@ function passOf(
         apiVersion: 'v1alpha1',
         actions: profileCreate ? [profile] : [],
         published: 1,
+        deferred: 0,
         notices: [],
       },
       results: profileCreate ? [{ action: profile, status: 'applied', uid: 'uid-profile' }] : [],

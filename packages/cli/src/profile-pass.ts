@@ -18,6 +18,12 @@ import type { RegistrarMetrics } from './metrics.js';
 
 export interface ProfileStage {
   readonly reader: ProfileReader;
+  /**
+   * Profile writes a pass sends at most (the daemon's; its next pass follows at once while
+   * some are left): publishing 10,000 holds a batch in memory, not all. A preview and a
+   * one-shot run plan them all.
+   */
+  readonly maxWrites?: number;
   /** What a said-once notice was last about, so a steady absence is not logged every pass. */
   said?: string | undefined;
   /** The last profile plan that had nothing to write, and what it was made from. */
@@ -93,9 +99,12 @@ export async function runProfilePass(
           config,
           now: input.now,
           ...(input.deletionsOnly === true ? { deletionsOnly: true } : {}),
+          ...(input.writeWith === undefined || stage.maxWrites === undefined
+            ? {}
+            : { maxWrites: stage.maxWrites }),
         });
   stage.settled =
-    plan.actions.length === 0 && input.deletionsOnly !== true
+    plan.actions.length === 0 && plan.deferred === 0 && input.deletionsOnly !== true
       ? { plan: input.plan, changes, unread, profilePlan: plan }
       : undefined;
   input.metrics.profiles.set({}, plan.published);

@@ -94,6 +94,7 @@ export { sha256Hex } from './present/sha256.js';
 export { plan, createSettledRepeat, type PlanOptions, type SettledRepeat } from './plan/index.js';
 export {
   planProfiles,
+  profileStatusText,
   isOurs as isOurProfile,
   CLUSTER_MANAGER_LABEL,
   INVENTORY_MEMBER_ID_LABEL,

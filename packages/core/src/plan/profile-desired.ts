@@ -49,6 +49,12 @@ export interface ProfileInput {
    * pass, once the registrations this plan writes are read back.
    */
   readonly deletionsOnly?: boolean;
+  /**
+   * At most this many creates, updates and status writes (deletions are not counted): the
+   * rest wait for a later pass (`ProfilePlan.deferred`), so a daemon publishing 10,000
+   * profiles holds a batch of them at a time, not all.
+   */
+  readonly maxWrites?: number;
 }
 
 export type Written = Extract<Action, { kind: 'create' | 'update' }>['secret'];

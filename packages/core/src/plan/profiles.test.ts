@@ -23,6 +23,7 @@ import {
   testConfig,
 } from '../test-support/fixtures.js';
 import { encodeBase64Text } from '../common/base64.js';
+import { sha256Hex } from '../present/sha256.js';
 import { isClusterKey, recordedSourceKey } from '../config/sources.js';
 import type {
   Config,
@@ -130,10 +131,13 @@ describe('planProfiles', () => {
       ...base,
       children: { 'team-a': { failures: 0, version: 'v1.31.4+k3s1' } },
     };
-    const profiles = applyProfilePlan(EMPTY, planFor(healthy, EMPTY, config));
-    const profile = profiles.profiles[0];
-    expect(profile?.status?.version).toEqual({ kubernetes: 'v1.31.4+k3s1' });
-    expect(profile?.status?.conditions?.[0]?.status).toBe('True');
+    const first = planFor(healthy, EMPTY, config);
+    const created = first.actions[0];
+    expect(created?.kind === 'create' ? created.profile.status.version : undefined).toEqual({
+      kubernetes: 'v1.31.4+k3s1',
+    });
+    const profiles = applyProfilePlan(EMPTY, first);
+    expect(profiles.profiles[0]?.status?.conditions?.[0]?.status).toBe('True');
     // An hour later, still healthy: nothing to write.
     expect(planFor(healthy, profiles, config, NOW + 60 * MINUTE).actions).toEqual([]);
     const failing: Snapshot = {
@@ -156,6 +160,25 @@ describe('planProfiles', () => {
     const profiles = settled(snapshot);
     expect(profiles.profiles.map((p) => p.name)).toEqual(['alpha', 'team-b']);
     expect(planFor(world, profiles).actions).toEqual([]);
+  });
+
+  it('compares a served status by its digest, and writes back one another hand changed', () => {
+    const world = settle(scenario().child('team-a', { cluster: 'alpha' }).build());
+    const hashed: ProfileSnapshot = { ...EMPTY, digest: sha256Hex };
+    const profiles = applyProfilePlan(hashed, planFor(world, hashed));
+    const served = profiles.profiles[0];
+    if (served?.status === undefined) throw new Error('expected a published status');
+    // What is kept of a status is its conditions and a digest: no CA, no server.
+    expect(served.status.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(served)).not.toContain(encodeBase64Text(PEM.ca));
+    expect(planFor(world, profiles).actions).toEqual([]);
+    // Someone rewrote the access providers (another CA): the digest differs, ours goes back.
+    const tampered: ObservedProfile = {
+      ...served,
+      status: { ...served.status, digest: sha256Hex('{"accessProviders":[]}') },
+    };
+    const again = planFor(world, { ...profiles, profiles: [tampered] });
+    expect(again.actions.map((a) => a.kind)).toEqual(['status']);
   });
 
   it('leaves a profile of another cluster manager alone and says the name is taken', () => {
@@ -261,6 +284,49 @@ describe('planProfiles', () => {
       }).actions.map((a) => `${a.kind} ${a.cluster}`);
     expect(only(false)).toEqual(['delete alpha', 'create gamma']);
     expect(only(true)).toEqual(['delete alpha']);
+  });
+
+  it('writes at most maxWrites profiles a pass and counts the rest; deletions are not held back', () => {
+    const snapshot = scenario()
+      .child('team-a', { cluster: 'alpha' })
+      .child('team-b', { cluster: 'beta' })
+      .build();
+    const profiles = settled(snapshot);
+    const changed = scenario(settle(snapshot))
+      .removeNamespace('team-a')
+      .child('team-c', { cluster: 'gamma' })
+      .child('team-d', { cluster: 'delta' })
+      .child('team-e', { cluster: 'epsilon' })
+      .build();
+    const world = settle(changed);
+    const registrations = plan(changed, testConfig(), NOW);
+    const batch = (
+      observed: ProfileSnapshot,
+      snap: Snapshot,
+      regs = plan(snap, testConfig(), NOW),
+    ) =>
+      planProfiles({
+        snapshot: snap,
+        plan: regs,
+        profiles: observed,
+        settings: SETTINGS,
+        config: testConfig(),
+        now: NOW,
+        maxWrites: 2,
+      });
+    const first = batch(profiles, changed, registrations);
+    expect(first.actions.map((a) => `${a.kind} ${a.cluster}`)).toEqual([
+      'delete alpha',
+      'create delta',
+      'create gamma',
+    ]);
+    expect(first.deferred).toBe(1);
+    const second = batch(applyProfilePlan(profiles, first), world);
+    expect(second.actions.map((a) => `${a.kind} ${a.cluster}`)).toEqual(['create epsilon']);
+    expect(second.deferred).toBe(0);
+    expect(
+      batch(applyProfilePlan(applyProfilePlan(profiles, first), second), world).actions,
+    ).toEqual([]);
   });
 
   it('deletes a profile left behind once its registration is gone, on the same proof', () => {

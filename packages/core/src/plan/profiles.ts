@@ -21,8 +21,10 @@ import type {
   Config,
   DesiredProfile,
   ObservedProfile,
+  ObservedProfileStatus,
   ObservedSecret,
   ProfileAction,
+  ProfileCondition,
   ProfileDeleteReason,
   ProfileNotice,
   ProfilePlan,
@@ -65,6 +67,10 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
   const notices: ProfileNotice[] = [];
   const wanted = new Set<string>();
   const registrations = registrationsByName(input);
+  const digest = profiles.digest ?? ((text: string) => text);
+  const maxWrites = input.maxWrites ?? Number.POSITIVE_INFINITY;
+  let writes = 0;
+  let deferred = 0;
 
   for (const outcome of input.plan.outcomes) {
     if (outcome.cluster === undefined) continue;
@@ -96,9 +102,22 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
       });
       continue;
     }
+    // Past the limit, a profile still to be created is only counted: its desired form is
+    // what the limit keeps from being held.
+    const full = writes >= maxWrites;
+    if (full && existing === undefined) {
+      deferred += 1;
+      continue;
+    }
     const desired = desiredProfile(input, keys, outcome, cluster, registration, existing);
-    const action = writeFor(cluster, outcome.namespace, desired, existing, keys);
-    if (action !== undefined) actions.push(action);
+    const action = writeFor(cluster, outcome.namespace, desired, existing, keys, digest);
+    if (action === undefined) continue;
+    if (full) {
+      deferred += 1;
+      continue;
+    }
+    writes += 1;
+    actions.push(action);
   }
 
   const deletions = deletionProofs(input.plan.actions);
@@ -130,6 +149,7 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
     apiVersion: profiles.apiVersion,
     actions,
     published: wanted.size - notices.filter((n) => n.code !== 'profiles-unread').length,
+    deferred,
     notices,
   };
 }
@@ -172,6 +192,7 @@ function writeFor(
   desired: DesiredProfile,
   existing: ObservedProfile | undefined,
   keys: LabelKeys,
+  digest: (text: string) => string,
 ): ProfileAction | undefined {
   if (existing === undefined) return { kind: 'create', cluster, source, profile: desired };
   const changed: string[] = [];
@@ -184,7 +205,7 @@ function writeFor(
     Object.entries(desired.labels).some(([key, value]) => existing.labels[key] !== value);
   if (labelsDiffer) changed.push('metadata.labels');
   if (existing.spec.displayName !== desired.spec.displayName) changed.push('spec.displayName');
-  const statusDiffers = !sameStatus(existing.status, desired.status);
+  const statusDiffers = !sameStatus(existing.status, desired.status, digest);
   if (changed.length === 0) {
     return statusDiffers
       ? { kind: 'status', cluster, source, target: refOf(existing), profile: desired }
@@ -202,22 +223,42 @@ function writeFor(
   };
 }
 
-/** Compared as the API server returns it: absent lists and empty ones are the same. */
-function sameStatus(observed: ProfileStatus | undefined, desired: ProfileStatus): boolean {
-  const norm = (status: ProfileStatus | undefined): string =>
-    canonical({
-      conditions: (status?.conditions ?? []).map((c) => ({
+/**
+ * Compared as the API server returns it: absent lists and empty ones are the same. The
+ * conditions as they are, the rest by its digest (ObservedProfileStatus).
+ */
+function sameStatus(
+  observed: ObservedProfileStatus | undefined,
+  desired: ProfileStatus,
+  digest: (text: string) => string,
+): boolean {
+  const conditions = (list: readonly ProfileCondition[] | undefined): string =>
+    canonical(
+      (list ?? []).map((c) => ({
         type: c.type,
         status: c.status,
         reason: c.reason,
         message: c.message,
         lastTransitionTime: c.lastTransitionTime,
       })),
-      version: status?.version?.kubernetes ?? '',
-      properties: (status?.properties ?? []).map((p) => ({ name: p.name, value: p.value })),
-      accessProviders: status?.accessProviders ?? [],
-    });
-  return norm(observed) === norm(desired);
+    );
+  return (
+    conditions(observed?.conditions) === conditions(desired.conditions) &&
+    (observed?.digest ?? digest(profileStatusText(undefined))) ===
+      digest(profileStatusText(desired))
+  );
+}
+
+/**
+ * A status's version, properties and access providers as one canonical text: what an
+ * observed status keeps (as its digest) and a desired one is compared by.
+ */
+export function profileStatusText(status: ProfileStatus | undefined): string {
+  return canonical({
+    version: status?.version?.kubernetes ?? '',
+    properties: (status?.properties ?? []).map((p) => ({ name: p.name, value: p.value })),
+    accessProviders: status?.accessProviders ?? [],
+  });
 }
 
 /** JSON with object keys sorted, so key order never counts as a change. */

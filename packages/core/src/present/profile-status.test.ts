@@ -32,6 +32,7 @@ const plan: ProfilePlan = {
   namespace: 'inventory',
   apiVersion: 'v1alpha1',
   published: 2,
+  deferred: 0,
   actions: [
     {
       kind: 'create',

@@ -3,16 +3,30 @@
 // patches and deletes only while uid and resourceVersion still match). A patch sets our labels
 // and removes the keys it names, keeping every other label and annotation.
 
-import type { ObservedProfile, ProfilePlan, ProfileSnapshot } from '../common/types.js';
+import type {
+  ObservedProfile,
+  ObservedProfileStatus,
+  ProfilePlan,
+  ProfileSnapshot,
+  ProfileStatus,
+} from '../common/types.js';
+import { profileStatusText } from '../plan/profiles.js';
 
 export function applyProfilePlan(before: ProfileSnapshot, result: ProfilePlan): ProfileSnapshot {
   const byName = new Map(before.profiles.map((p) => [p.name, p]));
+  // As the reader keeps a served status: the conditions, and the rest by its digest.
+  const digest = before.digest ?? ((text: string) => text);
+  const served = (status: ProfileStatus): ObservedProfileStatus => ({
+    ...(status.conditions === undefined ? {} : { conditions: status.conditions }),
+    digest: digest(profileStatusText(status)),
+  });
   for (const action of result.actions) {
     const current = byName.get(action.cluster);
     if (action.kind === 'create') {
       if (current !== undefined) continue;
       byName.set(action.cluster, {
         ...action.profile,
+        status: served(action.profile.status),
         uid: `uid-profile-${action.cluster}`,
         resourceVersion: '1',
         annotations: {},
@@ -31,7 +45,7 @@ export function applyProfilePlan(before: ProfileSnapshot, result: ProfilePlan): 
     } else if (action.kind === 'status') {
       byName.set(action.cluster, {
         ...current,
-        status: action.profile.status,
+        status: served(action.profile.status),
         resourceVersion: next,
       });
     } else {
@@ -45,7 +59,7 @@ export function applyProfilePlan(before: ProfileSnapshot, result: ProfilePlan): 
         ...current,
         labels,
         spec: action.profile.spec,
-        status: action.profile.status,
+        status: served(action.profile.status),
         resourceVersion: next,
       };
       byName.set(action.cluster, updated);

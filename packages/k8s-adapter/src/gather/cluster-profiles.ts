@@ -4,7 +4,13 @@
 // request for them, whatever their number). Without the CRD the reader says so once and is
 // asked again only after an interval, and registrations go on unaffected.
 
-import type { ObservedProfile, ProfileSnapshot } from '@argocd-cluster-registrar/core';
+import { createHash } from 'node:crypto';
+import { profileStatusText } from '@argocd-cluster-registrar/core';
+import type {
+  ObservedProfile,
+  ProfileSnapshot,
+  ProfileStatus,
+} from '@argocd-cluster-registrar/core';
 import {
   clusterProfilesPath,
   discoverInventory,
@@ -124,6 +130,7 @@ export function createProfileReader(
           snapshot: {
             apiVersion,
             profiles,
+            digest: profileDigest,
             ...(failing === undefined ? {} : { unread: failing.message }),
           },
         };
@@ -144,7 +151,7 @@ export function createProfileReader(
           }
           next = page.metadata?.continue === '' ? undefined : page.metadata?.continue;
         } while (next !== undefined);
-        return { state: 'read', snapshot: { apiVersion, profiles } };
+        return { state: 'read', snapshot: { apiVersion, profiles, digest: profileDigest } };
       } catch (err) {
         return { state: 'unknown', why: classifyApiError(err).message };
       }
@@ -168,12 +175,19 @@ async function firstListOrTimeout(listed: Promise<void>): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The digest an observed status keeps of what it does not keep whole (core's ObservedProfileStatus). */
+export function profileDigest(text: string): string {
+  return createHash('sha256').update(text).digest('base64');
+}
+
 /** The planner's view of a profile as served (an object without name or uid is dropped). */
 export function observedProfile(
   object: KubeClusterProfile | WatchedObject,
 ): ObservedProfile | undefined {
   const profile = object as KubeClusterProfile;
   const meta = profile.metadata;
+  // The CRD's schema holds the status to ProfileStatus's shape.
+  const status = profile.status as ProfileStatus | undefined;
   if (meta?.name === undefined || meta.uid === undefined || meta.resourceVersion === undefined)
     return undefined;
   return {
@@ -184,6 +198,13 @@ export function observedProfile(
     labels: meta.labels ?? {},
     annotations: meta.annotations ?? {},
     spec: profile.spec ?? {},
-    ...(profile.status === undefined ? {} : { status: profile.status }),
+    ...(status === undefined
+      ? {}
+      : {
+          status: {
+            ...(Array.isArray(status.conditions) ? { conditions: status.conditions } : {}),
+            digest: profileDigest(profileStatusText(status)),
+          },
+        }),
   };
 }
