@@ -19,6 +19,7 @@ import type { CliOptions } from './flags.js';
 import { colorFor } from './io.js';
 import type { Io } from './io.js';
 import type { PassReport } from './reconciler.js';
+import { publishedAfter } from './profile-pass.js';
 import type { ProfilePassReport } from './profile-pass.js';
 import type { RoundsReport } from './rounds.js';
 
@@ -194,7 +195,7 @@ function profilesDocument(report: ProfilePassReport) {
     state: report.state,
     namespace: plan.namespace,
     apiVersion: plan.apiVersion,
-    published: plan.published,
+    published: publishedAfter(report),
     actions: plan.actions.map((a) => ({
       kind: a.kind,
       cluster: a.cluster,
@@ -217,7 +218,7 @@ function profilesText(report: ProfilePassReport | undefined): string {
   if (report.state !== 'planned') return `\nClusterProfiles: not planned (${report.why})\n`;
   const { plan } = report;
   const lines = [
-    `\nClusterProfiles in ${plan.namespace} (${plan.apiVersion}): ${String(plan.published)} published, ${String(plan.actions.length)} to write`,
+    `\nClusterProfiles in ${plan.namespace} (${plan.apiVersion}): ${String(publishedAfter(report))} published, ${String(plan.actions.length)} to write`,
   ];
   const written = new Map(report.results.map((r) => [r.action, r.status]));
   for (const a of plan.actions) {

@@ -107,11 +107,12 @@ export async function runProfilePass(
     plan.actions.length === 0 && plan.deferred === 0 && input.deletionsOnly !== true
       ? { plan: input.plan, changes, unread, profilePlan: plan }
       : undefined;
-  input.metrics.profiles.set({}, plan.published);
   const results =
     input.writeWith === undefined || plan.actions.length === 0
       ? []
       : await writeProfiles(input.writeWith, plan);
+  const report: ProfilePassReport = { state: 'planned', plan, results };
+  input.metrics.profiles.set({}, publishedAfter(report));
   for (const result of results) {
     const { action } = result;
     input.metrics.profileActions.inc({ kind: action.kind, status: result.status });
@@ -130,7 +131,15 @@ export async function runProfilePass(
         error: result.failure?.message,
       });
   }
-  return { state: 'planned', plan, results };
+  return report;
+}
+
+/** Profiles of ours for registered sources once the pass's writes are done: as read, and created. */
+export function publishedAfter(report: Extract<ProfilePassReport, { state: 'planned' }>): number {
+  const created = report.results.filter(
+    (r) => r.action.kind === 'create' && r.status === 'applied',
+  ).length;
+  return report.plan.published + created;
 }
 
 function pastTense(kind: ProfilePlan['actions'][number]['kind']): string {

@@ -160,7 +160,7 @@ export interface ProfilePlan {
   readonly namespace: string;
   readonly apiVersion: string;
   readonly actions: readonly ProfileAction[];
-  /** Published profiles (ours, desired this pass), by cluster name: for status and metrics. */
+  /** Profiles of ours that exist, as read, for registered sources (before this plan's writes). */
   readonly published: number;
   /** Writes left for a later pass by the input's `maxWrites`. */
   readonly deferred: number;

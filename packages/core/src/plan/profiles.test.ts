@@ -321,9 +321,12 @@ describe('planProfiles', () => {
       'create gamma',
     ]);
     expect(first.deferred).toBe(1);
+    // Published: ours that exist as read (beta; alpha's source is gone), not those to come.
+    expect(first.published).toBe(1);
     const second = batch(applyProfilePlan(profiles, first), world);
     expect(second.actions.map((a) => `${a.kind} ${a.cluster}`)).toEqual(['create epsilon']);
     expect(second.deferred).toBe(0);
+    expect(second.published).toBe(3);
     expect(
       batch(applyProfilePlan(applyProfilePlan(profiles, first), second), world).actions,
     ).toEqual([]);

@@ -71,6 +71,7 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
   const maxWrites = input.maxWrites ?? Number.POSITIVE_INFINITY;
   let writes = 0;
   let deferred = 0;
+  let published = 0;
 
   for (const outcome of input.plan.outcomes) {
     if (outcome.cluster === undefined) continue;
@@ -91,9 +92,11 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
       });
       continue;
     }
-    if (input.deletionsOnly === true) continue;
     const existing = observed.get(cluster);
-    if (existing !== undefined && !isOurs(existing, settings, input.config, keys)) {
+    const ours = existing !== undefined && isOurs(existing, settings, input.config, keys);
+    if (ours) published += 1;
+    if (input.deletionsOnly === true) continue;
+    if (existing !== undefined && !ours) {
       notices.push({
         cluster,
         source: outcome.namespace,
@@ -148,7 +151,7 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
     namespace: settings.namespace,
     apiVersion: profiles.apiVersion,
     actions,
-    published: wanted.size - notices.filter((n) => n.code !== 'profiles-unread').length,
+    published,
     deferred,
     notices,
   };
