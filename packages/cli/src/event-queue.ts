@@ -67,6 +67,11 @@ export class EventQueue {
     return true;
   }
 
+  /** Whether an Event about `source` waits to be sent (not yet started). */
+  waits(source: string): boolean {
+    return !this.closed && this.waiting.has(source);
+  }
+
   /** No Event starts until the matching `release` (holds nest): a pass is writing. */
   hold(): void {
     this.holds += 1;

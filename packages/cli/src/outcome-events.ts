@@ -58,7 +58,7 @@ export class OutcomeReporter {
   private readonly children = new Map<string, ChildSeen>();
   private warnings = new Set<string>();
   private readonly profileNews = new ProfileNews();
-  /** The `Registered` Events the last writing pass queued, by source (foldPublished). */
+  /** The `Registered` Events queued and still waiting, by source (foldPublished). */
   private registeredBefore = new Map<string, OutcomeEvent>();
 
   /**
@@ -173,9 +173,18 @@ export class OutcomeReporter {
             : `${event.on.source} ClusterProfile`;
         if (send !== undefined) this.events.enqueue(line, send);
       }
-      this.registeredBefore = new Map(
-        events.filter((e) => e.reason === 'Registered').map((e) => [e.namespace, e]),
-      );
+      // Kept while they wait: the profiles follow in batches, maybe passes later. An entry
+      // goes once used, once its Event went out, or once something newer about its source
+      // was queued (amending would undo that).
+      const next = new Map<string, OutcomeEvent>();
+      const queued = new Set(events.map((e) => e.namespace));
+      const amended = new Set(folded.amendments.map((a) => a.registered.namespace));
+      for (const [source, event] of this.registeredBefore)
+        if (!queued.has(source) && !amended.has(source) && this.events.waits(source))
+          next.set(source, event);
+      for (const event of events)
+        if (event.reason === 'Registered') next.set(event.namespace, event);
+      this.registeredBefore = next;
     }
     return events;
   }

@@ -131,12 +131,13 @@ export interface SourceNews {
 }
 
 /**
- * A profile published by the pass that registered its source, or by the next one (profiles
- * follow the registrations as written: reconciler.ts) while the source's `Registered` Event
- * still waits to be sent, is said in that Event rather than in one of its own: otherwise a
- * cold start at N sources posts 2N Events for N pieces of news. This pass's `events` are
- * amended in place; the previous pass's (`registeredBefore`, still queued) are returned to
- * amend in the queue, with the profile's own Event to send if that one went out meanwhile.
+ * A profile published by the pass that registered its source, or by a later one (profiles
+ * follow the registrations as written: reconciler.ts; a daemon publishes them in batches)
+ * while the source's `Registered` Event still waits to be sent, is said in that Event rather
+ * than in one of its own: otherwise a cold start at N sources posts 2N Events for N pieces of
+ * news. This pass's `events` are amended in place; earlier passes' (`registeredBefore`, still
+ * queued) are returned to amend in the queue, with the profile's own Event to send if that
+ * one went out meanwhile.
  */
 export function foldPublished<E extends SourceNews>(
   events: E[],

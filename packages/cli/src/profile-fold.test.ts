@@ -1,4 +1,4 @@
-// A profile published by the pass after its registration's is said in the source's queued
+// A profile published by a pass after its registration's is said in the source's queued
 // `Registered` Event, unless something newer about that source was queued meanwhile: then the
 // newer Event stands and the profile gets an Event of its own. Observed through a held queue
 // (nothing is sent): how many Events wait, one line per source and one per profile.
@@ -75,6 +75,16 @@ describe('a profile published the pass after its registration', () => {
     const { queue, reporter } = reporterWithHeldQueue();
     reporter.report(passOf({ state: 'registered' }, [CREATE as Action], false), true);
     expect(queue.size).toBe(1);
+    reporter.report(passOf({ state: 'unchanged' }, [], true), true);
+    expect(queue.size).toBe(1);
+    queue.close();
+  });
+
+  it('is said there too when a later pass publishes it (a batch), while that Event waits', () => {
+    const { queue, reporter } = reporterWithHeldQueue();
+    reporter.report(passOf({ state: 'registered' }, [CREATE as Action], false), true);
+    // A pass that published other sources' profiles, not this one's.
+    reporter.report(passOf({ state: 'unchanged' }, [], false), true);
     reporter.report(passOf({ state: 'unchanged' }, [], true), true);
     expect(queue.size).toBe(1);
     queue.close();
