@@ -10,6 +10,7 @@ import {
   planProfiles,
   SECRETREADER_PROVIDER,
 } from './profiles.js';
+import type { ProfileInput } from './profiles.js';
 import { applyProfilePlan } from '../test-support/apply-profile-plan.js';
 import { buildSnapshot, plannerInputArb, PROPERTY_CONFIG } from '../test-support/arbitraries.js';
 import {
@@ -42,9 +43,18 @@ function planFor(
   profiles: ProfileSnapshot = EMPTY,
   config: Config = testConfig(),
   now = NOW,
+  options: Pick<ProfileInput, 'deletionsOnly' | 'maxWrites'> = {},
 ): ProfilePlan {
   const registrations = plan(snapshot, config, now);
-  return planProfiles({ snapshot, plan: registrations, profiles, settings: SETTINGS, config, now });
+  return planProfiles({
+    snapshot,
+    plan: registrations,
+    profiles,
+    settings: SETTINGS,
+    config,
+    now,
+    ...options,
+  });
 }
 
 /** Registrations and profiles both settled: what a running registrar leaves. */
@@ -271,17 +281,10 @@ describe('planProfiles', () => {
       .removeNamespace('team-a')
       .child('team-c', { cluster: 'gamma' })
       .build();
-    const registrations = plan(changed, testConfig(), NOW);
     const only = (deletionsOnly: boolean) =>
-      planProfiles({
-        snapshot: changed,
-        plan: registrations,
-        profiles,
-        settings: SETTINGS,
-        config: testConfig(),
-        now: NOW,
-        deletionsOnly,
-      }).actions.map((a) => `${a.kind} ${a.cluster}`);
+      planFor(changed, profiles, testConfig(), NOW, { deletionsOnly }).actions.map(
+        (a) => `${a.kind} ${a.cluster}`,
+      );
     expect(only(false)).toEqual(['delete alpha', 'create gamma']);
     expect(only(true)).toEqual(['delete alpha']);
   });
@@ -299,22 +302,9 @@ describe('planProfiles', () => {
       .child('team-e', { cluster: 'epsilon' })
       .build();
     const world = settle(changed);
-    const registrations = plan(changed, testConfig(), NOW);
-    const batch = (
-      observed: ProfileSnapshot,
-      snap: Snapshot,
-      regs = plan(snap, testConfig(), NOW),
-    ) =>
-      planProfiles({
-        snapshot: snap,
-        plan: regs,
-        profiles: observed,
-        settings: SETTINGS,
-        config: testConfig(),
-        now: NOW,
-        maxWrites: 2,
-      });
-    const first = batch(profiles, changed, registrations);
+    const batch = (observed: ProfileSnapshot, snap: Snapshot) =>
+      planFor(snap, observed, testConfig(), NOW, { maxWrites: 2 });
+    const first = batch(profiles, changed);
     expect(first.actions.map((a) => `${a.kind} ${a.cluster}`)).toEqual([
       'delete alpha',
       'create delta',
