@@ -146,6 +146,7 @@ Settings left at their empty value render no flag, so the CLI's own default appl
 - {{ printf "--capi-cluster-name-label=%t" $v.capiClusterNameLabel | quote }}
 - {{ printf "--probe-children=%t" $v.probeChildren | quote }}
 - {{ printf "--probe-failures=%d" (int $v.probeFailures) | quote }}
+- {{ printf "--probe-interval=%s" (toString $v.probeInterval) | quote }}
 - {{ printf "--kamaji-sleep=%t" $v.kamajiSleep | quote }}
 - {{ printf "--vcluster-sleep=%t" $v.vclusterSleep | quote }}
 - {{ printf "--reference-mode=%s" $v.referenceMode | quote }}

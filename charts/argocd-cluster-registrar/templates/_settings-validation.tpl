@@ -234,6 +234,31 @@ Each acr.form.<value> prints the problem with a value, or nothing.
 {{- $problem -}}
 {{- end -}}
 
+{{- define "acr.form.probeInterval" -}}
+{{- $value := . -}}
+{{- $problem := "" -}}
+{{- $accepted := dict -}}
+{{- if and (not $problem) (not (hasKey $accepted "")) }}
+{{- $subject := $value }}
+{{- if (regexMatch `^-\d` $value) }}
+{{- $problem = printf "must not be negative; expected a Go duration of at least 1s, such as 30s, 60s, 1m30s or 5m" }}
+{{- end }}
+{{- end }}
+{{- if and (not $problem) (not (hasKey $accepted "")) }}
+{{- $subject := $value }}
+{{- if not (regexMatch `^(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$` $value) }}
+{{- $problem = printf "must be a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)" }}
+{{- end }}
+{{- end }}
+{{- if and (not $problem) (gt (include "acr.durationSeconds" $value | float64) 9223372036.0) }}
+{{- $problem = printf "must be a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h), at most 2562047h" }}
+{{- end }}
+{{- if and (not $problem) (lt (include "acr.durationSeconds" $value | float64) 1.0) }}
+{{- $problem = printf "must be at least 1s, such as 30s, 60s, 1m30s or 5m" }}
+{{- end }}
+{{- $problem -}}
+{{- end -}}
+
 {{- define "acr.form.demotedTTL" -}}
 {{- $value := . -}}
 {{- $problem := "" -}}
@@ -367,6 +392,8 @@ Each acr.form.<value> prints the problem with a value, or nothing.
 {{- end }}
 {{- $problem := include "acr.form.interval" (toString .Values.interval) }}
 {{- if $problem }}{{ fail (printf "values: interval %q: %s" (toString .Values.interval) $problem) }}{{ end }}
+{{- $problem := include "acr.form.probeInterval" (toString .Values.probeInterval) }}
+{{- if $problem }}{{ fail (printf "values: probeInterval %q: %s" (toString .Values.probeInterval) $problem) }}{{ end }}
 {{- $problem := include "acr.form.demotedTTL" (toString .Values.demotedTTL) }}
 {{- if $problem }}{{ fail (printf "values: demotedTTL %q: %s" (toString .Values.demotedTTL) $problem) }}{{ end }}
 {{- $problem := include "acr.form.credentialRefreshWindow" (toString .Values.credentialRefreshWindow) }}

@@ -96,6 +96,7 @@ describe('default render', () => {
       '--capi-cluster-name-label=false',
       '--probe-children=false',
       '--probe-failures=3',
+      '--probe-interval=3m',
       '--kamaji-sleep=false',
       '--vcluster-sleep=false',
       '--reference-mode=off',

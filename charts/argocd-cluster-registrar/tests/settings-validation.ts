@@ -46,6 +46,7 @@ const FORMS: readonly {
   { flag: 'secret-name-pattern', checks: secretNamePatternForm(), optional: true },
   { flag: 'secret-key', checks: SECRET_KEY_FORM, optional: true },
   { flag: 'interval', checks: INTERVAL_FORM },
+  { flag: 'probe-interval', checks: INTERVAL_FORM },
   { flag: 'demoted-ttl', checks: durationForm() },
   { flag: 'credential-refresh-window', checks: durationForm() },
   { flag: 'resync-period', checks: RESYNC_PERIOD_FORM },

@@ -1,6 +1,7 @@
 // What probing children costs (`--probe-children`): N registered children (default 1,000), of
 // which half answer `/version` and half never do, under the daemon as the image runs it
-// (default interval, so one probe per child a minute at most). Measured: the daemon's CPU,
+// (default timing: a child that answers is probed once a --probe-interval, 3m; a failing one
+// each --interval, 60s). Measured: the daemon's CPU,
 // resident memory and open descriptors, the requests it sends the host API server, the probes
 // the children receive, how long until every unreachable child is paused, and reactions
 // (namespace deleted → deregistered, kubeconfig appears → registered; budgets in
@@ -16,7 +17,10 @@
 // and never answers (a black-holed load balancer: every probe costs its full time-out), or,
 // with REGISTRAR_BENCH_PROBE_UNREACHABLE=refuse, nothing listens on its port (a stopped
 // server: refused at once, and not counted here). REGISTRAR_BENCH_PROBE_MINUTES: the steady
-// window (default 5); REGISTRAR_BENCH_PROBE_TRIALS: deletions and appearances (default 20 each).
+// window (default 5); REGISTRAR_BENCH_PROBE_TRIALS: deletions and appearances (default 20 each);
+// REGISTRAR_BENCH_PROBE_INTERVAL: the daemon's --probe-interval (default: its own, 3m). A
+// window that is to hold the answering children's `/version` calls must be at least 10 probe
+// intervals long: they fall due together, every 10 probe intervals.
 
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
@@ -73,6 +77,7 @@ const UNREACHABLE: 'hang' | 'refuse' =
   process.env['REGISTRAR_BENCH_PROBE_UNREACHABLE'] === 'refuse' ? 'refuse' : 'hang';
 const WINDOW_MS = Number(process.env['REGISTRAR_BENCH_PROBE_MINUTES'] ?? 5) * 60_000;
 const TRIALS = Number(process.env['REGISTRAR_BENCH_PROBE_TRIALS'] ?? 20);
+const PROBE_INTERVAL = process.env['REGISTRAR_BENCH_PROBE_INTERVAL'];
 const TARGET = 'argocd';
 const SAMPLE_MS = 1000;
 /** Every 15 s: /metrics costs the daemon in proportion to its children. */
@@ -225,6 +230,7 @@ async function main(): Promise<void> {
       '--target-namespace',
       TARGET,
       '--probe-children',
+      ...(PROBE_INTERVAL === undefined ? [] : ['--probe-interval', PROBE_INTERVAL]),
       '--health-addr',
       '',
       '--metrics-addr',
@@ -349,7 +355,10 @@ async function main(): Promise<void> {
           .map((a) => (a === '' ? "''" : a))
           .join(' ')
           .replace(plane.kubeconfigPath, '<admin>')
-          .replace(String(metricsPort), '<p>')}\`, default interval 60s and --probe-failures 3).`,
+          .replace(
+            String(metricsPort),
+            '<p>',
+          )}\`, ${PROBE_INTERVAL === undefined ? 'default timing: --probe-interval 3m, --interval 60s' : `--interval 60s`} and --probe-failures 3).`,
         `Runtime: ${runtime.describe}.`,
         `Machine: ${machine()}; load average ${startedLoad} at the start, ${window.load} at the end of the steady window, ${loadAverage()} at the end (shared).`,
         `Build: ${build}. Measured: ${new Date().toISOString().slice(0, 16)}Z.`,
@@ -361,7 +370,7 @@ async function main(): Promise<void> {
         `| steady window (all paused, probes going on) | ${window.minutes.toFixed(1)} min | — |`,
         `| … daemon CPU (user + system) | **${window.cpuPerMinute.toFixed(2)} CPU-seconds a minute** | ≤ ${String(CPU_BUDGET)} (steady, without probes): ${verdict(window.cpuPerMinute <= CPU_BUDGET)} |`,
         `| … requests to the host API server, watches and Leases excepted | **${window.requestsPerMinute.toFixed(1)} a minute** (${window.breakdown || 'none'}; writes ${String(window.writes)}) | ≤ 10: ${verdict(window.requestsPerMinute <= 10)} |`,
-        `| … what the children received, a minute | answering ones: **${window.connectedPerMinute.toFixed(0)} connections**, **${window.answeredPerMinute.toFixed(0)} \`/version\` calls** among them; unreachable ones: ${UNREACHABLE === 'hang' ? `**${window.hungPerMinute.toFixed(0)} connections** (a knock, and a \`/version\` call when it is accepted)` : 'refused connections not counted'} (${String(reachable)} answering and ${String(N - reachable)} unreachable children) | at most one probe a child a minute |`,
+        `| … what the children received, a minute | answering ones: **${window.connectedPerMinute.toFixed(0)} connections**, **${window.answeredPerMinute.toFixed(0)} \`/version\` calls** among them; unreachable ones: ${UNREACHABLE === 'hang' ? `**${window.hungPerMinute.toFixed(0)} connections** (a knock, and a \`/version\` call when it is accepted)` : 'refused connections not counted'} (${String(reachable)} answering and ${String(N - reachable)} unreachable children) | at most one probe an answering child a probe interval (${PROBE_INTERVAL ?? '3m'}) |`,
         `| … RSS median (max) | **${fmt(window.rss.median)}** (${fmt(window.rss.max)}); anonymous ${fmt(window.anonMedianKiB)} | ≤ ${String(RSS_BUDGET_MIB)} MiB at 1,000: ${verdict(mib(window.rss.max) <= RSS_BUDGET_MIB)} |`,
         `| … open descriptors, max | ${String(window.fdsMax)} | — |`,
         `| peak RSS, whole run (VmHWM) | ${fmt(hwmKiB)}${oom ? ', **killed for going over the memory limit**' : ''} (largest sampled each second: ${phases}) | ≤ ${String(RSS_BUDGET_MIB)} MiB at 1,000: ${verdict(mib(hwmKiB) <= RSS_BUDGET_MIB && !oom)} |`,
@@ -378,12 +387,14 @@ async function main(): Promise<void> {
         `Reactions: deletion p99 ${verdict(percentile(sorted(deleted), 99) <= 1000)}, appearance p99 ${verdict(percentile(sorted(appeared), 99) <= 1000)}.`,
       ].join('\n');
       console.log(`\n${block}`);
-      // Another build's run (REGISTRAR_BENCH_DAEMON) is a block of its own.
+      // Another build's run (REGISTRAR_BENCH_DAEMON) and another probe interval are blocks of
+      // their own.
       const other = process.env['REGISTRAR_BENCH_DAEMON'] === undefined ? '' : '-other-build';
+      const interval = PROBE_INTERVAL === undefined ? '' : `-every-${PROBE_INTERVAL}`;
       writeDocBlock(
         'docs/bench/probe.md',
         'probe-bench',
-        `n=${String(N)}-${UNREACHABLE}${other}`,
+        `n=${String(N)}-${UNREACHABLE}${interval}${other}`,
         block,
         DOC_HEADER,
       );
@@ -466,8 +477,10 @@ async function measureWindow(
 const DOC_HEADER = `## What probing children costs (\`packages/cli/bench/probe.bench.ts\`)
 
 The daemon as the image runs it (the image's Node release and flags, in a memory cgroup at the
-chart's default limit) with \`--probe-children\` and its default timing (interval 60s, 3 failed
-probes before a pause, 16 probes at once, 5 s each), over N registered children of which half
+chart's default limit) with \`--probe-children\` and its default timing (a child that answers
+probed once a probe interval of 3m, a failing one each interval of 60s, 3 failed probes before a
+pause, 16 probes at once, 5 s each; a run whose command says only "default interval 60s" is
+from before the probe interval, when every child was probed each interval), over N registered children of which half
 answer \`/version\` and half do not. The children are the bench process: a port each on the
 machine's non-loopback address, with a serving certificate from the plane's CA (which the
 registrations carry). The budgets are those of [docs/behaviour.md](../behaviour.md#budgets) at

@@ -186,7 +186,7 @@ export const FINDING_AND_WRITING_ROWS: readonly SettingRow[] = [
     configKey: 'probeChildren',
     chart: { value: 'probeChildren', example: true, passes: 'true' },
     defaultText: 'false',
-    help: 'Probe each registered child (at most once an interval, 16 at once, 5s each: its /version with its registered credentials, or, between those calls, a TCP connect to its server; a paused child less often, down to once 5 intervals; needs egress to every child API server) and pause an unreachable one in ArgoCD (argocd.argoproj.io/skip-reconcile, ArgoCD 3.4 or later) until it answers /version again; its registration and Applications stay.',
+    help: 'Probe each registered child (once a --probe-interval while it answers, 16 at once, 5s each: its /version with its registered credentials, or, between those calls, a TCP connect to its server; a failing child each interval, a paused one less often, down to once 5 intervals; needs egress to every child API server) and pause an unreachable one in ArgoCD (argocd.argoproj.io/skip-reconcile, ArgoCD 3.4 or later) until it answers /version again; its registration and Applications stay.',
   },
   {
     name: 'probe-failures',
@@ -197,6 +197,17 @@ export const FINDING_AND_WRITING_ROWS: readonly SettingRow[] = [
     defaultText: '3',
     placeholder: 'count',
     help: 'With --probe-children: consecutive failed probes (1 to 100) before a child counts as unreachable and is paused.',
+  },
+  {
+    name: 'probe-interval',
+    kind: 'duration',
+    group: 'Registration',
+    configKey: 'probeInterval',
+    chart: { value: 'probeInterval', example: '1m', passes: '1m' },
+    defaultText: '3m',
+    placeholder: 'duration',
+    examples: '1m, 3m or 10m',
+    help: 'With --probe-children: time between probes of a child that answers (at least 1s); a failing or paused child is probed on the shorter of this and --interval. Probing 1,000 children costs CPU in inverse proportion to it.',
   },
   {
     name: 'kamaji-sleep',

@@ -77,7 +77,7 @@ beforeAll(async () => {
     // Probes resolve the child's host names as ArgoCD's proxy does (child-host-lookup.mjs).
     startReadyDaemon(
       world,
-      ['--interval=3s', '--probe-children', '--probe-failures=2'],
+      ['--interval=3s', '--probe-interval=3s', '--probe-children', '--probe-failures=2'],
       {},
       { file: process.execPath, args: ['--import', 'tsx', '--import', CHILD_HOST_LOOKUP, MAIN] },
     ),

@@ -180,6 +180,11 @@ export interface Config {
   /** Consecutive failed probes that make a child unreachable (at least 1). */
   readonly probeFailures: number;
   /**
+   * Milliseconds between probes of a child that answers. A failing or paused child is probed
+   * on the shorter of this and `intervalMs`.
+   */
+  readonly probeIntervalMs: number;
+  /**
    * A Kamaji TenantControlPlane whose status says `Sleeping` pauses its child in ArgoCD (the
    * adapter reads TenantControlPlanes). Off by default.
    */

@@ -49,6 +49,7 @@ describe('parseConfig defaults', () => {
       capiClusterNameLabel: false,
       probeChildren: false,
       probeFailures: 3,
+      probeIntervalMs: 180_000,
       kamajiSleep: false,
       vclusterSleep: false,
       referenceMode: 'off',
@@ -79,6 +80,7 @@ describe('parseConfig defaults', () => {
       capiClusterNameLabel: false,
       probeChildren: false,
       probeFailures: 3,
+      probeInterval: '3m',
       kamajiSleep: false,
       vclusterSleep: false,
       referenceMode: 'off',
@@ -118,6 +120,7 @@ describe('parseConfig defaults', () => {
         capiClusterNameLabel: true,
         probeChildren: true,
         probeFailures: '5',
+        probeInterval: '90s',
         kamajiSleep: true,
         vclusterSleep: true,
         referenceMode: 'on-or-copy',
@@ -156,6 +159,7 @@ describe('parseConfig defaults', () => {
       capiClusterNameLabel: true,
       probeChildren: true,
       probeFailures: 5,
+      probeIntervalMs: 90_000,
       kamajiSleep: true,
       vclusterSleep: true,
       referenceMode: 'on-or-copy',
@@ -196,6 +200,15 @@ describe('parseConfig defaults', () => {
         message: 'must be a whole number from 1 to 100, e.g. 3',
       });
     }
+  });
+
+  it('refuses a probe interval under a second, as it refuses such an interval', () => {
+    expect(onlyError({ probeInterval: '500ms' })).toEqual({
+      setting: 'probeInterval',
+      value: '500ms',
+      message: 'must be at least 1s, such as 30s, 60s, 1m30s or 5m',
+    });
+    expect(onlyError({ probeInterval: 'often' }).setting).toBe('probeInterval');
   });
 
   it('refuses an unknown name form for Cluster sources, naming the accepted ones', () => {

@@ -79,6 +79,8 @@ const SCALARS: {
     booleanSetting(input, 'probeChildren', CONFIG_DEFAULTS.probeChildren, fail),
   probeFailures: (input, fail) =>
     countSetting(input, 'probeFailures', CONFIG_DEFAULTS.probeFailures, PROBE_FAILURES_RANGE, fail),
+  probeIntervalMs: (input, fail) =>
+    durationSetting(input, 'probeInterval', CONFIG_DEFAULTS.probeInterval, fail),
   kamajiSleep: (input, fail) =>
     booleanSetting(input, 'kamajiSleep', CONFIG_DEFAULTS.kamajiSleep, fail),
   vclusterSleep: (input, fail) =>

@@ -62,6 +62,8 @@ export interface ConfigInput {
   probeChildren?: boolean;
   /** Consecutive failed probes before a child counts as unreachable (`--probe-failures`); default 3. */
   probeFailures?: string | number;
+  /** How often a child that answers is probed (`--probe-interval`); default 3m. */
+  probeInterval?: string;
   /**
    * Pause a child in ArgoCD while its Kamaji TenantControlPlane says `Sleeping`
    * (`--kamaji-sleep`, chart `kamajiSleep`); default false.
@@ -126,6 +128,9 @@ export const CONFIG_DEFAULTS = {
   capiClusterNameLabel: false,
   probeChildren: false,
   probeFailures: 3,
+  // Probing costs CPU in proportion to children over this: at 3m, 1,000 children fit the
+  // daemon's steady budget (BENCHMARKS.md); a failing child is probed again each interval.
+  probeInterval: '3m',
   kamajiSleep: false,
   vclusterSleep: false,
   referenceMode: 'off',

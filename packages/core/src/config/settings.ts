@@ -29,7 +29,7 @@ export function stringSetting(
 }
 export function durationSetting(
   input: ConfigInput,
-  key: 'interval' | 'demotedTTL' | 'credentialRefreshWindow',
+  key: 'interval' | 'probeInterval' | 'demotedTTL' | 'credentialRefreshWindow',
   fallback: string,
   fail: Fail,
 ): number | undefined {
@@ -39,7 +39,8 @@ export function durationSetting(
     fail(key, value, `must be ${DURATION_FORM}`);
     return undefined;
   }
-  const problem = formProblem(key === 'interval' ? INTERVAL_FORM : durationForm(), text);
+  const periodic = key === 'interval' || key === 'probeInterval';
+  const problem = formProblem(periodic ? INTERVAL_FORM : durationForm(), text);
   if (problem !== undefined) {
     fail(key, text, problem);
     return undefined;

@@ -57,6 +57,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     capiClusterNameLabel: false,
     probeChildren: false,
     probeFailures: 3,
+    probeIntervalMs: 3 * MINUTE,
     kamajiSleep: false,
     vclusterSleep: false,
     referenceMode: 'off',

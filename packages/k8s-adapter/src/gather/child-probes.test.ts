@@ -297,11 +297,20 @@ describe('probeChild against a hostile child', () => {
 
 describe('ChildProbes', () => {
   /** `answers` to `/version` calls and `knocks` to connects, in order; `calls` what was sent. */
-  function scripted(answers: ProbeAnswer[], knocks: ProbeAnswer[] = []) {
+  function scripted(
+    answers: ProbeAnswer[],
+    knocks: ProbeAnswer[] = [],
+    timing: { intervalMs?: number; probeIntervalMs?: number } = {},
+  ) {
     let clock = 0;
     const calls: ('version' | 'knock')[] = [];
     const probes = new ChildProbes(
-      testConfig({ probeChildren: true, probeFailures: 2, managedBy: 'cluster-registrar' }),
+      testConfig({
+        probeChildren: true,
+        probeFailures: 2,
+        managedBy: 'cluster-registrar',
+        ...timing,
+      }),
       {
         mode: 'in-pass',
         now: () => clock,
@@ -377,6 +386,49 @@ describe('ChildProbes', () => {
     const gaps = times.slice(1).map((at, i) => (at - (times[i] ?? 0)) / 60_000);
     // probeFailures is 2: one interval until then, then 2, 4 and PAUSED_EVERY.
     expect(gaps).toEqual([1, 2, 4, PAUSED_EVERY, PAUSED_EVERY, PAUSED_EVERY, PAUSED_EVERY]);
+  });
+
+  it('probes an answering child once a probe interval, and a failing one each interval', async () => {
+    const knockFails: ProbeAnswer = { kind: 'failed', error: 'connect x:443: ECONNREFUSED' };
+    const { probes, advance, calls } = scripted(
+      [{ kind: 'answered', version: 'v1.31.0' }],
+      [{ kind: 'answered', version: undefined }, ...Array<ProbeAnswer>(10).fill(knockFails)],
+      { intervalMs: 60_000, probeIntervalMs: 180_000 },
+    );
+    probes.track([registration('team-a', 'https://x', {})]);
+    const times: number[] = [];
+    let clock = 0;
+    for (let i = 0; i < 7; i += 1) {
+      await probes.probeDue();
+      times.push(clock);
+      const next = probes.nextDueAt() ?? 0;
+      advance(next - clock);
+      clock = next;
+    }
+    const gaps = times.slice(1).map((at, i) => (at - (times[i] ?? 0)) / 60_000);
+    // Answering: a probe interval (3 minutes) apart. From the first failure (the third probe)
+    // one interval until probeFailures (2) is reached, then 2, 4 and PAUSED_EVERY intervals.
+    expect(gaps).toEqual([3, 3, 1, 2, 4, PAUSED_EVERY]);
+    expect(calls).toEqual(['version', 'knock', 'knock', 'knock', 'knock', 'knock', 'knock']);
+  });
+
+  it('probes a failing child on the probe interval when that is the shorter', async () => {
+    const { probes, advance } = scripted(Array<ProbeAnswer>(20).fill(down), [], {
+      intervalMs: 60_000,
+      probeIntervalMs: 20_000,
+    });
+    probes.track([registration('team-a', 'https://x', {})]);
+    const times: number[] = [];
+    let clock = 0;
+    for (let i = 0; i < 5; i += 1) {
+      await probes.probeDue();
+      times.push(clock);
+      const next = probes.nextDueAt() ?? 0;
+      advance(next - clock);
+      clock = next;
+    }
+    const gaps = times.slice(1).map((at, i) => (at - (times[i] ?? 0)) / 20_000);
+    expect(gaps).toEqual([1, 2, 4, PAUSED_EVERY]);
   });
 
   it('knocks on an answering child between /version calls, and asks again every VERSION_EVERY intervals', async () => {

@@ -2,11 +2,16 @@
 // handed to the snapshot as `children`, keyed by source. The planner decides what it means
 // (core plan/pause.ts); this only counts consecutive failures and remembers the version.
 //
-// Costs are bounded whatever the fleet: each child is probed at most once an interval (the
-// next probe is due an interval after the last one ended, plus up to a tenth of it at random,
-// so probes of a large fleet spread out instead of arriving together), at most
-// PROBE_CONCURRENCY at once, each bounded by PROBE_TIMEOUT_MS. Probing never holds a pass
-// up: the daemon probes on its own timer and a pass reads what is known.
+// Costs are bounded whatever the fleet: a child that answers is probed once a probe interval
+// (`probeIntervalMs`; the next probe is due that long after the last one ended, plus up to a
+// tenth of it at random, so probes of a large fleet spread out instead of arriving together),
+// at most PROBE_CONCURRENCY at once, each bounded by PROBE_TIMEOUT_MS. The probe interval is
+// the price's knob: at 1,000 children the probes' CPU is about in inverse proportion to it
+// (BENCHMARKS.md). A child whose probe failed is probed on the shorter of that and the pass
+// interval, so a child that stops answering is paused about one probe interval and
+// `probeFailures - 1` intervals after it stopped, and a paused one resumed within PAUSED_EVERY
+// of them. Probing never holds a pass up: the daemon probes on its own timer and a pass reads
+// what is known.
 //
 // The daemon schedules each child on its own: a probe starts when its child is due and a slot
 // is free, so a child that never answers holds one slot for one time-out and no other child
@@ -16,15 +21,16 @@
 // failing ones share what is left, each probed about every
 // max(interval, failing × time-out / PROBE_CONCURRENCY).
 //
-// Not every probe is a `/version` call: at 1,000 children a TLS handshake each an interval
+// Not every probe is a `/version` call: at 1,000 children a TLS handshake each a minute
 // cost about 2.5 CPU-seconds a minute under the image's `--jitless`, eight times the daemon's
-// whole steady budget. A child that answered its last `/version` within VERSION_EVERY
+// whole steady budget. A child that answered its last `/version` within VERSION_EVERY probe
 // intervals is only knocked on (a TCP connect); one that has not, or whose last probe failed,
 // is asked for `/version`, after a knock when it is failing (most failing children accept no
 // connection, and then no handshake is tried). A failure counts whichever probe found it, and
 // only a `/version` answer ends one. So a child that stops accepting connections is seen
 // failing at its next probe, one whose address still accepts them (a load balancer in front of
-// a stopped server) within VERSION_EVERY intervals, and the version shown is at most that old.
+// a stopped server) within VERSION_EVERY probe intervals, and the version shown is at most that
+// old.
 
 import { formatTimestamp, labelKeys, recordedSourceKey } from '@argocd-cluster-registrar/core';
 import type { ChildProbe, Config, LabelKeys, ObservedSecret } from '@argocd-cluster-registrar/core';
@@ -38,9 +44,12 @@ export const PROBE_CONCURRENCY = 16;
 export const PROBE_TIMEOUT_MS = 5_000;
 /** How long the order of due children is kept before it is made again (see nextFromQueue). */
 const QUEUE_MS = 1_000;
-/** A child that answers is asked for `/version` once this many intervals, knocked on between. */
+/** A child that answers is asked for `/version` once this many probe intervals, knocked on between. */
 export const VERSION_EVERY = 10;
-/** A paused child (failed `probeFailures` probes in a row) is probed once this many intervals. */
+/**
+ * A paused child (failed `probeFailures` probes in a row) is probed once this many of its
+ * failing gaps (see gapAfter).
+ */
 export const PAUSED_EVERY = 5;
 
 export interface ChildProbesOptions {
@@ -94,6 +103,8 @@ export class ChildProbes {
   private readonly probe: NonNullable<ChildProbesOptions['probe']>;
   private readonly knock: NonNullable<ChildProbesOptions['knock']>;
   private readonly timeoutMs: number;
+  /** Between probes of a failing child: the shorter of the interval and the probe interval. */
+  private readonly failingGapMs: number;
   private readonly setTimer: NonNullable<ChildProbesOptions['setTimer']>;
   /** The background scheduler's look at what is due, while it runs. */
   private wake: (() => void) | undefined;
@@ -115,8 +126,9 @@ export class ChildProbes {
     this.probe = options.probe ?? probeChild;
     this.knock = options.knock ?? knockOnChild;
     this.setTimer = options.setTimer ?? unrefTimer;
-    // A probe never outlasts the interval it belongs to.
-    this.timeoutMs = Math.min(options.timeoutMs ?? PROBE_TIMEOUT_MS, config.intervalMs);
+    this.failingGapMs = Math.min(config.intervalMs, config.probeIntervalMs);
+    // A probe never outlasts the gap before the next one.
+    this.timeoutMs = Math.min(options.timeoutMs ?? PROBE_TIMEOUT_MS, this.failingGapMs);
   }
 
   /** The registrations to probe: the active ones we own, by the source they record. */
@@ -134,7 +146,10 @@ export class ChildProbes {
         tracked.registration = secret;
         continue;
       }
-      const spread = this.options.mode === 'background' ? this.random() * this.jitterMs() : 0;
+      const spread =
+        this.options.mode === 'background'
+          ? this.random() * this.jitterMs(this.config.probeIntervalMs)
+          : 0;
       this.dueAt(this.now() + spread);
       this.tracked.set(key, {
         registration: secret,
@@ -206,7 +221,8 @@ export class ChildProbes {
     const before = tracked.probe;
     const after = next(before, answer, at, this.config.probeFailures);
     tracked.failures = answer.kind === 'failed' ? tracked.failures + 1 : 0;
-    tracked.nextAt = at + this.gapAfter(tracked.failures) + this.random() * this.jitterMs();
+    const gap = this.gapAfter(tracked.failures);
+    tracked.nextAt = at + gap + this.random() * this.jitterMs(gap);
     this.dueAt(tracked.nextAt);
     if (after === before) return false;
     tracked.probe = after;
@@ -220,7 +236,7 @@ export class ChildProbes {
     const start = this.now();
     const failing = tracked.failures > 0;
     const answeredLately =
-      askedAt !== undefined && start - askedAt < VERSION_EVERY * this.config.intervalMs;
+      askedAt !== undefined && start - askedAt < VERSION_EVERY * this.config.probeIntervalMs;
     if (probe !== undefined && !failing && answeredLately)
       return { answer: await this.knock(registration, this.timeoutMs), asked: false };
     if (failing) {
@@ -319,19 +335,21 @@ export class ChildProbes {
   }
 
   /**
-   * Until the next probe: an interval, or, once a child has failed `probeFailures` probes in a
-   * row (it is paused), twice that and then PAUSED_EVERY intervals: a child asleep for hours is
-   * probed every few minutes, not every minute, and resumed within PAUSED_EVERY intervals of
-   * waking.
+   * Until the next probe: a probe interval while the child answers; once it fails, the failing
+   * gap until it has failed `probeFailures` probes in a row (it is paused), then twice that,
+   * then PAUSED_EVERY of them: a child asleep for hours is probed every few minutes, not every
+   * minute, and resumed within PAUSED_EVERY failing gaps of waking.
    */
   private gapAfter(failures: number): number {
+    if (failures === 0) return this.config.probeIntervalMs;
     const beyond = failures - this.config.probeFailures;
-    const intervals = beyond < 0 ? 1 : Math.min(2 ** (beyond + 1), PAUSED_EVERY);
-    return intervals * this.config.intervalMs;
+    const gaps = beyond < 0 ? 1 : Math.min(2 ** (beyond + 1), PAUSED_EVERY);
+    return gaps * this.failingGapMs;
   }
 
-  private jitterMs(): number {
-    return this.config.intervalMs / 10;
+  /** Up to a tenth of a gap, at random, so probes of a large fleet spread out. */
+  private jitterMs(gapMs: number): number {
+    return gapMs / 10;
   }
 }
 

@@ -59,6 +59,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     capiClusterNameLabel: false,
     probeChildren: false,
     probeFailures: 3,
+    // Probed once an interval, so a test's probe timing is the interval's alone.
+    probeIntervalMs: 60_000,
     kamajiSleep: false,
     vclusterSleep: false,
     referenceMode: 'off',
