@@ -695,4 +695,30 @@ describe('ChildProbes in the background', () => {
     expect([...hanging].every((source) => (started.get(source)?.length ?? 0) >= 3)).toBe(true);
     expect(new Set(changed)).toEqual(new Set(started.keys()));
   });
+
+  it('orders the due children at most once a second, however many probes end', async () => {
+    const time = fakeTime();
+    const probes = new ChildProbes(
+      testConfig({ probeChildren: true, managedBy: 'cluster-registrar', intervalMs: 60_000 }),
+      {
+        mode: 'background',
+        now: time.now,
+        random: seeded(11),
+        setTimer: time.setTimer,
+        knock: () => Promise.resolve({ kind: 'answered', version: undefined }),
+        probe: () => Promise.resolve({ kind: 'answered', version: 'v1.36.3' }),
+      },
+    );
+    const registrations: ObservedSecret[] = [];
+    for (let i = 0; i < 1000; i += 1)
+      registrations.push(registration(`child-${String(i)}`, `https://10.0.${String(i)}.1`, {}));
+    probes.track(registrations);
+    const scheduler = probes.start(() => undefined);
+    const minutes = 10;
+    await time.advanceTo(minutes * 60_000);
+    scheduler.stop();
+    // Each child about once a minute, spread over it by the jitter.
+    expect(probes.sent).toBeGreaterThan(minutes * 900);
+    expect(probes.walks).toBeLessThanOrEqual(minutes * 60 + 1);
+  });
 });
