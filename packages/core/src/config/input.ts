@@ -128,8 +128,8 @@ export const CONFIG_DEFAULTS = {
   capiClusterNameLabel: false,
   probeChildren: false,
   probeFailures: 3,
-  // Probing costs CPU in proportion to children over this: at 3m, 1,000 children fit the
-  // daemon's steady budget (BENCHMARKS.md); a failing child is probed again each interval.
+  // A longer one costs less CPU: at 3m, probing 1,000 children fits the daemon's steady
+  // budget (BENCHMARKS.md); a failing child is probed again each interval.
   probeInterval: '3m',
   kamajiSleep: false,
   vclusterSleep: false,

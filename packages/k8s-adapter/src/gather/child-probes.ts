@@ -6,7 +6,7 @@
 // (`probeIntervalMs`; the next probe is due that long after the last one ended, plus up to a
 // tenth of it at random, so probes of a large fleet spread out instead of arriving together),
 // at most PROBE_CONCURRENCY at once, each bounded by PROBE_TIMEOUT_MS. The probe interval is
-// the price's knob: at 1,000 children the probes' CPU is about in inverse proportion to it
+// the price's knob: the answering children's probes are most of what probing costs
 // (BENCHMARKS.md). A child whose probe failed is probed on the shorter of that and the pass
 // interval, so a child that stops answering is paused about one probe interval and
 // `probeFailures - 1` intervals after it stopped, and a paused one resumed within PAUSED_EVERY
