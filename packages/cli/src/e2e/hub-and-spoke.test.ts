@@ -27,7 +27,7 @@ import {
   testHostPlane,
   uniqueName,
 } from '@argocd-cluster-registrar/testkit';
-import type { ArgoApplication, ArgoCd, ControlPlane, Hub } from '@argocd-cluster-registrar/testkit';
+import type { ArgoApplication, ArgoCd, Hub } from '@argocd-cluster-registrar/testkit';
 import { PREFIX, decoded, deleteNamespace, eventually } from '../test-support/e2e.js';
 import { childServerOf, connectSpoke, spokeSource } from '../test-support/hub-and-spoke.js';
 import type { Spoke } from '../test-support/hub-and-spoke.js';
@@ -36,7 +36,8 @@ const FLEET = `${PREFIX}fleet`;
 const APPSET = 'fleet';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const managedBy = uniqueName('fleet');
-const own: ControlPlane[] = [];
+// The hub stops its token controller with its plane; its plane's stop alone would leave it running.
+const own: { stop(): Promise<void> }[] = [];
 const spokes: Spoke[] = [];
 let scratch = '';
 let hub: Hub;
@@ -57,7 +58,7 @@ beforeAll(async () => {
     testChildPlane(),
   ]);
   hub = started;
-  own.push(hub.plane, hostA, childB);
+  own.push(hub, hostA, childB);
   argo = await startArgoCd(hub.plane, { namespace: hub.namespace, applicationController: true });
   await applyObjects(hub.plane, [
     clustersApplicationSet(hub.namespace, APPSET, { [FLEET]: 'true' }, `${APPSET}-`),
@@ -88,7 +89,7 @@ afterAll(async () => {
   await Promise.allSettled(spokes.flatMap((spoke) => spoke.daemons).map((d) => d.stop()));
   await argo?.stop();
   await Promise.allSettled(spokes.map(async (spoke) => spoke.proxy?.close()));
-  await Promise.allSettled(own.map((plane) => plane.stop()));
+  await Promise.allSettled(own.map((owned) => owned.stop()));
   if (scratch !== '') await rm(scratch, { recursive: true, force: true });
 });
 
