@@ -328,7 +328,17 @@ describe('ChildProbes', () => {
     const advance = (ms: number): void => {
       clock += ms;
     };
-    return { probes, advance, calls };
+    /** Probes `count` times, each when the child is next due: the gaps between, in `unitMs`. */
+    const gaps = async (count: number, unitMs: number): Promise<number[]> => {
+      const times: number[] = [];
+      for (let i = 0; i < count; i += 1) {
+        await probes.probeDue();
+        times.push(clock);
+        clock = probes.nextDueAt() ?? clock;
+      }
+      return times.slice(1).map((at, i) => (at - (times[i] ?? 0)) / unitMs);
+    };
+    return { probes, advance, calls, gaps };
   }
   const down: ProbeAnswer = { kind: 'failed', error: 'GET https://x/version: ECONNREFUSED' };
 
@@ -372,40 +382,26 @@ describe('ChildProbes', () => {
   });
 
   it('probes a paused child less often, down to once PAUSED_EVERY intervals', async () => {
-    const { probes, advance } = scripted(Array<ProbeAnswer>(20).fill(down));
+    const { probes, gaps: probeGaps } = scripted(Array<ProbeAnswer>(20).fill(down));
     probes.track([registration('team-a', 'https://x', {})]);
-    const times: number[] = [];
-    let clock = 0;
-    for (let i = 0; i < 8; i += 1) {
-      await probes.probeDue();
-      times.push(clock);
-      const next = probes.nextDueAt() ?? 0;
-      advance(next - clock);
-      clock = next;
-    }
-    const gaps = times.slice(1).map((at, i) => (at - (times[i] ?? 0)) / 60_000);
+    const gaps = await probeGaps(8, 60_000);
     // probeFailures is 2: one interval until then, then 2, 4 and PAUSED_EVERY.
     expect(gaps).toEqual([1, 2, 4, PAUSED_EVERY, PAUSED_EVERY, PAUSED_EVERY, PAUSED_EVERY]);
   });
 
   it('probes an answering child once a probe interval, and a failing one each interval', async () => {
     const knockFails: ProbeAnswer = { kind: 'failed', error: 'connect x:443: ECONNREFUSED' };
-    const { probes, advance, calls } = scripted(
+    const {
+      probes,
+      calls,
+      gaps: probeGaps,
+    } = scripted(
       [{ kind: 'answered', version: 'v1.31.0' }],
       [{ kind: 'answered', version: undefined }, ...Array<ProbeAnswer>(10).fill(knockFails)],
       { intervalMs: 60_000, probeIntervalMs: 180_000 },
     );
     probes.track([registration('team-a', 'https://x', {})]);
-    const times: number[] = [];
-    let clock = 0;
-    for (let i = 0; i < 7; i += 1) {
-      await probes.probeDue();
-      times.push(clock);
-      const next = probes.nextDueAt() ?? 0;
-      advance(next - clock);
-      clock = next;
-    }
-    const gaps = times.slice(1).map((at, i) => (at - (times[i] ?? 0)) / 60_000);
+    const gaps = await probeGaps(7, 60_000);
     // Answering: a probe interval (3 minutes) apart. From the first failure (the third probe)
     // one interval until probeFailures (2) is reached, then 2, 4 and PAUSED_EVERY intervals.
     expect(gaps).toEqual([3, 3, 1, 2, 4, PAUSED_EVERY]);
@@ -413,21 +409,12 @@ describe('ChildProbes', () => {
   });
 
   it('probes a failing child on the probe interval when that is the shorter', async () => {
-    const { probes, advance } = scripted(Array<ProbeAnswer>(20).fill(down), [], {
+    const { probes, gaps: probeGaps } = scripted(Array<ProbeAnswer>(20).fill(down), [], {
       intervalMs: 60_000,
       probeIntervalMs: 20_000,
     });
     probes.track([registration('team-a', 'https://x', {})]);
-    const times: number[] = [];
-    let clock = 0;
-    for (let i = 0; i < 5; i += 1) {
-      await probes.probeDue();
-      times.push(clock);
-      const next = probes.nextDueAt() ?? 0;
-      advance(next - clock);
-      clock = next;
-    }
-    const gaps = times.slice(1).map((at, i) => (at - (times[i] ?? 0)) / 20_000);
+    const gaps = await probeGaps(5, 20_000);
     expect(gaps).toEqual([1, 2, 4, PAUSED_EVERY]);
   });
 
