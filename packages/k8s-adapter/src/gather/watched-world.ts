@@ -184,7 +184,7 @@ export function createWatchGatherer(
   const resyncTimer =
     options.resyncPeriodMs > 0
       ? setInterval(() => {
-          cache.resync();
+          void cache.resync();
         }, options.resyncPeriodMs).unref()
       : undefined;
 

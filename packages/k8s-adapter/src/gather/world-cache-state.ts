@@ -45,6 +45,8 @@ export interface WorldCacheState {
   readonly clusterNames: Map<string, Set<string>>;
   discoveryTimer: NodeJS.Timeout | undefined;
   discoveryDelayMs: number;
+  /** A resync is re-listing the watches in turn: their lists are reported once, at its end. */
+  resyncing: boolean;
 }
 
 export function createWorldCacheState(
@@ -71,6 +73,7 @@ export function createWorldCacheState(
     clusterNames: new Map(),
     discoveryTimer: undefined,
     discoveryDelayMs: 1000,
+    resyncing: false,
   };
 }
 
@@ -130,7 +133,7 @@ export function watchReports(
       const again = state.listedOnce.has(name);
       state.listedOnce.add(name);
       settleCheck(state);
-      if (again) state.options.onChange({ namespaces: [], all: true });
+      if (again && !state.resyncing) state.options.onChange({ namespaces: [], all: true });
     },
     onError: (failure) => {
       state.options.onError(name, failure);

@@ -92,7 +92,8 @@ export interface WorldCache {
   settled(): Promise<void>;
   /** Watches that have not listed yet or are failing now, with why. */
   unhealthy(): readonly { readonly watch: WatchName; readonly failure: ApiFailure }[];
-  resync(): void;
+  /** Every watch lists again, one after another; settles when the last has listed or failed. */
+  resync(): Promise<void>;
   stats(): Readonly<Record<WatchName, ListWatchStats>>;
   /** Whole cluster Secrets held in memory, both watches together: one per Secret. */
   wholeClusterSecrets(): number;

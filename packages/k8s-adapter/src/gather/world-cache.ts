@@ -84,9 +84,7 @@ export function startWorldCache(
       });
     },
     unhealthy: () => unhealthy(state, secrets),
-    resync() {
-      for (const watch of state.watches.values()) watch.resync();
-    },
+    resync: () => resyncInTurn(state),
     stats() {
       return {
         namespaces: namespaces.stats(),
@@ -104,6 +102,27 @@ export function startWorldCache(
       for (const resolve of state.waiters.splice(0)) resolve();
     },
   };
+}
+
+/**
+ * Every watch lists again, each once the one before it has listed (or failed): a list holds
+ * a page of raw objects beside the store, and five watches listing at once would hold five.
+ * What they found is reported once, as one "look at everything", when the last has listed.
+ */
+async function resyncInTurn(state: WorldCacheState): Promise<void> {
+  // Read through a call: stop() may run during an await.
+  const stopped = (): boolean => state.stopped;
+  if (state.resyncing || stopped()) return;
+  state.resyncing = true;
+  try {
+    for (const watch of [...state.watches.values()]) {
+      if (stopped()) return;
+      await watch.resync();
+    }
+  } finally {
+    state.resyncing = false;
+  }
+  if (!stopped()) state.options.onChange({ namespaces: [], all: true });
 }
 
 /** Watches that have not listed yet or are failing now, with why. */

@@ -38,6 +38,8 @@ export interface ListWatchState<T extends Versioned> {
   connecting: boolean;
   /** Watches in a row that ended on a line that would not decode (watch-stream.ts). */
   brokenInRow: number;
+  /** Told when the next list ends, listed or failed (resync()'s callers). */
+  listEnded: (() => void)[];
 }
 
 export function createListWatchState<T extends Versioned>(
@@ -61,5 +63,6 @@ export function createListWatchState<T extends Versioned>(
     retryTimer: undefined,
     connecting: false,
     brokenInRow: 0,
+    listEnded: [],
   };
 }

@@ -95,8 +95,11 @@ export interface ListWatch<T> {
   synced(): boolean;
   /** The last failure, while no list or watch has succeeded since. */
   failing(): ApiFailure | undefined;
-  /** List again now (the resync period's safety net); the watch resumes after it. */
-  resync(): void;
+  /**
+   * List again now (the resync period's safety net); the watch resumes after it. Settles
+   * when that list has ended, listed or failed, or the watch is stopped.
+   */
+  resync(): Promise<void>;
   stats(): ListWatchStats;
   stop(): void;
 }

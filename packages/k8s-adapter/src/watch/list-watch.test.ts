@@ -199,10 +199,26 @@ describe('startListWatch', () => {
     const { started } = secretsIn(namespace);
     watch = started;
     await watchesOpened(started, 1);
-    started.resync();
+    void started.resync();
     await watchesOpened(started, 2);
     expect(started.stats().lists).toBe(2);
     expect(started.store.size).toBe(1);
+  });
+
+  it('settles a resync once its list has ended, so that re-lists can be taken in turn', async () => {
+    const namespace = uniqueName('lw-resync-ended');
+    await createNamespace(h.core, namespace);
+    await secret(namespace, 'k3k-a-kubeconfig');
+    const { started } = secretsIn(namespace);
+    watch = started;
+    await watchesOpened(started, 1);
+    await started.resync();
+    expect(started.stats().lists).toBe(2);
+    expect(started.store.size).toBe(1);
+    started.stop();
+    // A stopped watch lists no more: its resync settles at once.
+    await started.resync();
+    expect(started.stats().lists).toBe(2);
   });
 
   it('a re-list projects only what changed since the store was filled: an unchanged world costs one page at a time', async () => {
@@ -235,7 +251,7 @@ describe('startListWatch', () => {
     ]);
     projected.length = 0;
     upserts.length = 0;
-    started.resync();
+    void started.resync();
     await watchesOpened(started, 2);
     expect(started.stats().lists).toBe(2);
     // Kept ones unchanged are not projected again; one the projection rejects is (it is not

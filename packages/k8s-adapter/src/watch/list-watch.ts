@@ -51,9 +51,7 @@ export function startListWatch<T extends Versioned>(
     store: state.reflector.store,
     synced: () => state.listed,
     failing: () => state.lastFailure,
-    resync: () => {
-      resync(state);
-    },
+    resync: () => resync(state),
     stats: () => ({ ...state.stats }),
     stop: () => {
       stop(state);
@@ -160,7 +158,10 @@ async function list<T extends Versioned>(
     if (isStopped(state)) return false;
     // resync() aborted this list to start another: not a failure.
     if (signal.aborted) schedule(state, 0);
-    else fail(state, classifyApiError(err));
+    else {
+      fail(state, classifyApiError(err));
+      listEnded(state);
+    }
     return false;
   }
   if (isStopped(state)) return false;
@@ -169,7 +170,12 @@ async function list<T extends Versioned>(
   state.listed = true;
   state.handlers.onListed?.();
   answered(state);
+  listEnded(state);
   return true;
+}
+
+function listEnded<T extends Versioned>(state: ListWatchState<T>): void {
+  for (const resolve of state.listEnded.splice(0)) resolve();
 }
 
 /** Opens a watch from our version; undefined when it did not open (what follows is arranged). */
@@ -236,8 +242,9 @@ function resume<T extends Versioned>(state: ListWatchState<T>, end: StreamEnd): 
 }
 
 /** List again now (aborting what is in flight); the watch resumes after it. */
-function resync<T extends Versioned>(state: ListWatchState<T>): void {
-  if (state.stopped) return;
+function resync<T extends Versioned>(state: ListWatchState<T>): Promise<void> {
+  if (state.stopped) return Promise.resolve();
+  const ended = new Promise<void>((resolve) => state.listEnded.push(resolve));
   state.resourceVersion = undefined;
   if (state.current !== undefined) state.current.abort();
   else if (!state.connecting) {
@@ -245,6 +252,7 @@ function resync<T extends Versioned>(state: ListWatchState<T>): void {
     state.retryTimer = undefined;
     schedule(state, 0);
   }
+  return ended;
 }
 
 function stop<T extends Versioned>(state: ListWatchState<T>): void {
@@ -252,4 +260,5 @@ function stop<T extends Versioned>(state: ListWatchState<T>): void {
   clearTimeout(state.retryTimer);
   state.retryTimer = undefined;
   state.current?.abort();
+  listEnded(state);
 }
