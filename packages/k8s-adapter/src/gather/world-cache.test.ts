@@ -1,6 +1,6 @@
 // The world cache's resync, through the fault proxy in front of the real host plane: each
 // list is answered late, so lists that overlap are seen answered together.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFaultProxy } from '@argocd-cluster-registrar/testkit';
 import type { FaultProxy, ProxyLogEntry } from '@argocd-cluster-registrar/testkit';
 import { startWorldCache } from './world-cache.js';
@@ -57,6 +57,42 @@ describe('startWorldCache', () => {
       expect(changes.filter((change) => change.all)).toHaveLength(1);
     } finally {
       cache.stop();
+    }
+  });
+
+  it('goes on with the round past a watch whose list fails, and that watch retries', async () => {
+    const config = testConfig();
+    await createNamespace(h.core, config.targetNamespace);
+    const failing = await startFaultProxy(h.plane);
+    const failures: string[] = [];
+    const cache = startWorldCache(accessFromText(failing.kubeConfig, 'fault proxy'), config, {
+      onChange: () => undefined,
+      onError: (watch) => failures.push(watch),
+      timing: { backoffInitialMs: 200, backoffMaxMs: 400 },
+    });
+    try {
+      await cache.settled();
+      // From now on the namespaces' list, the first of the round, is refused.
+      failing.setFaults({
+        rate: 1,
+        kinds: ['status-500'],
+        only: /^GET \/api\/v1\/namespaces\?.*limit=/,
+      });
+      const before = failing.log.length;
+      await cache.resync();
+      const lists = failing.log.slice(before).filter((entry) => /[?&]limit=/.test(entry.path));
+      expect(failures).toContain('namespaces');
+      // The Secret watches listed after it, answered by the real server.
+      expect(
+        lists.filter((entry) => entry.path.includes('/secrets?') && entry.forwarded).length,
+      ).toBeGreaterThanOrEqual(3);
+      failing.setFaults({ rate: 0 });
+      await vi.waitFor(() => {
+        expect(cache.unhealthy()).toEqual([]);
+      });
+    } finally {
+      cache.stop();
+      await failing.close();
     }
   });
 });
