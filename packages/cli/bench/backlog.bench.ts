@@ -22,6 +22,7 @@ import { apiServerRequests, requestsBetween, startControlPlane } from '../../tes
 import type { ControlPlane } from '../../testkit/src/index.js';
 import { imageRuntime } from '../src/test-support/image-runtime.js';
 import {
+  daemonFlags,
   MANAGED_BY,
   PREFIX,
   createSource,
@@ -105,20 +106,12 @@ async function coldStart(
   const spawnedAt = performance.now();
   const child = spawnDaemon(
     runtime,
-    [
-      '--kubeconfig',
-      plane.kubeconfigPath,
+    daemonFlags(plane.kubeconfigPath, { metrics: metricsPort }, [
       '--target-namespace',
       target,
       '--interval',
       '30s',
-      '--health-addr',
-      '',
-      '--metrics-addr',
-      `127.0.0.1:${String(metricsPort)}`,
-      '--log-format',
-      'json',
-    ],
+    ]),
     join(work, `daemon-${String(index)}.log`),
     { main: daemon.main },
   );

@@ -156,6 +156,30 @@ export function freePort(): Promise<number> {
 }
 
 /**
+ * The flags every bench gives its daemon: the kubeconfig, JSON logs, and the health and metrics
+ * listeners on loopback at the ports given (none given: that listener off); `rest` follows.
+ */
+export function daemonFlags(
+  kubeconfig: string,
+  ports: { readonly health?: number | string; readonly metrics?: number | string },
+  rest: readonly string[] = [],
+): string[] {
+  const address = (port: number | string | undefined): string =>
+    port === undefined ? '' : `127.0.0.1:${String(port)}`;
+  return [
+    '--kubeconfig',
+    kubeconfig,
+    '--health-addr',
+    address(ports.health),
+    '--metrics-addr',
+    address(ports.metrics),
+    '--log-format',
+    'json',
+    ...rest,
+  ];
+}
+
+/**
  * The shipped daemon with `args`, as the image runs it: its Node flags, its ENV, nothing of
  * ours configured (no ACR_*, KUBECONFIG, NODE_OPTIONS or tsx settings leak in); `nodeFlags`
  * go before the bundle, `env` on top. Its stdout and stderr go to `logPath`, or with `null` its

@@ -13,6 +13,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startControlPlane } from '../../testkit/src/index.js';
 import { imageRuntime } from '../src/test-support/image-runtime.js';
 import {
+  daemonFlags,
   PREFIX,
   deleteAndFinalize,
   latencyRow,
@@ -58,22 +59,14 @@ async function main(): Promise<void> {
   process.stderr.write(`runtime: ${runtime.describe}\n`);
   const daemon = spawnDaemon(
     runtime,
-    [
-      '--kubeconfig',
-      plane.kubeconfigPath,
+    daemonFlags(plane.kubeconfigPath, {}, [
       '--target-namespace',
       TARGET,
       '--managed-by',
       MANAGED_BY,
-      '--health-addr',
-      '',
-      '--metrics-addr',
-      '',
-      '--log-format',
-      'json',
       '--interval',
       '1h',
-    ],
+    ]),
     null,
   );
   const waiting = new Set<string>();

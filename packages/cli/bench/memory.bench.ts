@@ -48,6 +48,7 @@ import { imageRuntime } from '../src/test-support/image-runtime.js';
 import type { ImageRuntime } from '../src/test-support/image-runtime.js';
 import type { ControlPlane } from '../../testkit/src/index.js';
 import {
+  daemonFlags,
   MANAGED_BY,
   PREFIX,
   childKubeconfig,
@@ -154,17 +155,9 @@ function startDaemon(
 }
 
 function daemonArgs(kubeconfig: string, healthPort: number | string, metricsPort: number | string) {
-  return [
-    '--kubeconfig',
-    kubeconfig,
+  return daemonFlags(kubeconfig, { health: healthPort, metrics: metricsPort }, [
     '--interval',
     `${INTERVAL_S}s`,
-    '--health-addr',
-    `127.0.0.1:${healthPort}`,
-    '--metrics-addr',
-    `127.0.0.1:${metricsPort}`,
-    '--log-format',
-    'json',
     ...(CLUSTER_SOURCES ? ['--provider', 'capi', '--capi-clusters'] : []),
     ...(PROFILES
       ? [
@@ -175,7 +168,7 @@ function daemonArgs(kubeconfig: string, healthPort: number | string, metricsPort
           'bench',
         ]
       : []),
-  ];
+  ]);
 }
 
 // --- the plane's contents -------------------------------------------------------------------

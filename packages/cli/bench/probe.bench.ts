@@ -39,6 +39,7 @@ import {
 } from '../../testkit/src/index.js';
 import { imageRuntime } from '../src/test-support/image-runtime.js';
 import {
+  daemonFlags,
   MANAGED_BY,
   PREFIX,
   cpuSeconds,
@@ -224,20 +225,12 @@ async function main(): Promise<void> {
     });
     const sightings = await watchSightings(kc, TARGET, `${PREFIX}managed-by=${MANAGED_BY}`);
     const metricsPort = await freePort();
-    const args = [
-      '--kubeconfig',
-      plane.kubeconfigPath,
+    const args = daemonFlags(plane.kubeconfigPath, { metrics: metricsPort }, [
       '--target-namespace',
       TARGET,
       '--probe-children',
       ...(PROBE_INTERVAL === undefined ? [] : ['--probe-interval', PROBE_INTERVAL]),
-      '--health-addr',
-      '',
-      '--metrics-addr',
-      `127.0.0.1:${String(metricsPort)}`,
-      '--log-format',
-      'json',
-    ];
+    ]);
     const spawnedAt = performance.now();
     const daemon = spawnDaemon(runtime, args, join(work, 'daemon.log'));
     const interrupted = (): void => {

@@ -12,6 +12,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startControlPlane } from '../../testkit/src/index.js';
 import { imageRuntime } from '../src/test-support/image-runtime.js';
 import {
+  daemonFlags,
   cpuSeconds,
   requireBuild,
   createSources,
@@ -48,20 +49,12 @@ async function main(): Promise<void> {
     const start = performance.now();
     const daemon = spawnDaemon(
       runtime,
-      [
-        '--kubeconfig',
-        plane.kubeconfigPath,
+      daemonFlags(plane.kubeconfigPath, { metrics: metricsPort }, [
         '--target-namespace',
         'argocd',
         '--resync-period',
         '1m',
-        '--health-addr',
-        '',
-        '--metrics-addr',
-        `127.0.0.1:${String(metricsPort)}`,
-        '--log-format',
-        'json',
-      ],
+      ]),
       join(tmpdir(), `acr-bench-relist-${String(process.pid)}.log`),
     );
     const sampler = startSampler(daemon.pid ?? 0, 50, start);

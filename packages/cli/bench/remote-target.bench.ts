@@ -23,6 +23,7 @@ import {
 } from '../../testkit/src/index.js';
 import { imageRuntime } from '../src/test-support/image-runtime.js';
 import {
+  daemonFlags,
   MANAGED_BY,
   countRegistrations,
   createSources,
@@ -98,23 +99,15 @@ async function main(): Promise<void> {
     const spawnedAt = performance.now();
     const daemon = spawnDaemon(
       runtime,
-      [
-        '--kubeconfig',
-        host.kubeconfigPath,
+      daemonFlags(host.kubeconfigPath, {}, [
         '--targets-file',
         targetsFile,
         // The hub's write policy admits the spoke "bench" only with its own host identity.
         '--host-id',
         'bench',
-        '--health-addr',
-        '',
-        '--metrics-addr',
-        '',
-        '--log-format',
-        'json',
         '--interval',
         `${String(INTERVAL_S)}s`,
-      ],
+      ]),
       logPath,
     );
     const sampler = startSampler(daemon.pid ?? 0, 200, spawnedAt);
