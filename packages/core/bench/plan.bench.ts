@@ -45,7 +45,8 @@ import type {
   SourceNamespace,
   TranslationResult,
 } from '../src/common/types.js';
-import { createSettledRepeat, plan } from '../src/plan/index.js';
+import { plan } from '../src/plan/index.js';
+import { createSettledRepeat } from '../src/repeat/settled-repeat.js';
 import { translateSecretKey, type Translator } from '../src/translate/providers.js';
 import { parseConfig } from '../src/config/config.js';
 import { labelKeys } from '../src/config/label-keys.js';
@@ -432,7 +433,7 @@ measures the neighbours. It counts V8's GC helper threads too, so it errs high.
 - **one Secret changed**: the pass after one watch event. Every other run one kubeconfig
   Secret has another resourceVersion (same content), so no pass sees the world of the one
   before and each is planned in full (kubeconfigs from the parse cache, and the registrations
-  of unchanged sources from the settled repeat's seam, \`plan/settled-repeat.ts\`); a GC before each
+  of unchanged sources from the settled repeat's seam, \`repeat/settled-repeat.ts\`); a GC before each
   run, as steady. Not a budget of its own: the cost of a pass that has something to look at.
 - **re-listed**: as steady, on a fresh deep copy of the snapshot each run (new objects and
   strings, as the daemon gets them from the API on a re-list): the settled repeat recognises

@@ -52,7 +52,7 @@ const ADAPTER: FolderTable = {
 };
 
 /**
- * Core's folders, one way: common <- config <- translate <- plan <- present. Its root holds
+ * Core's folders, one way: common <- config <- translate <- plan <- present and repeat. Its root holds
  * only the entry, so no folder may import the root.
  */
 const CORE: FolderTable = {
@@ -64,6 +64,7 @@ const CORE: FolderTable = {
     config: ['common'],
     translate: ['config', 'common'],
     plan: ['translate', 'config', 'common'],
+    repeat: ['plan', 'translate', 'config', 'common'],
     present: ['plan', 'translate', 'config', 'common'],
     'test-fixtures': ['common'],
     'test-support': ['plan', 'translate', 'config', 'common', 'test-fixtures'],

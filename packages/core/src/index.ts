@@ -91,7 +91,8 @@ export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from '
 export { sha256Hex } from './present/sha256.js';
 
 // Planning
-export { plan, createSettledRepeat, type PlanOptions, type SettledRepeat } from './plan/index.js';
+export { plan, type PlanOptions } from './plan/index.js';
+export { createSettledRepeat, type SettledRepeat } from './repeat/settled-repeat.js';
 export {
   planProfiles,
   profileStatusText,

@@ -4,7 +4,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSettledRepeat, plan } from './index.js';
+import { plan } from './index.js';
+import { createSettledRepeat } from '../repeat/settled-repeat.js';
 import { buildSnapshot, PROPERTY_CONFIG, renamingInputArb } from '../test-support/arbitraries.js';
 import {
   clusterSecretOf,

@@ -20,7 +20,8 @@ import {
 } from '../test-support/fixtures.js';
 import { only } from '../test-support/plan-assertions.js';
 import type { Snapshot } from '../common/types.js';
-import { createSettledRepeat, plan } from './index.js';
+import { plan } from './index.js';
+import { createSettledRepeat } from '../repeat/settled-repeat.js';
 
 describe('credential churn', () => {
   /** team-a registered at NOW with client; its kubeconfig then re-minted with client2. */

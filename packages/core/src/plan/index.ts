@@ -16,9 +16,9 @@
 //                           withholding what incomplete input rules out (input-completeness.ts);
 //   6. outcomes.ts          one outcome per namespace; sort everything once.
 //
-// What is kept between passes is outside the steps: settled-repeat.ts hands the last plan
-// out again while it still holds, and the per-object functions a pass calls through its
-// state (PerObject) may be ones that remember their last answers.
+// Nothing is kept between passes here: what is (the last plan, while it still holds) lives
+// outside plan/, behind PlanOptions.repeat (repeat/), and may also hand a pass its own
+// per-object functions (PerObject) that give what the plain ones would.
 
 import {
   configuredTranslator,
@@ -41,21 +41,34 @@ import { readClusterSecrets } from './ownership.js';
 import { createPassState, type PerObject } from './pass-state.js';
 import { recordingHost } from './host-identity.js';
 import { followUps } from './rename.js';
-import type { Decided, SettledRepeat } from './settled-repeat.js';
 import { scopeSnapshot } from './target-scope.js';
 
 export interface PlanOptions {
   /** Kubeconfig translator; inject a caching one so a steady-state pass re-parses nothing. */
   readonly translate?: Translator;
   /**
-   * The last settled plan (see settled-repeat.ts): a daemon passes one to every pass so a
-   * pass over an unchanged world repeats the last plan without actions instead of planning
-   * again. The plan is the same, byte for byte, with or without it.
+   * What may hand out an earlier plan instead of planning (`createSettledRepeat()`): a daemon
+   * passes one to every pass. The plan is the same, byte for byte, with or without it.
    */
-  readonly repeat?: SettledRepeat;
+  readonly repeat?: PlanRepeat;
 }
 
-export { createSettledRepeat, SettledRepeat } from './settled-repeat.js';
+/** A fresh plan and the first instant at which one of its decisions changes. */
+export interface Decided {
+  readonly plan: Plan;
+  readonly stableUntil: number;
+}
+
+/** Gives a plan for a pass: an earlier one that still holds, or `decide()`'s. */
+export interface PlanRepeat {
+  planOrRepeat(
+    snapshot: Snapshot,
+    config: Config,
+    now: number,
+    translate: Translator,
+    decide: (perObject: PerObject) => Decided,
+  ): Plan;
+}
 
 export function plan(
   snapshot: Snapshot,

@@ -3,7 +3,8 @@
 // credential-only change is deferred.
 
 import { describe, expect, it } from 'vitest';
-import { createSettledRepeat, plan } from './index.js';
+import { plan } from './index.js';
+import { createSettledRepeat } from '../repeat/settled-repeat.js';
 import { parseConfig } from '../config/config.js';
 import {
   MINUTE,

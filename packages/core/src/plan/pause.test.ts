@@ -3,7 +3,8 @@
 // never removed, and nothing else of the registration changes.
 
 import { describe, expect, it } from 'vitest';
-import { createSettledRepeat, plan } from './index.js';
+import { plan } from './index.js';
+import { createSettledRepeat } from '../repeat/settled-repeat.js';
 import {
   clusterSecretOf,
   KEYS,

@@ -23,13 +23,8 @@ import type { RegistrationResult } from '../translate/registration.js';
 import type { Translator } from '../translate/providers.js';
 import type { Translation } from '../common/translation-types.js';
 import type { Config, ObservedSecret, Plan, Snapshot } from '../common/types.js';
-import type { PerObject } from './pass-state.js';
-
-/** A fresh plan and the first instant at which one of its decisions changes. */
-export interface Decided {
-  readonly plan: Plan;
-  readonly stableUntil: number;
-}
+import type { Decided, PlanRepeat } from '../plan/index.js';
+import type { PerObject } from '../plan/pass-state.js';
 
 /** A snapshot's objects as uid, resourceVersion pairs, list by list, and the rest as JSON. */
 interface World {
@@ -53,7 +48,7 @@ interface Settled {
  * Create with {@link createSettledRepeat} and pass the same one to every plan() of one
  * process (PlanOptions.repeat). It holds the last plan without actions and nothing else.
  */
-export class SettledRepeat {
+export class SettledRepeat implements PlanRepeat {
   private settled: Settled | undefined = undefined;
   private readonly builds = new RememberedBuilds();
   private readonly perObject: PerObject = { buildRegistration: this.builds.build };

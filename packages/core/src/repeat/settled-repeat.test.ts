@@ -4,8 +4,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSettledRepeat, plan } from './index.js';
-import { sameWorld, worldOf } from './settled-repeat.js';
+import { plan } from '../plan/index.js';
+import { createSettledRepeat, sameWorld, worldOf } from './settled-repeat.js';
 import { sha256Hex } from '../present/sha256.js';
 import { applyPlanToSnapshot } from '../test-support/apply-plan.js';
 import {
