@@ -15,7 +15,7 @@ import {
   SECRET_KEY_FORM,
   secretNamePatternForm,
 } from './forms.js';
-import { stringSetting } from './settings.js';
+import { checkForm, stringSetting } from './settings.js';
 import { formProblem } from './form-checks.js';
 import { PROVIDER_PRESET_NAMES, PROVIDER_PRESETS } from './provider-presets.js';
 
@@ -75,24 +75,11 @@ export function providerSettings(
       fail,
     );
     const key = stringSetting(input, 'secretKey', LEGACY_DEFAULTS.secretKey, fail);
-    let valid = pattern !== undefined && key !== undefined;
-    if (pattern !== undefined) {
-      const problem = secretNamePatternProblem(pattern);
-      if (problem !== undefined) {
-        fail('secretNamePattern', pattern, problem);
-        valid = false;
-      }
-    }
-    if (key !== undefined) {
-      const problem = secretKeyProblem(key);
-      if (problem !== undefined) {
-        fail('secretKey', key, problem);
-        valid = false;
-      }
-    }
-    return valid && pattern !== undefined && key !== undefined
-      ? [customProvider(pattern, [key])]
-      : undefined;
+    const validPattern = checkForm('secretNamePattern', pattern, secretNamePatternForm(), fail);
+    const validKey = checkForm('secretKey', key, SECRET_KEY_FORM, fail);
+    return validPattern === undefined || validKey === undefined
+      ? undefined
+      : [customProvider(validPattern, [validKey])];
   }
 
   // With Cluster sources on and no provider written, a Cluster is read from its Cluster API
@@ -158,12 +145,4 @@ function customProvider(
     loopbackRewrite: false,
     ...(exec ? { execClouds: ['aws', 'azure', 'gcp'] as const } : {}),
   };
-}
-
-function secretNamePatternProblem(pattern: string): string | undefined {
-  return formProblem(secretNamePatternForm(), pattern);
-}
-
-function secretKeyProblem(key: string): string | undefined {
-  return formProblem(SECRET_KEY_FORM, key);
 }
