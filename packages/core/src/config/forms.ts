@@ -7,8 +7,8 @@ import type { FormCheck } from './form-checks.js';
 import { GLOB_FORM } from './glob.js';
 import { PROVIDER_PRESETS, PROVIDER_PRESET_NAMES } from './provider-presets.js';
 
-const DNS_LABEL = '[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?';
-const DNS_SUBDOMAIN = `${DNS_LABEL}(?:\\.${DNS_LABEL})*`;
+export const DNS_LABEL = '[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?';
+export const DNS_SUBDOMAIN = `${DNS_LABEL}(?:\\.${DNS_LABEL})*`;
 
 export const TARGET_NAMESPACE_FORM: readonly FormCheck[] = [
   {
