@@ -41,10 +41,7 @@ export {
 export { legacyCombinationProblem, parseProviderEntry } from './provider-settings.js';
 
 export interface ParseConfigOptions {
-  /**
-   * How a message names another setting (default: its ConfigInput key), so a caller can
-   * speak its own vocabulary: the CLI names flags, a values file its keys.
-   */
+  /** How a message names another setting (default: its ConfigInput key): a flag, a values key. */
   readonly nameOf?: (setting: keyof ConfigInput) => string;
 }
 

@@ -8,11 +8,10 @@
 /**
  * One check, tried in order: `accept` ends the checks of its subject (valid) when it matches,
  * `reject` fails when it matches, `require` fails when it does not, `minimum` (`maximum`)
- * fails when a duration is shorter (longer) than `seconds`, `distinct` fails when the subject, split at
- * `separator`, holds one part twice. With `subject`, the pattern is matched against that
- * pattern's first group instead of the whole value (and the check is skipped when the
- * subject pattern does not match). In a message, {value} is the value and {subject} the
- * subject, JSON-quoted; {raw} is the value as it is.
+ * fails when a duration is shorter (longer) than `seconds`, `distinct` fails when the subject,
+ * split at `separator`, holds one part twice. With `subject`, the pattern is matched against
+ * that pattern's first group instead of the whole value (skipped when it does not match). In
+ * a message, {value} is the value and {subject} the subject, JSON-quoted; {raw} is the value.
  */
 export type FormCheck =
   | {

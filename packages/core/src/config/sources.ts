@@ -1,10 +1,8 @@
-// The two kinds of source a registration can come from: a labelled namespace (one cluster
-// per namespace: k3k, vcluster, Kamaji) or a labelled Cluster API `Cluster` (many per
-// namespace). The planner keys every source by one string: a namespace by its name, a
-// Cluster by `<namespace>/<name>`. A namespace name never holds a `/`, so the keys of the
-// two kinds never collide, and every rule keyed by source (incumbency, proofs, outcomes)
-// holds per source without knowing which kind it is. That string is parsed here and
-// nowhere else (parseSourceKey); whatever needs to know the kind asks for the parsed key.
+// A source is a labelled namespace (one cluster each: k3k, vcluster, Kamaji) or a labelled
+// Cluster API `Cluster` (many per namespace), keyed by one string: a namespace by its name, a
+// Cluster by `<namespace>/<name>`. A namespace name never holds a `/`, so the keys never
+// collide and every rule keyed by source holds without knowing its kind. Only parseSourceKey
+// reads a key's text.
 
 import type { Config } from '../common/config-types.js';
 import type { LabelKeys } from './label-keys.js';
@@ -31,7 +29,7 @@ export function clusterSourceKey(namespace: string, name: string): string {
   return formatSourceKey({ kind: 'Cluster', namespace, name });
 }
 
-/** What the text of a source key names (the one place that reads it). */
+/** What the text of a source key names. */
 export function parseSourceKey(text: string): SourceKey {
   const slash = text.indexOf('/');
   if (slash < 0) return { kind: 'Namespace', name: text };
@@ -124,10 +122,7 @@ export function sourceNoun(key: string): 'namespace' | 'Cluster' {
   return isClusterKey(key) ? 'Cluster' : 'namespace';
 }
 
-/**
- * How messages say a source is on its way out: a namespace is terminating (its phase says
- * so); a Cluster is being deleted (Cluster API runs its finalizers meanwhile).
- */
+/** How messages say a source is on its way out. */
 export function sourceEnding(key: string): 'is terminating' | 'is being deleted' {
   return isClusterKey(key) ? 'is being deleted' : 'is terminating';
 }

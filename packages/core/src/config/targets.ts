@@ -3,7 +3,7 @@
 // here from its text (the CLI reads the file and checks that each kubeconfig can be read);
 // every problem is reported at once, naming the target and the fix.
 
-import { parse } from 'yaml';
+import { YAMLError, parse } from 'yaml';
 import type { Config, LabelSelector, TargetScope } from '../common/types.js';
 import { formProblem } from './form-checks.js';
 import { LABEL_VALUE_FORM, TARGET_NAMESPACE_FORM } from './forms.js';
@@ -224,7 +224,5 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function lineOf(err: unknown): number | undefined {
-  if (typeof err !== 'object' || err === null || !('linePos' in err)) return undefined;
-  const positions = (err as { linePos?: readonly { line: number }[] }).linePos;
-  return positions?.[0]?.line;
+  return err instanceof YAMLError ? err.linePos?.[0].line : undefined;
 }
