@@ -1,6 +1,5 @@
-// The configuration model: raw settings (flags, env vars, chart values, all strings) in,
-// a validated Config out. Every problem is reported at once, as a value that names the
-// setting and the accepted form, so start-up fails with one readable list.
+// Raw settings (flags, env vars, chart values) in, a validated Config out. Every problem is
+// reported at once, naming the setting and the accepted form, so start-up fails with one list.
 
 import {
   CONFIG_DEFAULTS,
@@ -71,7 +70,7 @@ const SCALARS: { readonly [K in keyof Scalars]: SettingReader<Scalars[K]> } = {
   clusterProfiles: booleanSetting('clusterProfiles'),
   clusterProfileNamespace: (input, fail) => {
     // Unset or empty: the target namespace (its own reader reports a problem with it).
-    const value = stringSetting(input, 'clusterProfileNamespace', '', fail);
+    const value = stringSetting(input, 'clusterProfileNamespace', fail);
     if (value !== '')
       return formedSetting('clusterProfileNamespace', TARGET_NAMESPACE_FORM)(input, fail);
     const target: unknown = input.targetNamespace;
@@ -117,7 +116,6 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
   };
 }
 
-/** Every setting ConfigInput knows. */
 const KNOWN_SETTINGS = Object.keys({ ...CONFIG_DEFAULTS, ...LEGACY_DEFAULTS });
 
 /** A stale values file or a typo must fail loudly, never be ignored. */

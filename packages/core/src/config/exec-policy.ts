@@ -69,7 +69,7 @@ const LISTS = [
   (entry: string) => string | undefined,
 ])[];
 
-/** The four lists, each entry checked; `undefined` (with every problem reported) when one is bad. */
+/** The four lists; `undefined` when an entry is bad (every problem is reported). */
 export function execPolicySetting(input: ConfigInput, fail: Fail): ExecPolicy | undefined {
   const policy: Record<keyof ExecPolicy, string[]> = {
     allowedServers: [],

@@ -60,9 +60,8 @@ const STARS = /^\**$/;
 const compiled = new Map<string, RegExp | null>();
 
 /**
- * The pattern as one RegExp, or `null` when it matches nothing (malformed or empty). The
- * planner matches every Secret of every managed namespace against every provider glob, so a
- * call must cost one regex test, not a parse.
+ * The pattern as one RegExp, or `null` when it matches nothing (malformed or empty). Every
+ * Secret is matched against every provider glob, so a call must cost one regex test, not a parse.
  */
 function compile(pattern: string): RegExp | null {
   let regexp = compiled.get(pattern);

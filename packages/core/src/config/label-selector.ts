@@ -1,7 +1,6 @@
-// A target's source selector, in kubectl's written form (`env=prod,team in (a,b),!legacy`):
-// parsed once, matched against each source's labels. The grammar is the one
-// `metav1.ParseToLabelSelector` accepts, so a selector that works with `kubectl get -l` works
-// here and one it refuses is refused.
+// A target's source selector, in kubectl's written form (`env=prod,team in (a,b),!legacy`). The
+// grammar is `metav1.ParseToLabelSelector`'s: what works with `kubectl get -l` works here, and
+// what it refuses is refused.
 
 import type { LabelRequirement, LabelSelector, Labels } from '../common/types.js';
 import { formProblem } from './form-checks.js';

@@ -50,12 +50,6 @@ export function legacyCombinationProblem(
   return `cannot be combined with ${legacy.join(' and ')}; pick one: either list ${nameOf('providers')} (for example custom:${input.secretNamePattern ?? LEGACY_DEFAULTS.secretNamePattern}=${input.secretKey ?? LEGACY_DEFAULTS.secretKey}) or keep the legacy ${nameOf('secretNamePattern')}/${nameOf('secretKey')} pair without ${nameOf('providers')}`;
 }
 
-/** The provider list when Cluster sources are on and none is written: namespaces keep k3k. */
-export const CAPI_CLUSTERS_DEFAULT_PROVIDERS: readonly string[] = [
-  ...CONFIG_DEFAULTS.providers,
-  'capi',
-];
-
 export function providerSettings(
   input: ConfigInput,
   fail: Fail,
@@ -68,13 +62,8 @@ export function providerSettings(
   }
 
   if (legacyGiven) {
-    const pattern = stringSetting(
-      input,
-      'secretNamePattern',
-      LEGACY_DEFAULTS.secretNamePattern,
-      fail,
-    );
-    const key = stringSetting(input, 'secretKey', LEGACY_DEFAULTS.secretKey, fail);
+    const pattern = stringSetting(input, 'secretNamePattern', fail);
+    const key = stringSetting(input, 'secretKey', fail);
     const validPattern = checkForm('secretNamePattern', pattern, secretNamePatternForm(), fail);
     const validKey = checkForm('secretKey', key, SECRET_KEY_FORM, fail);
     return validPattern === undefined || validKey === undefined
@@ -82,11 +71,13 @@ export function providerSettings(
       : [customProvider(validPattern, [validKey])];
   }
 
-  // With Cluster sources on and no provider written, a Cluster is read from its Cluster API
-  // `<name>-kubeconfig`: k3k alone would have every Cluster wait for `k3k-<name>-kubeconfig`.
+  // With Cluster sources on and no provider written, Clusters also get CAPI's `<name>-kubeconfig`:
+  // k3k alone would have every Cluster wait for `k3k-<name>-kubeconfig`.
   const entries: unknown =
     input.providers ??
-    (input.capiClusters === true ? CAPI_CLUSTERS_DEFAULT_PROVIDERS : CONFIG_DEFAULTS.providers);
+    (input.capiClusters === true
+      ? [...CONFIG_DEFAULTS.providers, 'capi']
+      : CONFIG_DEFAULTS.providers);
   if (!Array.isArray(entries)) {
     fail('providers', entries, `must be a list of providers, each ${PROVIDER_FORM}`);
     return undefined;

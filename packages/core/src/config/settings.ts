@@ -1,42 +1,38 @@
 // Readers of one setting each: its default when absent, `undefined` once a problem with it is
 // reported. The written forms are checked by forms.ts.
 
-import { CONFIG_DEFAULTS, type ConfigInput, type Fail } from './input.js';
+import { CONFIG_DEFAULTS, LEGACY_DEFAULTS, type ConfigInput, type Fail } from './input.js';
 import { INTERVAL_FORM, durationForm } from './forms.js';
 import { DURATION_FORM, parseDuration } from './duration.js';
 import { formProblem, type FormCheck } from './form-checks.js';
 
 export type SettingReader<T> = (input: ConfigInput, fail: Fail) => T | undefined;
 
-type Defaults = typeof CONFIG_DEFAULTS;
+const DEFAULTS = { ...CONFIG_DEFAULTS, ...LEGACY_DEFAULTS };
+type Defaults = typeof DEFAULTS;
 /** The settings whose default is a `T`. */
 type KeyOf<T> = { [K in keyof Defaults]: Defaults[K] extends T ? K : never }[keyof Defaults];
 
-/** A string or boolean setting: `undefined` when it is not of its fallback's type. */
-function scalarSetting<T extends string | boolean>(
+export function stringSetting(
   input: ConfigInput,
-  key: keyof ConfigInput,
-  fallback: T,
+  key: KeyOf<string>,
   fail: Fail,
-): T | undefined {
+): string | undefined {
   const value: unknown = input[key];
-  if (value === undefined) return fallback;
-  if (typeof value === typeof fallback) return value as T;
-  fail(key, value, typeof fallback === 'string' ? 'must be a string' : 'must be true or false');
+  if (value === undefined) return DEFAULTS[key];
+  if (typeof value === 'string') return value;
+  fail(key, value, 'must be a string');
   return undefined;
 }
 
-export function stringSetting(
-  input: ConfigInput,
-  key: keyof ConfigInput,
-  fallback: string,
-  fail: Fail,
-): string | undefined {
-  return scalarSetting(input, key, fallback, fail);
-}
-
 export function booleanSetting(key: KeyOf<boolean>): SettingReader<boolean> {
-  return (input, fail) => scalarSetting<boolean>(input, key, CONFIG_DEFAULTS[key], fail);
+  return (input, fail) => {
+    const value: unknown = input[key];
+    if (value === undefined) return DEFAULTS[key];
+    if (typeof value === 'boolean') return value;
+    fail(key, value, 'must be true or false');
+    return undefined;
+  };
 }
 
 /** `value` when it has its form; otherwise the problem is reported. */
@@ -57,8 +53,7 @@ export function formedSetting(
   key: KeyOf<string>,
   form: readonly FormCheck[],
 ): SettingReader<string> {
-  return (input, fail) =>
-    checkForm(key, stringSetting(input, key, CONFIG_DEFAULTS[key], fail), form, fail);
+  return (input, fail) => checkForm(key, stringSetting(input, key, fail), form, fail);
 }
 
 /** A setting that must be one of `values`. */
@@ -67,7 +62,7 @@ export function oneOfSetting<T extends string>(
   values: readonly T[],
 ): SettingReader<T> {
   return (input, fail) => {
-    const value: unknown = input[key] ?? CONFIG_DEFAULTS[key];
+    const value: unknown = input[key] ?? DEFAULTS[key];
     const found = values.find((candidate) => candidate === value);
     if (found === undefined) fail(key, value, `must be one of ${values.join(', ')}`);
     return found;
@@ -81,7 +76,7 @@ export function durationSetting(
   const form = key === 'interval' || key === 'probeInterval' ? INTERVAL_FORM : durationForm();
   return (input, fail) => {
     const value: unknown = input[key];
-    const text = value === undefined ? CONFIG_DEFAULTS[key] : value;
+    const text = value === undefined ? DEFAULTS[key] : value;
     if (typeof text !== 'string') {
       fail(key, value, `must be ${DURATION_FORM}`);
       return undefined;
@@ -105,7 +100,7 @@ export function countSetting(
 ): SettingReader<number> {
   return (input, fail) => {
     const value: unknown = input[key];
-    if (value === undefined) return CONFIG_DEFAULTS[key];
+    if (value === undefined) return DEFAULTS[key];
     const count =
       typeof value === 'number'
         ? value

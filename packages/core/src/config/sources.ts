@@ -37,9 +37,8 @@ export function parseSourceKey(text: string): SourceKey {
 }
 
 /**
- * The source key an owned registration's labels record: its namespace, or
- * `<namespace>/<cluster>` when `<prefix>source-kind` says Cluster; `undefined` when they
- * record none that could be looked up (the planner then keeps the registration, saying why).
+ * The source key an owned registration's labels record; `undefined` when they record none that
+ * could be looked up (the planner then keeps the registration, saying why).
  */
 export function recordedSourceKey(
   labels: Readonly<Record<string, string>>,
@@ -55,10 +54,9 @@ export function recordedSourceKey(
 }
 
 /**
- * The cluster name a Cluster claims when it carries no `<prefix>cluster` label (or one that
- * is ignored): its name, or `<namespace>.<name>` (Config.capiClusterNames). A namespace name
- * holds no dot, so two Clusters of different namespaces never get one name (with `-`,
- * `team-a`'s `prod` and `team`'s `a-prod` would). A namespace has no default.
+ * The cluster name a Cluster claims without a `<prefix>cluster` label. A namespace name holds no
+ * dot, so two Clusters of different namespaces never get one name (with `-`, `team-a`'s `prod`
+ * and `team`'s `a-prod` would). A namespace has no default.
  */
 export function defaultClusterName(
   source: SourceKey,
@@ -70,10 +68,7 @@ export function defaultClusterName(
 
 type NamingConfig = Pick<Config, 'capiClusterNames' | 'capiClusterNameLabel'>;
 
-/**
- * Whether a Cluster's `<prefix>cluster` label is ignored: under `namespace-name` it would let
- * whoever labels a Cluster claim a name outside its namespace's, unless the operator allows it.
- */
+/** Under `namespace-name`, unless allowed, a Cluster's label could claim any namespace's name. */
 export function clusterLabelIgnored(source: SourceKey, config: NamingConfig): boolean {
   return (
     source.kind === 'Cluster' &&
@@ -82,7 +77,7 @@ export function clusterLabelIgnored(source: SourceKey, config: NamingConfig): bo
   );
 }
 
-/** The cluster name a source with `labels` claims (`undefined`: none, a namespace without a label). */
+/** The cluster name a source claims (`undefined`: a namespace without a label). */
 export function claimedClusterName(
   source: SourceKey,
   labels: Readonly<Record<string, string>>,
@@ -117,7 +112,7 @@ export function isClusterKey(key: string): boolean {
   return parseSourceKey(key).kind === 'Cluster';
 }
 
-/** `namespace` or `Cluster`: what a source key names, as messages say it ("the Cluster is gone"). */
+/** What a source key names, as messages say it ("the Cluster is gone"). */
 export function sourceNoun(key: string): 'namespace' | 'Cluster' {
   return isClusterKey(key) ? 'Cluster' : 'namespace';
 }
@@ -134,10 +129,9 @@ export function sourceNamespaceOf(key: string): string {
 }
 
 /**
- * The Secret-name pattern of a provider for one Cluster: its single `*` replaced by the
- * Cluster's name (`*-kubeconfig` → `alpha-kubeconfig`), so each Cluster of a namespace reads
- * only its own kubeconfig. `undefined` for a pattern without exactly one `*` (or with other
- * wildcards): it cannot tell the Clusters of one namespace apart, so it serves none of them.
+ * A provider's pattern for one Cluster (`*-kubeconfig` → `alpha-kubeconfig`), so each Cluster
+ * reads only its own kubeconfig. `undefined` unless the pattern holds one `*` and no other
+ * wildcard: it could not tell the Clusters of one namespace apart, so it serves none of them.
  */
 export function clusterSecretName(pattern: string, cluster: string): string | undefined {
   const split = splitPattern(pattern);

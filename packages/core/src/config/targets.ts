@@ -1,7 +1,6 @@
-// The targets file (`--targets-file`): the ArgoCD namespaces a registrar writes into, here or
-// in other clusters, each with an optional source selector and cluster-name template. Read
-// here from its text (the CLI reads the file and checks that each kubeconfig can be read);
-// every problem is reported at once, naming the target and the fix.
+// The targets file (`--targets-file`): the ArgoCD namespaces a registrar writes into, here or in
+// other clusters, each with an optional source selector and cluster-name template. Every
+// problem is reported at once, naming the target and the fix.
 
 import { YAMLError, parse } from 'yaml';
 import type { Config, LabelSelector, TargetScope } from '../common/types.js';
@@ -168,9 +167,9 @@ export function applyNameTemplate(template: string, name: string): string {
 }
 
 /**
- * The name a source registers under in a target: the name it claims, through the target's
- * template (which makes this host's names its own in a shared ArgoCD). The planner and the
- * re-check before a demotion read it alike, or a template change would look like a revert.
+ * The name a source registers under in a target: its claim through the target's template. The
+ * planner and the re-check before a demotion read it alike, or a template change would look
+ * like a revert.
  */
 export function targetClusterName(
   config: Pick<Config, 'target'>,
@@ -186,10 +185,9 @@ export function targetClusterName(
 const NAME_LABEL = 'kubernetes.io/metadata.name';
 
 /**
- * The start-up warning for a target that selects its sources on labels a tenant may write:
- * whoever can label a namespace (or a Cluster) then moves its cluster into that target or out
- * of it. `undefined` when every key the selector reads is reserved: under the prefix (the
- * chart's admission policy reserves those) or the name label.
+ * The start-up warning for a target that selects its sources on labels a tenant may write, to
+ * move its cluster in or out; `undefined` when every key is under the prefix (the chart's
+ * admission policy reserves those) or the name label.
  */
 export function targetSelectorWarning(
   config: Pick<Config, 'labelPrefix' | 'target'>,
