@@ -37,22 +37,20 @@ const MAX_BYTES = 1024 * 1024;
 
 /** Reads the targets file's text (YAML or JSON). */
 export function parseTargetsFile(text: string): TargetsResult {
-  if (text.length > MAX_BYTES)
-    return { ok: false, errors: [`is over ${MAX_BYTES} bytes; expected ${TARGETS_FILE_FORM}`] };
+  const unusable = (why: string): TargetsResult => ({
+    ok: false,
+    errors: [`${why}; expected ${TARGETS_FILE_FORM}`],
+  });
+  if (text.length > MAX_BYTES) return unusable(`is over ${MAX_BYTES} bytes`);
   let document: unknown;
   try {
     document = parse(text, { uniqueKeys: true, maxAliasCount: 0 });
   } catch (err) {
-    const line = lineOf(err);
-    return {
-      ok: false,
-      errors: [
-        `is not valid YAML or JSON${line === undefined ? '' : ` (line ${line})`}; expected ${TARGETS_FILE_FORM}`,
-      ],
-    };
+    const line = err instanceof YAMLError ? err.linePos?.[0].line : undefined;
+    return unusable(`is not valid YAML or JSON${line === undefined ? '' : ` (line ${line})`}`);
   }
   if (!isRecord(document) || !Array.isArray(document['targets']))
-    return { ok: false, errors: [`has no "targets" list; expected ${TARGETS_FILE_FORM}`] };
+    return unusable('has no "targets" list');
   const errors: string[] = [];
   for (const key of Object.keys(document))
     if (key !== 'targets') errors.push(`has an unknown key ${JSON.stringify(key)} at the top`);
@@ -219,8 +217,4 @@ export function targetConfig(config: Config, target: TargetDefinition): Config {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function lineOf(err: unknown): number | undefined {
-  return err instanceof YAMLError ? err.linePos?.[0].line : undefined;
 }
