@@ -31,12 +31,8 @@ export function parseProviderEntry(
   if ((PROVIDER_PRESET_NAMES as readonly string[]).includes(entry)) {
     return { ok: true, provider: PROVIDER_PRESETS[entry as PresetName] };
   }
-  const body = entry.slice('custom:'.length);
-  const equals = body.indexOf('=');
-  const pattern = body.slice(0, equals);
-  const [keyList = '', ...options] = body.slice(equals + 1).split(';');
-  const keys = keyList.split(',');
-  return { ok: true, provider: customProvider(pattern, keys, options.length > 0) };
+  const [, pattern = '', keys = '', exec] = /^custom:([^=]*)=([^;]*)(;.*)?$/s.exec(entry) ?? [];
+  return { ok: true, provider: customProvider(pattern, keys.split(','), exec !== undefined) };
 }
 /** Why `providers` and the legacy pair may not both be given (the chart says the same). */
 export function legacyCombinationProblem(
