@@ -80,13 +80,9 @@ export function parseIpv6(text: string): number[] | undefined {
   const halves = head.split('::');
   if (halves.length > 2) return undefined;
   const groups = (part: string): number[] | undefined => {
-    if (part === '') return [];
-    const values: number[] = [];
-    for (const group of part.split(':')) {
-      if (!/^[0-9a-f]{1,4}$/.test(group)) return undefined;
-      values.push(parseInt(group, 16));
-    }
-    return values;
+    const values = part === '' ? [] : part.split(':');
+    if (!values.every((group) => /^[0-9a-f]{1,4}$/.test(group))) return undefined;
+    return values.map((group) => parseInt(group, 16));
   };
   const left = groups(halves[0] ?? '');
   const right = halves.length === 2 ? groups(halves[1] ?? '') : [];
