@@ -1,9 +1,8 @@
 // Checks of a setting's written form, as data: ordered regular expressions, each with the
-// message it fails with. Core evaluates them (formProblem), and the Helm chart evaluates the
-// very same checks at render time (the chart's tests generate its template from them), so the
-// chart refuses what the CLI refuses, in the same words. Patterns are therefore written in
-// the syntax Go's regexp (RE2, what Helm's regexMatch runs) and JavaScript's `u` flag share:
-// no lookaround, no backreferences, `[\s\S]` for any character.
+// message it fails with. The Helm chart runs the very same checks at render time (its template
+// is generated from them), so it refuses what the CLI refuses, in the same words. Patterns are
+// therefore in the syntax Go's RE2 and JavaScript's `u` flag share: no lookaround, no
+// backreferences, `[\s\S]` for any character.
 
 /**
  * One check, tried in order: `accept` ends the checks of its subject (valid) when it matches,

@@ -158,9 +158,8 @@ export const EXEC_CAPABLE_PROVIDER = `^(?:${PROVIDER_PRESET_NAMES.filter(
 ).join('|')}|custom:[^=]*=[^;]*;exec)$`;
 
 /**
- * The plugin's path inside ArgoCD's controller: an absolute path or a bare name on its PATH
- * (client-go runs it without a shell; a relative path would depend on ArgoCD's working
- * directory).
+ * An absolute path or a bare name on the PATH of ArgoCD's controller: client-go runs it without
+ * a shell, and a relative path would depend on ArgoCD's working directory.
  */
 export const SECRETREADER_PATH_FORM: readonly FormCheck[] = [
   {

@@ -12,10 +12,7 @@ export const ARGOCD_CLUSTER_SECRET_TYPE = 'cluster';
  */
 export const ARGOCD_IN_CLUSTER_NAME = 'in-cluster';
 
-/**
- * ArgoCD (3.4 and later) neither reconciles nor watches a cluster whose Secret carries this
- * annotation set to `"true"`, and keeps it listed: what a paused registration gets.
- */
+/** Set to `"true"`, ArgoCD (3.4+) neither reconciles nor watches the cluster, but lists it. */
 export const ARGOCD_SKIP_RECONCILE_ANNOTATION = 'argocd.argoproj.io/skip-reconcile';
 
 /** Each key's suffix after the prefix. */

@@ -1,5 +1,5 @@
-// Provider-list parsing: presets, `custom:<glob>=<key>[,<key>...][;exec]` entries and the
-// legacy secretNamePattern/secretKey pair, each validated, with duplicates refused.
+// Provider-list parsing: presets, custom entries and the legacy secretNamePattern/secretKey
+// pair, each validated, with duplicates refused.
 
 import type { Provider } from '../common/types.js';
 import {
@@ -17,9 +17,7 @@ import {
 } from './forms.js';
 import { checkForm, stringSetting } from './settings.js';
 import { formProblem } from './form-checks.js';
-import { PROVIDER_PRESET_NAMES, PROVIDER_PRESETS } from './provider-presets.js';
-
-type PresetName = (typeof PROVIDER_PRESET_NAMES)[number];
+import { PROVIDER_PRESET_NAMES, PROVIDER_PRESETS, type PresetName } from './provider-presets.js';
 
 /** Parses one `--provider` entry. Exported for the CLI's per-flag help and for tests. */
 export function parseProviderEntry(

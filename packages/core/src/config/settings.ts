@@ -81,11 +81,7 @@ export function durationSetting(
       fail(key, value, `must be ${DURATION_FORM}`);
       return undefined;
     }
-    const problem = formProblem(form, text);
-    if (problem !== undefined) {
-      fail(key, text, problem);
-      return undefined;
-    }
+    if (checkForm(key, text, form, fail) === undefined) return undefined;
     const parsed = parseDuration(text);
     // Well-formed but beyond Go's range (about 290 years).
     if (!parsed.ok) fail(key, text, `must be ${DURATION_FORM}`);

@@ -109,17 +109,17 @@ function readTarget(entry: unknown, index: number, errors: string[]): TargetDefi
     return value;
   };
   const name = text('name');
+  const nameProblem = name === undefined ? undefined : formProblem(LABEL_VALUE_FORM, name);
   if (name === undefined && !('name' in entry))
     fail('has no name; give it one (it names the target in status, metrics and messages)');
-  else if (name !== undefined && formProblem(LABEL_VALUE_FORM, name) !== undefined)
-    fail(`name ${formProblem(LABEL_VALUE_FORM, name) ?? ''}`);
+  else if (nameProblem !== undefined) fail(`name ${nameProblem}`);
   const namespace = text('namespace');
+  const namespaceProblem =
+    namespace === undefined ? undefined : formProblem(TARGET_NAMESPACE_FORM, namespace);
   if (namespace === undefined && !('namespace' in entry))
     fail('has no namespace; set it to the namespace ArgoCD runs in');
-  else if (namespace !== undefined && formProblem(TARGET_NAMESPACE_FORM, namespace) !== undefined)
-    fail(
-      `namespace ${JSON.stringify(namespace)} ${formProblem(TARGET_NAMESPACE_FORM, namespace) ?? ''}`,
-    );
+  else if (namespaceProblem !== undefined)
+    fail(`namespace ${JSON.stringify(namespace)} ${namespaceProblem}`);
   const kubeconfig = text('kubeconfig');
   const context = text('context');
   if (context !== undefined && kubeconfig === undefined)
