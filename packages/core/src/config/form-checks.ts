@@ -4,6 +4,8 @@
 // therefore in the syntax Go's RE2 and JavaScript's `u` flag share: no lookaround, no
 // backreferences, `[\s\S]` for any character.
 
+import { UNIT_SECONDS } from './duration.js';
+
 /**
  * One check, tried in order: `accept` ends the checks of its subject (valid) when it matches,
  * `reject` fails when it matches, `require` fails when it does not, `minimum` (`maximum`)
@@ -62,16 +64,6 @@ export function formProblem(checks: readonly FormCheck[], value: string): string
 
 // The seconds a well-formed Go duration stands for, as the chart's acr.durationSeconds sums
 // them (parseDuration refuses what exceeds Go's range, so it cannot say how long that is).
-const UNIT_SECONDS: Readonly<Record<string, number>> = {
-  ns: 1e-9,
-  us: 1e-6,
-  µs: 1e-6,
-  μs: 1e-6,
-  ms: 1e-3,
-  s: 1,
-  m: 60,
-  h: 3600,
-};
 function secondsOf(duration: string): number {
   let total = 0;
   for (const [, amount = '0', unit = 's'] of duration.matchAll(
