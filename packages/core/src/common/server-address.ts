@@ -138,12 +138,7 @@ function isLoopbackHost(host: string): boolean {
 
 /** `kubernetes`, `kubernetes.default`, `kubernetes.default.svc` and `….svc.<cluster domain>`. */
 function isInClusterHost(host: string): boolean {
-  return (
-    host === 'kubernetes' ||
-    host === 'kubernetes.default' ||
-    host === 'kubernetes.default.svc' ||
-    host.startsWith('kubernetes.default.svc.')
-  );
+  return /^kubernetes(?:\.default(?:\.svc(?:\..*)?)?)?$/s.test(host);
 }
 
 /**
