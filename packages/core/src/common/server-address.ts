@@ -103,15 +103,12 @@ export function parseIpv6(text: string): number[] | undefined {
 function parseIpv4(host: string): number | undefined {
   const parts = host.split('.');
   if (parts.length > 4) return undefined;
-  const values: number[] = [];
-  for (const part of parts) {
-    let value: number;
-    if (/^0x[0-9a-f]*$/.test(part)) value = part.length === 2 ? 0 : parseInt(part.slice(2), 16);
-    else if (/^0[0-7]+$/.test(part)) value = parseInt(part, 8);
-    else if (/^\d+$/.test(part)) value = parseInt(part, 10);
-    else return undefined;
-    values.push(value);
-  }
+  const values = parts.map((part) => {
+    if (/^0x[0-9a-f]*$/.test(part)) return part.length === 2 ? 0 : parseInt(part.slice(2), 16);
+    if (/^0[0-7]+$/.test(part)) return parseInt(part, 8);
+    return /^\d+$/.test(part) ? parseInt(part, 10) : NaN;
+  });
+  if (values.some(Number.isNaN)) return undefined;
   const last = values.pop() ?? 0;
   if (values.some((value) => value > 255) || last >= 256 ** (4 - values.length)) return undefined;
   return values.reduce((sum, value, index) => sum + value * 256 ** (3 - index), 0) + last;
