@@ -50,11 +50,7 @@ export interface ProviderMarks {
   readonly only?: true;
 }
 
-/**
- * What an exec registration may name besides its cloud's own forms. ArgoCD mints a token with
- * its own cloud identity and sends it to the registration's server, so where that token goes
- * and what it opens is the operator's choice, never the kubeconfig's. Empty by default.
- */
+/** What an exec registration may name besides its cloud's own forms (config/exec-policy.ts). */
 export interface ExecPolicy {
   /**
    * Servers beyond the EKS and AKS endpoint forms (the only ones for GKE), lower-case: CIDRs or

@@ -79,7 +79,6 @@ export interface ProfileSnapshot {
   readonly digest?: (text: string) => string;
 }
 
-/** The profile we want. */
 export interface DesiredProfile {
   readonly namespace: string;
   readonly name: string;

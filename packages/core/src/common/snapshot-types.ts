@@ -123,7 +123,6 @@ export interface NearMissSecret {
   readonly keys: readonly string[];
 }
 
-/** A managed namespace whose Secret list failed, and why. */
 export interface UnreadNamespace {
   readonly name: string;
   readonly reason: string;

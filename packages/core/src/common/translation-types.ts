@@ -106,7 +106,6 @@ export interface Refusal {
   readonly sourceMessage?: string;
 }
 
-/** A Secret by namespace and name. */
 export interface SecretName {
   readonly namespace: string;
   readonly name: string;

@@ -102,8 +102,7 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
       targetNamespace,
       labelPrefix,
       managedBy,
-      // With the global gate on, each provider carries it (and the allow-lists) too: a
-      // Translator sees only the provider, and both gates must be on.
+      // A Translator sees only the provider: it carries the global gate and allow-lists too.
       providers: rest.execCredentials
         ? providers.map((provider) => ({
             ...provider,

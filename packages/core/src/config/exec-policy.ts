@@ -1,8 +1,7 @@
-// The operator's exec allow-lists: their settings, and whether a server is on one. ArgoCD runs
-// `argocd-k8s-auth` with its own cloud identity and sends the token to the registration's
-// server, and a token is good wherever it is presented (an EKS token for cluster X opens X from
-// anywhere; an Entra token opens every API its audience names). So the kubeconfig, which a
-// tenant wrote, may not choose the server, the EKS cluster name, the role or the Entra
+// The operator's exec allow-lists. ArgoCD mints a token with its own cloud identity and sends it
+// to the registration's server, and a token is good wherever it is presented (an EKS token for
+// cluster X opens X from anywhere; an Entra token opens every API its audience names). So the
+// kubeconfig, which a tenant wrote, may not choose the server, EKS cluster name, role or Entra
 // audience: each comes from the cloud's own endpoint forms or from a list the operator wrote.
 
 import type { ConfigInput, Fail } from './input.js';
