@@ -125,17 +125,14 @@ function readTarget(entry: unknown, index: number, errors: string[]): TargetDefi
   if (context !== undefined && kubeconfig === undefined)
     fail('sets a context but no kubeconfig; a context selects a cluster of a kubeconfig');
   const selectorText = text('selector');
-  let selector: LabelSelector | undefined;
-  if (selectorText !== undefined) {
-    const parsed = parseLabelSelector(selectorText);
-    if (parsed.ok) selector = parsed.selector;
-    else fail(`selector ${JSON.stringify(selectorText)} ${parsed.message}`);
-  }
+  const parsed = selectorText === undefined ? undefined : parseLabelSelector(selectorText);
+  if (parsed?.ok === false) fail(`selector ${JSON.stringify(selectorText)} ${parsed.message}`);
+  const selector = parsed?.ok === true ? parsed.selector : undefined;
   const nameTemplate = text('nameTemplate');
-  if (nameTemplate !== undefined) {
-    const problem = nameTemplateProblem(nameTemplate);
-    if (problem !== undefined) fail(`nameTemplate ${JSON.stringify(nameTemplate)} ${problem}`);
-  }
+  const templateProblem =
+    nameTemplate === undefined ? undefined : nameTemplateProblem(nameTemplate);
+  if (templateProblem !== undefined)
+    fail(`nameTemplate ${JSON.stringify(nameTemplate)} ${templateProblem}`);
   if (errors.length > before || name === undefined || namespace === undefined) return undefined;
   return {
     name,
