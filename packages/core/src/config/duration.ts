@@ -45,11 +45,9 @@ export function parseDuration(text: string): DurationResult {
     const at = COMPONENT.lastIndex;
     const match = COMPONENT.exec(text);
     if (match === null) return invalid(explain(text.slice(at)));
-    const [, amount, unit] = match;
-    if (amount === undefined || unit === undefined) return invalid('malformed');
-    const scale = NANOS_PER_UNIT[unit];
-    if (scale === undefined) return invalid(`unknown unit ${unit}`);
-    nanos += Number(amount) * scale;
+    // COMPONENT captures both groups, and only units of the table.
+    const [, amount = '', unit = ''] = match;
+    nanos += Number(amount) * (NANOS_PER_UNIT[unit] ?? 0);
   }
   // Go's limit (int64 nanoseconds, about 290 years) keeps absurd values out of timers.
   if (!Number.isFinite(nanos) || nanos > 9.223372036854775e18) return invalid('too large');
