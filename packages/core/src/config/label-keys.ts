@@ -6,10 +6,7 @@ export const ARGOCD_SECRET_TYPE_LABEL = 'argocd.argoproj.io/secret-type';
 /** The value ArgoCD looks for under {@link ARGOCD_SECRET_TYPE_LABEL}. */
 export const ARGOCD_CLUSTER_SECRET_TYPE = 'cluster';
 
-/**
- * The name ArgoCD gives its own cluster: `destination.name: in-cluster` resolves to the
- * cluster ArgoCD runs in only while no cluster Secret carries that name.
- */
+/** ArgoCD's own cluster, for `destination.name`, only while no cluster Secret takes the name. */
 export const ARGOCD_IN_CLUSTER_NAME = 'in-cluster';
 
 /** Set to `"true"`, ArgoCD (3.4+) neither reconciles nor watches the cluster, but lists it. */
@@ -18,10 +15,7 @@ export const ARGOCD_SKIP_RECONCILE_ANNOTATION = 'argocd.argoproj.io/skip-reconci
 /** Each key's suffix after the prefix. */
 const SUFFIXES = {
   managedBy: 'managed-by',
-  /**
-   * The host a registration came from (config `hostId`): with managed-by, what makes it ours,
-   * so registrars on several hosts writing into one ArgoCD never take each other's.
-   */
+  /** With managed-by, what makes a registration ours: hosts sharing an ArgoCD keep apart. */
   hostId: 'host-id',
   cluster: 'cluster',
   sourceNamespace: 'source-namespace',
@@ -46,10 +40,7 @@ const SUFFIXES = {
   kubeconfigSecret: 'kubeconfig-secret',
   /** `"true"` on a source (label or annotation): its child is paused; read, never copied. */
   paused: 'paused',
-  /**
-   * On a registration, why the registrar set ArgoCD's skip-reconcile annotation: its
-   * presence is the proof that the registrar set it, so only then is it ever removed.
-   */
+  /** Why we set skip-reconcile: its presence proves we did, so only then is it removed. */
   pauseReason: 'pause-reason',
 } as const;
 

@@ -95,10 +95,7 @@ export function describeSource(key: string): string {
 
 const SHOWN = 64;
 
-/**
- * A value a tenant wrote (an annotation), as a message shows it: JSON-quoted, with DEL and C1
- * controls escaped too (JSON leaves them), cut to 64 characters.
- */
+/** A value a tenant wrote, for a message: JSON-quoted, DEL and C1 escaped too, cut to 64. */
 export function quoted(value: string): string {
   const cut = value.length > SHOWN ? `${value.slice(0, SHOWN)}…` : value;
   return JSON.stringify(cut).replace(
