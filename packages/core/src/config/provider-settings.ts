@@ -37,10 +37,9 @@ export function legacyCombinationProblem(
   input: Pick<ConfigInput, 'secretNamePattern' | 'secretKey'>,
   nameOf: (setting: keyof ConfigInput) => string,
 ): string {
-  const legacy = [
-    input.secretNamePattern !== undefined ? nameOf('secretNamePattern') : undefined,
-    input.secretKey !== undefined ? nameOf('secretKey') : undefined,
-  ].filter((name) => name !== undefined);
+  const legacy = (['secretNamePattern', 'secretKey'] as const)
+    .filter((key) => input[key] !== undefined)
+    .map((key) => nameOf(key));
   return `cannot be combined with ${legacy.join(' and ')}; pick one: either list ${nameOf('providers')} (for example custom:${input.secretNamePattern ?? LEGACY_DEFAULTS.secretNamePattern}=${input.secretKey ?? LEGACY_DEFAULTS.secretKey}) or keep the legacy ${nameOf('secretNamePattern')}/${nameOf('secretKey')} pair without ${nameOf('providers')}`;
 }
 
