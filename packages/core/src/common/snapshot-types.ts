@@ -1,6 +1,5 @@
-// What the planner reads: a Snapshot of source namespaces, their candidate Secrets, the
-// cluster Secrets of the target namespace and what could not be read. Plain readonly data,
-// JSON-serialisable, so a snapshot can be saved and replayed byte for byte.
+// What the planner reads: the sources, their candidate Secrets, the target's cluster Secrets and
+// what could not be read, as JSON-serialisable data, so a snapshot can be replayed byte for byte.
 
 export type Labels = Readonly<Record<string, string>>;
 
