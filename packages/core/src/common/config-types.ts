@@ -109,10 +109,7 @@ export interface Config {
   readonly intervalMs: number;
   /** Demoted registrations older than this are deleted. */
   readonly demotedTtlMs: number;
-  /**
-   * Credential-only changes wait while the registered client certificate is valid for longer
-   * than this. 0: no waiting (write at most once per interval).
-   */
+  /** Credential-only writes wait while the certificate outlives this (0: one per interval). */
   readonly credentialRefreshWindowMs: number;
   /** The global exec gate: exec kubeconfigs of providers that allow it are translated. */
   readonly execCredentials: boolean;
@@ -128,10 +125,7 @@ export interface Config {
    * Off by default: whoever labels a Cluster could claim any name, another namespace's too.
    */
   readonly capiClusterNameLabel: boolean;
-  /**
-   * Children are probed (`GET /version`): `probeFailures` failures in a row pause one in ArgoCD
-   * until a probe succeeds.
-   */
+  /** Probe children (`GET /version`); `probeFailures` in a row pause one until it answers. */
   readonly probeChildren: boolean;
   /** At least 1. */
   readonly probeFailures: number;
