@@ -1,12 +1,9 @@
-// Exhaustive switches end here: a new union member fails to compile until it is handled,
-// and a value the types ruled out (a broken invariant) throws instead of passing silently.
-// The error names the value's discriminant only: the value may be an action carrying a
-// desired Secret's data, and the daemon logs the error.
+// Exhaustive switches end here: a new union member fails to compile until it is handled, and
+// a value the types ruled out throws. The error names only the value's discriminant (or type):
+// the value may be an action carrying a desired Secret's data, and the daemon logs the error.
 
-/** The discriminants of core's unions (an action's `kind`, a reason's `code`, a lookup's `state`). */
 const DISCRIMINANTS = ['kind', 'code', 'state'] as const;
 
-/** Throws naming only the value's discriminant, or its type when it has none. */
 export function assertNever(value: never, what = 'case'): never {
   const seen: unknown = value;
   let name: string = typeof seen;

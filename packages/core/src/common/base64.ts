@@ -1,21 +1,16 @@
-// Strict base64 and UTF-8, with Node's own codecs (Buffer, TextDecoder). "Strict" means exactly
-// what ArgoCD's Go side accepts for Secret data and kubeconfig `*-data` fields
-// (encoding/base64.StdEncoding): standard alphabet, `=` padding to a multiple of four, no
-// whitespace, no URL-safe characters, and zero bits after the last symbol. Buffer's decoder is
-// lenient (it skips what it does not know), so a text counts only if it encodes back to itself.
+// Strict base64 and UTF-8, with Node's own codecs. "Strict" is what ArgoCD's Go side accepts
+// (encoding/base64.StdEncoding): standard alphabet, `=` padding, no whitespace, zero bits after
+// the last symbol. Buffer's decoder is lenient, so a text counts only if it encodes back to itself.
 
 /* eslint-disable no-restricted-globals -- Buffer's base64 is a pure codec (no I/O, clock or
    randomness); this file is the one place in core that uses it. */
 
-const decodeLenient = (text: string): Buffer => Buffer.from(text, 'base64');
-
 /**
- * Padded standard base64 → bytes; `undefined` for anything Go's StdEncoding would reject: the
- * lenient native decode, kept only when encoding again gives the text back exactly (a check
- * written in JavaScript is interpreted under the image's `--jitless`).
+ * `undefined` for anything Go's StdEncoding would reject. The round trip stays native: a check
+ * written in JavaScript is interpreted under the image's `--jitless`.
  */
 export function decodeBase64(text: string): Uint8Array | undefined {
-  const bytes = decodeLenient(text);
+  const bytes = Buffer.from(text, 'base64');
   return bytes.toString('base64') === text ? new Uint8Array(bytes) : undefined;
 }
 
@@ -36,11 +31,7 @@ export function decodeBase64Text(text: string): string | undefined {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/**
- * Strict UTF-8 decoding: overlong forms, surrogates, code points above U+10FFFF and
- * truncated sequences give `undefined` rather than replacement characters, so a binary blob
- * is reported as unreadable instead of being half-read.
- */
+/** `undefined` on bad UTF-8, so a binary blob is reported unreadable rather than half-read. */
 export function decodeUtf8(bytes: Uint8Array): string | undefined {
   try {
     return UTF8.decode(bytes);

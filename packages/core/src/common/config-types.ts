@@ -1,6 +1,4 @@
-// The validated configuration the planner runs with: the target namespace, label vocabulary,
-// providers (which Secrets hold kubeconfigs, and which exec plugins they may translate) and
-// timings. parseConfig (config/config.ts) is the only producer.
+// The validated configuration the planner runs with; parseConfig (config/config.ts) makes it.
 
 export type ProviderName =
   | 'k3k'
@@ -27,20 +25,11 @@ export interface Provider {
   readonly preferredSecretType?: string;
   /** Loopback servers are rewritten to the provider's in-cluster Service (vcluster only). */
   readonly loopbackRewrite: boolean;
-  /**
-   * What the provisioner itself guarantees on its kubeconfig Secrets (presets only): a Secret
-   * carrying these marks is a candidate whatever its name (config/provider-marks.ts).
-   */
+  /** What the provisioner writes on its kubeconfig Secrets: a candidate whatever its name. */
   readonly marks?: ProviderMarks;
-  /**
-   * The provider's exec gate: the clouds whose exec plugins it may translate (capa-eks: aws,
-   * capz-aks: azure, gke: gcp; a custom entry ending in `;exec`: all three). Absent: none.
-   */
+  /** The provider's exec gate: the clouds whose exec plugins it may translate. Absent: none. */
   readonly execClouds?: readonly ExecCloud[];
-  /**
-   * The global exec gate (`Config.execCredentials`), copied onto every provider by
-   * parseConfig: a Translator sees only the provider, and both gates must be on.
-   */
+  /** The global gate, copied here: a Translator sees only the provider; both gates must be on. */
   readonly execCredentials?: boolean;
   /** The operator's exec allow-lists (`Config.execPolicy`), copied like `execCredentials`. */
   readonly execPolicy?: ExecPolicy;
@@ -57,24 +46,15 @@ export interface ProviderMarks {
   readonly labels?: readonly LabelMark[];
   /** A controller ownerReference to an object of this API group and kind. */
   readonly controller?: { readonly group: string; readonly kind: string };
-  /**
-   * The name pattern alone does not make a candidate: it only describes the names the
-   * provisioner writes (a KubeconfigGenerator's `<tcp>-<generator>` says nothing by itself).
-   */
+  /** Only the marks make a candidate: the name pattern alone says nothing (`<tcp>-<generator>`). */
   readonly only?: true;
 }
 
-/**
- * What an exec registration may name besides its cloud's own forms. An exec registration makes
- * ArgoCD mint a token with its own cloud identity and send it to the registration's server,
- * so everything that decides where that token goes and what it opens is the operator's
- * choice, never the kubeconfig's. Every list is empty by default.
- */
+/** What an exec registration may name besides its cloud's own forms (config/exec-policy.ts). */
 export interface ExecPolicy {
   /**
-   * Servers accepted beyond the EKS and AKS endpoint forms (and the only ones for GKE):
-   * CIDRs or IP addresses, host names (matched exactly) and `.`-led domain suffixes
-   * (matched by subdomains only); lower-case, validated by parseConfig.
+   * Servers beyond the EKS and AKS endpoint forms (the only ones for GKE), lower-case: CIDRs or
+   * addresses, host names (matched exactly) and `.`-led domain suffixes (subdomains only).
    */
   readonly allowedServers: readonly string[];
   /** AKS `--server-id` values (token audiences) accepted besides the AKS server application. */
@@ -86,17 +66,12 @@ export interface ExecPolicy {
 }
 
 /**
- * Reference-mode registrations: `off` copies credentials; `on` registers every source by a
- * reference to its kubeconfig Secret and refuses a kubeconfig the plugin cannot read;
- * `on-or-copy` copies those instead.
+ * `off` copies credentials; `on` registers by reference to the kubeconfig Secret and refuses
+ * what the plugin cannot read; `on-or-copy` copies that instead.
  */
 export type ReferenceMode = 'off' | 'on' | 'on-or-copy';
 
-/**
- * The target a plan is made for, when the registrar writes into several (`--targets-file`):
- * its name (for messages), whether it is in another cluster, which sources it admits and how
- * their cluster names are formed there. Absent: the one local target of `targetNamespace`.
- */
+/** One of several targets (`--targets-file`) a plan is made for. */
 export interface TargetScope {
   readonly name: string;
   /** Reached through a kubeconfig: an address that resolves only inside this host is refused. */
@@ -120,13 +95,11 @@ export interface LabelRequirement {
 export interface Config {
   readonly targetNamespace: string;
   /**
-   * This host's identity (its ClusterProperty id.k8s.io, else the kube-system namespace uid, or
-   * `--host-id`), recorded on every registration: a registration is ours only when its
-   * managed-by and host identity are both ours. Absent (a plan without a host, as in tests):
-   * managed-by alone decides, as before host identities.
+   * Recorded on every registration: one is ours only when its managed-by and host are ours.
+   * Absent (a plan without a host, as in tests): managed-by alone decides.
    */
   readonly hostId?: string;
-  /** Set when planning one of several targets (see {@link TargetScope}). */
+  /** Absent: the one local target of `targetNamespace`. */
   readonly target?: TargetScope;
   /** Ends in `/` or is a bare DNS prefix; labels are `${labelPrefix}managed-by`. */
   readonly labelPrefix: string;
@@ -136,72 +109,36 @@ export interface Config {
   readonly intervalMs: number;
   /** Demoted registrations older than this are deleted. */
   readonly demotedTtlMs: number;
-  /**
-   * Credential-only changes are deferred while the registered client certificate stays
-   * valid for longer than this. 0 disables deferral (write at most once per interval).
-   */
+  /** Credential-only writes wait while the certificate outlives this (0: one per interval). */
   readonly credentialRefreshWindowMs: number;
-  /**
-   * The global exec gate (`--exec-credentials`): exec kubeconfigs of providers that allow it
-   * are translated into ArgoCD's own forms. Off by default.
-   */
+  /** The global exec gate: exec kubeconfigs of providers that allow it are translated. */
   readonly execCredentials: boolean;
-  /** The exec allow-lists (`--exec-allowed-servers`, `--exec-aks-server-ids`, …). */
   readonly execPolicy: ExecPolicy;
-  /**
-   * Drain before deregistration (`--drain-on-terminate`): a terminating source namespace's
-   * registration loses the labels it copied from the namespace (what ApplicationSet
-   * generators select on) and is deleted once the namespace is gone. Off by default.
-   */
+  /** A terminating namespace's registration loses its copied labels until the namespace is gone. */
   readonly drainOnTerminate: boolean;
-  /**
-   * Cluster API `Cluster` objects labelled `<prefix>managed-by` are sources too
-   * (`--capi-clusters`). The planner plans whatever sources the snapshot holds; the
-   * gatherers read Clusters only when this is on. Off by default.
-   */
+  /** Cluster API `Cluster`s labelled `<prefix>managed-by` are sources too. */
   readonly capiClusters: boolean;
-  /**
-   * The cluster name of a Cluster source: its own name (or its `<prefix>cluster` label), or
-   * `<namespace>.<name>`.
-   */
+  /** A Cluster's cluster name: its name (or `<prefix>cluster` label), or `<namespace>.<name>`. */
   readonly capiClusterNames: 'name' | 'namespace-name';
   /**
-   * Under `namespace-name`, a Cluster's `<prefix>cluster` label may choose its cluster name
-   * (`--capi-cluster-name-label`). Off by default: whoever labels a Cluster could otherwise
-   * claim any name, another namespace's included.
+   * Under `namespace-name`, a Cluster's `<prefix>cluster` label may choose its cluster name.
+   * Off by default: whoever labels a Cluster could claim any name, another namespace's too.
    */
   readonly capiClusterNameLabel: boolean;
-  /**
-   * Children are probed (`GET /version` with their registered credentials, by the adapter):
-   * one that fails `probeFailures` times in a row is paused in ArgoCD until a probe succeeds.
-   * Off by default.
-   */
+  /** Probe children (`GET /version`); `probeFailures` in a row pause one until it answers. */
   readonly probeChildren: boolean;
-  /** Consecutive failed probes that make a child unreachable (at least 1). */
+  /** At least 1. */
   readonly probeFailures: number;
-  /**
-   * Milliseconds between probes of a child that answers. A failing or paused child is probed
-   * on the shorter of this and `intervalMs`.
-   */
+  /** Between probes of a child that answers (a failing one: the shorter of this and interval). */
   readonly probeIntervalMs: number;
-  /**
-   * A Kamaji TenantControlPlane whose status says `Sleeping` pauses its child in ArgoCD (the
-   * adapter reads TenantControlPlanes). Off by default.
-   */
+  /** A Kamaji TenantControlPlane whose status says `Sleeping` pauses its child in ArgoCD. */
   readonly kamajiSleep: boolean;
-  /**
-   * A vcluster whose StatefulSet or Deployment is marked paused or asleep pauses its child in
-   * ArgoCD (the adapter reads those workloads' metadata). Off by default.
-   */
+  /** A vcluster whose StatefulSet or Deployment is marked paused or asleep pauses its child. */
   readonly vclusterSleep: boolean;
-  /** Registrations by reference to the source's kubeconfig Secret (translate/reference-mode.ts). */
   readonly referenceMode: ReferenceMode;
   /** The kubeconfig-secretreader plugin's path (or name on PATH) in ArgoCD's controller. */
   readonly secretreaderPath: string;
-  /**
-   * Each registered source is also published as a ClusterProfile (`multicluster.x-k8s.io`)
-   * in `clusterProfileNamespace`, owned as `clusterManager` (plan/profiles.ts). Off by default.
-   */
+  /** Each registered source is also published as a ClusterProfile (plan/profiles.ts). */
   readonly clusterProfiles: boolean;
   /** The inventory namespace (the target namespace unless set). */
   readonly clusterProfileNamespace: string;

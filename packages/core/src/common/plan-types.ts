@@ -1,7 +1,6 @@
-// What the planner decides: a Plan of actions (create, update, demote, delete, each with
-// its typed reason and the exact object it was planned against), one outcome per namespace,
-// and the warnings. Like a Terraform plan, a write carries its before (the Secret as read) and
-// after (the Secret to write); the renderers compute the field-level diff from the two.
+// What the planner decides: actions with their typed reasons, one outcome per source, and the
+// warnings. Like a Terraform plan, a write carries its before (the Secret as read) and after;
+// the renderers compute the field-level diff from the two.
 
 import type { ChildProbe, Labels, ObservedSecret, Timestamp } from './snapshot-types.js';
 import type { CandidateRef, CredentialKind, Refusal, Warning } from './translation-types.js';
@@ -24,7 +23,7 @@ export interface ObservedRef {
   readonly resourceVersion: string;
 }
 
-/** One changed field of a registration, as the renderers show it. Sensitive values are fingerprints. */
+/** One changed field, as the renderers show it; sensitive values as fingerprints. */
 export interface FieldChange {
   readonly field: string;
   readonly before?: string;
@@ -42,7 +41,7 @@ export type UpdateReason =
   | { readonly code: 'ca-changed'; readonly namespace: string }
   | { readonly code: 'metadata-changed'; readonly namespace: string }
   | { readonly code: 'restored-from-demotion'; readonly namespace: string }
-  /** A claimant takes over a registration its previous namespace gave up (renamed, gone, demoted). */
+  /** A claimant takes over a registration its previous source gave up (renamed, gone, demoted). */
   | { readonly code: 'taken-over'; readonly namespace: string; readonly previousNamespace: string }
   /** Its namespace is terminating: the copied labels go, so generators drop its Applications. */
   | { readonly code: 'drained'; readonly namespace: string; readonly labels: readonly string[] };
@@ -53,10 +52,7 @@ export type DemoteReason = {
   readonly supersededBy: string;
 };
 
-/**
- * Why a registration goes. `namespace` is the source key, as in every reason: a namespace's
- * name, or `<namespace>/<name>` for the `source-cluster-*` codes, whose source is a Cluster.
- */
+/** `namespace` is the source key, as in every reason (`<namespace>/<name>` for a Cluster). */
 export type DeleteReason =
   | {
       readonly code: 'source-namespace-not-found' | 'source-cluster-not-found';
@@ -85,7 +81,7 @@ export type Action =
       readonly kind: 'update';
       readonly cluster: string;
       readonly target: ObservedRef;
-      /** The Secret as read, that `target` names: what the write changes. */
+      /** The Secret `target` names, as read. */
       readonly before: ObservedSecret;
       readonly secret: DesiredSecret;
       readonly reason: UpdateReason;
@@ -94,7 +90,6 @@ export type Action =
       readonly kind: 'demote';
       readonly cluster: string;
       readonly target: ObservedRef;
-      /** The Secret as read, that `target` names: what the write changes. */
       readonly before: ObservedSecret;
       readonly secret: DesiredSecret;
       readonly reason: DemoteReason;
@@ -123,7 +118,7 @@ export interface NamespaceOutcome {
   /** The cluster name the namespace claims, when it claims one. */
   readonly cluster?: string;
   readonly state: OutcomeState;
-  /** Why: absent for a plain `registered`/`unchanged`. */
+  /** Absent for a plain `registered`/`unchanged`. */
   readonly reason?:
     | Refusal
     | {
@@ -139,32 +134,25 @@ export interface NamespaceOutcome {
       };
   /** The kubeconfig in use, when one translated. */
   readonly source?: CandidateRef;
-  /** Candidates that were tried and failed, with why. */
   readonly rejected: readonly { readonly candidate: CandidateRef; readonly refusal: Refusal }[];
   /** Client certificate expiry of the registered credential, when known. */
   readonly credentialNotAfter?: Timestamp;
-  /**
-   * The registered credential's form, when a kubeconfig translated (`exec` forms never have
-   * a `credentialNotAfter`: ArgoCD fetches short-lived tokens itself).
-   */
   readonly credential?: CredentialKind;
-  /** Why its registration is paused in ArgoCD (skip-reconcile), while it is. */
+  /** While its registration is paused in ArgoCD (skip-reconcile). */
   readonly paused?: PauseReason;
-  /** What the last probes of its child found, when it is probed. */
   readonly probe?: ChildProbe;
 }
 
 /**
- * What a further round of planning will do once a write of this plan is observed: the earlier
- * registration of a renamed source is demoted only then (rename.ts), never in the plan that
- * writes its successor.
+ * What a further round does once a write of this plan is observed: a renamed source's earlier
+ * registration is demoted only then (rename.ts), never in the plan that writes its successor.
  */
 export interface FollowUp {
   readonly kind: 'demote';
-  /** The earlier registration: the cluster name it registers and its Secret. */
+  /** The earlier registration. */
   readonly cluster: string;
   readonly secret: string;
-  /** The source key of the source that was renamed away from it. */
+  /** The source renamed away from it. */
   readonly source: string;
   /** The write of this plan that must be observed first. */
   readonly after: {
@@ -175,10 +163,8 @@ export interface FollowUp {
 }
 
 /**
- * Why a registration is paused: its source says so (`<prefix>paused`), its provisioner says
- * the child sleeps (Kamaji's TenantControlPlane status `Sleeping`, vcluster's paused or
- * sleep-mode mark), or its child failed `probeFailures` probes in a row and has not answered
- * one since.
+ * Its source says so (`<prefix>paused`), its provisioner says the child sleeps, or its child
+ * failed `probeFailures` probes in a row and has not answered one since.
  */
 export type PauseReason = 'paused' | 'kamaji-sleeping' | 'vcluster-sleeping' | 'unreachable';
 
@@ -186,9 +172,6 @@ export interface Plan {
   readonly actions: readonly Action[];
   readonly outcomes: readonly NamespaceOutcome[];
   readonly warnings: readonly Warning[];
-  /**
-   * Present when a further round is needed: planning again after this plan's writes are
-   * observed takes these steps (a run that applies this plan ends converged only then).
-   */
+  /** Steps a further round takes once this plan's writes are observed. */
   readonly followUps?: readonly FollowUp[];
 }

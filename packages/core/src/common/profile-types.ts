@@ -1,12 +1,8 @@
-// The cluster inventory's vocabulary: the SIG-Multicluster ClusterProfiles (group
-// `multicluster.x-k8s.io`) the registrar publishes, one per registered source, beside its
-// ArgoCD registrations. What the profile planner reads (the observed profiles of the inventory
-// namespace) and what it decides (creates, spec updates, status writes, deletions). Plain,
-// readonly, JSON-serialisable data like the rest of the plan.
+// The cluster inventory: the SIG-Multicluster ClusterProfiles (`multicluster.x-k8s.io`) the
+// registrar publishes, one per registered source, as the profile planner reads and decides them.
 
 import type { Labels, Timestamp } from './snapshot-types.js';
 
-/** Where profiles go and whose they are (`--cluster-profiles`, `--cluster-profile-namespace`, `--cluster-manager`). */
 export interface ProfileSettings {
   /** The inventory namespace. */
   readonly namespace: string;
@@ -63,10 +59,9 @@ export interface ObservedProfile {
 }
 
 /**
- * What the planner keeps of a served status: the conditions whole (others' are carried over,
- * ours keeps its time while it holds) and the rest (version, properties, access providers) as
- * the snapshot's digest of `profileStatusText`. The rest is only ever compared, and kept
- * whole it is the larger part of a profile (a CA each): 25 MB at 10,000 profiles.
+ * The conditions whole (others' are carried over, ours keeps its time while it holds), the rest
+ * as a digest of `profileStatusText`: it is only compared, and whole it is the larger part of a
+ * profile (a CA each): 25 MB at 10,000 profiles.
  */
 export interface ObservedProfileStatus {
   readonly conditions?: readonly ProfileCondition[];
@@ -80,14 +75,10 @@ export interface ProfileSnapshot {
   readonly profiles: readonly ObservedProfile[];
   /** Why the profiles could not be listed (completely): nothing is deleted then. */
   readonly unread?: string;
-  /**
-   * How the observed statuses' digests were made (the reader's hash); the planner digests a
-   * desired status the same way. Without one, the digest is the text itself.
-   */
+  /** The reader's hash of statuses, used for the desired one too; absent: the text itself. */
   readonly digest?: (text: string) => string;
 }
 
-/** The profile we want: metadata labels and spec (written by create or patch) and status. */
 export interface DesiredProfile {
   readonly namespace: string;
   readonly name: string;

@@ -54,6 +54,12 @@ export function normaliseServer(url: string): string {
   return `${parsed.scheme}://${userInfo}${host}${port}${tail}`.replace(/\/+$/, '');
 }
 
+function validPort(port: string | undefined): boolean {
+  return (
+    port === undefined || (/^\d{1,5}$/.test(port) && Number(port) > 0 && Number(port) <= 65535)
+  );
+}
+
 export type ServerKind = 'ok' | 'in-cluster' | 'loopback' | 'invalid';
 
 const REG_NAME = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$/;
@@ -74,13 +80,9 @@ export function parseIpv6(text: string): number[] | undefined {
   const halves = head.split('::');
   if (halves.length > 2) return undefined;
   const groups = (part: string): number[] | undefined => {
-    if (part === '') return [];
-    const values: number[] = [];
-    for (const group of part.split(':')) {
-      if (!/^[0-9a-f]{1,4}$/.test(group)) return undefined;
-      values.push(parseInt(group, 16));
-    }
-    return values;
+    const values = part === '' ? [] : part.split(':');
+    if (!values.every((group) => /^[0-9a-f]{1,4}$/.test(group))) return undefined;
+    return values.map((group) => parseInt(group, 16));
   };
   const left = groups(halves[0] ?? '');
   const right = halves.length === 2 ? groups(halves[1] ?? '') : [];
@@ -101,15 +103,12 @@ export function parseIpv6(text: string): number[] | undefined {
 function parseIpv4(host: string): number | undefined {
   const parts = host.split('.');
   if (parts.length > 4) return undefined;
-  const values: number[] = [];
-  for (const part of parts) {
-    let value: number;
-    if (/^0x[0-9a-f]*$/.test(part)) value = part.length === 2 ? 0 : parseInt(part.slice(2), 16);
-    else if (/^0[0-7]+$/.test(part)) value = parseInt(part, 8);
-    else if (/^\d+$/.test(part)) value = parseInt(part, 10);
-    else return undefined;
-    values.push(value);
-  }
+  const values = parts.map((part) => {
+    if (/^0x[0-9a-f]*$/.test(part)) return part.length === 2 ? 0 : parseInt(part.slice(2), 16);
+    if (/^0[0-7]+$/.test(part)) return parseInt(part, 8);
+    return /^\d+$/.test(part) ? parseInt(part, 10) : NaN;
+  });
+  if (values.some(Number.isNaN)) return undefined;
   const last = values.pop() ?? 0;
   if (values.some((value) => value > 255) || last >= 256 ** (4 - values.length)) return undefined;
   return values.reduce((sum, value, index) => sum + value * 256 ** (3 - index), 0) + last;
@@ -134,14 +133,9 @@ function isLoopbackHost(host: string): boolean {
   return ipv4 !== undefined && (Math.floor(ipv4 / 2 ** 24) === 127 || ipv4 === 0);
 }
 
-/** `kubernetes`, `kubernetes.default`, `kubernetes.default.svc` and `kubernetes.default.svc.<cluster domain>`. */
+/** `kubernetes`, `kubernetes.default`, `kubernetes.default.svc` and `….svc.<cluster domain>`. */
 function isInClusterHost(host: string): boolean {
-  return (
-    host === 'kubernetes' ||
-    host === 'kubernetes.default' ||
-    host === 'kubernetes.default.svc' ||
-    host.startsWith('kubernetes.default.svc.')
-  );
+  return /^kubernetes(?:\.default(?:\.svc(?:\..*)?)?)?$/s.test(host);
 }
 
 /**
@@ -151,16 +145,15 @@ function isInClusterHost(host: string): boolean {
  */
 export function classifyServer(url: string): { kind: ServerKind; host?: string } {
   const parsed = parseServer(url);
-  if (parsed === undefined) return { kind: 'invalid' };
-  if (parsed.scheme !== 'https' && parsed.scheme !== 'http') return { kind: 'invalid' };
-  if (parsed.userInfo !== undefined || parsed.query !== undefined || parsed.fragment !== undefined)
-    return { kind: 'invalid' };
   if (
-    parsed.port !== undefined &&
-    (!/^\d{1,5}$/.test(parsed.port) || Number(parsed.port) > 65535 || Number(parsed.port) === 0)
-  ) {
+    parsed === undefined ||
+    (parsed.scheme !== 'https' && parsed.scheme !== 'http') ||
+    parsed.userInfo !== undefined ||
+    parsed.query !== undefined ||
+    parsed.fragment !== undefined ||
+    !validPort(parsed.port)
+  )
     return { kind: 'invalid' };
-  }
   const ipv6 = IPV6.exec(parsed.host);
   if (ipv6) {
     const host = ipv6[1] ?? '';
@@ -175,10 +168,8 @@ export function classifyServer(url: string): { kind: ServerKind; host?: string }
 }
 
 /**
- * Why a kubeconfig `proxy-url` cannot be used, or `undefined` when it can: ArgoCD (Go's
- * http.ProxyURL) takes http, https and socks5 proxies. User-info is refused because it would
- * put a proxy password into the cluster Secret's config in clear text next to nothing that
- * marks it sensitive.
+ * Why ArgoCD (Go's http.ProxyURL) cannot use a kubeconfig `proxy-url`, or `undefined`. User-info
+ * is refused: it would put a proxy password in clear text into the cluster Secret's config.
  */
 export function proxyUrlProblem(url: string): string | undefined {
   const parsed = parseServer(url);
@@ -188,12 +179,7 @@ export function proxyUrlProblem(url: string): string | undefined {
   if (parsed.userInfo !== undefined) return 'must not carry a user name or password';
   if (parsed.host === '' || (IPV6.exec(parsed.host) === null && !REG_NAME.test(parsed.host)))
     return 'has no valid host';
-  if (
-    parsed.port !== undefined &&
-    (!/^\d{1,5}$/.test(parsed.port) || Number(parsed.port) > 65535 || Number(parsed.port) === 0)
-  ) {
-    return 'has an invalid port';
-  }
+  if (!validPort(parsed.port)) return 'has an invalid port';
   if (
     (parsed.path !== '' && parsed.path !== '/') ||
     parsed.query !== undefined ||

@@ -1,6 +1,5 @@
-// What the planner reads: a Snapshot of source namespaces, their candidate Secrets, the
-// cluster Secrets of the target namespace and what could not be read. Plain readonly data,
-// JSON-serialisable, so a snapshot can be saved and replayed byte for byte.
+// What the planner reads: the sources, their candidate Secrets, the target's cluster Secrets and
+// what could not be read, as JSON-serialisable data, so a snapshot can be replayed byte for byte.
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -11,10 +10,7 @@ export type Timestamp = string;
 export interface SourceNamespace {
   readonly name: string;
   readonly uid: string;
-  /**
-   * As served. Optional: a snapshot with a namespace without one is always planned afresh,
-   * never repeated by a settled repeat (plan/settled-repeat.ts).
-   */
+  /** Absent: the snapshot is always planned afresh, never a settled repeat. */
   readonly resourceVersion?: string;
   readonly labels: Labels;
   readonly annotations: Labels;
@@ -23,12 +19,7 @@ export interface SourceNamespace {
   readonly deletionTimestamp?: Timestamp;
 }
 
-/**
- * A Cluster API `Cluster` selected by `<prefix>managed-by: <managedBy>` (metadata only): a
- * source registered from its own kubeconfig Secret in its namespace. The same metadata as a
- * namespace's; `deletionTimestamp` is set while the Cluster is being deleted (CAPI tears the
- * cluster down first).
- */
+/** A Cluster API `Cluster` selected like a namespace (metadata only). */
 export interface SourceCluster extends SourceNamespace {
   readonly namespace: string;
 }
@@ -44,7 +35,7 @@ export interface ObservedSecret {
   readonly annotations: Labels;
   readonly data: Readonly<Record<string, string>>;
   readonly creationTimestamp?: Timestamp;
-  /** As served; absent when there are none (provisioners' marks, config/provider-marks.ts). */
+  /** Absent when there are none. */
   readonly ownerReferences?: readonly OwnerReference[];
 }
 
@@ -57,9 +48,8 @@ export interface OwnerReference {
 }
 
 /**
- * The result of looking up, by name, the source (namespace or Cluster) of an owned
- * registration whose source is not among the managed ones. Only `notFound` (or a different
- * uid) is proof.
+ * The lookup by name of an owned registration's unmanaged source. Only `notFound` (or another
+ * uid) is proof that it is gone.
  */
 export type SourceLookup =
   | {
@@ -72,65 +62,36 @@ export type SourceLookup =
   | { readonly state: 'unknown'; readonly reason: string };
 
 export interface Snapshot {
-  /** Namespaces carrying `<prefix>managed-by: <managedBy>`. */
   readonly namespaces: readonly SourceNamespace[];
-  /**
-   * Cluster API Clusters carrying `<prefix>managed-by: <managedBy>` (absent: none, as when
-   * Cluster sources are off).
-   */
+  /** Absent: none, as when Cluster sources are off. */
   readonly clusters?: readonly SourceCluster[];
-  /**
-   * Secrets in managed namespaces, and in the namespaces of managed Clusters, whose names
-   * match a provider glob (more is harmless).
-   */
+  /** Secrets of the sources' namespaces that a provider may read (more is harmless). */
   readonly candidateSecrets: readonly ObservedSecret[];
-  /**
-   * Every Secret in the target namespace labelled `argocd.argoproj.io/secret-type: cluster`
-   * (owned or not), plus owned Secrets carrying `<prefix>orphaned-secret-type` (demoted).
-   */
+  /** The target namespace's cluster Secrets (owned or not), and our demoted ones. */
   readonly clusterSecrets: readonly ObservedSecret[];
-  /**
-   * Keyed by source (a namespace name, or `<namespace>/<name>` of a Cluster, see sources.ts):
-   * lookups for owned registrations whose source is not managed.
-   */
+  /** Keyed by source key: lookups for owned registrations whose source is not managed. */
   readonly sourceLookups: Readonly<Record<string, SourceLookup>>;
-  /**
-   * Namespaces (managed, or holding managed Clusters) whose Secrets could not be listed: their candidates are unknown, not
-   * absent. Absent (older snapshots) means every managed namespace was read.
-   */
+  /** Sources' namespaces whose Secrets could not be listed: their candidates are unknown. */
   readonly unreadNamespaces?: readonly UnreadNamespace[];
-  /**
-   * Why the cluster Secrets of the target namespace could not be listed completely; absent
-   * when they were. `clusterSecrets` then holds what was read, which may be nothing.
-   */
+  /** Why `clusterSecrets` is incomplete (it holds what was read, maybe nothing). */
   readonly clusterSecretsUnread?: string;
-  /**
-   * What `/version` probes of registered children found (`--probe-children`), keyed by
-   * source: absent when probing is off, and a source without an entry was not probed yet.
-   */
+  /** By source, when probing is on: a source without an entry was not probed yet. */
   readonly children?: Readonly<Record<string, ChildProbe>>;
   /**
-   * The objects that run children, read for their provisioner's sleep mark, by signal
-   * (`--kamaji-sleep`, `--vcluster-sleep`): a signal is absent when it is off or could not be
-   * read this pass, and an empty list when nothing of it exists (its CRD absent included).
+   * The objects that run children, by sleep signal: absent when the signal is off or could not
+   * be read this pass, empty when nothing of it exists (its CRD absent included).
    */
   readonly provisioners?: Readonly<Partial<Record<SleepSignal, readonly ProvisionerObject[]>>>;
-  // -- near misses (messages only) ----------------------------------------------------
   /**
-   * In managed namespaces without a candidate: Secrets that almost are one (see
-   * near-misses.ts), so "no kubeconfig Secret" can name them. Optional: older snapshots and
-   * fixtures have none, and the planner never decides anything from them.
+   * Secrets that almost are a candidate, in namespaces without one, so "no kubeconfig Secret"
+   * can name them. Messages only: the planner decides nothing from them.
    */
   readonly nearMisses?: readonly NearMissSecret[];
-  // -- end near misses ------------------------------------------------------------------
 }
 
 /** A child API server as its registration's credentials reach it (`GET /version`). */
 export interface ChildProbe {
-  /**
-   * Consecutive failed probes, 0 once one succeeds. The daemon counts no further than
-   * `probeFailures`: nothing is decided by the count beyond it.
-   */
+  /** Consecutive failed probes, counted up to `probeFailures` only: nothing beyond it decides. */
   readonly failures: number;
   /** `gitVersion` of the last successful probe, when one succeeded. */
   readonly version?: string;
@@ -143,11 +104,7 @@ export interface ChildProbe {
 /** A provisioner whose own mark says its child sleeps. */
 export type SleepSignal = 'kamaji' | 'vcluster';
 
-/**
- * What runs a child in the host cluster, as far as its sleep goes: a Kamaji
- * `TenantControlPlane` (its name, and `status.kubernetesResources.version.status`), or a
- * vcluster's StatefulSet or Deployment (labelled `app=vcluster`; metadata only).
- */
+/** What runs a child: a Kamaji TenantControlPlane, or a vcluster's StatefulSet or Deployment. */
 export interface ProvisionerObject {
   readonly kind: 'TenantControlPlane' | 'StatefulSet' | 'Deployment';
   readonly namespace: string;
@@ -165,7 +122,6 @@ export interface NearMissSecret {
   readonly keys: readonly string[];
 }
 
-/** A managed namespace whose Secret list failed, and why. */
 export interface UnreadNamespace {
   readonly name: string;
   readonly reason: string;

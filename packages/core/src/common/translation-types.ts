@@ -36,17 +36,13 @@ export interface ArgoClusterConfig {
 }
 
 /**
- * The credential form a registration carries; `exec` forms have no expiry to report, nor has
- * `secret-reference` (ArgoCD reads the credential from the source's own Secret through the
- * kubeconfig-secretreader plugin, so the registration holds none).
+ * `exec` forms have no expiry to report (ArgoCD fetches short-lived tokens itself), nor has
+ * `secret-reference` (the registration holds no credential: the plugin reads the source's).
  */
 export type CredentialKind =
   'client-certificate' | 'bearer-token' | 'basic-auth' | 'exec' | 'secret-reference';
 
-/**
- * Where the kubeconfig-secretreader plugin reads a kubeconfig: the fields it takes from
- * `ExecCredential.spec.cluster.config`. Always the source's own Secret in its own namespace.
- */
+/** Where the kubeconfig-secretreader plugin reads a kubeconfig: always the source's own Secret. */
 export interface SecretReference {
   readonly name: string;
   readonly namespace: string;
@@ -101,21 +97,15 @@ export type RefusalCode =
 export interface Refusal {
   readonly code: RefusalCode;
   readonly message: string;
-  /**
-   * The Secret in the way, when another Secret is why (`name-foreign`, `target-foreign`,
-   * `server-collision`): what `status` shows as the blocker, read from here, never from the
-   * message.
-   */
+  /** The Secret in the way, when another Secret is why: what `status` shows as the blocker. */
   readonly blocker?: SecretName;
   /**
-   * What the Events on the source say instead of `message`, when `message` names another
-   * source (its namespace, Cluster or server): whoever owns a source reads its Events, and one
-   * tenant must not learn another's. The operator's status, logs and plan keep `message`.
+   * What the source's Events say instead of a `message` that names another source: whoever
+   * owns a source reads its Events, and one tenant must not learn another's.
    */
   readonly sourceMessage?: string;
 }
 
-/** A Secret by namespace and name. */
 export interface SecretName {
   readonly namespace: string;
   readonly name: string;
@@ -166,10 +156,7 @@ export interface Translation {
   readonly warnings: readonly Warning[];
   readonly credential: CredentialKind;
   readonly clientCertificate?: CertificateFacts;
-  /**
-   * Whether the kubeconfig-secretreader plugin can read this kubeconfig as translated: the
-   * context it must be told, or why it cannot (reference mode, translate/reference-mode.ts).
-   */
+  /** Whether the secretreader plugin can read it: the context to tell it, or why not. */
   readonly secretReader?: SecretReaderFit;
 }
 

@@ -1,6 +1,5 @@
-// The configuration model: raw settings (flags, env vars, chart values, all strings) in,
-// a validated Config out. Every problem is reported at once, as a value that names the
-// setting and the accepted form, so start-up fails with one readable list.
+// Raw settings (flags, env vars, chart values) in, a validated Config out. Every problem is
+// reported at once, naming the setting and the accepted form, so start-up fails with one list.
 
 import {
   CONFIG_DEFAULTS,
@@ -22,11 +21,13 @@ import {
   countSetting,
   display,
   durationSetting,
+  formedSetting,
+  oneOfSetting,
   stringSetting,
+  type SettingReader,
 } from './settings.js';
-import { formProblem, type FormCheck } from './form-checks.js';
 import { execPolicySetting } from './exec-policy.js';
-import type { Config, ReferenceMode } from '../common/types.js';
+import type { Config } from '../common/types.js';
 
 export {
   CONFIG_DEFAULTS,
@@ -39,65 +40,43 @@ export {
 export { legacyCombinationProblem, parseProviderEntry } from './provider-settings.js';
 
 export interface ParseConfigOptions {
-  /**
-   * How a message names another setting (default: its ConfigInput key), so a caller can
-   * speak its own vocabulary: the CLI names flags, a values file its keys.
-   */
+  /** How a message names another setting (default: its ConfigInput key): a flag, a values key. */
   readonly nameOf?: (setting: keyof ConfigInput) => string;
 }
 
 type Scalars = Omit<Config, 'providers'>;
 
 /** Each Config field but the providers, from its setting (the default when absent). */
-const SCALARS: {
-  readonly [K in keyof Scalars]: (input: ConfigInput, fail: Fail) => Scalars[K] | undefined;
-} = {
-  targetNamespace: (input, fail) => formed(input, 'targetNamespace', TARGET_NAMESPACE_FORM, fail),
-  labelPrefix: (input, fail) => formed(input, 'labelPrefix', LABEL_PREFIX_FORM, fail),
-  managedBy: (input, fail) => formed(input, 'managedBy', MANAGED_BY_FORM, fail),
-  intervalMs: (input, fail) => durationSetting(input, 'interval', CONFIG_DEFAULTS.interval, fail),
-  demotedTtlMs: (input, fail) =>
-    durationSetting(input, 'demotedTTL', CONFIG_DEFAULTS.demotedTTL, fail),
-  credentialRefreshWindowMs: (input, fail) =>
-    durationSetting(
-      input,
-      'credentialRefreshWindow',
-      CONFIG_DEFAULTS.credentialRefreshWindow,
-      fail,
-    ),
-  execCredentials: (input, fail) =>
-    booleanSetting(input, 'execCredentials', CONFIG_DEFAULTS.execCredentials, fail),
+const SCALARS: { readonly [K in keyof Scalars]: SettingReader<Scalars[K]> } = {
+  targetNamespace: formedSetting('targetNamespace', TARGET_NAMESPACE_FORM),
+  labelPrefix: formedSetting('labelPrefix', LABEL_PREFIX_FORM),
+  managedBy: formedSetting('managedBy', MANAGED_BY_FORM),
+  intervalMs: durationSetting('interval'),
+  demotedTtlMs: durationSetting('demotedTTL'),
+  credentialRefreshWindowMs: durationSetting('credentialRefreshWindow'),
+  execCredentials: booleanSetting('execCredentials'),
   execPolicy: execPolicySetting,
-  drainOnTerminate: (input, fail) =>
-    booleanSetting(input, 'drainOnTerminate', CONFIG_DEFAULTS.drainOnTerminate, fail),
-  capiClusters: (input, fail) =>
-    booleanSetting(input, 'capiClusters', CONFIG_DEFAULTS.capiClusters, fail),
-  capiClusterNames: clusterNamesSetting,
-  capiClusterNameLabel: (input, fail) =>
-    booleanSetting(input, 'capiClusterNameLabel', CONFIG_DEFAULTS.capiClusterNameLabel, fail),
-  probeChildren: (input, fail) =>
-    booleanSetting(input, 'probeChildren', CONFIG_DEFAULTS.probeChildren, fail),
-  probeFailures: (input, fail) =>
-    countSetting(input, 'probeFailures', CONFIG_DEFAULTS.probeFailures, PROBE_FAILURES_RANGE, fail),
-  probeIntervalMs: (input, fail) =>
-    durationSetting(input, 'probeInterval', CONFIG_DEFAULTS.probeInterval, fail),
-  kamajiSleep: (input, fail) =>
-    booleanSetting(input, 'kamajiSleep', CONFIG_DEFAULTS.kamajiSleep, fail),
-  vclusterSleep: (input, fail) =>
-    booleanSetting(input, 'vclusterSleep', CONFIG_DEFAULTS.vclusterSleep, fail),
-  referenceMode: referenceModeSetting,
-  secretreaderPath: (input, fail) =>
-    formed(input, 'secretreaderPath', SECRETREADER_PATH_FORM, fail),
-  clusterProfiles: (input, fail) =>
-    booleanSetting(input, 'clusterProfiles', CONFIG_DEFAULTS.clusterProfiles, fail),
+  drainOnTerminate: booleanSetting('drainOnTerminate'),
+  capiClusters: booleanSetting('capiClusters'),
+  capiClusterNames: oneOfSetting('capiClusterNames', ['name', 'namespace-name']),
+  capiClusterNameLabel: booleanSetting('capiClusterNameLabel'),
+  probeChildren: booleanSetting('probeChildren'),
+  probeFailures: countSetting('probeFailures', { min: 1, max: 100 }),
+  probeIntervalMs: durationSetting('probeInterval'),
+  kamajiSleep: booleanSetting('kamajiSleep'),
+  vclusterSleep: booleanSetting('vclusterSleep'),
+  referenceMode: oneOfSetting('referenceMode', ['off', 'on', 'on-or-copy']),
+  secretreaderPath: formedSetting('secretreaderPath', SECRETREADER_PATH_FORM),
+  clusterProfiles: booleanSetting('clusterProfiles'),
   clusterProfileNamespace: (input, fail) => {
     // Unset or empty: the target namespace (its own reader reports a problem with it).
-    const value = stringSetting(input, 'clusterProfileNamespace', '', fail);
-    if (value !== '') return formed(input, 'clusterProfileNamespace', TARGET_NAMESPACE_FORM, fail);
+    const value = stringSetting(input, 'clusterProfileNamespace', fail);
+    if (value !== '')
+      return formedSetting('clusterProfileNamespace', TARGET_NAMESPACE_FORM)(input, fail);
     const target: unknown = input.targetNamespace;
     return typeof target === 'string' ? target : CONFIG_DEFAULTS.targetNamespace;
   },
-  clusterManager: (input, fail) => formed(input, 'clusterManager', MANAGED_BY_FORM, fail),
+  clusterManager: formedSetting('clusterManager', MANAGED_BY_FORM),
 };
 
 /** Validates every setting and returns either a Config or all the errors found. */
@@ -123,8 +102,7 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
       targetNamespace,
       labelPrefix,
       managedBy,
-      // With the global gate on, each provider carries it (and the allow-lists) too: a
-      // Translator sees only the provider, and both gates must be on.
+      // A Translator sees only the provider: it carries the global gate and allow-lists too.
       providers: rest.execCredentials
         ? providers.map((provider) => ({
             ...provider,
@@ -137,7 +115,6 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
   };
 }
 
-/** Every setting ConfigInput knows. */
 const KNOWN_SETTINGS = Object.keys({ ...CONFIG_DEFAULTS, ...LEGACY_DEFAULTS });
 
 /** A stale values file or a typo must fail loudly, never be ignored. */
@@ -147,53 +124,6 @@ function failUnknownSettings(input: ConfigInput, fail: Fail): void {
       fail(key, value, `unknown setting; known settings are ${KNOWN_SETTINGS.join(', ')}`);
     }
   }
-}
-
-/** A string setting that must also have its form (a namespace name, a label prefix, …). */
-function formed(
-  input: ConfigInput,
-  key:
-    | 'targetNamespace'
-    | 'labelPrefix'
-    | 'managedBy'
-    | 'secretreaderPath'
-    | 'clusterProfileNamespace'
-    | 'clusterManager',
-  form: readonly FormCheck[],
-  fail: Fail,
-): string | undefined {
-  const value = stringSetting(input, key, CONFIG_DEFAULTS[key], fail);
-  const problem = value === undefined ? undefined : formProblem(form, value);
-  if (problem !== undefined) fail(key, value, problem);
-  return value;
-}
-
-/** Consecutive failed probes before a child counts as unreachable. */
-export const PROBE_FAILURES_RANGE = { min: 1, max: 100 } as const;
-
-const CLUSTER_NAME_FORMS: readonly Config['capiClusterNames'][] = ['name', 'namespace-name'];
-
-function clusterNamesSetting(
-  input: ConfigInput,
-  fail: Fail,
-): Config['capiClusterNames'] | undefined {
-  const value: unknown = input.capiClusterNames ?? CONFIG_DEFAULTS.capiClusterNames;
-  const form = CLUSTER_NAME_FORMS.find((candidate) => candidate === value);
-  if (form === undefined) {
-    fail('capiClusterNames', value, `must be one of ${CLUSTER_NAME_FORMS.join(', ')}`);
-  }
-  return form;
-}
-
-const REFERENCE_MODES: readonly ReferenceMode[] = ['off', 'on', 'on-or-copy'];
-
-function referenceModeSetting(input: ConfigInput, fail: Fail): ReferenceMode | undefined {
-  const value: unknown = input.referenceMode ?? CONFIG_DEFAULTS.referenceMode;
-  const mode = REFERENCE_MODES.find((candidate) => candidate === value);
-  if (mode === undefined) {
-    fail('referenceMode', value, `must be one of ${REFERENCE_MODES.join(', ')}`);
-  }
-  return mode;
 }
 
 /** One line per error, for a start-up failure message: `interval "0s": must be at least 1s …`. */

@@ -9,16 +9,22 @@ export type DurationResult =
 export const DURATION_FORM =
   'a Go duration such as 500ms, 60s, 1m30s or 168h (units ns, us, ms, s, m, h)';
 
-const NANOS_PER_UNIT: Readonly<Record<string, number>> = {
-  ns: 1,
-  us: 1e3,
-  µs: 1e3,
-  μs: 1e3,
-  ms: 1e6,
-  s: 1e9,
-  m: 60e9,
-  h: 3600e9,
+/** What each unit stands for in seconds (the chart's durationSeconds uses these factors). */
+export const UNIT_SECONDS: Readonly<Record<string, number>> = {
+  ns: 1e-9,
+  us: 1e-6,
+  µs: 1e-6,
+  μs: 1e-6,
+  ms: 1e-3,
+  s: 1,
+  m: 60,
+  h: 3600,
 };
+
+// Exact: each factor times 1e9 is the whole number of nanoseconds.
+const NANOS_PER_UNIT: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(UNIT_SECONDS).map(([unit, seconds]) => [unit, seconds * 1e9]),
+);
 
 // One `<number><unit>` component; the whole text is a run of these.
 const COMPONENT = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
@@ -39,11 +45,9 @@ export function parseDuration(text: string): DurationResult {
     const at = COMPONENT.lastIndex;
     const match = COMPONENT.exec(text);
     if (match === null) return invalid(explain(text.slice(at)));
-    const [, amount, unit] = match;
-    if (amount === undefined || unit === undefined) return invalid('malformed');
-    const scale = NANOS_PER_UNIT[unit];
-    if (scale === undefined) return invalid(`unknown unit ${unit}`);
-    nanos += Number(amount) * scale;
+    // COMPONENT captures both groups, and only units of the table.
+    const [, amount = '', unit = ''] = match;
+    nanos += Number(amount) * (NANOS_PER_UNIT[unit] ?? 0);
   }
   // Go's limit (int64 nanoseconds, about 290 years) keeps absurd values out of timers.
   if (!Number.isFinite(nanos) || nanos > 9.223372036854775e18) return invalid('too large');

@@ -1,12 +1,12 @@
-// The operator's exec allow-lists: their settings, and whether a server is on one. ArgoCD
-// runs `argocd-k8s-auth` with its own cloud identity and sends the token to the
-// registration's server, and a token is good wherever it is presented (an EKS token for
-// cluster X opens X from anywhere; an Entra token opens every API its audience names). So the kubeconfig, which a tenant wrote, may not choose the server, the EKS
-// cluster name, the role or the Entra audience: each comes from the cloud's own endpoint
-// forms or from a list the operator wrote, and every list is empty by default.
+// The operator's exec allow-lists. ArgoCD mints a token with its own cloud identity and sends it
+// to the registration's server, and a token is good wherever it is presented (an EKS token for
+// cluster X opens X from anywhere; an Entra token opens every API its audience names). So the
+// kubeconfig, which a tenant wrote, may not choose the server, EKS cluster name, role or Entra
+// audience: each comes from the cloud's own endpoint forms or from a list the operator wrote.
 
 import type { ConfigInput, Fail } from './input.js';
 import { validateGlob } from './glob.js';
+import { DNS_LABEL } from './forms.js';
 import { parseIpv6 } from '../common/server-address.js';
 import type { ExecPolicy } from '../common/types.js';
 
@@ -33,9 +33,6 @@ export const ROLE_ARN = /^arn:aws(-[a-z]+)*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}
 
 const SERVER_FORM =
   'a CIDR or address (10.0.0.0/8, 34.77.120.15, 2600:1900::/28), a host name matched exactly (api.example.com) or a domain suffix with a leading dot, matched by its subdomains only (.example.com), without a scheme or port';
-
-// ---------------------------------------------------------------------------------------
-// Settings
 
 const LISTS = [
   ['execAllowedServers', 'allowedServers', serverEntryProblem],
@@ -71,7 +68,7 @@ const LISTS = [
   (entry: string) => string | undefined,
 ])[];
 
-/** The four lists, each entry checked; `undefined` (with every problem reported) when one is bad. */
+/** The four lists; `undefined` when an entry is bad (every problem is reported). */
 export function execPolicySetting(input: ConfigInput, fail: Fail): ExecPolicy | undefined {
   const policy: Record<keyof ExecPolicy, string[]> = {
     allowedServers: [],
@@ -104,15 +101,11 @@ export function execPolicySetting(input: ConfigInput, fail: Fail): ExecPolicy | 
   return valid ? policy : undefined;
 }
 
-// ---------------------------------------------------------------------------------------
-// Server entries and matching
-
-const LABEL = '[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?';
 // The last label starts with a letter, as every top-level domain does: a name entry can then
 // never be read as an address (10.1, 0x0a.1.2.3), which only a CIDR entry may match.
-const HOST_NAME = new RegExp(`^(?:${LABEL}\\.)*[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$`);
-const IPV4 =
-  /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const HOST_NAME = new RegExp(`^(?:${DNS_LABEL}\\.)*[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$`);
+const OCTET = '(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const IPV4 = new RegExp(`^${OCTET}\\.${OCTET}\\.${OCTET}\\.${OCTET}$`);
 
 type AddressEntry = { readonly bytes: readonly number[]; readonly bits: number };
 

@@ -1,18 +1,18 @@
 // Checks of a setting's written form, as data: ordered regular expressions, each with the
-// message it fails with. Core evaluates them (formProblem), and the Helm chart evaluates the
-// very same checks at render time (the chart's tests generate its template from them), so the
-// chart refuses what the CLI refuses, in the same words. Patterns are therefore written in
-// the syntax Go's regexp (RE2, what Helm's regexMatch runs) and JavaScript's `u` flag share:
-// no lookaround, no backreferences, `[\s\S]` for any character.
+// message it fails with. The Helm chart runs the very same checks at render time (its template
+// is generated from them), so it refuses what the CLI refuses, in the same words. Patterns are
+// therefore in the syntax Go's RE2 and JavaScript's `u` flag share: no lookaround, no
+// backreferences, `[\s\S]` for any character.
+
+import { UNIT_SECONDS } from './duration.js';
 
 /**
  * One check, tried in order: `accept` ends the checks of its subject (valid) when it matches,
  * `reject` fails when it matches, `require` fails when it does not, `minimum` (`maximum`)
- * fails when a duration is shorter (longer) than `seconds`, `distinct` fails when the subject, split at
- * `separator`, holds one part twice. With `subject`, the pattern is matched against that
- * pattern's first group instead of the whole value (and the check is skipped when the
- * subject pattern does not match). In a message, {value} is the value and {subject} the
- * subject, JSON-quoted; {raw} is the value as it is.
+ * fails when a duration is shorter (longer) than `seconds`, `distinct` fails when the subject,
+ * split at `separator`, holds one part twice. With `subject`, the pattern is matched against
+ * that pattern's first group instead of the whole value (skipped when it does not match). In
+ * a message, {value} is the value and {subject} the subject, JSON-quoted; {raw} is the value.
  */
 export type FormCheck =
   | {
@@ -64,16 +64,6 @@ export function formProblem(checks: readonly FormCheck[], value: string): string
 
 // The seconds a well-formed Go duration stands for, as the chart's acr.durationSeconds sums
 // them (parseDuration refuses what exceeds Go's range, so it cannot say how long that is).
-const UNIT_SECONDS: Readonly<Record<string, number>> = {
-  ns: 1e-9,
-  us: 1e-6,
-  µs: 1e-6,
-  μs: 1e-6,
-  ms: 1e-3,
-  s: 1,
-  m: 60,
-  h: 3600,
-};
 function secondsOf(duration: string): number {
   let total = 0;
   for (const [, amount = '0', unit = 's'] of duration.matchAll(

@@ -7,8 +7,8 @@ import type { FormCheck } from './form-checks.js';
 import { GLOB_FORM } from './glob.js';
 import { PROVIDER_PRESETS, PROVIDER_PRESET_NAMES } from './provider-presets.js';
 
-const DNS_LABEL = '[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?';
-const DNS_SUBDOMAIN = `${DNS_LABEL}(?:\\.${DNS_LABEL})*`;
+export const DNS_LABEL = '[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?';
+export const DNS_SUBDOMAIN = `${DNS_LABEL}(?:\\.${DNS_LABEL})*`;
 
 export const TARGET_NAMESPACE_FORM: readonly FormCheck[] = [
   {
@@ -158,9 +158,8 @@ export const EXEC_CAPABLE_PROVIDER = `^(?:${PROVIDER_PRESET_NAMES.filter(
 ).join('|')}|custom:[^=]*=[^;]*;exec)$`;
 
 /**
- * The plugin's path inside ArgoCD's controller: an absolute path or a bare name on its PATH
- * (client-go runs it without a shell; a relative path would depend on ArgoCD's working
- * directory).
+ * An absolute path or a bare name on the PATH of ArgoCD's controller: client-go runs it without
+ * a shell, and a relative path would depend on ArgoCD's working directory.
  */
 export const SECRETREADER_PATH_FORM: readonly FormCheck[] = [
   {

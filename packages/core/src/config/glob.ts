@@ -1,11 +1,8 @@
-// Secret-name globs: `*` any run of characters, `?` one character, `[...]` / `[^...]` a class
-// of characters and ranges, `\c` a literal c. Matching is minimatch's, compiled once per
-// pattern to one anchored RegExp, with everything beyond those four forms switched off (no
-// braces, no extglobs, no globstar, no `!` negation, no `#` comments). `*` never crosses a
-// `/` and does match a leading `.` (Secret names hold neither, but a glob must not depend on
-// that). Before anything reaches minimatch the pattern is checked against the grammar of the
-// Go predecessor's path.Match, so a pattern Go refused is still refused, with a reason, and
-// matches nothing; docs/migrating.md lists where the two matchers differ on accepted patterns.
+// Secret-name globs: `*` any run, `?` one character, `[...]` / `[^...]` a class, `\c` a literal
+// c. Matched by minimatch with everything else switched off; `*` never crosses a `/` and does
+// match a leading `.` (Secret names hold neither, but a glob must not depend on that). A pattern
+// the Go predecessor's path.Match refused is still refused, with a reason, and matches nothing;
+// docs/migrating.md lists where the two matchers differ on accepted patterns.
 
 import { Minimatch, type MinimatchOptions } from 'minimatch';
 import { formProblem, type FormCheck } from './form-checks.js';
@@ -63,9 +60,8 @@ const STARS = /^\**$/;
 const compiled = new Map<string, RegExp | null>();
 
 /**
- * The pattern as one RegExp, or `null` when it matches nothing (malformed or empty). The
- * planner matches every Secret of every managed namespace against every provider glob, so a
- * call must cost one regex test, not a parse.
+ * The pattern as one RegExp, or `null` when it matches nothing (malformed or empty). Every
+ * Secret is matched against every provider glob, so a call must cost one regex test, not a parse.
  */
 function compile(pattern: string): RegExp | null {
   let regexp = compiled.get(pattern);

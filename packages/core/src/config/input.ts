@@ -1,97 +1,44 @@
-// The configuration's vocabulary: the raw settings a caller hands in, the errors and result
-// parseConfig hands back, and the defaults and accepted forms its messages quote. Kept apart so
-// the provider-list and per-setting validators can share them without importing the parser.
+// The configuration's vocabulary: the raw settings, parseConfig's errors and result, and the
+// defaults and forms its messages quote; apart, so the validators need not import the parser.
 
 import type { Config } from '../common/types.js';
 
+/** The raw settings (defaults in CONFIG_DEFAULTS); Config's fields say what each does. */
 export interface ConfigInput {
   targetNamespace?: string;
   labelPrefix?: string;
   managedBy?: string;
-  /** Legacy (seed) setting: one provider's Secret-name glob. Cannot be combined with `providers`. */
+  /** Legacy: one provider's Secret-name glob. Cannot be combined with `providers`. */
   secretNamePattern?: string;
-  /** Legacy (seed) setting: the key inside the Secret. Cannot be combined with `providers`. */
+  /** Legacy: the key inside the Secret. Cannot be combined with `providers`. */
   secretKey?: string;
-  /**
-   * In precedence order: a preset (`k3k`, `vcluster`, `kamaji`, `capi`, `capa-eks`,
-   * `capz-aks`, `gke`) or `custom:<glob>=<key>[,<key>...][;exec]` (`;exec`: the provider
-   * allows exec translation, the provider half of the two exec gates).
-   */
+  /** In precedence order: a preset, or `custom:<glob>=<key>[,<key>...][;exec]`. */
   providers?: readonly string[];
   interval?: string;
   demotedTTL?: string;
   credentialRefreshWindow?: string;
-  /** The global exec gate (`--exec-credentials`, chart `execCredentials`); default false. */
   execCredentials?: boolean;
-  /**
-   * Servers an exec registration may name beyond its cloud's endpoint forms
-   * (`--exec-allowed-servers`): CIDRs or addresses, host names, `.`-led domain suffixes.
-   */
+  /** The lists of Config's `execPolicy`. */
   execAllowedServers?: readonly string[];
-  /** AKS token audiences accepted besides the AKS server application (`--exec-aks-server-ids`). */
   execAksServerIds?: readonly string[];
-  /** Globs over the EKS cluster names exec registrations may name (`--exec-eks-cluster-names`). */
   execEksClusterNames?: readonly string[];
-  /** IAM role ARNs an EKS exec registration may assume (`--exec-eks-role-arns`). */
   execEksRoleArns?: readonly string[];
-  /** Drain before deregistration (`--drain-on-terminate`, chart `drainOnTerminate`); default false. */
   drainOnTerminate?: boolean;
-  /**
-   * Cluster API `Cluster` objects as sources (`--capi-clusters`, chart `capiClusters`): a
-   * Cluster labelled `<prefix>managed-by` is registered from its own kubeconfig Secret.
-   * Default false (the registrar then needs no access to Cluster API objects).
-   */
+  /** Off, the registrar needs no access to Cluster API objects. */
   capiClusters?: boolean;
-  /**
-   * The cluster name of a Cluster source: `namespace-name` (`<namespace>.<name>`, the default:
-   * Clusters of two namespaces never contend for a name) or `name` (the Cluster's own name, or
-   * its `<prefix>cluster` label).
-   */
+  /** `namespace-name` (the default): Clusters of two namespaces never contend for a name. */
   capiClusterNames?: string;
-  /**
-   * Under `namespace-name`, let a Cluster's `<prefix>cluster` label choose its cluster name
-   * (`--capi-cluster-name-label`, chart `capiClusterNameLabel`); default false: the label is
-   * ignored, with a warning.
-   */
   capiClusterNameLabel?: boolean;
-  /**
-   * Probe each registered child's `/version` with its registered credentials
-   * (`--probe-children`, chart `probeChildren`) and pause an unreachable one in ArgoCD;
-   * default false.
-   */
   probeChildren?: boolean;
-  /** Consecutive failed probes before a child counts as unreachable (`--probe-failures`); default 3. */
   probeFailures?: string | number;
-  /** How often a child that answers is probed (`--probe-interval`); default 3m. */
   probeInterval?: string;
-  /**
-   * Pause a child in ArgoCD while its Kamaji TenantControlPlane says `Sleeping`
-   * (`--kamaji-sleep`, chart `kamajiSleep`); default false.
-   */
   kamajiSleep?: boolean;
-  /**
-   * Pause a child in ArgoCD while its vcluster is paused or asleep (`--vcluster-sleep`, chart
-   * `vclusterSleep`); default false.
-   */
   vclusterSleep?: boolean;
-  /**
-   * Register by reference to the source's kubeconfig Secret (`--reference-mode`, chart
-   * `referenceMode`): `off`, `on` or `on-or-copy`; default off.
-   */
   referenceMode?: string;
-  /**
-   * The kubeconfig-secretreader plugin inside ArgoCD's application controller
-   * (`--secretreader-path`, chart `secretreaderPath`): an absolute path or a name on its PATH.
-   */
   secretreaderPath?: string;
-  /**
-   * Publish each registered source as a ClusterProfile of the cluster inventory
-   * (`--cluster-profiles`, chart `clusterProfiles.enabled`); default false.
-   */
   clusterProfiles?: boolean;
-  /** The inventory namespace (`--cluster-profile-namespace`); default: the target namespace. */
+  /** Empty: the target namespace. */
   clusterProfileNamespace?: string;
-  /** The profiles' cluster manager (`--cluster-manager`); default argocd-cluster-registrar. */
   clusterManager?: string;
 }
 
@@ -136,16 +83,11 @@ export const CONFIG_DEFAULTS = {
   referenceMode: 'off',
   secretreaderPath: 'kubeconfig-secretreader',
   clusterProfiles: false,
-  // Empty: the target namespace (parseConfig resolves it).
   clusterProfileNamespace: '',
   clusterManager: 'argocd-cluster-registrar',
 } as const satisfies Required<Omit<ConfigInput, 'secretNamePattern' | 'secretKey'>>;
 
-/**
- * What the legacy pair means when only one of them is given (the seed's defaults, which are
- * also the k3k preset). They are not applied unless one of the two is set: the default
- * provider list is `[k3k]`.
- */
+/** The legacy pair's half that is not given, when the other is (the k3k preset's). */
 export const LEGACY_DEFAULTS = {
   secretNamePattern: 'k3k-*-kubeconfig',
   secretKey: 'kubeconfig.yaml',

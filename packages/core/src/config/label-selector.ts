@@ -1,19 +1,16 @@
-// A target's source selector, in kubectl's written form (`env=prod,team in (a,b),!legacy`):
-// parsed once, matched against each source's labels. The grammar is the one
-// `metav1.ParseToLabelSelector` accepts, so a selector that works with `kubectl get -l` works
-// here and one it refuses is refused.
+// A target's source selector, in kubectl's written form (`env=prod,team in (a,b),!legacy`). The
+// grammar is `metav1.ParseToLabelSelector`'s: what works with `kubectl get -l` works here, and
+// what it refuses is refused.
 
 import type { LabelRequirement, LabelSelector, Labels } from '../common/types.js';
 import { formProblem } from './form-checks.js';
-import { LABEL_VALUE_FORM } from './forms.js';
+import { DNS_SUBDOMAIN, LABEL_VALUE_FORM } from './forms.js';
 
 export type SelectorResult =
   | { readonly ok: true; readonly selector: LabelSelector }
   | { readonly ok: false; readonly message: string };
 
 const KEY_NAME = '[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?';
-const DNS_SUBDOMAIN =
-  '[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)*';
 const LABEL_KEY = new RegExp(`^(?:${DNS_SUBDOMAIN}/)?${KEY_NAME}$`);
 
 const FORM =
@@ -32,24 +29,19 @@ export function parseLabelSelector(text: string): SelectorResult {
 
 /** Whether labels satisfy every requirement of the selector. */
 export function selectorMatches(selector: LabelSelector, labels: Labels): boolean {
-  for (const requirement of selector) {
-    const value = labels[requirement.key];
-    switch (requirement.operator) {
+  return selector.every(({ key, operator, values }) => {
+    const value = labels[key];
+    switch (operator) {
       case 'exists':
-        if (value === undefined) return false;
-        break;
+        return value !== undefined;
       case 'doesnotexist':
-        if (value !== undefined) return false;
-        break;
+        return value === undefined;
       case 'in':
-        if (value === undefined || !requirement.values.includes(value)) return false;
-        break;
+        return value !== undefined && values.includes(value);
       case 'notin':
-        if (value !== undefined && requirement.values.includes(value)) return false;
-        break;
+        return value === undefined || !values.includes(value);
     }
-  }
-  return true;
+  });
 }
 
 /** Splits on the commas outside parentheses. */

@@ -1,9 +1,8 @@
-// Which Secrets a provider reads: those whose name matches its glob (the seed's contract, and
-// the custom provider's only one) and those carrying what the provisioner itself guarantees
-// on its kubeconfig Secrets, whatever their names. A name is a convention a user or a
-// provisioner can break (k3k hashes names of 64+ characters; vcluster exports additional
-// kubeconfigs under any name); a provisioner's own labels and controller reference are not.
-// Only metadata is looked at, so the watch (metadata only) and the planner agree.
+// Which Secrets a provider reads: those whose name matches its glob, and those carrying what the
+// provisioner itself writes on its kubeconfig Secrets, whatever their names. A name is a
+// convention a user or a provisioner can break (k3k hashes names of 64+ characters; vcluster
+// exports additional kubeconfigs under any name); a provisioner's own labels and controller
+// reference are not. Only metadata is read, so the watch (metadata only) and the planner agree.
 
 import { matchGlob } from './glob.js';
 import type { Labels, OwnerReference, Provider, ProviderMarks } from '../common/types.js';
@@ -59,7 +58,7 @@ export function describeMarks(marks: ProviderMarks): string {
   return parts.join(' and ');
 }
 
-/** What a provider looks for, for messages: `k3k-*-kubeconfig (or controlled by a k3k.io Cluster)`. */
+/** For messages: `k3k-*-kubeconfig (or controlled by a k3k.io Cluster)`. */
 export function describeLookup(provider: Provider): string {
   const marks = provider.marks;
   if (marks === undefined) return provider.secretNamePattern;

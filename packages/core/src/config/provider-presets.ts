@@ -6,7 +6,9 @@ import type { Provider, ProviderName } from '../common/types.js';
 /** vcluster's label naming the vcluster a kubeconfig Secret belongs to. */
 export const VCLUSTER_NAME_LABEL = 'vcluster-name';
 
-export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, Provider>> = {
+export type PresetName = Exclude<ProviderName, 'custom'>;
+
+export const PROVIDER_PRESETS: Readonly<Record<PresetName, Provider>> = {
   // The marks of each preset are what its provisioner's own code writes (the README's
   // provider table names the versions read; provider-shapes.test.ts holds the Secrets).
   // k3k names the Secret k3k-<cluster>-kubeconfig through SafeConcatNameWithPrefix, which
@@ -62,7 +64,6 @@ export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, 
   // The exec presets read the *user* kubeconfigs, whose exec plugin is translated into
   // ArgoCD's own form (exec-credentials/); the CAPI `<cluster>-kubeconfig` of a managed
   // cluster holds a short-lived token instead, refreshed by the provider.
-  // CAPA: `<cluster>-user-kubeconfig`, type cluster.x-k8s.io/secret, key `value`.
   'capa-eks': {
     name: 'capa-eks',
     secretNamePattern: '*-user-kubeconfig',
@@ -71,7 +72,7 @@ export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, 
     loopbackRewrite: false,
     execClouds: ['aws'],
   },
-  // CAPZ: `<cluster>-kubeconfig-user`, key `value` (written for Entra ID-enabled AKS).
+  // CAPZ writes it for Entra ID-enabled AKS.
   'capz-aks': {
     name: 'capz-aks',
     secretNamePattern: '*-kubeconfig-user',
@@ -79,8 +80,7 @@ export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, 
     loopbackRewrite: false,
     execClouds: ['azure'],
   },
-  // GKE user kubeconfigs (`gke-gcloud-auth-plugin`), stored like CAPA's and CAPG's:
-  // `<cluster>-user-kubeconfig`, key `value`.
+  // GKE user kubeconfigs (`gke-gcloud-auth-plugin`), stored like CAPA's and CAPG's.
   gke: {
     name: 'gke',
     secretNamePattern: '*-user-kubeconfig',
@@ -92,7 +92,4 @@ export const PROVIDER_PRESETS: Readonly<Record<Exclude<ProviderName, 'custom'>, 
 };
 
 /** Preset names, in the order they are documented (also what `--provider` accepts). */
-export const PROVIDER_PRESET_NAMES = Object.keys(PROVIDER_PRESETS) as readonly Exclude<
-  ProviderName,
-  'custom'
->[];
+export const PROVIDER_PRESET_NAMES = Object.keys(PROVIDER_PRESETS) as readonly PresetName[];

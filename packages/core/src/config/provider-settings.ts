@@ -1,5 +1,5 @@
-// Provider-list parsing: presets, `custom:<glob>=<key>[,<key>...][;exec]` entries and the
-// legacy secretNamePattern/secretKey pair, each validated, with duplicates refused.
+// Provider-list parsing: presets, custom entries and the legacy secretNamePattern/secretKey
+// pair, each validated, with duplicates refused.
 
 import type { Provider } from '../common/types.js';
 import {
@@ -15,11 +15,9 @@ import {
   SECRET_KEY_FORM,
   secretNamePatternForm,
 } from './forms.js';
-import { stringSetting } from './settings.js';
+import { checkForm, stringSetting } from './settings.js';
 import { formProblem } from './form-checks.js';
-import { PROVIDER_PRESET_NAMES, PROVIDER_PRESETS } from './provider-presets.js';
-
-type PresetName = (typeof PROVIDER_PRESET_NAMES)[number];
+import { PROVIDER_PRESET_NAMES, PROVIDER_PRESETS, type PresetName } from './provider-presets.js';
 
 /** Parses one `--provider` entry. Exported for the CLI's per-flag help and for tests. */
 export function parseProviderEntry(
@@ -31,30 +29,19 @@ export function parseProviderEntry(
   if ((PROVIDER_PRESET_NAMES as readonly string[]).includes(entry)) {
     return { ok: true, provider: PROVIDER_PRESETS[entry as PresetName] };
   }
-  const body = entry.slice('custom:'.length);
-  const equals = body.indexOf('=');
-  const pattern = body.slice(0, equals);
-  const [keyList = '', ...options] = body.slice(equals + 1).split(';');
-  const keys = keyList.split(',');
-  return { ok: true, provider: customProvider(pattern, keys, options.length > 0) };
+  const [, pattern = '', keys = '', exec] = /^custom:([^=]*)=([^;]*)(;.*)?$/s.exec(entry) ?? [];
+  return { ok: true, provider: customProvider(pattern, keys.split(','), exec !== undefined) };
 }
 /** Why `providers` and the legacy pair may not both be given (the chart says the same). */
 export function legacyCombinationProblem(
   input: Pick<ConfigInput, 'secretNamePattern' | 'secretKey'>,
   nameOf: (setting: keyof ConfigInput) => string,
 ): string {
-  const legacy = [
-    input.secretNamePattern !== undefined ? nameOf('secretNamePattern') : undefined,
-    input.secretKey !== undefined ? nameOf('secretKey') : undefined,
-  ].filter((name) => name !== undefined);
+  const legacy = (['secretNamePattern', 'secretKey'] as const)
+    .filter((key) => input[key] !== undefined)
+    .map((key) => nameOf(key));
   return `cannot be combined with ${legacy.join(' and ')}; pick one: either list ${nameOf('providers')} (for example custom:${input.secretNamePattern ?? LEGACY_DEFAULTS.secretNamePattern}=${input.secretKey ?? LEGACY_DEFAULTS.secretKey}) or keep the legacy ${nameOf('secretNamePattern')}/${nameOf('secretKey')} pair without ${nameOf('providers')}`;
 }
-
-/** The provider list when Cluster sources are on and none is written: namespaces keep k3k. */
-export const CAPI_CLUSTERS_DEFAULT_PROVIDERS: readonly string[] = [
-  ...CONFIG_DEFAULTS.providers,
-  'capi',
-];
 
 export function providerSettings(
   input: ConfigInput,
@@ -68,38 +55,22 @@ export function providerSettings(
   }
 
   if (legacyGiven) {
-    const pattern = stringSetting(
-      input,
-      'secretNamePattern',
-      LEGACY_DEFAULTS.secretNamePattern,
-      fail,
-    );
-    const key = stringSetting(input, 'secretKey', LEGACY_DEFAULTS.secretKey, fail);
-    let valid = pattern !== undefined && key !== undefined;
-    if (pattern !== undefined) {
-      const problem = secretNamePatternProblem(pattern);
-      if (problem !== undefined) {
-        fail('secretNamePattern', pattern, problem);
-        valid = false;
-      }
-    }
-    if (key !== undefined) {
-      const problem = secretKeyProblem(key);
-      if (problem !== undefined) {
-        fail('secretKey', key, problem);
-        valid = false;
-      }
-    }
-    return valid && pattern !== undefined && key !== undefined
-      ? [customProvider(pattern, [key])]
-      : undefined;
+    const pattern = stringSetting(input, 'secretNamePattern', fail);
+    const key = stringSetting(input, 'secretKey', fail);
+    const validPattern = checkForm('secretNamePattern', pattern, secretNamePatternForm(), fail);
+    const validKey = checkForm('secretKey', key, SECRET_KEY_FORM, fail);
+    return validPattern === undefined || validKey === undefined
+      ? undefined
+      : [customProvider(validPattern, [validKey])];
   }
 
-  // With Cluster sources on and no provider written, a Cluster is read from its Cluster API
-  // `<name>-kubeconfig`: k3k alone would have every Cluster wait for `k3k-<name>-kubeconfig`.
+  // With Cluster sources on and no provider written, Clusters also get CAPI's `<name>-kubeconfig`:
+  // k3k alone would have every Cluster wait for `k3k-<name>-kubeconfig`.
   const entries: unknown =
     input.providers ??
-    (input.capiClusters === true ? CAPI_CLUSTERS_DEFAULT_PROVIDERS : CONFIG_DEFAULTS.providers);
+    (input.capiClusters === true
+      ? [...CONFIG_DEFAULTS.providers, 'capi']
+      : CONFIG_DEFAULTS.providers);
   if (!Array.isArray(entries)) {
     fail('providers', entries, `must be a list of providers, each ${PROVIDER_FORM}`);
     return undefined;
@@ -158,12 +129,4 @@ function customProvider(
     loopbackRewrite: false,
     ...(exec ? { execClouds: ['aws', 'azure', 'gcp'] as const } : {}),
   };
-}
-
-function secretNamePatternProblem(pattern: string): string | undefined {
-  return formProblem(secretNamePatternForm(), pattern);
-}
-
-function secretKeyProblem(key: string): string | undefined {
-  return formProblem(SECRET_KEY_FORM, key);
 }

@@ -1,10 +1,8 @@
-// The two kinds of source a registration can come from: a labelled namespace (one cluster
-// per namespace: k3k, vcluster, Kamaji) or a labelled Cluster API `Cluster` (many per
-// namespace). The planner keys every source by one string: a namespace by its name, a
-// Cluster by `<namespace>/<name>`. A namespace name never holds a `/`, so the keys of the
-// two kinds never collide, and every rule keyed by source (incumbency, proofs, outcomes)
-// holds per source without knowing which kind it is. That string is parsed here and
-// nowhere else (parseSourceKey); whatever needs to know the kind asks for the parsed key.
+// A source is a labelled namespace (one cluster each: k3k, vcluster, Kamaji) or a labelled
+// Cluster API `Cluster` (many per namespace), keyed by one string: a namespace by its name, a
+// Cluster by `<namespace>/<name>`. A namespace name never holds a `/`, so the keys never
+// collide and every rule keyed by source holds without knowing its kind. Only parseSourceKey
+// reads a key's text.
 
 import type { Config } from '../common/config-types.js';
 import type { LabelKeys } from './label-keys.js';
@@ -31,7 +29,7 @@ export function clusterSourceKey(namespace: string, name: string): string {
   return formatSourceKey({ kind: 'Cluster', namespace, name });
 }
 
-/** What the text of a source key names (the one place that reads it). */
+/** What the text of a source key names. */
 export function parseSourceKey(text: string): SourceKey {
   const slash = text.indexOf('/');
   if (slash < 0) return { kind: 'Namespace', name: text };
@@ -39,9 +37,8 @@ export function parseSourceKey(text: string): SourceKey {
 }
 
 /**
- * The source key an owned registration's labels record: its namespace, or
- * `<namespace>/<cluster>` when `<prefix>source-kind` says Cluster; `undefined` when they
- * record none that could be looked up (the planner then keeps the registration, saying why).
+ * The source key an owned registration's labels record; `undefined` when they record none that
+ * could be looked up (the planner then keeps the registration, saying why).
  */
 export function recordedSourceKey(
   labels: Readonly<Record<string, string>>,
@@ -57,10 +54,9 @@ export function recordedSourceKey(
 }
 
 /**
- * The cluster name a Cluster claims when it carries no `<prefix>cluster` label (or one that
- * is ignored): its name, or `<namespace>.<name>` (Config.capiClusterNames). A namespace name
- * holds no dot, so two Clusters of different namespaces never get one name (with `-`,
- * `team-a`'s `prod` and `team`'s `a-prod` would). A namespace has no default.
+ * The cluster name a Cluster claims without a `<prefix>cluster` label. A namespace name holds no
+ * dot, so two Clusters of different namespaces never get one name (with `-`, `team-a`'s `prod`
+ * and `team`'s `a-prod` would). A namespace has no default.
  */
 export function defaultClusterName(
   source: SourceKey,
@@ -72,10 +68,7 @@ export function defaultClusterName(
 
 type NamingConfig = Pick<Config, 'capiClusterNames' | 'capiClusterNameLabel'>;
 
-/**
- * Whether a Cluster's `<prefix>cluster` label is ignored: under `namespace-name` it would let
- * whoever labels a Cluster claim a name outside its namespace's, unless the operator allows it.
- */
+/** Under `namespace-name`, unless allowed, a Cluster's label could claim any namespace's name. */
 export function clusterLabelIgnored(source: SourceKey, config: NamingConfig): boolean {
   return (
     source.kind === 'Cluster' &&
@@ -84,7 +77,7 @@ export function clusterLabelIgnored(source: SourceKey, config: NamingConfig): bo
   );
 }
 
-/** The cluster name a source with `labels` claims (`undefined`: none, a namespace without a label). */
+/** The cluster name a source claims (`undefined`: a namespace without a label). */
 export function claimedClusterName(
   source: SourceKey,
   labels: Readonly<Record<string, string>>,
@@ -102,10 +95,7 @@ export function describeSource(key: string): string {
 
 const SHOWN = 64;
 
-/**
- * A value a tenant wrote (an annotation), as a message shows it: JSON-quoted, with DEL and C1
- * controls escaped too (JSON leaves them), cut to 64 characters.
- */
+/** A value a tenant wrote, for a message: JSON-quoted, DEL and C1 escaped too, cut to 64. */
 export function quoted(value: string): string {
   const cut = value.length > SHOWN ? `${value.slice(0, SHOWN)}…` : value;
   return JSON.stringify(cut).replace(
@@ -119,15 +109,12 @@ export function isClusterKey(key: string): boolean {
   return parseSourceKey(key).kind === 'Cluster';
 }
 
-/** `namespace` or `Cluster`: what a source key names, as messages say it ("the Cluster is gone"). */
+/** What a source key names, as messages say it ("the Cluster is gone"). */
 export function sourceNoun(key: string): 'namespace' | 'Cluster' {
   return isClusterKey(key) ? 'Cluster' : 'namespace';
 }
 
-/**
- * How messages say a source is on its way out: a namespace is terminating (its phase says
- * so); a Cluster is being deleted (Cluster API runs its finalizers meanwhile).
- */
+/** How messages say a source is on its way out. */
 export function sourceEnding(key: string): 'is terminating' | 'is being deleted' {
   return isClusterKey(key) ? 'is being deleted' : 'is terminating';
 }
@@ -139,10 +126,9 @@ export function sourceNamespaceOf(key: string): string {
 }
 
 /**
- * The Secret-name pattern of a provider for one Cluster: its single `*` replaced by the
- * Cluster's name (`*-kubeconfig` → `alpha-kubeconfig`), so each Cluster of a namespace reads
- * only its own kubeconfig. `undefined` for a pattern without exactly one `*` (or with other
- * wildcards): it cannot tell the Clusters of one namespace apart, so it serves none of them.
+ * A provider's pattern for one Cluster (`*-kubeconfig` → `alpha-kubeconfig`), so each Cluster
+ * reads only its own kubeconfig. `undefined` unless the pattern holds one `*` and no other
+ * wildcard: it could not tell the Clusters of one namespace apart, so it serves none of them.
  */
 export function clusterSecretName(pattern: string, cluster: string): string | undefined {
   const split = splitPattern(pattern);

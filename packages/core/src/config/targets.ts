@@ -1,9 +1,8 @@
-// The targets file (`--targets-file`): the ArgoCD namespaces a registrar writes into, here or
-// in other clusters, each with an optional source selector and cluster-name template. Read
-// here from its text (the CLI reads the file and checks that each kubeconfig can be read);
-// every problem is reported at once, naming the target and the fix.
+// The targets file (`--targets-file`): the ArgoCD namespaces a registrar writes into, here or in
+// other clusters, each with an optional source selector and cluster-name template. Every
+// problem is reported at once, naming the target and the fix.
 
-import { parse } from 'yaml';
+import { YAMLError, parse } from 'yaml';
 import type { Config, LabelSelector, TargetScope } from '../common/types.js';
 import { formProblem } from './form-checks.js';
 import { LABEL_VALUE_FORM, TARGET_NAMESPACE_FORM } from './forms.js';
@@ -38,22 +37,20 @@ const MAX_BYTES = 1024 * 1024;
 
 /** Reads the targets file's text (YAML or JSON). */
 export function parseTargetsFile(text: string): TargetsResult {
-  if (text.length > MAX_BYTES)
-    return { ok: false, errors: [`is over ${MAX_BYTES} bytes; expected ${TARGETS_FILE_FORM}`] };
+  const unusable = (why: string): TargetsResult => ({
+    ok: false,
+    errors: [`${why}; expected ${TARGETS_FILE_FORM}`],
+  });
+  if (text.length > MAX_BYTES) return unusable(`is over ${MAX_BYTES} bytes`);
   let document: unknown;
   try {
     document = parse(text, { uniqueKeys: true, maxAliasCount: 0 });
   } catch (err) {
-    const line = lineOf(err);
-    return {
-      ok: false,
-      errors: [
-        `is not valid YAML or JSON${line === undefined ? '' : ` (line ${line})`}; expected ${TARGETS_FILE_FORM}`,
-      ],
-    };
+    const line = err instanceof YAMLError ? err.linePos?.[0].line : undefined;
+    return unusable(`is not valid YAML or JSON${line === undefined ? '' : ` (line ${line})`}`);
   }
   if (!isRecord(document) || !Array.isArray(document['targets']))
-    return { ok: false, errors: [`has no "targets" list; expected ${TARGETS_FILE_FORM}`] };
+    return unusable('has no "targets" list');
   const errors: string[] = [];
   for (const key of Object.keys(document))
     if (key !== 'targets') errors.push(`has an unknown key ${JSON.stringify(key)} at the top`);
@@ -112,33 +109,30 @@ function readTarget(entry: unknown, index: number, errors: string[]): TargetDefi
     return value;
   };
   const name = text('name');
+  const nameProblem = name === undefined ? undefined : formProblem(LABEL_VALUE_FORM, name);
   if (name === undefined && !('name' in entry))
     fail('has no name; give it one (it names the target in status, metrics and messages)');
-  else if (name !== undefined && formProblem(LABEL_VALUE_FORM, name) !== undefined)
-    fail(`name ${formProblem(LABEL_VALUE_FORM, name) ?? ''}`);
+  else if (nameProblem !== undefined) fail(`name ${nameProblem}`);
   const namespace = text('namespace');
+  const namespaceProblem =
+    namespace === undefined ? undefined : formProblem(TARGET_NAMESPACE_FORM, namespace);
   if (namespace === undefined && !('namespace' in entry))
     fail('has no namespace; set it to the namespace ArgoCD runs in');
-  else if (namespace !== undefined && formProblem(TARGET_NAMESPACE_FORM, namespace) !== undefined)
-    fail(
-      `namespace ${JSON.stringify(namespace)} ${formProblem(TARGET_NAMESPACE_FORM, namespace) ?? ''}`,
-    );
+  else if (namespaceProblem !== undefined)
+    fail(`namespace ${JSON.stringify(namespace)} ${namespaceProblem}`);
   const kubeconfig = text('kubeconfig');
   const context = text('context');
   if (context !== undefined && kubeconfig === undefined)
     fail('sets a context but no kubeconfig; a context selects a cluster of a kubeconfig');
   const selectorText = text('selector');
-  let selector: LabelSelector | undefined;
-  if (selectorText !== undefined) {
-    const parsed = parseLabelSelector(selectorText);
-    if (parsed.ok) selector = parsed.selector;
-    else fail(`selector ${JSON.stringify(selectorText)} ${parsed.message}`);
-  }
+  const parsed = selectorText === undefined ? undefined : parseLabelSelector(selectorText);
+  if (parsed?.ok === false) fail(`selector ${JSON.stringify(selectorText)} ${parsed.message}`);
+  const selector = parsed?.ok === true ? parsed.selector : undefined;
   const nameTemplate = text('nameTemplate');
-  if (nameTemplate !== undefined) {
-    const problem = nameTemplateProblem(nameTemplate);
-    if (problem !== undefined) fail(`nameTemplate ${JSON.stringify(nameTemplate)} ${problem}`);
-  }
+  const templateProblem =
+    nameTemplate === undefined ? undefined : nameTemplateProblem(nameTemplate);
+  if (templateProblem !== undefined)
+    fail(`nameTemplate ${JSON.stringify(nameTemplate)} ${templateProblem}`);
   if (errors.length > before || name === undefined || namespace === undefined) return undefined;
   return {
     name,
@@ -168,9 +162,9 @@ export function applyNameTemplate(template: string, name: string): string {
 }
 
 /**
- * The name a source registers under in a target: the name it claims, through the target's
- * template (which makes this host's names its own in a shared ArgoCD). The planner and the
- * re-check before a demotion read it alike, or a template change would look like a revert.
+ * The name a source registers under in a target: its claim through the target's template. The
+ * planner and the re-check before a demotion read it alike, or a template change would look
+ * like a revert.
  */
 export function targetClusterName(
   config: Pick<Config, 'target'>,
@@ -186,10 +180,9 @@ export function targetClusterName(
 const NAME_LABEL = 'kubernetes.io/metadata.name';
 
 /**
- * The start-up warning for a target that selects its sources on labels a tenant may write:
- * whoever can label a namespace (or a Cluster) then moves its cluster into that target or out
- * of it. `undefined` when every key the selector reads is reserved: under the prefix (the
- * chart's admission policy reserves those) or the name label.
+ * The start-up warning for a target that selects its sources on labels a tenant may write, to
+ * move its cluster in or out; `undefined` when every key is under the prefix (the chart's
+ * admission policy reserves those) or the name label.
  */
 export function targetSelectorWarning(
   config: Pick<Config, 'labelPrefix' | 'target'>,
@@ -221,10 +214,4 @@ export function targetConfig(config: Config, target: TargetDefinition): Config {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function lineOf(err: unknown): number | undefined {
-  if (typeof err !== 'object' || err === null || !('linePos' in err)) return undefined;
-  const positions = (err as { linePos?: readonly { line: number }[] }).linePos;
-  return positions?.[0]?.line;
 }
