@@ -175,6 +175,10 @@ describe('parseConfig defaults', () => {
     expect(onlyError({ clusterProfileNamespace: 'Inventory' }).setting).toBe(
       'clusterProfileNamespace',
     );
+    // Said once, not once by each reader it passes through.
+    expect(onlyError({ clusterProfileNamespace: 42 } as unknown as ConfigInput).message).toContain(
+      'must be a string',
+    );
     expect(onlyError({ clusterManager: 'not a label value' }).setting).toBe('clusterManager');
   });
 

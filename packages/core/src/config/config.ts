@@ -21,6 +21,7 @@ import {
   countSetting,
   display,
   durationSetting,
+  checkForm,
   formedSetting,
   oneOfSetting,
   stringSetting,
@@ -71,8 +72,9 @@ const SCALARS: { readonly [K in keyof Scalars]: SettingReader<Scalars[K]> } = {
   clusterProfileNamespace: (input, fail) => {
     // Unset or empty: the target namespace (its own reader reports a problem with it).
     const value = stringSetting(input, 'clusterProfileNamespace', fail);
+    if (value === undefined) return undefined;
     if (value !== '')
-      return formedSetting('clusterProfileNamespace', TARGET_NAMESPACE_FORM)(input, fail);
+      return checkForm('clusterProfileNamespace', value, TARGET_NAMESPACE_FORM, fail);
     const target: unknown = input.targetNamespace;
     return typeof target === 'string' ? target : CONFIG_DEFAULTS.targetNamespace;
   },
