@@ -39,7 +39,6 @@ import {
   readTls,
   type Warn,
 } from './kubeconfig-fields.js';
-import { isExecProblem } from './exec/exec-block.js';
 import { execConnectionProblem } from './exec/exec-policy.js';
 import { EMPTY_EXEC_POLICY } from '../config/exec-policy.js';
 import { translateExec, type TranslatedExec } from './exec/translate-exec.js';
@@ -140,7 +139,7 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
       context.provider.execPolicy ?? EMPTY_EXEC_POLICY,
       owners.cluster,
     );
-    if (unbound !== undefined) return new Problem(unbound.code, unbound.problem, unbound.fix);
+    if (unbound !== undefined) return unbound;
   }
 
   const { credentials, clientCertificate } = read;
@@ -195,8 +194,7 @@ function refuseWhatArgoCdWouldRun(
   let exec: TranslatedExec | undefined;
   if (present(user['exec'])) {
     const translated = translateExec(user['exec'], owners.user, context.provider);
-    if (isExecProblem(translated))
-      return new Problem(translated.code, translated.problem, translated.fix);
+    if (translated instanceof Problem) return translated;
     exec = translated;
   }
   if (present(user['auth-provider'])) {

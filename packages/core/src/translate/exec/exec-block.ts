@@ -2,14 +2,8 @@
 // and environment variable must be one the cloud's translation knows, or the kubeconfig is
 // refused with the offending item named. Nothing unknown is passed on to ArgoCD.
 
-import type { ArgoClusterConfig, RefusalCode } from '../../common/types.js';
-
-/** An expected problem, phrased like the kubeconfig translator's: what is wrong, and the fix. */
-export interface ExecProblem {
-  readonly code: RefusalCode;
-  readonly problem: string;
-  readonly fix: string;
-}
+import type { ArgoClusterConfig } from '../../common/types.js';
+import { Problem } from '../kubeconfig-structure.js';
 
 /** What an exec block becomes: exactly one of ArgoCD's own exec forms. */
 export type ExecForm =
@@ -52,12 +46,6 @@ const DROPPED_FIELDS = new Set([
 ]);
 const READ_FIELDS = new Set(['command', 'args', 'env']);
 
-export const problem = (code: RefusalCode, text: string, fix: string): ExecProblem => ({
-  code,
-  problem: text,
-  fix,
-});
-
 const isMap = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -68,9 +56,9 @@ export function execCommandOf(exec: unknown): string | undefined {
   return isMap(exec) && typeof exec['command'] === 'string' ? exec['command'] : undefined;
 }
 
-export function readExecBlock(exec: unknown, owner: string): ExecBlock | ExecProblem {
-  const malformed = (what: string): ExecProblem =>
-    problem(
+export function readExecBlock(exec: unknown, owner: string): ExecBlock | Problem {
+  const malformed = (what: string): Problem =>
+    new Problem(
       'exec-unsupported',
       `the exec block of ${owner} ${what}`,
       'store the kubeconfig exactly as the provisioner wrote it',
@@ -78,7 +66,7 @@ export function readExecBlock(exec: unknown, owner: string): ExecBlock | ExecPro
   if (!isMap(exec)) return malformed('is not a mapping');
   for (const field of Object.keys(exec)) {
     if (!READ_FIELDS.has(field) && !DROPPED_FIELDS.has(field)) {
-      return problem(
+      return new Problem(
         'exec-unsupported',
         `the exec block of ${owner} sets "${field}", which the translation does not know`,
         `remove "${field}" from the exec block`,
@@ -123,29 +111,27 @@ export interface FlagSpec {
   /** Canonical name → every spelling (`--cluster-name`, `-i`). */
   readonly valued: Readonly<Record<string, readonly string[]>>;
   /** Flags without a value (`--use_application_default_credentials`). */
-  readonly switches?: Readonly<Record<string, readonly string[]>>;
-}
-
-export interface ParsedCommandLine {
-  readonly positionals: readonly string[];
-  readonly flags: ReadonlyMap<string, string>;
+  readonly switches?: readonly string[];
 }
 
 /**
- * Parses `args` as Go's pflag and the AWS CLI do (`--flag value`, `--flag=value`, `-f value`),
- * accepting only the flags in `spec`; an unknown or repeated flag is named in the problem.
+ * Parses the block's args as Go's pflag and the AWS CLI do (`--flag value`, `--flag=value`,
+ * `-f value`), accepting only the flags in `spec`; an unknown or repeated flag is named in the
+ * problem.
  */
 export function parseCommandLine(
-  args: readonly string[],
-  spec: FlagSpec,
-  unknownFlag: (flag: string) => ExecProblem,
+  block: ExecBlock,
   owner: string,
-): ParsedCommandLine | ExecProblem {
+  spec: FlagSpec,
+  unknownFlag: (flag: string) => Problem,
+):
+  | { readonly positionals: readonly string[]; readonly flags: ReadonlyMap<string, string> }
+  | Problem {
   const canonical = new Map<string, { name: string; valued: boolean }>();
   for (const [name, spellings] of Object.entries(spec.valued))
     for (const spelling of spellings) canonical.set(spelling, { name, valued: true });
-  for (const [name, spellings] of Object.entries(spec.switches ?? {}))
-    for (const spelling of spellings) canonical.set(spelling, { name, valued: false });
+  for (const name of spec.switches ?? []) canonical.set(name, { name, valued: false });
+  const { args } = block;
   const positionals: string[] = [];
   const flags = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
@@ -164,7 +150,7 @@ export function parseCommandLine(
     else {
       const next = args[i + 1];
       if (next === undefined)
-        return problem(
+        return new Problem(
           'exec-unsupported',
           `the exec args of ${owner} end with ${spelling} but give it no value`,
           `give ${spelling} its value`,
@@ -173,7 +159,7 @@ export function parseCommandLine(
       i++;
     }
     if (flags.has(known.name))
-      return problem(
+      return new Problem(
         'exec-unsupported',
         `the exec args of ${owner} give ${spelling} twice`,
         `give ${spelling} once`,
@@ -183,22 +169,33 @@ export function parseCommandLine(
   return { positionals, flags };
 }
 
-export const isExecProblem = (value: object): value is ExecProblem => 'problem' in value;
+/** Subcommand words a message may show; any other positional could be a credential. */
+const SUBCOMMAND_WORDS = new Set([
+  'token',
+  'eks',
+  'get-token',
+  'verify',
+  'convert-kubeconfig',
+  'remove-tokens',
+]);
 
-/**
- * Positional arguments for a message, without their text (one could be a credential): a
- * known subcommand word is shown, anything else as `<argument>`.
- */
-export function positionalsShape(positionals: readonly string[]): string {
-  const words = new Set([
-    'token',
-    'eks',
-    'get-token',
-    'verify',
-    'convert-kubeconfig',
-    'remove-tokens',
-  ]);
-  return JSON.stringify(
-    positionals.map((word) => (words.has(word) ? word : '<argument>')).join(' '),
+/** {@link parseCommandLine}'s flags, when the positionals are exactly `subcommand`. */
+export function parseSubcommand(
+  block: ExecBlock,
+  owner: string,
+  subcommand: string,
+  spec: FlagSpec,
+  unknownFlag: (flag: string) => Problem,
+  fix: string,
+): ReadonlyMap<string, string> | Problem {
+  const parsed = parseCommandLine(block, owner, spec, unknownFlag);
+  if (parsed instanceof Problem) return parsed;
+  const { positionals, flags } = parsed;
+  if (positionals.join(' ') === subcommand) return flags;
+  const shape = positionals.map((word) => (SUBCOMMAND_WORDS.has(word) ? word : '<argument>'));
+  return new Problem(
+    'exec-unsupported',
+    `the exec plugin ${block.command} of ${owner} is given ${positionals.length === 0 ? 'no subcommand' : `the arguments ${JSON.stringify(shape.join(' '))}`}, not ${block.command} ${subcommand}`,
+    fix,
   );
 }

@@ -3,7 +3,7 @@
 
 import { classifyServer } from '../../common/server-address.js';
 import { EXEC_POLICY_HINTS, serverAllowed } from '../../config/exec-policy.js';
-import { problem, type ExecProblem } from './exec-block.js';
+import { Problem } from '../kubeconfig-structure.js';
 import type { ExecCloud, ExecPolicy } from '../../common/types.js';
 
 // ---------------------------------------------------------------------------------------
@@ -64,24 +64,24 @@ export function execConnectionProblem(
   connection: ExecConnection,
   policy: ExecPolicy,
   clusterOwner: string,
-): ExecProblem | undefined {
+): Problem | undefined {
   const { server } = connection;
   if (/^http:/i.test(server)) {
-    return problem(
+    return new Problem(
       'exec-not-allowed',
       `${clusterOwner} has server ${server}, which uses http://, so ArgoCD would send its own cloud token unencrypted`,
       "use the cluster's https:// endpoint",
     );
   }
   if (connection.insecure) {
-    return problem(
+    return new Problem(
       'exec-not-allowed',
       `${clusterOwner} sets insecure-skip-tls-verify, so ArgoCD would send its own cloud token to whichever server answers`,
       'remove it, and give certificate-authority-data unless the endpoint has a publicly trusted certificate',
     );
   }
   if (connection.proxyUrl !== undefined) {
-    return problem(
+    return new Problem(
       'exec-not-allowed',
       `${clusterOwner} sets proxy-url, so ArgoCD would send its own cloud token through a proxy the kubeconfig chose`,
       'remove proxy-url: an exec registration connects to its endpoint directly',
@@ -90,7 +90,7 @@ export function execConnectionProblem(
   const host = classifyServer(server).host ?? '';
   if (isCloudEndpoint(cloud, host) || serverAllowed(host, policy.allowedServers)) return undefined;
   const form = CLOUD_ENDPOINT_FORMS[cloud];
-  return problem(
+  return new Problem(
     'exec-not-allowed',
     form === undefined
       ? `${clusterOwner} has server ${server}, which ${EXEC_POLICY_HINTS.allowedServers} does not list (GKE endpoints are bare addresses, so each must be listed there), and ArgoCD would send it a token of its own Google identity`

@@ -4,7 +4,7 @@
 // refused as it always was, and the message says which gate would let it through.
 
 import type { Config, Provider } from '../../common/types.js';
-import { problem, type ExecProblem } from './exec-block.js';
+import { Problem } from '../kubeconfig-structure.js';
 import { EXEC_POLICY_HINTS } from '../../config/exec-policy.js';
 
 export const EXEC_FLAG_HINT = '--exec-credentials (chart value execCredentials)';
@@ -26,26 +26,26 @@ const allowsExec = (provider: Provider): boolean => (provider.execClouds ?? []).
 export function execGateProblem(
   provider: Provider,
   command: string | undefined,
-): ExecProblem | undefined {
+): Problem | undefined {
   const global = provider.execCredentials === true;
   const own = allowsExec(provider);
   if (global && own) return undefined;
   const what = `the kubeconfig uses an exec plugin${command === undefined ? '' : ` (${JSON.stringify(command)})`}, which would run a command inside ArgoCD`;
   if (!global && !own) {
-    return problem(
+    return new Problem(
       'exec-plugin',
       what,
       `${CREDENTIAL_FIX}; or, for an EKS, AKS or GKE plugin, have it translated into ArgoCD's own form: turn on ${EXEC_FLAG_HINT} and use a provider that allows exec (${EXEC_PROVIDER_HINT})`,
     );
   }
   if (!global) {
-    return problem(
+    return new Problem(
       'exec-plugin',
       `${what}; provider ${providerLabel(provider)} allows exec translation, but ${EXEC_FLAG_HINT} is off`,
       `turn on ${EXEC_FLAG_HINT}, or ${CREDENTIAL_FIX}`,
     );
   }
-  return problem(
+  return new Problem(
     'exec-plugin',
     `${what}; ${EXEC_FLAG_HINT} is on, but provider ${providerLabel(provider)} does not allow exec translation`,
     `use a provider that allows it (${EXEC_PROVIDER_HINT}), or ${CREDENTIAL_FIX}`,
