@@ -227,6 +227,21 @@ export function readString(
   return value;
 }
 
+/** `fields` of `body`, each as {@link readString} reads it, or the first one's problem. */
+export function readStrings<Field extends string>(
+  body: YamlMap,
+  fields: readonly Field[],
+  owner: string,
+): Partial<Record<Field, string>> | Problem {
+  const values: Partial<Record<Field, string>> = {};
+  for (const field of fields) {
+    const value = readString(body, field, owner);
+    if (value instanceof Problem) return value;
+    if (value !== undefined) values[field] = value;
+  }
+  return values;
+}
+
 export function readBoolean(body: YamlMap, field: string, owner: string): boolean | Problem {
   const value = body[field];
   if (value === undefined || value === null) return false;
@@ -359,10 +374,9 @@ function followCurrentContext(
   const context = findNamed(contexts, current, 'context', 'current-context');
   if (context instanceof Problem) return context;
   const referrer = `context ${JSON.stringify(current)}`;
-  const clusterName = readString(context.body, 'cluster', referrer);
-  if (clusterName instanceof Problem) return clusterName;
-  const userName = readString(context.body, 'user', referrer);
-  if (userName instanceof Problem) return userName;
+  const names = readStrings(context.body, ['cluster', 'user'], referrer);
+  if (names instanceof Problem) return names;
+  const { cluster: clusterName, user: userName } = names;
   if (clusterName === undefined || userName === undefined) {
     return new Problem(
       'kubeconfig-context-dangling',

@@ -142,33 +142,14 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
     if (unbound !== undefined) return unbound;
   }
 
-  const { credentials, clientCertificate } = read;
+  const { kind: credential, clientCertificate } = read;
   // Fixed key order, so equal configs serialise equally.
   const config: ArgoClusterConfig = {
-    ...(credentials !== undefined && 'username' in credentials
-      ? { username: credentials.username, password: credentials.password }
-      : {}),
-    ...(credentials !== undefined && 'bearerToken' in credentials
-      ? { bearerToken: credentials.bearerToken }
-      : {}),
-    tlsClientConfig: {
-      insecure: tls.insecure,
-      ...(tls.serverName === undefined ? {} : { serverName: tls.serverName }),
-      ...(tls.caData === undefined ? {} : { caData: tls.caData }),
-      ...(read.certData === undefined ? {} : { certData: read.certData }),
-      ...(read.keyData === undefined ? {} : { keyData: read.keyData }),
-    },
+    ...read.credentials,
+    tlsClientConfig: { ...tls, ...read.tls },
     ...exec?.form,
     ...(proxyUrl !== undefined ? { proxyUrl } : {}),
   };
-  const credential: CredentialKind =
-    exec !== undefined
-      ? 'exec'
-      : clientCertificate !== undefined
-        ? 'client-certificate'
-        : credentials !== undefined && 'bearerToken' in credentials
-          ? 'bearer-token'
-          : 'basic-auth';
   return {
     server,
     config,
