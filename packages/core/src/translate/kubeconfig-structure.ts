@@ -13,16 +13,8 @@ import type { RefusalCode } from '../common/types.js';
 // duplicate-key check compares each key with every earlier one (quadratic in a mapping's size),
 // so duplicates are found afterwards, in one pass (`problemInTree`).
 
-const EXCLUDED_TAGS = new Set([
-  'tag:yaml.org,2002:binary',
-  'tag:yaml.org,2002:omap',
-  'tag:yaml.org,2002:pairs',
-  'tag:yaml.org,2002:set',
-  // Date-looking strings stay strings.
-  'tag:yaml.org,2002:timestamp',
-]);
-
-const EXCLUDED_TAG_IDS = new Set(['binary', 'omap', 'pairs', 'set', 'timestamp']);
+// By id, or by tag (`tag:yaml.org,2002:<id>`); without timestamp, date-looking strings stay strings.
+const EXCLUDED_TAGS = new Set(['binary', 'omap', 'pairs', 'set', 'timestamp']);
 
 const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.1',
@@ -31,8 +23,11 @@ const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   uniqueKeys: false,
   prettyErrors: false,
   customTags: (tags) =>
-    tags.filter((tag) =>
-      typeof tag === 'string' ? !EXCLUDED_TAG_IDS.has(tag) : !EXCLUDED_TAGS.has(tag.tag),
+    tags.filter(
+      (tag) =>
+        !EXCLUDED_TAGS.has(
+          typeof tag === 'string' ? tag : tag.tag.replace(/^tag:yaml\.org,2002:/, ''),
+        ),
     ),
 };
 
@@ -207,7 +202,7 @@ export const NOT_A_KUBECONFIG_FIX =
 export const OVER_LIMIT_FIX =
   "store only the child cluster's kubeconfig, as written by `kubectl config view --raw --flatten --minify`";
 
-export function notKubeconfig(problem: string): Problem {
+function notKubeconfig(problem: string): Problem {
   return new Problem(
     'kubeconfig-not-yaml',
     `the kubeconfig is malformed: ${problem}`,
@@ -328,6 +323,7 @@ export function selectPair(root: YamlMap): Selected | Problem {
   const contexts = readNamedList(root, 'contexts', 'context');
   if (contexts instanceof Problem) return contexts;
 
+  const followed = followCurrentContext(root, contexts, clusters, users);
   const [onlyCluster] = clusters;
   const [onlyUser] = users;
   if (
@@ -338,7 +334,6 @@ export function selectPair(root: YamlMap): Selected | Problem {
   ) {
     // The single pair is unambiguous, so it is used; a current-context that leads nowhere is
     // still worth a warning (the provisioner wrote something kubectl would not accept).
-    const followed = followCurrentContext(root, contexts, clusters, users);
     return followed instanceof Problem
       ? { cluster: onlyCluster, user: onlyUser, danglingContext: followed.problem }
       : {
@@ -347,7 +342,6 @@ export function selectPair(root: YamlMap): Selected | Problem {
           ...(followed?.context === undefined ? {} : { context: followed.context }),
         };
   }
-  const followed = followCurrentContext(root, contexts, clusters, users);
   if (followed !== undefined) return followed;
   const what =
     clusters.length === 0

@@ -7,11 +7,8 @@
 
 import type {
   ArgoClusterConfig,
-  CertificateFacts,
-  CredentialKind,
   Provider,
-  SecretReaderFit,
-  Refusal,
+  Translation,
   TranslationResult,
   Warning,
 } from '../common/types.js';
@@ -51,22 +48,15 @@ export interface TranslateContext {
   /** The Secret data key the kubeconfig came from, for messages. */
   readonly key?: string;
   /**
-   * The namespace overrides the server address (`<prefix>server` annotation), so the
-   * kubeconfig's own `server` is not used and not checked: a loopback or in-cluster address
-   * there must not block a namespace that has said where the API server really is.
+   * The `<prefix>server` annotation overrides the server: the kubeconfig's own is neither used
+   * nor checked, so a loopback or in-cluster address there does not block the namespace.
    */
   readonly serverOverridden?: boolean;
-  /** The kubeconfig is a Cluster API Cluster's: its server override is the Cluster's annotation. */
+  /** A Cluster API Cluster's kubeconfig: its server override is the Cluster's annotation. */
   readonly clusterSource?: boolean;
-  /**
-   * The full key of the server-override annotation (`<label prefix>server`), for messages
-   * that suggest it; a placeholder when not given.
-   */
+  /** The server annotation's full key, for messages; a placeholder when not given. */
   readonly serverAnnotation?: string;
-  /**
-   * The vcluster the Secret belongs to (its `vcluster-name` label), for a loopback rewrite;
-   * without it, the suffix of a `vc-<vcluster>` Secret name.
-   */
+  /** The Secret's `vcluster-name` label, for a loopback rewrite; else from a `vc-<name>` name. */
   readonly vcluster?: string;
   /** Also say whether the kubeconfig-secretreader plugin can read it (reference mode). */
   readonly secretReaderFit?: boolean;
@@ -75,23 +65,11 @@ export interface TranslateContext {
 const serverAnnotationHint = (context: TranslateContext): string =>
   `the \`${context.serverAnnotation ?? '<label-prefix>server'}\` ${context.clusterSource === true ? 'annotation of the Cluster' : 'namespace annotation'}`;
 
-interface TranslationDraft {
-  readonly server: string;
-  readonly config: ArgoClusterConfig;
-  readonly warnings: Warning[];
-  readonly credential: CredentialKind;
-  readonly clientCertificate?: CertificateFacts;
-  readonly secretReader?: SecretReaderFit;
-}
-
 /** Who a message is about: the selected context's cluster and user, by name. */
-interface Owners {
-  readonly cluster: string;
-  readonly user: string;
-}
+type Owners = Readonly<Record<'cluster' | 'user', string>>;
 
 /** The kubeconfig's selected pair as ArgoCD's cluster config, or what makes it unusable. */
-function translateRoot(root: YamlMap, context: TranslateContext): TranslationDraft | Problem {
+function translateRoot(root: YamlMap, context: TranslateContext): Translation | Problem {
   const selected = selectPair(root);
   if (selected instanceof Problem) return selected;
   const owners: Owners = {
@@ -315,32 +293,27 @@ function where(context: TranslateContext): string {
   return `namespace ${context.namespace}, Secret ${context.secret}${context.key === undefined ? '' : ` key ${context.key}`}`;
 }
 
-function refusal(context: TranslateContext, problem: Problem): Refusal {
-  return { code: problem.code, message: `${where(context)}: ${problem.problem}; ${problem.fix}` };
-}
-
 /** Translates one kubeconfig; never throws. */
 export function translateKubeconfig(
   kubeconfigText: string,
   context: TranslateContext,
 ): TranslationResult {
   const parsed = parseYaml(kubeconfigText);
-  if (!parsed.ok) {
-    return {
-      ok: false,
-      refusal: refusal(
-        context,
-        parsed.overLimit === true
-          ? new Problem('kubeconfig-over-limit', `the kubeconfig ${parsed.problem}`, OVER_LIMIT_FIX)
-          : new Problem(
-              'kubeconfig-not-yaml',
-              `the kubeconfig ${parsed.problem}`,
-              NOT_A_KUBECONFIG_FIX,
-            ),
-      ),
-    };
-  }
-  const draft = translateRoot(parsed.root, context);
-  if (draft instanceof Problem) return { ok: false, refusal: refusal(context, draft) };
-  return { ok: true, translation: draft };
+  const translated = parsed.ok
+    ? translateRoot(parsed.root, context)
+    : parsed.overLimit === true
+      ? new Problem('kubeconfig-over-limit', `the kubeconfig ${parsed.problem}`, OVER_LIMIT_FIX)
+      : new Problem(
+          'kubeconfig-not-yaml',
+          `the kubeconfig ${parsed.problem}`,
+          NOT_A_KUBECONFIG_FIX,
+        );
+  if (!(translated instanceof Problem)) return { ok: true, translation: translated };
+  return {
+    ok: false,
+    refusal: {
+      code: translated.code,
+      message: `${where(context)}: ${translated.problem}; ${translated.fix}`,
+    },
+  };
 }

@@ -7,13 +7,14 @@ import type {
   ObservedSecret,
   Provider,
   Refusal,
+  RefusalCode,
   Translation,
   TranslationResult,
 } from '../common/types.js';
 import { decodeBase64Text } from '../common/base64.js';
 import { claimOf, describeMarks, type Claim } from '../config/provider-marks.js';
 import { VCLUSTER_NAME_LABEL } from '../config/provider-presets.js';
-import { translateKubeconfig } from './kubeconfig.js';
+import { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
 import { KUBECONFIG_LIMITS } from './kubeconfig-limits.js';
 import { OVER_LIMIT_FIX } from './kubeconfig-structure.js';
 import { clusterSecretName } from '../config/sources.js';
@@ -21,31 +22,14 @@ import { keyMissingMessage, namesAKubeconfig } from './near-misses.js';
 import { inReferenceMode, type ReferenceSettings } from './reference-mode.js';
 
 export interface SelectOptions extends TranslateOptions {
-  /**
-   * Select for this Cluster API Cluster: each provider's pattern names exactly its Secret
-   * (see clusterSecretName); providers whose pattern cannot are skipped.
-   */
+  /** A Cluster API Cluster: each provider's pattern names its Secret exactly, or is skipped. */
   readonly clusterName?: string;
-  /**
-   * The Secret the source names (`<prefix>kubeconfig-secret`): only it is a candidate, and
-   * `pinnedBy` (the annotation's key) is what the plan says chose it.
-   */
+  /** The Secret the source names, the only candidate, and the annotation (key) that named it. */
   readonly pinned?: { readonly secret: string; readonly pinnedBy: string };
 }
 
-export interface TranslateOptions {
-  /**
-   * The namespace sets `<prefix>server`, so the kubeconfig's own server is neither used nor
-   * checked. A translation cache must key on this flag too.
-   */
-  readonly serverOverridden?: boolean;
-  /**
-   * The kubeconfig is a Cluster API Cluster's, so a refusal that suggests `<prefix>server`
-   * names the Cluster's annotation rather than the namespace's. Changes only messages, but a
-   * translation cache must key on it too.
-   */
-  readonly clusterSource?: boolean;
-}
+/** What a translation depends on besides the kubeconfig: a translation cache keys on both. */
+export type TranslateOptions = Pick<TranslateContext, 'serverOverridden' | 'clusterSource'>;
 
 export type Translator = (
   secret: ObservedSecret,
@@ -64,37 +48,33 @@ export interface SecretKeyTranslatorOptions {
 /** A translator that decodes `data[key]` (base64 as served) and translates it. */
 export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions): Translator {
   return (secret, key, provider, options) => {
-    const where = `namespace ${secret.namespace}, Secret ${secret.name} key ${key}`;
+    const refuse = (code: RefusalCode, message: string): TranslationResult => ({
+      ok: false,
+      refusal: {
+        code,
+        message: `namespace ${secret.namespace}, Secret ${secret.name} key ${key}: ${message}`,
+      },
+    });
     const value = secret.data[key];
-    if (value === undefined) {
-      return {
-        ok: false,
-        refusal: {
-          code: 'kubeconfig-unreadable',
-          message: `${where}: the Secret has no such key; store the kubeconfig under ${key}`,
-        },
-      };
-    }
+    if (value === undefined)
+      return refuse(
+        'kubeconfig-unreadable',
+        `the Secret has no such key; store the kubeconfig under ${key}`,
+      );
     // Decoding is a loop over every character (interpreted under the image's `--jitless`):
     // a value that cannot decode to a kubeconfig within the size limit is refused unread.
     if (value.length > Math.ceil(KUBECONFIG_LIMITS.maxLength / 3) * 4) {
-      return {
-        ok: false,
-        refusal: {
-          code: 'kubeconfig-over-limit',
-          message: `${where}: the value is larger than ${KUBECONFIG_LIMITS.maxLength / 1024} KiB; ${OVER_LIMIT_FIX}`,
-        },
-      };
+      return refuse(
+        'kubeconfig-over-limit',
+        `the value is larger than ${KUBECONFIG_LIMITS.maxLength / 1024} KiB; ${OVER_LIMIT_FIX}`,
+      );
     }
     const text = decodeBase64Text(value);
     if (text === undefined) {
-      return {
-        ok: false,
-        refusal: {
-          code: 'kubeconfig-unreadable',
-          message: `${where}: the value is not UTF-8 text (a compressed or binary blob?); store the kubeconfig file itself`,
-        },
-      };
+      return refuse(
+        'kubeconfig-unreadable',
+        'the value is not UTF-8 text (a compressed or binary blob?); store the kubeconfig file itself',
+      );
     }
     const reference = settings.reference;
     const translated = translateKubeconfig(text, {
@@ -102,8 +82,7 @@ export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions):
       secret: secret.name,
       provider,
       key,
-      ...(options?.serverOverridden === true ? { serverOverridden: true } : {}),
-      ...(options?.clusterSource === true ? { clusterSource: true } : {}),
+      ...options,
       ...(settings.labelPrefix !== undefined
         ? { serverAnnotation: `${settings.labelPrefix}server` }
         : {}),
@@ -148,16 +127,14 @@ export interface KubeconfigSelection {
 // Code-unit order, not locale order: plans must be byte-identical on every machine.
 
 /**
- * Candidates: Secrets of `namespace` that a provider reads (its provisioner's marks, or a
- * name its glob matches) and that carry one of its keys (a name match alone is not a
- * candidate: vcluster's `vc-config-<name>` holds no kubeconfig and is skipped silently).
- * Tried by provider precedence, then the Secrets carrying the provisioner's marks before
- * those matched by name only (what the provisioner guarantees beats a name that happens to
- * fit), then the provider's preferred Secret type, then Secret name; within a Secret, keys
- * in declared order. A source that names its Secret (`pinned`) has that one candidate only.
- * The first clean translation wins, with why it was chosen; every failure before it is kept
- * with its reason. With no candidate at all, a Secret a provider reads that holds a
- * kubeconfig-named key but none of the provider's is refused (`kubeconfig-key-missing`).
+ * Candidates: Secrets of `namespace` that a provider reads (its provisioner's marks, or a name
+ * its glob matches) and that carry one of its keys (vcluster's `vc-config-<name>` matches by
+ * name but holds no kubeconfig). Tried by provider precedence, then marks before name only
+ * (what the provisioner guarantees beats a name that happens to fit), then the preferred Secret
+ * type, then name; keys in declared order. A `pinned` Secret is the only candidate. The first
+ * clean translation wins, with why; every failure before it is kept. With no candidate, a
+ * Secret a provider reads that has a kubeconfig-named key but none of the provider's is refused
+ * (`kubeconfig-key-missing`).
  */
 export function selectKubeconfig(
   namespace: string,

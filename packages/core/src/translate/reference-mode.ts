@@ -1,16 +1,12 @@
 // Reference mode: a registration that points ArgoCD at the source's own kubeconfig Secret
 // instead of copying its credentials. ArgoCD (3.5 or later) runs the kubeconfig-secretreader
-// plugin of sigs.k8s.io/cluster-inventory-api with `provideClusterInfo`: client-go hands the
-// plugin `ExecCredential.spec.cluster` built from the registration (server, CA, TLS server
-// name, proxy) with `config` = the registration's `execProviderConfig.config`, and the plugin
-// reads `name`, `namespace`, `key` and `context` from it, gets that Secret with the identity
-// of ArgoCD's own environment, and returns the selected user's token or inline client
-// certificate. The registration then holds no credential, and a rotation in the source
-// Secret needs no write: nothing in it depends on the credential.
+// plugin (sigs.k8s.io/cluster-inventory-api) with `provideClusterInfo`; the plugin reads the
+// Secret named by `execProviderConfig.config` with ArgoCD's own identity and returns the
+// selected user's token or client certificate. The registration holds no credential, so a
+// rotation in the source Secret needs no write.
 //
-// What the plugin (v0.1.3) refuses, and so what cannot be referenced: kubeconfig
-// `extensions`, `user.exec`, file paths, username and password, and a kubeconfig without a
-// current-context it can follow (it never picks "the only pair" as the registrar does).
+// The plugin (v0.1.3) refuses kubeconfig `extensions`, `user.exec`, file paths, username and
+// password, and a kubeconfig without a current-context (it never picks "the only pair").
 
 import type {
   CredentialKind,
@@ -58,10 +54,9 @@ export function secretReaderFit(
 
 /**
  * The translation as reference mode has it: with `off`, as it is; when the plugin can read
- * the kubeconfig, the same connection (server, CA, TLS server name, proxy) with the plugin
- * in place of the credential; otherwise refused (`on`) or copied with a warning
- * (`on-or-copy`). `source` is the Secret the kubeconfig was read from: the source's own,
- * in its own namespace (the candidate), never a name a tenant wrote elsewhere.
+ * the kubeconfig, the same connection with the plugin in place of the credential; otherwise
+ * refused (`on`) or copied with a warning (`on-or-copy`). `source` is the candidate Secret the
+ * kubeconfig was read from, never a name a tenant wrote elsewhere.
  */
 export function inReferenceMode(
   translation: Translation,

@@ -1,22 +1,14 @@
-// EKS: `aws-iam-authenticator token -i <cluster> [-r <role>]` or
-// `aws eks get-token --cluster-name <cluster> [--role-arn <arn>] [--region <region>]`, as
-// CAPA writes them into `<cluster>-user-kubeconfig` (createUserKubeconfigSecret in
-// pkg/cloud/services/eks/config.go of cluster-api-provider-aws: apiVersion v1beta1, no role,
-// no region, no env), become ArgoCD's own `argocd-k8s-auth aws`, run with ArgoCD's AWS identity.
+// EKS: `aws-iam-authenticator token -i <cluster> [-r <role>]` or `aws eks get-token
+// --cluster-name <cluster> [--role-arn <arn>] [--region <region>]`, as CAPA writes them into
+// `<cluster>-user-kubeconfig` (no role, region or env), become ArgoCD's own `argocd-k8s-auth
+// aws`, run with ArgoCD's AWS identity.
 //
-// Verified against ArgoCD v3.6.1 (the module the test plane builds):
-// - pkg/apis/application/v1alpha1/types.go: AWSAuthConfig has clusterName, roleARN and
-//   profile; Cluster.rawRestConfig turns it into `argocd-k8s-auth aws --cluster-name <c>
-//   [--role-arn <r>] [--profile <p>]`, apiVersion client.authentication.k8s.io/v1beta1, and it
-//   takes precedence over execProviderConfig. A profile names credentials inside ArgoCD's
-//   pod, so it is never emitted (and a kubeconfig that selects one is refused).
-// - cmd/argocd-k8s-auth/commands/aws.go: flags --cluster-name, --role-arn, --profile only; the
-//   region comes from aws-sdk-go-v2's LoadDefaultConfig, i.e. ArgoCD's own environment
-//   (AWS_REGION, AWS_DEFAULT_REGION, its config file). awsAuthConfig cannot carry a region,
-//   so a kubeconfig that names one gets the execProviderConfig form ArgoCD documents for
-//   this (docs/operator-manual/declarative-setup.md, "EKS"): the same command and
-//   arguments, with AWS_REGION in `env`. The region selects the STS endpoint; the identity
-//   stays ArgoCD's.
+// Verified against ArgoCD v3.6.1: awsAuthConfig (clusterName, roleARN, profile) becomes
+// `argocd-k8s-auth aws --cluster-name <c> [--role-arn <r>] [--profile <p>]`. A profile names
+// credentials inside ArgoCD's pod, so it is never emitted (a kubeconfig that selects one is
+// refused). The region comes from ArgoCD's own environment, so a kubeconfig that names one
+// gets the execProviderConfig form ArgoCD documents ("EKS"): the same command and arguments,
+// with AWS_REGION in `env`. The region selects the STS endpoint; the identity stays ArgoCD's.
 
 import { EXEC_API_VERSION, parseSubcommand } from './exec-block.js';
 import type { ExecBlock, ExecForm } from './exec-block.js';

@@ -1,17 +1,12 @@
 // AKS: `kubelogin get-token --server-id <id> [--environment <env>] --login <mode> ...`, the
-// user kubeconfig AKS hands out for Entra ID (AAD) clusters and CAPZ stores in
-// `<cluster>-kubeconfig-user` (reconcileKubeconfig in azure/services/managedclusters of
-// cluster-api-provider-azure), becomes ArgoCD's own `argocd-k8s-auth azure`.
+// user kubeconfig AKS hands out for Entra ID clusters and CAPZ stores in
+// `<cluster>-kubeconfig-user`, becomes ArgoCD's own `argocd-k8s-auth azure`.
 //
-// Verified against ArgoCD v3.6.1, cmd/argocd-k8s-auth/commands/azure_cgo.go: the command
-// takes no flags; it reads kubelogin's options from the environment (token.OptionsWithEnv),
-// defaults the login to workloadidentity, and reads AAD_SERVER_APPLICATION_ID (default
-// 6dae42f8-4368-4678-94ff-3960e28e3630) and AAD_ENVIRONMENT_NAME, the two variables ArgoCD
-// documents for it (docs/operator-manual/declarative-setup.md, "AKS"). Those two describe
-// the cluster (the token audience and the cloud), so they are carried. Everything that
-// selects an identity (--login, --client-id, --tenant-id: the kubeconfig user's own sign-in)
-// is read and left out: ArgoCD signs in with its own identity, from its pod's environment.
-// Flags as in kubelogin's pkg/internal/token/options.go (AddFlags).
+// Verified against ArgoCD v3.6.1: the command takes no flags and reads kubelogin's options
+// from the environment, of which ArgoCD documents AAD_SERVER_APPLICATION_ID and
+// AAD_ENVIRONMENT_NAME ("AKS"). Those describe the cluster (token audience, cloud), so they are
+// carried; what selects an identity (--login, --client-id, --tenant-id) is read and left out:
+// ArgoCD signs in with its own. Flags as in kubelogin's pkg/internal/token/options.go.
 
 import { EXEC_API_VERSION, parseSubcommand } from './exec-block.js';
 import type { ExecBlock, ExecForm } from './exec-block.js';

@@ -26,24 +26,21 @@ const AKS_SUFFIXES = [
   '.cx.prod.service.azk8s.cn',
 ];
 
-export const CLOUD_ENDPOINT_FORMS: Readonly<Record<ExecCloud, string | undefined>> = {
-  aws: 'an EKS endpoint (https://<id>.<zone>.<region>.eks.amazonaws.com, .eks.amazonaws.com.cn, .api.aws or .api.amazonwebservices.com.cn)',
-  azure:
-    'an AKS endpoint (*.azmk8s.io, *.cx.aks.containerservice.azure.us or *.cx.prod.service.azk8s.cn)',
+/** Each cloud's own endpoints, as a phrase and a test of the host. */
+const CLOUD_ENDPOINTS: Readonly<
+  Record<ExecCloud, { readonly form: string; readonly test: (host: string) => boolean } | undefined>
+> = {
+  aws: {
+    form: 'an EKS endpoint (https://<id>.<zone>.<region>.eks.amazonaws.com, .eks.amazonaws.com.cn, .api.aws or .api.amazonwebservices.com.cn)',
+    test: (host) => EKS_ENDPOINT.test(host),
+  },
+  azure: {
+    form: 'an AKS endpoint (*.azmk8s.io, *.cx.aks.containerservice.azure.us or *.cx.prod.service.azk8s.cn)',
+    test: (host) => AKS_SUFFIXES.some((suffix) => host.endsWith(suffix)),
+  },
   // GKE endpoints are bare addresses that anyone's VM could hold as well.
   gcp: undefined,
 };
-
-export function isCloudEndpoint(cloud: ExecCloud, host: string): boolean {
-  switch (cloud) {
-    case 'aws':
-      return EKS_ENDPOINT.test(host);
-    case 'azure':
-      return AKS_SUFFIXES.some((suffix) => host.endsWith(suffix));
-    case 'gcp':
-      return false;
-  }
-}
 
 // ---------------------------------------------------------------------------------------
 // The connection of an exec registration
@@ -88,8 +85,10 @@ export function execConnectionProblem(
     );
   }
   const host = classifyServer(server).host ?? '';
-  if (isCloudEndpoint(cloud, host) || serverAllowed(host, policy.allowedServers)) return undefined;
-  const form = CLOUD_ENDPOINT_FORMS[cloud];
+  const endpoints = CLOUD_ENDPOINTS[cloud];
+  if (endpoints?.test(host) === true || serverAllowed(host, policy.allowedServers))
+    return undefined;
+  const form = endpoints?.form;
   return new Problem(
     'exec-not-allowed',
     form === undefined

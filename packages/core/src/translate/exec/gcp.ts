@@ -1,12 +1,7 @@
 // GKE: `gke-gcloud-auth-plugin`, as `gcloud container clusters get-credentials` writes it
-// (no args, provideClusterInfo: true), becomes ArgoCD's own `argocd-k8s-auth gcp`.
-//
-// Verified against ArgoCD v3.6.1, cmd/argocd-k8s-auth/commands/gcp.go: no flags, no
-// environment of its own; it uses Google's application default credentials
-// (google.FindDefaultCredentials: Workload Identity in ArgoCD's pod) with the cloud-platform
-// and userinfo.email scopes. ArgoCD documents it as execProviderConfig
-// `{"command": "argocd-k8s-auth", "args": ["gcp"], "apiVersion": "client.authentication.k8s.io/v1beta1"}`
-// (docs/operator-manual/declarative-setup.md, "GKE").
+// (no args), becomes ArgoCD's own `argocd-k8s-auth gcp` (ArgoCD v3.6.1, documented as "GKE"):
+// no flags, no environment, Google's application default credentials (Workload Identity in
+// ArgoCD's pod).
 
 import { EXEC_API_VERSION, parseCommandLine } from './exec-block.js';
 import type { ExecBlock, ExecForm } from './exec-block.js';
