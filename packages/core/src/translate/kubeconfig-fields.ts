@@ -29,8 +29,6 @@ const NOT_BASE64 = 'is not padded standard base64';
 const isPrivateKeyLabel = (label: string): boolean =>
   label === 'PRIVATE KEY' || (label.endsWith(' PRIVATE KEY') && label !== 'ENCRYPTED PRIVATE KEY');
 
-// ---------------------------------------------------------------------------------------
-
 const FILE_FIELDS: readonly (readonly ['cluster' | 'user', string, string])[] = [
   ['cluster', 'certificate-authority', 'certificate-authority-data'],
   ['user', 'client-certificate', 'client-certificate-data'],

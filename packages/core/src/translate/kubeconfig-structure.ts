@@ -70,16 +70,9 @@ const YAML_PROBLEMS: Partial<Record<ErrorCode, string>> = {
   TAG_RESOLVE_FAILED: 'a value that does not match its tag',
 };
 
-const lineAt = (text: string, offset: number): number => {
-  let line = 1;
-  for (let at = text.indexOf('\n'); at >= 0 && at < offset; at = text.indexOf('\n', at + 1))
-    line += 1;
-  return line;
-};
-
 const notYaml = (text: string, what: string, offset: number | undefined): Parsed => ({
   ok: false,
-  problem: `is not valid YAML (${what}${offset === undefined ? '' : ` at line ${lineAt(text, offset)}`})`,
+  problem: `is not valid YAML (${what}${offset === undefined ? '' : ` at line ${text.slice(0, offset).split('\n').length}`})`,
   empty: false,
 });
 

@@ -150,12 +150,10 @@ function refuseWhatArgoCdWouldRun(
   owners: Owners,
   context: TranslateContext,
 ): TranslatedExec | undefined | Problem {
-  let exec: TranslatedExec | undefined;
-  if (present(user['exec'])) {
-    const translated = translateExec(user['exec'], owners.user, context.provider);
-    if (translated instanceof Problem) return translated;
-    exec = translated;
-  }
+  const exec = present(user['exec'])
+    ? translateExec(user['exec'], owners.user, context.provider)
+    : undefined;
+  if (exec instanceof Problem) return exec;
   if (present(user['auth-provider'])) {
     return new Problem(
       'auth-provider',

@@ -180,18 +180,15 @@ export function selectKubeconfig(
       else if (Object.keys(secret.data).some(namesAKubeconfig))
         keyMissing.push(keyMissingRefusal(namespace, secret, provider));
     }
-    candidates.sort((a, b) => {
-      if (a.claim !== b.claim) return a.claim === 'marks' ? -1 : 1;
-      const preferred = provider.preferredSecretType;
-      if (
-        preferred !== undefined &&
-        (a.secret.type === preferred) !== (b.secret.type === preferred)
-      )
-        return a.secret.type === preferred ? -1 : 1;
-      return (
-        compareStrings(a.secret.name, b.secret.name) || compareStrings(a.secret.uid, b.secret.uid)
-      );
-    });
+    // Marks first, then the preferred Secret type.
+    const rank = ({ secret, claim }: (typeof candidates)[number]): number =>
+      (claim === 'marks' ? 0 : 2) + (secret.type === provider.preferredSecretType ? 0 : 1);
+    candidates.sort(
+      (a, b) =>
+        rank(a) - rank(b) ||
+        compareStrings(a.secret.name, b.secret.name) ||
+        compareStrings(a.secret.uid, b.secret.uid),
+    );
     for (const { secret, claim } of candidates) {
       for (const key of provider.keys) {
         if (!Object.hasOwn(secret.data, key)) continue;

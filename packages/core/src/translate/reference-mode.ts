@@ -34,21 +34,16 @@ export function secretReaderFit(
   context: string | undefined,
   credential: CredentialKind,
 ): SecretReaderFit {
+  const unfit = (problem: string): SecretReaderFit => ({ ok: false, problem });
   if (present(root['extensions']))
-    return { ok: false, problem: 'the kubeconfig has extensions, which the plugin refuses' };
-  if (credential === 'exec')
-    return { ok: false, problem: 'its user runs an exec plugin, which the plugin refuses' };
+    return unfit('the kubeconfig has extensions, which the plugin refuses');
+  if (credential === 'exec') return unfit('its user runs an exec plugin, which the plugin refuses');
   if (credential === 'basic-auth')
-    return {
-      ok: false,
-      problem: 'its user has a username and password, which the plugin cannot pass on',
-    };
+    return unfit('its user has a username and password, which the plugin cannot pass on');
   if (context === undefined)
-    return {
-      ok: false,
-      problem:
-        'no current-context leads to its cluster and user, and the plugin reads only a named context',
-    };
+    return unfit(
+      'no current-context leads to its cluster and user, and the plugin reads only a named context',
+    );
   return { ok: true, context };
 }
 

@@ -58,11 +58,10 @@ function without(record: Labels, drop: readonly string[]): Record<string, string
 
 /** The registration without its copied labels; data, annotations and other labels as they are. */
 export function drainedSecret(existing: ObservedSecret, keys: LabelKeys): DesiredSecret {
-  const labels: Record<string, string> = {};
-  for (const key in existing.labels) {
-    const value = existing.labels[key];
-    if (value !== undefined && !(hasPrefix(keys, key) && !keys.reserved.has(key)))
-      labels[key] = value;
-  }
+  const labels = Object.fromEntries(
+    Object.entries(existing.labels).filter(
+      ([key]) => !hasPrefix(keys, key) || keys.reserved.has(key),
+    ),
+  );
   return relabelled(existing, labels, existing.annotations);
 }

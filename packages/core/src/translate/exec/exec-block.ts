@@ -17,11 +17,7 @@ export interface ExecBlock {
   readonly env: readonly { readonly name: string; readonly value: string }[];
 }
 
-/**
- * The ExecCredential version argocd-k8s-auth prints (`formatJSON` in
- * cmd/argocd-k8s-auth/commands/aws.go, ArgoCD v3.6.1), and the one ArgoCD itself sets for
- * awsAuthConfig in `Cluster.rawRestConfig`.
- */
+/** The ExecCredential version argocd-k8s-auth prints and ArgoCD sets for awsAuthConfig (v3.6.1). */
 export const EXEC_API_VERSION = 'client.authentication.k8s.io/v1beta1';
 
 /**
@@ -33,11 +29,7 @@ export const EXEC_API_VERSIONS: ReadonlySet<string> = new Set([
   EXEC_API_VERSION,
 ]);
 
-/**
- * Fields of client-go's ExecConfig that only shape how the plugin runs on the kubeconfig
- * user's machine; ArgoCD runs argocd-k8s-auth with its own settings (interactiveMode Never),
- * so these are read and dropped.
- */
+/** ExecConfig fields that shape only how the plugin runs on the user's machine: dropped. */
 const DROPPED_FIELDS = new Set([
   'apiVersion',
   'installHint',

@@ -5,13 +5,12 @@
 
 import type { Config, Provider } from '../../common/types.js';
 import { Problem } from '../kubeconfig-structure.js';
+import { CREDENTIAL_FIX } from '../kubeconfig-fields.js';
 import { EXEC_POLICY_HINTS } from '../../config/exec-policy.js';
 
 export const EXEC_FLAG_HINT = '--exec-credentials (chart value execCredentials)';
 export const EXEC_PROVIDER_HINT =
   'capa-eks, capz-aks or gke, or a custom provider ending in ;exec (custom:<glob>=<key>;exec)';
-
-const CREDENTIAL_FIX = 'use a kubeconfig with a client certificate or token';
 
 /** How a provider is written in `--provider`, for messages. */
 export function providerLabel(provider: Provider): string {
