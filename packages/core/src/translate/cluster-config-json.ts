@@ -46,9 +46,8 @@ export function clusterConfigJson(config: ArgoClusterConfig): string {
 }
 
 /**
- * What {@link clusterConfigJson} writes, as the object it stringifies: JSON values only and no
- * `undefined`, so it is what parsing that text gives back (the preview's diff of a create
- * reads it instead of decoding the config it has just encoded).
+ * What {@link clusterConfigJson} stringifies: JSON values only, so it is what parsing that text
+ * gives back (the preview's diff of a create reads it instead of decoding it again).
  */
 export function clusterConfigObject(config: ArgoClusterConfig): JsonObject {
   const tls = config.tlsClientConfig;

@@ -8,11 +8,9 @@ import { readCertificateDer, readPemBlocks, type PemBlock } from './x509.js';
 import { isMap, Problem, readBoolean, readStrings, type YamlMap } from './kubeconfig-structure.js';
 
 /**
- * `*-data` fields are []byte in client-go, decoded with Go's StdEncoding, which skips CR and
- * LF; anything else must be padded standard base64 (`undefined` when it is not). Returns the
- * field as ArgoCD gets it and its PEM blocks (none when it is not PEM text). Without CR and LF
- * the field is canonical (strict decoding admits nothing else), so it is what encoding its
- * bytes again would give.
+ * A `*-data` field as ArgoCD gets it and its PEM blocks; `undefined` when it is not padded
+ * standard base64. client-go decodes it with Go's StdEncoding, which skips CR and LF; without
+ * them the field is canonical (strict decoding admits nothing else).
  */
 function readPemData(
   value: string,

@@ -41,13 +41,8 @@ export const isMap = (value: unknown): value is YamlMap =>
 
 type Parsed =
   | { readonly ok: true; readonly root: YamlMap }
-  | {
-      readonly ok: false;
-      readonly problem: string;
-      readonly empty: boolean;
-      /** The text is over one of KUBECONFIG_LIMITS. */
-      readonly overLimit?: true;
-    };
+  /** `overLimit`: the text is over one of KUBECONFIG_LIMITS. */
+  | { readonly ok: false; readonly problem: string; readonly overLimit?: true };
 
 // The library's messages can quote the text (a tag, a directive, the token it stumbled on),
 // and the text holds credentials: refusals say what kind of problem and where, in our words.
@@ -73,7 +68,6 @@ const YAML_PROBLEMS: Partial<Record<ErrorCode, string>> = {
 const notYaml = (text: string, what: string, offset: number | undefined): Parsed => ({
   ok: false,
   problem: `is not valid YAML (${what}${offset === undefined ? '' : ` at line ${text.slice(0, offset).split('\n').length}`})`,
-  empty: false,
 });
 
 /**
@@ -81,9 +75,7 @@ const notYaml = (text: string, what: string, offset: number | undefined): Parsed
  * the library would turn such a key into a string by printing it, at a cost that grows with
  * its depth), in one pass over the parsed tree: a Set per mapping.
  */
-function problemInTree(
-  document: Document.Parsed,
-): { readonly what: string; readonly offset: number | undefined } | undefined {
+function problemInTree(document: Document.Parsed, text: string): Parsed | undefined {
   const pending: unknown[] = [document.contents];
   while (pending.length > 0) {
     const node = pending.pop();
@@ -93,10 +85,10 @@ function problemInTree(
     for (const pair of node.items) {
       const key: unknown = pair.key;
       if (key !== null && !isScalar(key))
-        return { what: 'a key that is not a plain value', offset: node.range?.[0] };
+        return notYaml(text, 'a key that is not a plain value', node.range?.[0]);
       // The library's own rule: keys are equal when their values are (`yes` and `true` too).
       const value = key === null ? null : key.value;
-      if (keys.has(value)) return { what: 'duplicate key', offset: key?.range?.[0] };
+      if (keys.has(value)) return notYaml(text, 'duplicate key', key?.range?.[0]);
       keys.add(value);
       pending.push(pair.value);
     }
@@ -146,7 +138,7 @@ export function parseYaml(written: string): Parsed {
 /** The YAML library's reading, with its checks: what readPlainYaml must agree with. */
 export function parseWithLibrary(text: string): Parsed {
   const shape = scanYamlShape(text);
-  if (!shape.ok) return { ok: false, problem: shape.overLimit, empty: false, overLimit: true };
+  if (!shape.ok) return { ok: false, problem: shape.overLimit, overLimit: true };
   const control = NON_PRINTABLE.exec(text);
   if (control !== null) return notYaml(text, 'a control character', control.index);
   try {
@@ -160,20 +152,16 @@ export function parseWithLibrary(text: string): Parsed {
         : { code: 'MULTIPLE_DOCS' as const, pos: [document.second] });
     if (issue !== undefined)
       return notYaml(text, YAML_PROBLEMS[issue.code] ?? 'malformed YAML', issue.pos[0]);
-    const inTree = problemInTree(document.parsed);
-    if (inTree !== undefined) return notYaml(text, inTree.what, inTree.offset);
+    const inTree = problemInTree(document.parsed, text);
+    if (inTree !== undefined) return inTree;
     const root: unknown = document.parsed.toJS({ maxAliasCount: 100 });
-    if (root === null || root === undefined) return { ok: false, problem: 'is empty', empty: true };
-    if (!isMap(root)) return { ok: false, problem: 'is not a YAML mapping', empty: false };
+    if (root === null || root === undefined) return { ok: false, problem: 'is empty' };
+    if (!isMap(root)) return { ok: false, problem: 'is not a YAML mapping' };
     return { ok: true, root };
   } catch {
     // toJS throws on alias bombs; the bounds above keep anything else from throwing, and
     // whatever the library might still throw is, to the user, unreadable YAML.
-    return {
-      ok: false,
-      problem: 'is not valid YAML (too many aliases or a malformed structure)',
-      empty: false,
-    };
+    return { ok: false, problem: 'is not valid YAML (too many aliases or a malformed structure)' };
   }
 }
 
@@ -245,9 +233,9 @@ interface NamedEntry {
 
 function readNamedList(
   root: YamlMap,
-  list: 'clusters' | 'users' | 'contexts',
   field: 'cluster' | 'user' | 'context',
 ): NamedEntry[] | Problem {
+  const list = `${field}s`;
   const value = root[list];
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) return notKubeconfig(`"${list}" is not a list`);
@@ -309,11 +297,11 @@ interface Selected {
 }
 
 export function selectPair(root: YamlMap): Selected | Problem {
-  const clusters = readNamedList(root, 'clusters', 'cluster');
+  const clusters = readNamedList(root, 'cluster');
   if (clusters instanceof Problem) return clusters;
-  const users = readNamedList(root, 'users', 'user');
+  const users = readNamedList(root, 'user');
   if (users instanceof Problem) return users;
-  const contexts = readNamedList(root, 'contexts', 'context');
+  const contexts = readNamedList(root, 'context');
   if (contexts instanceof Problem) return contexts;
 
   const followed = followCurrentContext(root, contexts, clusters, users);

@@ -107,9 +107,8 @@ function translateRoot(root: YamlMap, context: TranslateContext): Translation | 
   const proxyUrl = readProxyUrl(cluster, owners.cluster, warn);
   if (proxyUrl instanceof Problem) return proxyUrl;
 
-  // ArgoCD's own cloud token goes wherever an exec registration points. With the server
-  // overridden, the registration is refused when it is built (registration.ts): an override
-  // never applies to an exec registration.
+  // ArgoCD's own cloud token goes wherever an exec registration points. An overridden server
+  // is refused when the registration is built (registration.ts).
   if (exec !== undefined && context.serverOverridden !== true) {
     const unbound = execConnectionProblem(
       exec.cloud,
@@ -175,9 +174,8 @@ function refuseWhatArgoCdWouldRun(
 }
 
 /**
- * The server ArgoCD should reach. With the server overridden the kubeconfig's own is neither
- * used nor checked (the registration takes the override); otherwise it must be an address
- * ArgoCD can reach, a vcluster's loopback rewritten to its Service.
+ * The server ArgoCD should reach (unchecked when overridden: the registration takes the
+ * override), a vcluster's loopback rewritten to its Service.
  */
 function readServer(
   cluster: YamlMap,

@@ -24,10 +24,7 @@ export interface SecretKeys extends SecretMeta {
   readonly keys: readonly string[];
 }
 
-/**
- * A candidate: a configured provider reads the Secret (its marks, or its glob matches the
- * name) and the Secret has one of its keys.
- */
+/** A configured provider reads the Secret (by marks or glob) and it has one of its keys. */
 export function isCandidate(secret: SecretKeys, providers: readonly Provider[]): boolean {
   return providers.some(
     (provider) =>
@@ -36,10 +33,7 @@ export function isCandidate(secret: SecretKeys, providers: readonly Provider[]):
   );
 }
 
-/**
- * Whether a Secret that is not a candidate is worth recording: its name matches any
- * provider's glob (preset or configured), or it carries any preset or configured key.
- */
+/** A non-candidate worth recording: any preset's or provider's glob or key matches it. */
 export function isNearMiss(secret: SecretKeys, providers: readonly Provider[]): boolean {
   return [...PRESETS, ...providers].some(
     (provider) =>
@@ -59,10 +53,7 @@ interface Classified {
   readonly key?: string;
 }
 
-/**
- * Whether `provider` reads a Secret of this name: its glob matches, or, for a Cluster API
- * Cluster, it is exactly the name the glob gives that Cluster's kubeconfig.
- */
+/** Whether `provider`'s glob matches the name, or for a Cluster, gives exactly this name. */
 function reads(provider: Provider, name: string, cluster: string | undefined): boolean {
   return cluster === undefined
     ? matchGlob(provider.secretNamePattern, name)
@@ -174,10 +165,7 @@ export function namesAKubeconfig(key: string): boolean {
   return lower === 'config' || lower === 'value' || lower.includes('kubeconfig');
 }
 
-/**
- * The refusal's words for a Secret a provider reads (by name or marks) that holds none of its
- * keys: the Secret, its key names (never a value) and both fixes.
- */
+/** The refusal for a Secret a provider reads without its keys: key names, never values. */
 export function keyMissingMessage(secret: SecretKeys, provider: Provider): string {
   return phrase({ kind: 'key', secret, provider }, [provider]);
 }
@@ -191,9 +179,8 @@ export function namedForCluster(name: string, cluster: string): boolean {
 }
 
 /**
- * The near misses among a source's Secrets (none of which is a candidate), most useful
- * first, as one phrase; undefined when there is none worth naming. For a Cluster API
- * `cluster`, only the Secrets named for it, and the names its providers read it from.
+ * The near misses among a source's Secrets, most useful first, as one phrase. For a Cluster
+ * API `cluster`, only the Secrets named for it, and the names its providers read it from.
  */
 export function describeNearMisses(
   secrets: readonly SecretKeys[],

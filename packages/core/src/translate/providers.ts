@@ -92,8 +92,7 @@ export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions):
       ...(reference !== undefined && reference.mode !== 'off' ? { secretReaderFit: true } : {}),
     });
     if (!translated.ok || reference === undefined) return translated;
-    // The reference names the Secret this kubeconfig was read from: the candidate, which is
-    // always the source's own Secret in the source's own namespace.
+    // The reference names the candidate: always the source's own Secret in its own namespace.
     return inReferenceMode(
       translated.translation,
       { namespace: secret.namespace, secret: secret.name, key },
@@ -123,8 +122,6 @@ export interface KubeconfigSelection {
   };
   readonly rejected: readonly { readonly candidate: CandidateRef; readonly refusal: Refusal }[];
 }
-
-// Code-unit order, not locale order: plans must be byte-identical on every machine.
 
 /**
  * Candidates: Secrets of `namespace` that a provider reads (its provisioner's marks, or a name

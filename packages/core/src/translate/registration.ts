@@ -189,10 +189,7 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   };
 }
 
-/**
- * The same registration with the credentials stamp set to `stamp`, the pass's
- * {@link formatTimestamp} of now (credentials are written).
- */
+/** The registration with its credentials stamp set to `stamp` (credentials are written). */
 export function stampCredentials(
   secret: DesiredSecret,
   keys: LabelKeys,

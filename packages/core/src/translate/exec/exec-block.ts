@@ -96,9 +96,6 @@ export function readExecBlock(exec: unknown, owner: string): ExecBlock | Problem
   return { command, args: (rawArgs as string[] | null | undefined) ?? [], env };
 }
 
-// ---------------------------------------------------------------------------------------
-// Command lines
-
 export interface FlagSpec {
   /** Canonical name → every spelling (`--cluster-name`, `-i`). */
   readonly valued: Readonly<Record<string, readonly string[]>>;
@@ -107,9 +104,8 @@ export interface FlagSpec {
 }
 
 /**
- * Parses the block's args as Go's pflag and the AWS CLI do (`--flag value`, `--flag=value`,
- * `-f value`), accepting only the flags in `spec`; an unknown or repeated flag is named in the
- * problem.
+ * The block's args as Go's pflag and the AWS CLI read them (`--flag value`, `--flag=value`,
+ * `-f value`), with only the flags in `spec`; an unknown or repeated flag is named.
  */
 export function parseCommandLine(
   block: ExecBlock,

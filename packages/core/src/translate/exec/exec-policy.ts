@@ -6,9 +6,6 @@ import { EXEC_POLICY_HINTS, serverAllowed } from '../../config/exec-policy.js';
 import { Problem } from '../kubeconfig-structure.js';
 import type { ExecCloud, ExecPolicy } from '../../common/types.js';
 
-// ---------------------------------------------------------------------------------------
-// The clouds' own endpoint forms
-
 // EKS: https://<32 hex>.<zone>.<region>.eks.amazonaws.com, in China .eks.amazonaws.com.cn;
 // dual-stack (IPv6) clusters since October 2024: .api.aws and .api.amazonwebservices.com.cn
 // (Amazon EKS user guide, "Cluster API server endpoint"). The whole shape is checked, not a
@@ -41,9 +38,6 @@ const CLOUD_ENDPOINTS: Readonly<
   // GKE endpoints are bare addresses that anyone's VM could hold as well.
   gcp: undefined,
 };
-
-// ---------------------------------------------------------------------------------------
-// The connection of an exec registration
 
 export interface ExecConnection {
   /** As registered: trailing `/` removed. */

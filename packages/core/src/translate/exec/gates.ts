@@ -1,7 +1,6 @@
-// The two gates of exec translation, both off by default: the global `--exec-credentials`
-// (Config.execCredentials) and a provider that allows it (the capa-eks, capz-aks and gke
-// presets; a custom provider opts in with `;exec`). With either off, an exec kubeconfig is
-// refused as it always was, and the message says which gate would let it through.
+// The two gates of exec translation, both off by default: `--exec-credentials` and a provider
+// that allows it (capa-eks, capz-aks, gke, or custom with `;exec`). With either off, an exec
+// kubeconfig is refused, and the message says which gate would let it through.
 
 import type { Config, Provider } from '../../common/types.js';
 import { Problem } from '../kubeconfig-structure.js';
@@ -69,9 +68,8 @@ export function execCredentialsWarning(
 }
 
 /**
- * The start-up warning when both gates are on but an allow-list a listed cloud needs is empty:
- * every EKS registration needs its cluster name listed, every GKE one its server. Refusing them
- * is the secure default; saying so at start-up saves a hunt through refusals.
+ * The start-up warning when both gates are on but an allow-list a listed cloud needs (EKS:
+ * cluster names, GKE: servers) is empty: refusing is secure, but saying so saves a hunt.
  */
 export function execPolicyWarning(config: Pick<Config, 'providers'>): string | undefined {
   const needs: string[] = [];
