@@ -165,7 +165,6 @@ export function parseWithLibrary(text: string): Parsed {
   }
 }
 
-// ---------------------------------------------------------------------------------------
 // Typed reading of the kubeconfig structure. Each reader returns the value or a problem
 // phrase; `null` and empty strings read as absent, as they do in client-go.
 
@@ -281,7 +280,6 @@ function findNamed(
   );
 }
 
-// ---------------------------------------------------------------------------------------
 // Context choice: the only cluster+user pair, else current-context. Never a guess.
 
 interface Selected {
@@ -313,15 +311,11 @@ export function selectPair(root: YamlMap): Selected | Problem {
     onlyCluster !== undefined &&
     onlyUser !== undefined
   ) {
-    // The single pair is unambiguous, so it is used; a current-context that leads nowhere is
-    // still worth a warning (the provisioner wrote something kubectl would not accept).
+    // The single pair is unambiguous, so it is used (a current-context that leads anywhere leads
+    // to it); one that leads nowhere is still worth a warning: kubectl would not accept it.
     return followed instanceof Problem
       ? { cluster: onlyCluster, user: onlyUser, danglingContext: followed.problem }
-      : {
-          cluster: onlyCluster,
-          user: onlyUser,
-          ...(followed?.context === undefined ? {} : { context: followed.context }),
-        };
+      : (followed ?? { cluster: onlyCluster, user: onlyUser });
   }
   if (followed !== undefined) return followed;
   const what =

@@ -82,13 +82,9 @@ function classify(
   for (const provider of providers) {
     const key = provider.keys.find((candidate) => secret.keys.includes(candidate));
     // A Cluster is read from one name per provider: one whose glob names none is no hint.
-    if (key === undefined) continue;
-    if (
-      cluster !== undefined &&
-      clusterSecretName(provider.secretNamePattern, cluster) === undefined
-    )
-      continue;
-    return { kind: 'name', secret, provider, key };
+    const named =
+      cluster === undefined || clusterSecretName(provider.secretNamePattern, cluster) !== undefined;
+    if (key !== undefined && named) return { kind: 'name', secret, provider, key };
   }
   return undefined;
 }
