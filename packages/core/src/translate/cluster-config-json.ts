@@ -1,6 +1,5 @@
-// The `config` JSON of an ArgoCD cluster Secret: written in one fixed form, and read by the
-// planner's comparison (is anything to be written?) and the preview's field diff (what would
-// change?).
+// The `config` JSON of an ArgoCD cluster Secret: written in one fixed form, read by the
+// planner's comparison and the preview's field diff.
 
 import { sortedRecord } from '../common/compare-strings.js';
 import { decodeBase64Text } from '../common/base64.js';

@@ -1,6 +1,5 @@
 // Reading a kubeconfig's structure as kubectl does: the YAML itself, typed fields, and the
-// cluster and user the current context selects. kubeconfig.ts turns what this reads into an
-// ArgoCD cluster config.
+// cluster and user the current context selects.
 
 import { Composer, isMap as isYamlMap, isScalar, isSeq, Parser } from 'yaml';
 import type { CST, Document, DocumentOptions, ErrorCode, ParseOptions, SchemaOptions } from 'yaml';
@@ -97,17 +96,13 @@ function problemInTree(document: Document.Parsed, text: string): Parsed | undefi
 }
 
 /**
- * Characters outside YAML's printable set (C0 controls but tab and line breaks, DEL, C1
- * controls but NEL, non-characters). The library passes them through inside scalars; kubectl's
- * YAML reader refuses them, and a NUL in a token would reach ArgoCD's config as it stands.
+ * Characters outside YAML's printable set. The library passes them through inside scalars;
+ * kubectl refuses them, and a NUL in a token would reach ArgoCD's config as it stands.
  */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const NON_PRINTABLE = /[\0-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]/;
 
-/**
- * The document the scan's lexemes make, as the library's `parseDocument` composes it from its
- * own lexing of the same text; `second`: where a second document starts, if one does.
- */
+/** The document the scan's lexemes make, and where a second one starts, if one does. */
 function composeDocument(
   lexemes: readonly string[],
   length: number,
@@ -285,10 +280,7 @@ function findNamed(
 interface Selected {
   readonly cluster: NamedEntry;
   readonly user: NamedEntry;
-  /**
-   * Set when the only pair was used although current-context does not lead to it (kubectl
-   * would refuse the kubeconfig): what is wrong with current-context, for a warning.
-   */
+  /** What is wrong with current-context when the only pair was used without it, for a warning. */
   readonly danglingContext?: string;
   /** The current-context's name, when it leads to the pair used. */
   readonly context?: string;

@@ -1,9 +1,7 @@
-// kubeconfig → ArgoCD cluster config. Pure and total: any text gives either a
-// Translation that ArgoCD's parser accepts or a Refusal that names the Secret and the fix.
-//
-// One malformed cluster Secret breaks ApplicationSet pruning for every cluster, so the output
-// is held to ArgoCD's rules (padded standard base64, exactly one credential form, never
-// `insecure` together with `caData`) rather than passed through.
+// kubeconfig → ArgoCD cluster config. Pure and total: any text gives either a Translation that
+// ArgoCD's parser accepts or a Refusal that names the Secret and the fix. One malformed cluster
+// Secret breaks ApplicationSet pruning for every cluster, so the output is held to ArgoCD's
+// rules (padded base64, one credential form, never `insecure` with `caData`).
 
 import type {
   ArgoClusterConfig,

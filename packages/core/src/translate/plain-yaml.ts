@@ -8,10 +8,7 @@
 // (comments, blank lines, numbers, nulls, escapes, anchors, flow content, duplicate keys, deep
 // nesting) returns undefined, and the library reads the text with its checks and messages.
 
-/**
- * Far inside KUBECONFIG_LIMITS, so that nothing read here is over them: a line holds at most two
- * keys and entries (2,000 allowed) and about ten tokens (20,000 allowed); depth 64 allowed.
- */
+// Far inside KUBECONFIG_LIMITS: a line holds at most two keys and entries and about ten tokens.
 const MAX_LINES = 800;
 const MAX_DEPTH = 16;
 

@@ -202,9 +202,8 @@ export function stampCredentials(
 }
 
 /**
- * ArgoCD's skip-reconcile annotation is ours only while our pause reason sits beside it:
- * then it follows the pause; otherwise (set by someone else, or never set) it is left exactly
- * as it is, and we set it only where nobody has.
+ * ArgoCD's skip-reconcile annotation is ours only while our pause reason sits beside it: then
+ * it follows the pause; otherwise it is left as it is, and set only where nobody has.
  */
 export function pauseAnnotations(
   annotations: Record<string, string>,
@@ -286,11 +285,7 @@ function copyAnnotations(
   }
 }
 
-/**
- * A remote target's ArgoCD runs in another cluster: an address that resolves only inside this
- * host (loopback, a Service name, the vcluster rewrite to `https://<vcluster>.<namespace>`)
- * would register a cluster it can never reach.
- */
+/** A remote target's ArgoCD cannot reach an address that resolves only inside this host. */
 function hostOnlyRefusal(input: RegistrationInput, server: string): Refusal | undefined {
   const target = input.config.target;
   if (target?.remote !== true) return undefined;

@@ -17,9 +17,8 @@ export interface PemBlock {
 const BEGIN_LINE = /^-----BEGIN ([A-Z0-9 ]+)-----$/;
 
 /**
- * Every complete PEM block in `text`, in order (line-based, linear in the input). Headers
- * (`Proc-Type:` …) mark legacy encrypted keys, which nothing downstream can use, so such a
- * block has no `der`.
+ * Every complete PEM block in `text`, in order (linear). Headers (`Proc-Type:` …) mark legacy
+ * encrypted keys, which nothing downstream can use, so such a block has no `der`.
  */
 export function readPemBlocks(text: string): PemBlock[] {
   const blocks: PemBlock[] = [];

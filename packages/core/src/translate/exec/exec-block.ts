@@ -20,10 +20,7 @@ export interface ExecBlock {
 /** The ExecCredential version argocd-k8s-auth prints and ArgoCD sets for awsAuthConfig (v3.6.1). */
 export const EXEC_API_VERSION = 'client.authentication.k8s.io/v1beta1';
 
-/**
- * The ExecCredential versions client-go runs (v1alpha1 was removed in Kubernetes 1.24): the
- * versions a source's kubeconfig may name, and the adapter's list for the host's own plugins.
- */
+/** The ExecCredential versions client-go runs (v1alpha1 went in Kubernetes 1.24). */
 export const EXEC_API_VERSIONS: ReadonlySet<string> = new Set([
   'client.authentication.k8s.io/v1',
   EXEC_API_VERSION,

@@ -6,17 +6,14 @@ import { EXEC_POLICY_HINTS, serverAllowed } from '../../config/exec-policy.js';
 import { Problem } from '../kubeconfig-structure.js';
 import type { ExecCloud, ExecPolicy } from '../../common/types.js';
 
-// EKS: https://<32 hex>.<zone>.<region>.eks.amazonaws.com, in China .eks.amazonaws.com.cn;
-// dual-stack (IPv6) clusters since October 2024: .api.aws and .api.amazonwebservices.com.cn
-// (Amazon EKS user guide, "Cluster API server endpoint"). The whole shape is checked, not a
-// suffix: other services under amazonaws.com serve what their customers choose.
+// EKS: https://<32 hex>.<zone>.<region>.eks.amazonaws.com (China: .com.cn; dual-stack: .api.aws,
+// .api.amazonwebservices.com.cn). The whole shape is checked, not a suffix: other services
+// under amazonaws.com serve what their customers choose.
 const EKS_ENDPOINT =
   /^[0-9a-f]{32}\.[a-z0-9]{2,4}\.[a-z]{2}(?:-[a-z]+)+-\d{1,2}\.(?:eks\.amazonaws\.com(?:\.cn)?|api\.aws|api\.amazonwebservices\.com\.cn)$/;
 
-// AKS: <name>.hcp.<region>.azmk8s.io, private clusters <name>.privatelink.<region>.azmk8s.io
-// (or a sub-zone of it); Azure Government .cx.aks.containerservice.azure.us, Azure operated by
-// 21Vianet .cx.prod.service.azk8s.cn (AKS's outbound-rules and private-cluster docs). Nothing
-// but AKS API servers lives under these domains.
+// AKS: <name>.hcp.<region>.azmk8s.io (private: .privatelink.), Azure Government and 21Vianet
+// under their own domains. Nothing but AKS API servers lives under these.
 const AKS_SUFFIXES = [
   '.azmk8s.io',
   '.cx.aks.containerservice.azure.us',
@@ -39,20 +36,14 @@ const CLOUD_ENDPOINTS: Readonly<
   gcp: undefined,
 };
 
-export interface ExecConnection {
-  /** As registered: trailing `/` removed. */
-  readonly server: string;
-  readonly insecure: boolean;
-  readonly proxyUrl: string | undefined;
-}
-
-/**
- * Why ArgoCD's token may not go where `connection` says, or `undefined`: TLS verified,
- * directly, to the cloud's own endpoint or one the operator listed.
- */
+/** Why ArgoCD's token may not go where `connection` (its server as registered) says. */
 export function execConnectionProblem(
   cloud: ExecCloud,
-  connection: ExecConnection,
+  connection: {
+    readonly server: string;
+    readonly insecure: boolean;
+    readonly proxyUrl: string | undefined;
+  },
   policy: ExecPolicy,
   clusterOwner: string,
 ): Problem | undefined {
