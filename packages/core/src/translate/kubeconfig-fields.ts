@@ -43,29 +43,26 @@ export const present = (value: unknown): boolean =>
   !(Array.isArray(value) && value.length === 0) &&
   !(isMap(value) && Object.keys(value).length === 0);
 
-/** Every file reference at once, so one edit fixes them all. */
+/** Every file reference at once, so one edit fixes them all; `owners` name the sections. */
 export function fileReferences(
-  cluster: YamlMap,
-  user: YamlMap,
-  clusterOwner: string,
-  userOwner: string,
+  sections: Readonly<Record<'cluster' | 'user', YamlMap>>,
+  owners: Readonly<Record<'cluster' | 'user', string>>,
 ): Problem | undefined {
-  const found = FILE_FIELDS.filter(([section, field]) =>
-    present((section === 'cluster' ? cluster : user)[field]),
-  );
+  const found = FILE_FIELDS.filter(([section, field]) => present(sections[section][field]));
   if (found.length === 0) return undefined;
   const quoted = (fields: readonly string[]): string =>
     fields.map((field) => JSON.stringify(field)).join(', ');
-  const owners = (['cluster', 'user'] as const).flatMap((section) => {
+  const referrers = (['cluster', 'user'] as const).flatMap((section) => {
     const fields = found.filter(([owner]) => owner === section).map(([, field]) => field);
     if (fields.length === 0) return [];
-    const owner = section === 'cluster' ? clusterOwner : userOwner;
-    return [`${owner} refers to ${fields.length === 1 ? 'a file' : 'files'} (${quoted(fields)})`];
+    return [
+      `${owners[section]} refers to ${fields.length === 1 ? 'a file' : 'files'} (${quoted(fields)})`,
+    ];
   });
   const single = found.length === 1;
   return new Problem(
     'file-reference',
-    `${owners.join(' and ')}, which would name ${single ? 'a file' : 'files'} inside the ArgoCD pod`,
+    `${referrers.join(' and ')}, which would name ${single ? 'a file' : 'files'} inside the ArgoCD pod`,
     `embed the ${single ? 'content' : 'contents'} as ${quoted(found.map(([, , inline]) => inline))} (\`kubectl config view --raw --flatten\`)`,
   );
 }

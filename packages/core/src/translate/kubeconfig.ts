@@ -158,7 +158,7 @@ function refuseWhatArgoCdWouldRun(
       CREDENTIAL_FIX,
     );
   }
-  const fileProblem = fileReferences(cluster, user, owners.cluster, owners.user);
+  const fileProblem = fileReferences({ cluster, user }, owners);
   if (fileProblem !== undefined) return fileProblem;
   const impersonation = IMPERSONATION_FIELDS.find((field) => present(user[field]));
   if (impersonation !== undefined) {

@@ -140,6 +140,12 @@ export function selectKubeconfig(
   translate: Translator,
   selectOptions?: SelectOptions,
 ): KubeconfigSelection {
+  const ref = (secret: ObservedSecret, key: string, provider: Provider): CandidateRef => ({
+    namespace,
+    secret: secret.name,
+    key,
+    provider: provider.name,
+  });
   const rejected: { candidate: CandidateRef; refusal: Refusal }[] = [];
   const keyMissing: { candidate: CandidateRef; refusal: Refusal }[] = [];
   const pinned = selectOptions?.pinned;
@@ -174,8 +180,16 @@ export function selectKubeconfig(
       if (claim === undefined) continue;
       if (provider.keys.some((key) => Object.hasOwn(secret.data, key)))
         candidates.push({ secret, claim });
-      else if (Object.keys(secret.data).some(namesAKubeconfig))
-        keyMissing.push(keyMissingRefusal(namespace, secret, provider));
+      else if (Object.keys(secret.data).some(namesAKubeconfig)) {
+        const keys = Object.keys(secret.data);
+        keyMissing.push({
+          candidate: ref(secret, provider.keys[0] ?? '', provider),
+          refusal: {
+            code: 'kubeconfig-key-missing',
+            message: `namespace ${secret.namespace}: ${keyMissingMessage({ ...secret, keys }, provider)}`,
+          },
+        });
+      }
     }
     // Marks first, then the preferred Secret type.
     const rank = ({ secret, claim }: (typeof candidates)[number]): number =>
@@ -189,12 +203,7 @@ export function selectKubeconfig(
     for (const { secret, claim } of candidates) {
       for (const key of provider.keys) {
         if (!Object.hasOwn(secret.data, key)) continue;
-        const candidate: CandidateRef = {
-          namespace,
-          secret: secret.name,
-          key,
-          provider: provider.name,
-        };
+        const candidate = ref(secret, key, provider);
         const result = translate(secret, key, provider, options);
         if (result.ok) {
           const chosenBy = whyChosen(provider, claim, pinned?.pinnedBy);
@@ -215,26 +224,6 @@ export function selectKubeconfig(
   // source: a glob like `vc-*` or a provisioner's marks also take in Secrets that are no
   // kubeconfig, and beside a usable (or refused) candidate they are noise.
   return { rejected: rejected.length > 0 ? rejected : keyMissing };
-}
-
-function keyMissingRefusal(
-  namespace: string,
-  secret: ObservedSecret,
-  provider: Provider,
-): { candidate: CandidateRef; refusal: Refusal } {
-  const keys = Object.keys(secret.data);
-  return {
-    candidate: {
-      namespace,
-      secret: secret.name,
-      key: provider.keys[0] ?? '',
-      provider: provider.name,
-    },
-    refusal: {
-      code: 'kubeconfig-key-missing',
-      message: `namespace ${secret.namespace}: ${keyMissingMessage({ ...secret, keys }, provider)}`,
-    },
-  };
 }
 
 /** Why the chosen candidate was chosen, as the plan says it. */

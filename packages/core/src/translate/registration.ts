@@ -42,8 +42,8 @@ export const REGISTRATION_DATA_KEYS = [
 const OWN_DATA_KEYS: ReadonlySet<string> = new Set(REGISTRATION_DATA_KEYS);
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const HOST_NAME =
-  /^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*$/;
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const HOST_NAME = new RegExp(DNS_SUBDOMAIN.source, 'i');
 
 /** The registration Secret's name for a cluster. */
 export function registrationName(cluster: string): string {
@@ -62,12 +62,7 @@ export function formatTimestamp(epochMs: number): Timestamp {
 
 /** Epoch ms of an RFC 3339 timestamp, `undefined` when it is not one. */
 export function parseTimestamp(text: string | undefined): number | undefined {
-  if (
-    text === undefined ||
-    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(text)
-  ) {
-    return undefined;
-  }
+  if (text === undefined || !RFC_3339.test(text)) return undefined;
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? undefined : ms;
 }
