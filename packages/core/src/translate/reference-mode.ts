@@ -12,7 +12,6 @@ import type {
   CredentialKind,
   ReferenceMode,
   SecretReaderFit,
-  SecretReference,
   Translation,
   TranslationResult,
 } from '../common/types.js';
@@ -20,7 +19,7 @@ import type { YamlMap } from './kubeconfig-structure.js';
 import { present } from './kubeconfig-fields.js';
 
 /** The client authentication API version the plugin reads and writes. */
-export const SECRET_READER_API_VERSION = 'client.authentication.k8s.io/v1';
+const SECRET_READER_API_VERSION = 'client.authentication.k8s.io/v1';
 
 export interface ReferenceSettings {
   readonly mode: ReferenceMode;
@@ -87,13 +86,8 @@ export function inReferenceMode(
       },
     };
   }
-  const reference: SecretReference = {
-    name: source.secret,
-    namespace: source.namespace,
-    key: source.key,
-    context: fit.context,
-  };
-  const tls = translation.config.tlsClientConfig;
+  const { insecure, serverName, caData } = translation.config.tlsClientConfig;
+  const { proxyUrl } = translation.config;
   // No clientCertificate: the registration holds none, so it has no expiry to watch.
   return {
     ok: true,
@@ -104,20 +98,23 @@ export function inReferenceMode(
       credential: 'secret-reference',
       config: {
         tlsClientConfig: {
-          insecure: tls.insecure,
-          ...(tls.serverName === undefined ? {} : { serverName: tls.serverName }),
-          ...(tls.caData === undefined ? {} : { caData: tls.caData }),
+          insecure,
+          ...(serverName === undefined ? {} : { serverName }),
+          ...(caData === undefined ? {} : { caData }),
         },
         execProviderConfig: {
           command: settings.command,
           args: [],
           apiVersion: SECRET_READER_API_VERSION,
           provideClusterInfo: true,
-          config: reference,
+          config: {
+            name: source.secret,
+            namespace: source.namespace,
+            key: source.key,
+            context: fit.context,
+          },
         },
-        ...(translation.config.proxyUrl === undefined
-          ? {}
-          : { proxyUrl: translation.config.proxyUrl }),
+        ...(proxyUrl === undefined ? {} : { proxyUrl }),
       },
     },
   };

@@ -10,15 +10,8 @@ import { execGateProblem, providerLabel } from './gates.js';
 import { translateGcp } from './gcp.js';
 import { Problem } from '../kubeconfig-structure.js';
 
-interface CloudTranslation {
-  readonly commands: readonly string[];
-  /** What the cloud translates, for messages. */
-  readonly plugins: string;
-  readonly preset: string;
-  readonly translate: typeof translateAws;
-}
-
-const CLOUDS: Readonly<Record<ExecCloud, CloudTranslation>> = {
+/** Each cloud's commands, what it translates (for messages), its preset and its rules. */
+const CLOUDS = {
   aws: {
     commands: ['aws-iam-authenticator', 'aws'],
     plugins: 'aws-iam-authenticator token and aws eks get-token',
@@ -37,7 +30,7 @@ const CLOUDS: Readonly<Record<ExecCloud, CloudTranslation>> = {
     preset: 'gke',
     translate: translateGcp,
   },
-};
+} satisfies Record<ExecCloud, object>;
 
 /** An exec block in ArgoCD's form, and the cloud whose endpoints its server must be. */
 export interface TranslatedExec {
