@@ -1,6 +1,5 @@
 // The kubeconfig fields that carry trust: PEM data, file references, impersonation, the TLS
-// settings and the one credential form ArgoCD will get. Each reader returns a value or the
-// Problem that names the field and the fix; the translator decides what to do with them.
+// settings and the one credential form ArgoCD will get, each read or refused by name.
 
 import type { CertificateFacts, CredentialKind, Warning } from '../common/types.js';
 import { decodeBase64, decodeBase64Text } from '../common/base64.js';

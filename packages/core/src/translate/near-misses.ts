@@ -97,13 +97,11 @@ const specificity = (provider: Provider): number =>
 const customEntry = (glob: string, key: string, like: Provider): string =>
   `custom:${glob}=${key}${(like.execClouds ?? []).length > 0 ? ';exec' : ''}`;
 
-// Quoted for the shell: a custom entry's glob must reach the registrar unexpanded.
-const quotedFlag = (entry: string): string =>
-  `\`--provider ${entry.startsWith('custom:') ? `'${entry}'` : entry}\``;
-const chartValue = (entry: string): string =>
-  `providers: [${entry.startsWith('custom:') ? JSON.stringify(entry) : entry}]`;
-const suggestion = (entry: string): string =>
-  `${quotedFlag(entry)} (chart value \`${chartValue(entry)}\`)`;
+/** The flag and chart value for `entry`; a custom glob is quoted so the shell leaves it alone. */
+function suggestion(entry: string): string {
+  const custom = entry.startsWith('custom:');
+  return `\`--provider ${custom ? `'${entry}'` : entry}\` (chart value \`providers: [${custom ? JSON.stringify(entry) : entry}]\`)`;
+}
 
 function keysText(keys: readonly string[]): string {
   if (keys.length === 0) return 'it has no keys';

@@ -124,14 +124,12 @@ export interface KubeconfigSelection {
 }
 
 /**
- * Candidates: Secrets of `namespace` that a provider reads (its provisioner's marks, or a name
- * its glob matches) and that carry one of its keys (vcluster's `vc-config-<name>` matches by
- * name but holds no kubeconfig). Tried by provider precedence, then marks before name only
- * (what the provisioner guarantees beats a name that happens to fit), then the preferred Secret
- * type, then name; keys in declared order. A `pinned` Secret is the only candidate. The first
- * clean translation wins, with why; every failure before it is kept. With no candidate, a
- * Secret a provider reads that has a kubeconfig-named key but none of the provider's is refused
- * (`kubeconfig-key-missing`).
+ * Candidates: Secrets of `namespace` that a provider reads (by marks or name) and that carry
+ * one of its keys (vcluster's `vc-config-<name>` holds none). Tried by provider precedence,
+ * then marks before name only (what the provisioner guarantees beats a name that happens to
+ * fit), preferred Secret type, name; keys in declared order. The first clean translation wins;
+ * every failure before it is kept. With no candidate, a Secret a provider reads that has a
+ * kubeconfig-named key but none of the provider's is refused (`kubeconfig-key-missing`).
  */
 export function selectKubeconfig(
   namespace: string,

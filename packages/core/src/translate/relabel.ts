@@ -1,6 +1,5 @@
-// The metadata-only variants of an existing registration: its data is never touched, only
-// which labels and annotations it carries. Demoted (ArgoCD stops seeing it), restored (as it
-// was before demotion) and drained (without the labels copied from its source).
+// The metadata-only variants of an existing registration (its data is never touched): demoted,
+// restored and drained.
 
 import {
   ARGOCD_CLUSTER_SECRET_TYPE,

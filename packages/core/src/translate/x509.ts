@@ -1,8 +1,7 @@
-// Just enough PEM and DER to read two facts from a client certificate: who issued it (to
-// tell a routine rotation from a CA change) and when it expires (to schedule refreshes).
-// Our own rather than Node's X509Certificate: a full pass reads every registration's
-// certificate, and OpenSSL's parse costs about 50 times this walk. Never throws: malformed input
-// is `undefined`.
+// Just enough PEM and DER to read two facts from a client certificate: who issued it (a
+// rotation or a CA change?) and when it expires. Our own rather than Node's X509Certificate: a
+// full pass reads every registration's certificate, and OpenSSL's parse costs about 50 times
+// this walk. Never throws: malformed input is `undefined`.
 
 import type { CertificateFacts } from '../common/types.js';
 import { decodeBase64, encodeBase64 } from '../common/base64.js';

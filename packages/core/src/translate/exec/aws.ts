@@ -38,9 +38,7 @@ export function translateAws(
       `the exec plugin ${block.command} of ${owner} is given ${flag}, which the EKS translation does not know (it reads the cluster name, role and region only)`,
       `remove ${flag} from the exec args, or ${FIX}`,
     );
-  // aws-iam-authenticator: `-i/--cluster-id` (a root flag) and `-r/--role` of `token`
-  // (cmd/aws-iam-authenticator/{root,token}.go), the region from the environment. aws:
-  // `[--region r] eks get-token --cluster-name c [--role-arn arn]`; --region is a global
+  // aws-iam-authenticator takes the region from the environment; aws's --region is a global
   // option, so it may come before the subcommand.
   const { subcommand, valued } =
     block.command === 'aws-iam-authenticator'

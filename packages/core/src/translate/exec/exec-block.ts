@@ -1,6 +1,5 @@
-// Reading a kubeconfig user's `exec` block and its command line, strictly: every field, flag
-// and environment variable must be one the cloud's translation knows, or the kubeconfig is
-// refused with the offending item named. Nothing unknown is passed on to ArgoCD.
+// A kubeconfig user's `exec` block and its command line, read strictly: any field, flag or
+// environment variable the cloud's translation does not know is refused by name.
 
 import type { ArgoClusterConfig } from '../../common/types.js';
 import { Problem } from '../kubeconfig-structure.js';

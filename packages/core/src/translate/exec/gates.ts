@@ -50,10 +50,7 @@ export function execGateProblem(
   );
 }
 
-/**
- * The start-up warning when exactly one gate is on (exec kubeconfigs are then still refused,
- * which is rarely what was meant); `undefined` when both or neither are on.
- */
+/** The start-up warning when exactly one gate is on: exec kubeconfigs are still refused. */
 export function execCredentialsWarning(
   config: Pick<Config, 'execCredentials' | 'providers'>,
 ): string | undefined {
