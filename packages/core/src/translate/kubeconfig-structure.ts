@@ -257,21 +257,15 @@ function findNamed(
 ): NamedEntry | Problem {
   const found = entries.filter((entry) => entry.name === name);
   if (found.length === 1 && found[0] !== undefined) return found[0];
-  const known = entries
-    .map((entry) => JSON.stringify(entry.name))
-    .slice(0, 10)
-    .join(', ');
-  if (found.length > 1) {
-    return new Problem(
-      'kubeconfig-context-dangling',
-      `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig defines ${found.length} times`,
-      `keep a single ${kind} of that name`,
-    );
-  }
+  const known = entries.slice(0, 10).map((entry) => JSON.stringify(entry.name));
   return new Problem(
     'kubeconfig-context-dangling',
-    `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig does not define`,
-    entries.length === 0 ? `add the ${kind} to the kubeconfig` : `point it at one of ${known}`,
+    `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig ${found.length > 1 ? `defines ${found.length} times` : 'does not define'}`,
+    found.length > 1
+      ? `keep a single ${kind} of that name`
+      : known.length === 0
+        ? `add the ${kind} to the kubeconfig`
+        : `point it at one of ${known.join(', ')}`,
   );
 }
 
