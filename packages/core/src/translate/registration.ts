@@ -126,10 +126,9 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   }
   labels[ARGOCD_SECRET_TYPE_LABEL] = ARGOCD_CLUSTER_SECRET_TYPE;
   labels[keys.managedBy] = input.config.managedBy;
-  const hostId = input.config.hostId;
-  if (hostId !== undefined) labels[keys.hostId] = hostId;
+  if (input.config.hostId !== undefined) labels[keys.hostId] = input.config.hostId;
   labels[keys.cluster] = input.cluster;
-  const capi = input.capi;
+  const { capi } = input;
   if (capi === undefined) {
     labels[keys.sourceNamespace] = namespace.name;
     labels[keys.sourceNamespaceUid] = namespace.uid;

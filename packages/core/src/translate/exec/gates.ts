@@ -11,14 +11,13 @@ export const EXEC_FLAG_HINT = '--exec-credentials (chart value execCredentials)'
 export const EXEC_PROVIDER_HINT =
   'capa-eks, capz-aks or gke, or a custom provider ending in ;exec (custom:<glob>=<key>;exec)';
 
+const allowsExec = (provider: Provider): boolean => (provider.execClouds ?? []).length > 0;
+
 /** How a provider is written in `--provider`, for messages. */
 export function providerLabel(provider: Provider): string {
   if (provider.name !== 'custom') return provider.name;
-  const exec = (provider.execClouds ?? []).length > 0 ? ';exec' : '';
-  return `custom:${provider.secretNamePattern}=${provider.keys.join(',')}${exec}`;
+  return `custom:${provider.secretNamePattern}=${provider.keys.join(',')}${allowsExec(provider) ? ';exec' : ''}`;
 }
-
-const allowsExec = (provider: Provider): boolean => (provider.execClouds ?? []).length > 0;
 
 /** Why an exec block may not be translated for `provider`; `undefined` when both gates are on. */
 export function execGateProblem(
