@@ -99,7 +99,6 @@ function translateRoot(root: YamlMap, context: TranslateContext): Translation | 
   if (server instanceof Problem) return server;
   const tls = readTls(cluster, owners.cluster, warn);
   if (tls instanceof Problem) return tls;
-  // Credentials: client certificate, else token, else basic auth; exactly one is emitted.
   const read = readCredentials(user, owners.user, exec !== undefined);
   if (read instanceof Problem) return read;
   const proxyUrl = readProxyUrl(cluster, owners.cluster, warn);
@@ -118,7 +117,6 @@ function translateRoot(root: YamlMap, context: TranslateContext): Translation | 
   }
 
   const { kind: credential, clientCertificate } = read;
-  // Fixed key order, so equal configs serialise equally.
   const config: ArgoClusterConfig = {
     ...read.credentials,
     tlsClientConfig: { ...tls, ...read.tls },
