@@ -1,8 +1,7 @@
-// The `config` JSON of an ArgoCD cluster Secret: written in one fixed form, and read by the
-// planner's comparison (is anything to be written?) and the preview's field diff (what would
-// change?).
+// The `config` JSON of an ArgoCD cluster Secret: written in one fixed form, read by the
+// planner's comparison and the preview's field diff.
 
-import { compareStrings } from '../common/compare-strings.js';
+import { sortedRecord } from '../common/compare-strings.js';
 import { decodeBase64Text } from '../common/base64.js';
 import type { ArgoClusterConfig } from '../common/translation-types.js';
 
@@ -46,54 +45,40 @@ export function clusterConfigJson(config: ArgoClusterConfig): string {
 }
 
 /**
- * What {@link clusterConfigJson} writes, as the object it stringifies: JSON values only and no
- * `undefined`, so it is what parsing that text gives back (the preview's diff of a create
- * reads it instead of decoding the config it has just encoded).
+ * What {@link clusterConfigJson} stringifies: JSON values only, so it is what parsing that text
+ * gives back (the preview's diff of a create reads it instead of decoding it again).
  */
 export function clusterConfigObject(config: ArgoClusterConfig): JsonObject {
   const tls = config.tlsClientConfig;
-  const tlsClientConfig: Record<string, string | boolean> = { insecure: tls.insecure };
-  if (tls.serverName !== undefined) tlsClientConfig['serverName'] = tls.serverName;
-  if (tls.caData !== undefined) tlsClientConfig['caData'] = tls.caData;
-  if (tls.certData !== undefined) tlsClientConfig['certData'] = tls.certData;
-  if (tls.keyData !== undefined) tlsClientConfig['keyData'] = tls.keyData;
+  const exec = config.execProviderConfig;
+  return {
+    ...defined(config, ['username', 'password', 'bearerToken']),
+    tlsClientConfig: defined(tls, ['insecure', 'serverName', 'caData', 'certData', 'keyData']),
+    ...(config.awsAuthConfig === undefined
+      ? {}
+      : { awsAuthConfig: defined(config.awsAuthConfig, ['clusterName', 'roleARN']) }),
+    ...(exec === undefined
+      ? {}
+      : {
+          execProviderConfig: {
+            command: exec.command,
+            args: [...exec.args],
+            // ArgoCD reads env as a map; sorted names keep equal configs equal bytes.
+            ...(exec.env === undefined ? {} : { env: sortedRecord(exec.env) }),
+            apiVersion: exec.apiVersion,
+            ...(exec.provideClusterInfo === true ? { provideClusterInfo: true } : {}),
+            ...(exec.config === undefined
+              ? {}
+              : { config: defined(exec.config, ['name', 'namespace', 'key', 'context']) }),
+          },
+        }),
+    ...defined(config, ['proxyUrl']),
+  };
+}
+
+/** The `keys` of `from` that are set, in that order. */
+function defined<T extends object>(from: T, keys: readonly (keyof T & string)[]): JsonObject {
   const out: Record<string, unknown> = {};
-  if (config.username !== undefined) out['username'] = config.username;
-  if (config.password !== undefined) out['password'] = config.password;
-  if (config.bearerToken !== undefined) out['bearerToken'] = config.bearerToken;
-  out['tlsClientConfig'] = tlsClientConfig;
-  if (config.awsAuthConfig !== undefined) {
-    const aws = config.awsAuthConfig;
-    out['awsAuthConfig'] = {
-      clusterName: aws.clusterName,
-      ...(aws.roleARN === undefined ? {} : { roleARN: aws.roleARN }),
-    };
-  }
-  if (config.execProviderConfig !== undefined) {
-    const exec = config.execProviderConfig;
-    // ArgoCD reads env as a map; sorted names keep equal configs equal bytes.
-    const env =
-      exec.env === undefined
-        ? undefined
-        : Object.fromEntries(Object.entries(exec.env).sort(([a], [b]) => compareStrings(a, b)));
-    out['execProviderConfig'] = {
-      command: exec.command,
-      args: [...exec.args],
-      ...(env === undefined ? {} : { env }),
-      apiVersion: exec.apiVersion,
-      ...(exec.provideClusterInfo === true ? { provideClusterInfo: true } : {}),
-      ...(exec.config === undefined
-        ? {}
-        : {
-            config: {
-              name: exec.config.name,
-              namespace: exec.config.namespace,
-              key: exec.config.key,
-              ...(exec.config.context === undefined ? {} : { context: exec.config.context }),
-            },
-          }),
-    };
-  }
-  if (config.proxyUrl !== undefined) out['proxyUrl'] = config.proxyUrl;
+  for (const key of keys) if (from[key] !== undefined) out[key] = from[key];
   return out;
 }

@@ -1,39 +1,30 @@
 // The kubeconfig fields that carry trust: PEM data, file references, impersonation, the TLS
-// settings and the one credential form ArgoCD will get. Each reader returns a value or the
-// Problem that names the field and the fix; the translator decides what to do with them.
+// settings and the one credential form ArgoCD will get, each read or refused by name.
 
-import type { CertificateFacts, Warning } from '../common/types.js';
+import type { CertificateFacts, CredentialKind, Warning } from '../common/types.js';
 import { decodeBase64, decodeBase64Text } from '../common/base64.js';
-import { readCertificateDer, readPemBlocks } from './x509.js';
-import { isMap, Problem, readBoolean, readString, type YamlMap } from './kubeconfig-structure.js';
-
-// ---------------------------------------------------------------------------------------
-// PEM data fields.
+import { readCertificateDer, readPemBlocks, type PemBlock } from './x509.js';
+import { isMap, Problem, readBoolean, readStrings, type YamlMap } from './kubeconfig-structure.js';
 
 /**
- * `*-data` fields are []byte in client-go, decoded with Go's StdEncoding, which skips CR and
- * LF; anything else must be padded standard base64. Returns the field as ArgoCD gets it and
- * the PEM blocks. Without CR and LF the field is canonical (strict decoding admits nothing
- * else), so it is what encoding its bytes again would give.
+ * A `*-data` field as ArgoCD gets it and its PEM blocks; `undefined` when it is not padded
+ * standard base64. client-go decodes it with Go's StdEncoding, which skips CR and LF; without
+ * them the field is canonical (strict decoding admits nothing else).
  */
 function readPemData(
   value: string,
-):
-  | { readonly base64: string; readonly blocks: ReturnType<typeof readPemBlocks> }
-  | 'base64'
-  | 'pem' {
+): { readonly base64: string; readonly blocks: readonly PemBlock[] } | undefined {
   const base64 = value.replace(/[\r\n]/g, '');
-  if (base64 === '') return 'base64';
+  if (base64 === '') return undefined;
   const text = decodeBase64Text(base64);
-  if (text === undefined) return decodeBase64(base64) === undefined ? 'base64' : 'pem';
-  const blocks = readPemBlocks(text);
-  return blocks.length === 0 ? 'pem' : { base64, blocks };
+  if (text !== undefined) return { base64, blocks: readPemBlocks(text) };
+  return decodeBase64(base64) === undefined ? undefined : { base64, blocks: [] };
 }
+
+const NOT_BASE64 = 'is not padded standard base64';
 
 const isPrivateKeyLabel = (label: string): boolean =>
   label === 'PRIVATE KEY' || (label.endsWith(' PRIVATE KEY') && label !== 'ENCRYPTED PRIVATE KEY');
-
-// ---------------------------------------------------------------------------------------
 
 const FILE_FIELDS: readonly (readonly ['cluster' | 'user', string, string])[] = [
   ['cluster', 'certificate-authority', 'certificate-authority-data'],
@@ -51,29 +42,26 @@ export const present = (value: unknown): boolean =>
   !(Array.isArray(value) && value.length === 0) &&
   !(isMap(value) && Object.keys(value).length === 0);
 
-/** Every file reference at once, so one edit fixes them all. */
+/** Every file reference at once, so one edit fixes them all; `owners` name the sections. */
 export function fileReferences(
-  cluster: YamlMap,
-  user: YamlMap,
-  clusterOwner: string,
-  userOwner: string,
+  sections: Readonly<Record<'cluster' | 'user', YamlMap>>,
+  owners: Readonly<Record<'cluster' | 'user', string>>,
 ): Problem | undefined {
-  const found = FILE_FIELDS.filter(([section, field]) =>
-    present((section === 'cluster' ? cluster : user)[field]),
-  );
+  const found = FILE_FIELDS.filter(([section, field]) => present(sections[section][field]));
   if (found.length === 0) return undefined;
   const quoted = (fields: readonly string[]): string =>
     fields.map((field) => JSON.stringify(field)).join(', ');
-  const owners = (['cluster', 'user'] as const).flatMap((section) => {
+  const referrers = (['cluster', 'user'] as const).flatMap((section) => {
     const fields = found.filter(([owner]) => owner === section).map(([, field]) => field);
     if (fields.length === 0) return [];
-    const owner = section === 'cluster' ? clusterOwner : userOwner;
-    return [`${owner} refers to ${fields.length === 1 ? 'a file' : 'files'} (${quoted(fields)})`];
+    return [
+      `${owners[section]} refers to ${fields.length === 1 ? 'a file' : 'files'} (${quoted(fields)})`,
+    ];
   });
   const single = found.length === 1;
   return new Problem(
     'file-reference',
-    `${owners.join(' and ')}, which would name ${single ? 'a file' : 'files'} inside the ArgoCD pod`,
+    `${referrers.join(' and ')}, which would name ${single ? 'a file' : 'files'} inside the ArgoCD pod`,
     `embed the ${single ? 'content' : 'contents'} as ${quoted(found.map(([, , inline]) => inline))} (\`kubectl config view --raw --flatten\`)`,
   );
 }
@@ -84,19 +72,22 @@ export type Warn = (code: Warning['code'], message: string) => void;
 
 export interface TlsFields {
   readonly insecure: boolean;
-  readonly serverName: string | undefined;
-  readonly caData: string | undefined;
+  readonly serverName?: string;
+  readonly caData?: string;
 }
 
 /** The cluster's TLS settings; a CA bundle is dropped (with a warning) when TLS is skipped. */
 export function readTls(cluster: YamlMap, clusterOwner: string, warn: Warn): TlsFields | Problem {
   const insecure = readBoolean(cluster, 'insecure-skip-tls-verify', clusterOwner);
   if (insecure instanceof Problem) return insecure;
-  const serverName = readString(cluster, 'tls-server-name', clusterOwner);
-  if (serverName instanceof Problem) return serverName;
-  const caField = readString(cluster, 'certificate-authority-data', clusterOwner);
-  if (caField instanceof Problem) return caField;
-  let caData: string | undefined;
+  const fields = readStrings(
+    cluster,
+    ['tls-server-name', 'certificate-authority-data'],
+    clusterOwner,
+  );
+  if (fields instanceof Problem) return fields;
+  const { 'tls-server-name': serverName, 'certificate-authority-data': caField } = fields;
+  const tls = { insecure, ...(serverName === undefined ? {} : { serverName }) };
   if (insecure) {
     const unverified = `${clusterOwner} sets insecure-skip-tls-verify: ArgoCD will not verify the server's certificate, so anyone on the network path can pose as the server and receive the credentials`;
     if (caField === undefined) warn('tls-unverified', unverified);
@@ -105,37 +96,33 @@ export function readTls(cluster: YamlMap, clusterOwner: string, warn: Warn): Tls
         'insecure-drops-ca',
         `${unverified}; its certificate-authority-data is not registered (ArgoCD rejects both together)`,
       );
-  } else if (caField !== undefined) {
-    const ca = readPemData(caField);
-    const certificates =
-      typeof ca === 'string' ? [] : ca.blocks.filter((block) => block.label === 'CERTIFICATE');
-    if (
-      typeof ca === 'string' ||
-      certificates.length === 0 ||
-      certificates.some(
-        (block) => block.der === undefined || readCertificateDer(block.der) === undefined,
-      )
-    ) {
-      const why =
-        ca === 'base64'
-          ? 'is not padded standard base64'
-          : 'does not hold PEM CERTIFICATE blocks that parse';
-      return new Problem(
-        'ca-invalid',
-        `certificate-authority-data of ${clusterOwner} ${why}`,
-        'set it to the base64 of the PEM CA bundle, or remove it',
-      );
-    }
-    caData = ca.base64;
+    return tls;
   }
-  return { insecure, serverName, caData };
+  if (caField === undefined) return tls;
+  const ca = readPemData(caField);
+  const certificates = ca?.blocks.filter((block) => block.label === 'CERTIFICATE') ?? [];
+  if (
+    ca === undefined ||
+    certificates.length === 0 ||
+    certificates.some(
+      (block) => block.der === undefined || readCertificateDer(block.der) === undefined,
+    )
+  ) {
+    return new Problem(
+      'ca-invalid',
+      `certificate-authority-data of ${clusterOwner} ${ca === undefined ? NOT_BASE64 : 'does not hold PEM CERTIFICATE blocks that parse'}`,
+      'set it to the base64 of the PEM CA bundle, or remove it',
+    );
+  }
+  return { ...tls, caData: ca.base64 };
 }
 
 export interface CredentialFields {
+  readonly kind: Exclude<CredentialKind, 'secret-reference'>;
+  /** ArgoCD's fields for a token or basic auth. */
   readonly credentials?: { username: string; password: string } | { bearerToken: string };
   readonly clientCertificate?: CertificateFacts;
-  readonly certData?: string;
-  readonly keyData?: string;
+  readonly tls?: { readonly certData: string; readonly keyData: string };
 }
 
 /**
@@ -147,31 +134,27 @@ export function readCredentials(
   userOwner: string,
   hasExec: boolean,
 ): CredentialFields | Problem {
-  const certField = readString(user, 'client-certificate-data', userOwner);
-  if (certField instanceof Problem) return certField;
-  const keyField = readString(user, 'client-key-data', userOwner);
-  if (keyField instanceof Problem) return keyField;
-  const token = readString(user, 'token', userOwner);
-  if (token instanceof Problem) return token;
-  const username = readString(user, 'username', userOwner);
-  if (username instanceof Problem) return username;
-  const password = readString(user, 'password', userOwner);
-  if (password instanceof Problem) return password;
+  const fields = readStrings(
+    user,
+    ['client-certificate-data', 'client-key-data', 'token', 'username', 'password'],
+    userOwner,
+  );
+  if (fields instanceof Problem) return fields;
+  const { token, username, password } = fields;
+  const certField = fields['client-certificate-data'];
+  const keyField = fields['client-key-data'];
 
   if (hasExec) {
     // client-go ignores an exec plugin when the user also has a certificate, token or
     // password, so a kubeconfig with both means something other than what it would register.
-    const other = [certField ?? keyField, token, username ?? password].some(
-      (field) => field !== undefined,
-    );
-    if (other) {
+    if (Object.keys(fields).length > 0) {
       return new Problem(
         'exec-unsupported',
         `${userOwner} has an exec plugin and also a client certificate, token or password, which kubectl would use instead`,
         'keep one of them',
       );
     }
-    return {};
+    return { kind: 'exec' };
   } else if (certField !== undefined || keyField !== undefined) {
     if (certField === undefined || keyField === undefined) {
       return new Problem(
@@ -181,37 +164,27 @@ export function readCredentials(
       );
     }
     const cert = readPemData(certField);
-    const certBlock =
-      typeof cert === 'string'
-        ? undefined
-        : cert.blocks.find((block) => block.label === 'CERTIFICATE');
+    const certBlock = cert?.blocks.find((block) => block.label === 'CERTIFICATE');
     const facts = certBlock?.der === undefined ? undefined : readCertificateDer(certBlock.der);
-    if (typeof cert === 'string' || facts === undefined) {
-      const why =
-        cert === 'base64'
-          ? 'is not padded standard base64'
-          : 'does not hold a PEM CERTIFICATE block that parses';
+    if (cert === undefined || facts === undefined) {
       return new Problem(
         'client-cert-invalid',
-        `client-certificate-data of ${userOwner} ${why}`,
+        `client-certificate-data of ${userOwner} ${cert === undefined ? NOT_BASE64 : 'does not hold a PEM CERTIFICATE block that parses'}`,
         'set it to the base64 of the PEM client certificate',
       );
     }
     const key = readPemData(keyField);
-    const keyBlock =
-      typeof key === 'string'
-        ? undefined
-        : key.blocks.find((block) => isPrivateKeyLabel(block.label) && block.der !== undefined);
-    if (typeof key === 'string' || keyBlock === undefined) {
-      const encrypted =
-        typeof key !== 'string' &&
-        key.blocks.some(
-          (block) => block.label === 'ENCRYPTED PRIVATE KEY' || block.der === undefined,
-        );
+    const keyBlock = key?.blocks.find(
+      (block) => isPrivateKeyLabel(block.label) && block.der !== undefined,
+    );
+    if (key === undefined || keyBlock === undefined) {
+      const encrypted = key?.blocks.some(
+        (block) => block.label === 'ENCRYPTED PRIVATE KEY' || block.der === undefined,
+      );
       const why =
-        key === 'base64'
-          ? 'is not padded standard base64'
-          : encrypted
+        key === undefined
+          ? NOT_BASE64
+          : encrypted === true
             ? 'holds an encrypted private key'
             : 'does not hold a PEM PRIVATE KEY block';
       return new Problem(
@@ -221,14 +194,14 @@ export function readCredentials(
       );
     }
     return {
-      certData: cert.base64,
-      keyData: key.base64,
+      kind: 'client-certificate',
+      tls: { certData: cert.base64, keyData: key.base64 },
       clientCertificate: facts,
     };
   } else if (token !== undefined) {
-    return { credentials: { bearerToken: token } };
+    return { kind: 'bearer-token', credentials: { bearerToken: token } };
   } else if (username !== undefined && password !== undefined) {
-    return { credentials: { username, password } };
+    return { kind: 'basic-auth', credentials: { username, password } };
   } else {
     const partial =
       username !== undefined

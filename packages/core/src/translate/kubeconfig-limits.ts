@@ -1,35 +1,24 @@
-// Bounds on kubeconfig text, checked before the YAML library builds anything from it. The text
-// comes from whoever can write a Secret in a source namespace, and the daemon parses it on its
-// only thread: the library's cost must be bounded by these limits, whatever the text.
-//
-// The library recurses once per nesting level and overflows the stack at a few hundred
-// levels, so depth is bounded well below that; the number of keys and list entries bounds its
-// work (and the duplicate-key check done after parsing is linear in it).
+// Bounds on kubeconfig text, checked before the YAML library builds anything from it: the text
+// is any tenant's, and the daemon parses it on its only thread. The library recurses once per
+// nesting level and overflows the stack at a few hundred; keys and list entries bound its work.
 
 import { Lexer } from 'yaml';
 
 export const KUBECONFIG_LIMITS = {
   /**
-   * Characters of text. A provisioner's kubeconfig is a few KiB and a CA bundle of ten
-   * certificates about 30 KiB in base64, so this leaves room for several bundles; the worst
-   * text within it costs about a third of a second to refuse or read under the image's
-   * `--jitless`, and a tenant can write many Secrets.
+   * Characters. A provisioner's kubeconfig is a few KiB, a ten-certificate CA bundle about 30
+   * KiB; the worst text within this costs about a third of a second under `--jitless`.
    */
   maxLength: 256 * 1024,
   /** Nesting of mappings and lists; a kubeconfig needs about 8 (extensions, exec env). */
   maxDepth: 64,
-  /**
-   * Mapping keys and list entries together: about 15 per cluster, user and context, so a
-   * merged kubeconfig of a hundred clusters fits; parsing this many costs well under a second
-   * under the image's `--jitless`.
-   */
+  /** Keys and list entries: about 15 per cluster, user and context, so a hundred clusters fit. */
   maxNodes: 2_000,
   /** Alias references (`*name`); kubeconfigs written by tools use none. */
   maxAliases: 100,
   /**
-   * Everything the lexer yields (scalars, indicators, anchors, tags, spaces, line breaks): the
-   * library's work per token is small but not nothing (500 KiB of empty strings or blank lines
-   * take seconds), and a kubeconfig at the key limit has about 10,000.
+   * Everything the lexer yields, spaces and line breaks too (500 KiB of blank lines take
+   * seconds); a kubeconfig at the key limit has about 10,000.
    */
   maxTokens: 20_000,
 } as const;
@@ -41,9 +30,8 @@ export type YamlShape =
   | { readonly ok: false; readonly overLimit: string };
 
 /**
- * Whether `text` is within the limits. One pass over the library's own lexer (a state
- * machine, linear in the text), which stops at the first limit exceeded; the lexemes it read
- * are what the parser needs, so the text is lexed once.
+ * Whether `text` is within the limits: one pass over the library's own (linear) lexer, stopping
+ * at the first limit exceeded; its lexemes go to the parser, so the text is lexed once.
  */
 export function scanYamlShape(text: string): YamlShape {
   const over = (overLimit: string): YamlShape => ({ ok: false, overLimit });

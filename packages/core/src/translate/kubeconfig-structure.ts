@@ -1,6 +1,5 @@
 // Reading a kubeconfig's structure as kubectl does: the YAML itself, typed fields, and the
-// cluster and user the current context selects. kubeconfig.ts turns what this reads into an
-// ArgoCD cluster config.
+// cluster and user the current context selects.
 
 import { Composer, isMap as isYamlMap, isScalar, isSeq, Parser } from 'yaml';
 import type { CST, Document, DocumentOptions, ErrorCode, ParseOptions, SchemaOptions } from 'yaml';
@@ -13,16 +12,8 @@ import type { RefusalCode } from '../common/types.js';
 // duplicate-key check compares each key with every earlier one (quadratic in a mapping's size),
 // so duplicates are found afterwards, in one pass (`problemInTree`).
 
-const EXCLUDED_TAGS = new Set([
-  'tag:yaml.org,2002:binary',
-  'tag:yaml.org,2002:omap',
-  'tag:yaml.org,2002:pairs',
-  'tag:yaml.org,2002:set',
-  // Date-looking strings stay strings.
-  'tag:yaml.org,2002:timestamp',
-]);
-
-const EXCLUDED_TAG_IDS = new Set(['binary', 'omap', 'pairs', 'set', 'timestamp']);
+// By id, or by tag (`tag:yaml.org,2002:<id>`); without timestamp, date-looking strings stay strings.
+const EXCLUDED_TAGS = new Set(['binary', 'omap', 'pairs', 'set', 'timestamp']);
 
 const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.1',
@@ -31,8 +22,11 @@ const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   uniqueKeys: false,
   prettyErrors: false,
   customTags: (tags) =>
-    tags.filter((tag) =>
-      typeof tag === 'string' ? !EXCLUDED_TAG_IDS.has(tag) : !EXCLUDED_TAGS.has(tag.tag),
+    tags.filter(
+      (tag) =>
+        !EXCLUDED_TAGS.has(
+          typeof tag === 'string' ? tag : tag.tag.replace(/^tag:yaml\.org,2002:/, ''),
+        ),
     ),
 };
 
@@ -46,13 +40,8 @@ export const isMap = (value: unknown): value is YamlMap =>
 
 type Parsed =
   | { readonly ok: true; readonly root: YamlMap }
-  | {
-      readonly ok: false;
-      readonly problem: string;
-      readonly empty: boolean;
-      /** The text is over one of KUBECONFIG_LIMITS. */
-      readonly overLimit?: true;
-    };
+  /** `overLimit`: the text is over one of KUBECONFIG_LIMITS. */
+  | { readonly ok: false; readonly problem: string; readonly overLimit?: true };
 
 // The library's messages can quote the text (a tag, a directive, the token it stumbled on),
 // and the text holds credentials: refusals say what kind of problem and where, in our words.
@@ -75,17 +64,9 @@ const YAML_PROBLEMS: Partial<Record<ErrorCode, string>> = {
   TAG_RESOLVE_FAILED: 'a value that does not match its tag',
 };
 
-const lineAt = (text: string, offset: number): number => {
-  let line = 1;
-  for (let at = text.indexOf('\n'); at >= 0 && at < offset; at = text.indexOf('\n', at + 1))
-    line += 1;
-  return line;
-};
-
 const notYaml = (text: string, what: string, offset: number | undefined): Parsed => ({
   ok: false,
-  problem: `is not valid YAML (${what}${offset === undefined ? '' : ` at line ${lineAt(text, offset)}`})`,
-  empty: false,
+  problem: `is not valid YAML (${what}${offset === undefined ? '' : ` at line ${text.slice(0, offset).split('\n').length}`})`,
 });
 
 /**
@@ -93,9 +74,7 @@ const notYaml = (text: string, what: string, offset: number | undefined): Parsed
  * the library would turn such a key into a string by printing it, at a cost that grows with
  * its depth), in one pass over the parsed tree: a Set per mapping.
  */
-function problemInTree(
-  document: Document.Parsed,
-): { readonly what: string; readonly offset: number | undefined } | undefined {
+function problemInTree(document: Document.Parsed, text: string): Parsed | undefined {
   const pending: unknown[] = [document.contents];
   while (pending.length > 0) {
     const node = pending.pop();
@@ -105,10 +84,10 @@ function problemInTree(
     for (const pair of node.items) {
       const key: unknown = pair.key;
       if (key !== null && !isScalar(key))
-        return { what: 'a key that is not a plain value', offset: node.range?.[0] };
+        return notYaml(text, 'a key that is not a plain value', node.range?.[0]);
       // The library's own rule: keys are equal when their values are (`yes` and `true` too).
       const value = key === null ? null : key.value;
-      if (keys.has(value)) return { what: 'duplicate key', offset: key?.range?.[0] };
+      if (keys.has(value)) return notYaml(text, 'duplicate key', key?.range?.[0]);
       keys.add(value);
       pending.push(pair.value);
     }
@@ -117,17 +96,13 @@ function problemInTree(
 }
 
 /**
- * Characters outside YAML's printable set (C0 controls but tab and line breaks, DEL, C1
- * controls but NEL, non-characters). The library passes them through inside scalars; kubectl's
- * YAML reader refuses them, and a NUL in a token would reach ArgoCD's config as it stands.
+ * Characters outside YAML's printable set. The library passes them through inside scalars;
+ * kubectl refuses them, and a NUL in a token would reach ArgoCD's config as it stands.
  */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const NON_PRINTABLE = /[\0-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]/;
 
-/**
- * The document the scan's lexemes make, as the library's `parseDocument` composes it from its
- * own lexing of the same text; `second`: where a second document starts, if one does.
- */
+/** The document the scan's lexemes make, and where a second one starts, if one does. */
 function composeDocument(
   lexemes: readonly string[],
   length: number,
@@ -158,7 +133,7 @@ export function parseYaml(written: string): Parsed {
 /** The YAML library's reading, with its checks: what readPlainYaml must agree with. */
 export function parseWithLibrary(text: string): Parsed {
   const shape = scanYamlShape(text);
-  if (!shape.ok) return { ok: false, problem: shape.overLimit, empty: false, overLimit: true };
+  if (!shape.ok) return { ok: false, problem: shape.overLimit, overLimit: true };
   const control = NON_PRINTABLE.exec(text);
   if (control !== null) return notYaml(text, 'a control character', control.index);
   try {
@@ -172,24 +147,19 @@ export function parseWithLibrary(text: string): Parsed {
         : { code: 'MULTIPLE_DOCS' as const, pos: [document.second] });
     if (issue !== undefined)
       return notYaml(text, YAML_PROBLEMS[issue.code] ?? 'malformed YAML', issue.pos[0]);
-    const inTree = problemInTree(document.parsed);
-    if (inTree !== undefined) return notYaml(text, inTree.what, inTree.offset);
+    const inTree = problemInTree(document.parsed, text);
+    if (inTree !== undefined) return inTree;
     const root: unknown = document.parsed.toJS({ maxAliasCount: 100 });
-    if (root === null || root === undefined) return { ok: false, problem: 'is empty', empty: true };
-    if (!isMap(root)) return { ok: false, problem: 'is not a YAML mapping', empty: false };
+    if (root === null || root === undefined) return { ok: false, problem: 'is empty' };
+    if (!isMap(root)) return { ok: false, problem: 'is not a YAML mapping' };
     return { ok: true, root };
   } catch {
     // toJS throws on alias bombs; the bounds above keep anything else from throwing, and
     // whatever the library might still throw is, to the user, unreadable YAML.
-    return {
-      ok: false,
-      problem: 'is not valid YAML (too many aliases or a malformed structure)',
-      empty: false,
-    };
+    return { ok: false, problem: 'is not valid YAML (too many aliases or a malformed structure)' };
   }
 }
 
-// ---------------------------------------------------------------------------------------
 // Typed reading of the kubeconfig structure. Each reader returns the value or a problem
 // phrase; `null` and empty strings read as absent, as they do in client-go.
 
@@ -207,7 +177,7 @@ export const NOT_A_KUBECONFIG_FIX =
 export const OVER_LIMIT_FIX =
   "store only the child cluster's kubeconfig, as written by `kubectl config view --raw --flatten --minify`";
 
-export function notKubeconfig(problem: string): Problem {
+function notKubeconfig(problem: string): Problem {
   return new Problem(
     'kubeconfig-not-yaml',
     `the kubeconfig is malformed: ${problem}`,
@@ -227,6 +197,21 @@ export function readString(
   return value;
 }
 
+/** `fields` of `body`, each as {@link readString} reads it, or the first one's problem. */
+export function readStrings<Field extends string>(
+  body: YamlMap,
+  fields: readonly Field[],
+  owner: string,
+): Partial<Record<Field, string>> | Problem {
+  const values: Partial<Record<Field, string>> = {};
+  for (const field of fields) {
+    const value = readString(body, field, owner);
+    if (value instanceof Problem) return value;
+    if (value !== undefined) values[field] = value;
+  }
+  return values;
+}
+
 export function readBoolean(body: YamlMap, field: string, owner: string): boolean | Problem {
   const value = body[field];
   if (value === undefined || value === null) return false;
@@ -242,9 +227,9 @@ interface NamedEntry {
 
 function readNamedList(
   root: YamlMap,
-  list: 'clusters' | 'users' | 'contexts',
   field: 'cluster' | 'user' | 'context',
 ): NamedEntry[] | Problem {
+  const list = `${field}s`;
   const value = root[list];
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) return notKubeconfig(`"${list}" is not a list`);
@@ -272,47 +257,38 @@ function findNamed(
 ): NamedEntry | Problem {
   const found = entries.filter((entry) => entry.name === name);
   if (found.length === 1 && found[0] !== undefined) return found[0];
-  const known = entries
-    .map((entry) => JSON.stringify(entry.name))
-    .slice(0, 10)
-    .join(', ');
-  if (found.length > 1) {
-    return new Problem(
-      'kubeconfig-context-dangling',
-      `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig defines ${found.length} times`,
-      `keep a single ${kind} of that name`,
-    );
-  }
+  const known = entries.slice(0, 10).map((entry) => JSON.stringify(entry.name));
   return new Problem(
     'kubeconfig-context-dangling',
-    `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig does not define`,
-    entries.length === 0 ? `add the ${kind} to the kubeconfig` : `point it at one of ${known}`,
+    `${referrer} names ${kind} ${JSON.stringify(name)}, which the kubeconfig ${found.length > 1 ? `defines ${found.length} times` : 'does not define'}`,
+    found.length > 1
+      ? `keep a single ${kind} of that name`
+      : known.length === 0
+        ? `add the ${kind} to the kubeconfig`
+        : `point it at one of ${known.join(', ')}`,
   );
 }
 
-// ---------------------------------------------------------------------------------------
 // Context choice: the only cluster+user pair, else current-context. Never a guess.
 
 interface Selected {
   readonly cluster: NamedEntry;
   readonly user: NamedEntry;
-  /**
-   * Set when the only pair was used although current-context does not lead to it (kubectl
-   * would refuse the kubeconfig): what is wrong with current-context, for a warning.
-   */
+  /** What is wrong with current-context when the only pair was used without it, for a warning. */
   readonly danglingContext?: string;
   /** The current-context's name, when it leads to the pair used. */
   readonly context?: string;
 }
 
 export function selectPair(root: YamlMap): Selected | Problem {
-  const clusters = readNamedList(root, 'clusters', 'cluster');
+  const clusters = readNamedList(root, 'cluster');
   if (clusters instanceof Problem) return clusters;
-  const users = readNamedList(root, 'users', 'user');
+  const users = readNamedList(root, 'user');
   if (users instanceof Problem) return users;
-  const contexts = readNamedList(root, 'contexts', 'context');
+  const contexts = readNamedList(root, 'context');
   if (contexts instanceof Problem) return contexts;
 
+  const followed = followCurrentContext(root, contexts, clusters, users);
   const [onlyCluster] = clusters;
   const [onlyUser] = users;
   if (
@@ -321,18 +297,12 @@ export function selectPair(root: YamlMap): Selected | Problem {
     onlyCluster !== undefined &&
     onlyUser !== undefined
   ) {
-    // The single pair is unambiguous, so it is used; a current-context that leads nowhere is
-    // still worth a warning (the provisioner wrote something kubectl would not accept).
-    const followed = followCurrentContext(root, contexts, clusters, users);
+    // The single pair is unambiguous, so it is used (a current-context that leads anywhere leads
+    // to it); one that leads nowhere is still worth a warning: kubectl would not accept it.
     return followed instanceof Problem
       ? { cluster: onlyCluster, user: onlyUser, danglingContext: followed.problem }
-      : {
-          cluster: onlyCluster,
-          user: onlyUser,
-          ...(followed?.context === undefined ? {} : { context: followed.context }),
-        };
+      : (followed ?? { cluster: onlyCluster, user: onlyUser });
   }
-  const followed = followCurrentContext(root, contexts, clusters, users);
   if (followed !== undefined) return followed;
   const what =
     clusters.length === 0
@@ -359,10 +329,9 @@ function followCurrentContext(
   const context = findNamed(contexts, current, 'context', 'current-context');
   if (context instanceof Problem) return context;
   const referrer = `context ${JSON.stringify(current)}`;
-  const clusterName = readString(context.body, 'cluster', referrer);
-  if (clusterName instanceof Problem) return clusterName;
-  const userName = readString(context.body, 'user', referrer);
-  if (userName instanceof Problem) return userName;
+  const names = readStrings(context.body, ['cluster', 'user'], referrer);
+  if (names instanceof Problem) return names;
+  const { cluster: clusterName, user: userName } = names;
   if (clusterName === undefined || userName === undefined) {
     return new Problem(
       'kubeconfig-context-dangling',

@@ -1,17 +1,12 @@
-// kubeconfig → ArgoCD cluster config. Pure and total: any text gives either a
-// Translation that ArgoCD's parser accepts or a Refusal that names the Secret and the fix.
-//
-// One malformed cluster Secret breaks ApplicationSet pruning for every cluster, so the output
-// is held to ArgoCD's rules (padded standard base64, exactly one credential form, never
-// `insecure` together with `caData`) rather than passed through.
+// kubeconfig → ArgoCD cluster config. Pure and total: any text gives either a Translation that
+// ArgoCD's parser accepts or a Refusal that names the Secret and the fix. One malformed cluster
+// Secret breaks ApplicationSet pruning for every cluster, so the output is held to ArgoCD's
+// rules (padded base64, one credential form, never `insecure` with `caData`).
 
 import type {
   ArgoClusterConfig,
-  CertificateFacts,
-  CredentialKind,
   Provider,
-  SecretReaderFit,
-  Refusal,
+  Translation,
   TranslationResult,
   Warning,
 } from '../common/types.js';
@@ -39,7 +34,6 @@ import {
   readTls,
   type Warn,
 } from './kubeconfig-fields.js';
-import { isExecProblem } from './exec/exec-block.js';
 import { execConnectionProblem } from './exec/exec-policy.js';
 import { EMPTY_EXEC_POLICY } from '../config/exec-policy.js';
 import { translateExec, type TranslatedExec } from './exec/translate-exec.js';
@@ -52,22 +46,15 @@ export interface TranslateContext {
   /** The Secret data key the kubeconfig came from, for messages. */
   readonly key?: string;
   /**
-   * The namespace overrides the server address (`<prefix>server` annotation), so the
-   * kubeconfig's own `server` is not used and not checked: a loopback or in-cluster address
-   * there must not block a namespace that has said where the API server really is.
+   * The `<prefix>server` annotation overrides the server: the kubeconfig's own is neither used
+   * nor checked, so a loopback or in-cluster address there does not block the namespace.
    */
   readonly serverOverridden?: boolean;
-  /** The kubeconfig is a Cluster API Cluster's: its server override is the Cluster's annotation. */
+  /** A Cluster API Cluster's kubeconfig: its server override is the Cluster's annotation. */
   readonly clusterSource?: boolean;
-  /**
-   * The full key of the server-override annotation (`<label prefix>server`), for messages
-   * that suggest it; a placeholder when not given.
-   */
+  /** The server annotation's full key, for messages; a placeholder when not given. */
   readonly serverAnnotation?: string;
-  /**
-   * The vcluster the Secret belongs to (its `vcluster-name` label), for a loopback rewrite;
-   * without it, the suffix of a `vc-<vcluster>` Secret name.
-   */
+  /** The Secret's `vcluster-name` label, for a loopback rewrite; else from a `vc-<name>` name. */
   readonly vcluster?: string;
   /** Also say whether the kubeconfig-secretreader plugin can read it (reference mode). */
   readonly secretReaderFit?: boolean;
@@ -76,23 +63,11 @@ export interface TranslateContext {
 const serverAnnotationHint = (context: TranslateContext): string =>
   `the \`${context.serverAnnotation ?? '<label-prefix>server'}\` ${context.clusterSource === true ? 'annotation of the Cluster' : 'namespace annotation'}`;
 
-interface TranslationDraft {
-  readonly server: string;
-  readonly config: ArgoClusterConfig;
-  readonly warnings: Warning[];
-  readonly credential: CredentialKind;
-  readonly clientCertificate?: CertificateFacts;
-  readonly secretReader?: SecretReaderFit;
-}
-
 /** Who a message is about: the selected context's cluster and user, by name. */
-interface Owners {
-  readonly cluster: string;
-  readonly user: string;
-}
+type Owners = Readonly<Record<'cluster' | 'user', string>>;
 
 /** The kubeconfig's selected pair as ArgoCD's cluster config, or what makes it unusable. */
-function translateRoot(root: YamlMap, context: TranslateContext): TranslationDraft | Problem {
+function translateRoot(root: YamlMap, context: TranslateContext): Translation | Problem {
   const selected = selectPair(root);
   if (selected instanceof Problem) return selected;
   const owners: Owners = {
@@ -124,15 +99,13 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
   if (server instanceof Problem) return server;
   const tls = readTls(cluster, owners.cluster, warn);
   if (tls instanceof Problem) return tls;
-  // Credentials: client certificate, else token, else basic auth; exactly one is emitted.
   const read = readCredentials(user, owners.user, exec !== undefined);
   if (read instanceof Problem) return read;
   const proxyUrl = readProxyUrl(cluster, owners.cluster, warn);
   if (proxyUrl instanceof Problem) return proxyUrl;
 
-  // ArgoCD's own cloud token goes wherever an exec registration points. With the server
-  // overridden, the registration is refused when it is built (registration.ts): an override
-  // never applies to an exec registration.
+  // ArgoCD's own cloud token goes wherever an exec registration points. An overridden server
+  // is refused when the registration is built (registration.ts).
   if (exec !== undefined && context.serverOverridden !== true) {
     const unbound = execConnectionProblem(
       exec.cloud,
@@ -140,36 +113,16 @@ function translateRoot(root: YamlMap, context: TranslateContext): TranslationDra
       context.provider.execPolicy ?? EMPTY_EXEC_POLICY,
       owners.cluster,
     );
-    if (unbound !== undefined) return new Problem(unbound.code, unbound.problem, unbound.fix);
+    if (unbound !== undefined) return unbound;
   }
 
-  const { credentials, clientCertificate } = read;
-  // Fixed key order, so equal configs serialise equally.
+  const { kind: credential, clientCertificate } = read;
   const config: ArgoClusterConfig = {
-    ...(credentials !== undefined && 'username' in credentials
-      ? { username: credentials.username, password: credentials.password }
-      : {}),
-    ...(credentials !== undefined && 'bearerToken' in credentials
-      ? { bearerToken: credentials.bearerToken }
-      : {}),
-    tlsClientConfig: {
-      insecure: tls.insecure,
-      ...(tls.serverName === undefined ? {} : { serverName: tls.serverName }),
-      ...(tls.caData === undefined ? {} : { caData: tls.caData }),
-      ...(read.certData === undefined ? {} : { certData: read.certData }),
-      ...(read.keyData === undefined ? {} : { keyData: read.keyData }),
-    },
+    ...read.credentials,
+    tlsClientConfig: { ...tls, ...read.tls },
     ...exec?.form,
     ...(proxyUrl !== undefined ? { proxyUrl } : {}),
   };
-  const credential: CredentialKind =
-    exec !== undefined
-      ? 'exec'
-      : clientCertificate !== undefined
-        ? 'client-certificate'
-        : credentials !== undefined && 'bearerToken' in credentials
-          ? 'bearer-token'
-          : 'basic-auth';
   return {
     server,
     config,
@@ -192,13 +145,10 @@ function refuseWhatArgoCdWouldRun(
   owners: Owners,
   context: TranslateContext,
 ): TranslatedExec | undefined | Problem {
-  let exec: TranslatedExec | undefined;
-  if (present(user['exec'])) {
-    const translated = translateExec(user['exec'], owners.user, context.provider);
-    if (isExecProblem(translated))
-      return new Problem(translated.code, translated.problem, translated.fix);
-    exec = translated;
-  }
+  const exec = present(user['exec'])
+    ? translateExec(user['exec'], owners.user, context.provider)
+    : undefined;
+  if (exec instanceof Problem) return exec;
   if (present(user['auth-provider'])) {
     return new Problem(
       'auth-provider',
@@ -206,7 +156,7 @@ function refuseWhatArgoCdWouldRun(
       CREDENTIAL_FIX,
     );
   }
-  const fileProblem = fileReferences(cluster, user, owners.cluster, owners.user);
+  const fileProblem = fileReferences({ cluster, user }, owners);
   if (fileProblem !== undefined) return fileProblem;
   const impersonation = IMPERSONATION_FIELDS.find((field) => present(user[field]));
   if (impersonation !== undefined) {
@@ -220,9 +170,8 @@ function refuseWhatArgoCdWouldRun(
 }
 
 /**
- * The server ArgoCD should reach. With the server overridden the kubeconfig's own is neither
- * used nor checked (the registration takes the override); otherwise it must be an address
- * ArgoCD can reach, a vcluster's loopback rewritten to its Service.
+ * The server ArgoCD should reach (unchecked when overridden: the registration takes the
+ * override), a vcluster's loopback rewritten to its Service.
  */
 function readServer(
   cluster: YamlMap,
@@ -336,32 +285,27 @@ function where(context: TranslateContext): string {
   return `namespace ${context.namespace}, Secret ${context.secret}${context.key === undefined ? '' : ` key ${context.key}`}`;
 }
 
-function refusal(context: TranslateContext, problem: Problem): Refusal {
-  return { code: problem.code, message: `${where(context)}: ${problem.problem}; ${problem.fix}` };
-}
-
 /** Translates one kubeconfig; never throws. */
 export function translateKubeconfig(
   kubeconfigText: string,
   context: TranslateContext,
 ): TranslationResult {
   const parsed = parseYaml(kubeconfigText);
-  if (!parsed.ok) {
-    return {
-      ok: false,
-      refusal: refusal(
-        context,
-        parsed.overLimit === true
-          ? new Problem('kubeconfig-over-limit', `the kubeconfig ${parsed.problem}`, OVER_LIMIT_FIX)
-          : new Problem(
-              'kubeconfig-not-yaml',
-              `the kubeconfig ${parsed.problem}`,
-              NOT_A_KUBECONFIG_FIX,
-            ),
-      ),
-    };
-  }
-  const draft = translateRoot(parsed.root, context);
-  if (draft instanceof Problem) return { ok: false, refusal: refusal(context, draft) };
-  return { ok: true, translation: draft };
+  const translated = parsed.ok
+    ? translateRoot(parsed.root, context)
+    : parsed.overLimit === true
+      ? new Problem('kubeconfig-over-limit', `the kubeconfig ${parsed.problem}`, OVER_LIMIT_FIX)
+      : new Problem(
+          'kubeconfig-not-yaml',
+          `the kubeconfig ${parsed.problem}`,
+          NOT_A_KUBECONFIG_FIX,
+        );
+  if (!(translated instanceof Problem)) return { ok: true, translation: translated };
+  return {
+    ok: false,
+    refusal: {
+      code: translated.code,
+      message: `${where(context)}: ${translated.problem}; ${translated.fix}`,
+    },
+  };
 }

@@ -1,11 +1,10 @@
-// Near misses: in a namespace without a kubeconfig candidate, the Secrets that almost are one.
-// A Secret another provider would read (the wrong provider is configured), a Secret with the
-// configured name but other keys, a Secret with a configured key but another name. They only
-// shape the message of a waiting or stale namespace, never a decision: what is registered is
-// still exactly what the configured providers select. Names and key names only: a Secret's
-// values are never recorded or printed.
+// Near misses: in a namespace without a kubeconfig candidate, the Secrets that almost are one
+// (another provider's, the configured name with other keys, a configured key under another
+// name). They shape only the message of a waiting or stale namespace, never a decision. Names
+// and key names only: a Secret's values are never recorded or printed.
 
 import { providerLabel } from './exec/gates.js';
+import { compareStrings } from '../common/compare-strings.js';
 import { claimOf, describeMarks, type SecretMeta } from '../config/provider-marks.js';
 import { matchGlob } from '../config/glob.js';
 import { clusterSecretName } from '../config/sources.js';
@@ -25,10 +24,7 @@ export interface SecretKeys extends SecretMeta {
   readonly keys: readonly string[];
 }
 
-/**
- * A candidate: a configured provider reads the Secret (its marks, or its glob matches the
- * name) and the Secret has one of its keys.
- */
+/** A configured provider reads the Secret (by marks or glob) and it has one of its keys. */
 export function isCandidate(secret: SecretKeys, providers: readonly Provider[]): boolean {
   return providers.some(
     (provider) =>
@@ -37,10 +33,7 @@ export function isCandidate(secret: SecretKeys, providers: readonly Provider[]):
   );
 }
 
-/**
- * Whether a Secret that is not a candidate is worth recording: its name matches any
- * provider's glob (preset or configured), or it carries any preset or configured key.
- */
+/** A non-candidate worth recording: any preset's or provider's glob or key matches it. */
 export function isNearMiss(secret: SecretKeys, providers: readonly Provider[]): boolean {
   return [...PRESETS, ...providers].some(
     (provider) =>
@@ -60,10 +53,7 @@ interface Classified {
   readonly key?: string;
 }
 
-/**
- * Whether `provider` reads a Secret of this name: its glob matches, or, for a Cluster API
- * Cluster, it is exactly the name the glob gives that Cluster's kubeconfig.
- */
+/** Whether `provider`'s glob matches the name, or for a Cluster, gives exactly this name. */
 function reads(provider: Provider, name: string, cluster: string | undefined): boolean {
   return cluster === undefined
     ? matchGlob(provider.secretNamePattern, name)
@@ -92,13 +82,9 @@ function classify(
   for (const provider of providers) {
     const key = provider.keys.find((candidate) => secret.keys.includes(candidate));
     // A Cluster is read from one name per provider: one whose glob names none is no hint.
-    if (key === undefined) continue;
-    if (
-      cluster !== undefined &&
-      clusterSecretName(provider.secretNamePattern, cluster) === undefined
-    )
-      continue;
-    return { kind: 'name', secret, provider, key };
+    const named =
+      cluster === undefined || clusterSecretName(provider.secretNamePattern, cluster) !== undefined;
+    if (key !== undefined && named) return { kind: 'name', secret, provider, key };
   }
   return undefined;
 }
@@ -107,20 +93,15 @@ function classify(
 const specificity = (provider: Provider): number =>
   provider.secretNamePattern.replace(/[*?]/g, '').length;
 
-/** How a provider is written on the command line and in the chart's `providers` list. */
-const entryOf = providerLabel;
-
 /** A custom entry reading `key` of `glob`, keeping `;exec` when `like` allows exec. */
 const customEntry = (glob: string, key: string, like: Provider): string =>
   `custom:${glob}=${key}${(like.execClouds ?? []).length > 0 ? ';exec' : ''}`;
 
-// Quoted for the shell: a custom entry's glob must reach the registrar unexpanded.
-const quotedFlag = (entry: string): string =>
-  `\`--provider ${entry.startsWith('custom:') ? `'${entry}'` : entry}\``;
-const chartValue = (entry: string): string =>
-  `providers: [${entry.startsWith('custom:') ? JSON.stringify(entry) : entry}]`;
-const suggestion = (entry: string): string =>
-  `${quotedFlag(entry)} (chart value \`${chartValue(entry)}\`)`;
+/** The flag and chart value for `entry`; a custom glob is quoted so the shell leaves it alone. */
+function suggestion(entry: string): string {
+  const custom = entry.startsWith('custom:');
+  return `\`--provider ${custom ? `'${entry}'` : entry}\` (chart value \`providers: [${custom ? JSON.stringify(entry) : entry}]\`)`;
+}
 
 function keysText(keys: readonly string[]): string {
   if (keys.length === 0) return 'it has no keys';
@@ -132,7 +113,7 @@ function phrase(near: Classified, providers: readonly Provider[], cluster?: stri
   const { secret, provider } = near;
   switch (near.kind) {
     case 'provider': {
-      const others = providers.map(entryOf);
+      const others = providers.map(providerLabel);
       const alike = PRESETS.filter(
         (preset) =>
           preset.name !== provider.name && preset.secretNamePattern === provider.secretNamePattern,
@@ -149,8 +130,8 @@ function phrase(near: Classified, providers: readonly Provider[], cluster?: stri
       const byName = matchGlob(provider.secretNamePattern, secret.name);
       const readBy =
         byName || provider.marks === undefined
-          ? `matches ${provider.secretNamePattern} of the ${entryOf(provider)} provider`
-          : `is read by the ${entryOf(provider)} provider (${describeMarks(provider.marks)})`;
+          ? `matches ${provider.secretNamePattern} of the ${providerLabel(provider)} provider`
+          : `is read by the ${providerLabel(provider)} provider (${describeMarks(provider.marks)})`;
       const head = `Secret ${secret.name} ${readBy} but has no key ${wanted} (${keysText(secret.keys)}); store the kubeconfig under ${provider.keys[0] ?? wanted}`;
       if (secret.keys.length === 0) return head;
       const key = secret.keys.length === 1 ? (secret.keys[0] ?? '<key>') : '<key>';
@@ -162,28 +143,23 @@ function phrase(near: Classified, providers: readonly Provider[], cluster?: stri
       const wanted =
         cluster === undefined ? undefined : clusterSecretName(provider.secretNamePattern, cluster);
       if (wanted !== undefined)
-        return `Secret ${secret.name} has key ${key}, but the ${entryOf(provider)} provider reads Cluster ${cluster ?? ''}'s kubeconfig from ${wanted}; rename it to ${wanted}`;
-      return `Secret ${secret.name} has key ${key}, but its name does not match ${provider.secretNamePattern} of the ${entryOf(provider)} provider; rename it to match, or read it with ${suggestion(customEntry(secret.name, key, provider))}`;
+        return `Secret ${secret.name} has key ${key}, but the ${providerLabel(provider)} provider reads Cluster ${cluster ?? ''}'s kubeconfig from ${wanted}; rename it to ${wanted}`;
+      return `Secret ${secret.name} has key ${key}, but its name does not match ${provider.secretNamePattern} of the ${providerLabel(provider)} provider; rename it to match, or read it with ${suggestion(customEntry(secret.name, key, provider))}`;
     }
   }
 }
 
 /**
  * Whether a key's name says it holds a kubeconfig: `config`, `value` (what the vcluster and
- * Cluster API presets read, and what users copy from them), or any name with `kubeconfig` in
- * it. Not a control plane's own kubeconfig files (`admin.conf`, `scheduler.conf`): vcluster's
- * certificate Secret holds those under vcluster's own labels, before and beside its real
- * kubeconfig Secret, and k3k's other Secrets carry k3k's controller reference too.
+ * Cluster API presets read) or any name with `kubeconfig` in it. Not `admin.conf` and the
+ * like: vcluster's and k3k's other Secrets, under the provisioner's own marks, hold those.
  */
 export function namesAKubeconfig(key: string): boolean {
   const lower = key.toLowerCase();
   return lower === 'config' || lower === 'value' || lower.includes('kubeconfig');
 }
 
-/**
- * The refusal's words for a Secret a provider reads (by name or marks) that holds none of its
- * keys: the Secret, its key names (never a value) and both fixes.
- */
+/** The refusal for a Secret a provider reads without its keys: key names, never values. */
 export function keyMissingMessage(secret: SecretKeys, provider: Provider): string {
   return phrase({ kind: 'key', secret, provider }, [provider]);
 }
@@ -197,9 +173,8 @@ export function namedForCluster(name: string, cluster: string): boolean {
 }
 
 /**
- * The near misses among a source's Secrets (none of which is a candidate), most useful
- * first, as one phrase; undefined when there is none worth naming. For a Cluster API
- * `cluster`, only the Secrets named for it, and the names its providers read it from.
+ * The near misses among a source's Secrets, most useful first, as one phrase. For a Cluster
+ * API `cluster`, only the Secrets named for it, and the names its providers read it from.
  */
 export function describeNearMisses(
   secrets: readonly SecretKeys[],
@@ -210,11 +185,7 @@ export function describeNearMisses(
     .filter((secret) => cluster === undefined || namedForCluster(secret.name, cluster))
     .map((secret) => classify(secret, providers, cluster))
     .filter((near): near is Classified => near !== undefined)
-    .sort(
-      (a, b) =>
-        RANK[a.kind] - RANK[b.kind] ||
-        (a.secret.name < b.secret.name ? -1 : a.secret.name > b.secret.name ? 1 : 0),
-    );
+    .sort((a, b) => RANK[a.kind] - RANK[b.kind] || compareStrings(a.secret.name, b.secret.name));
   if (classified.length === 0) return undefined;
   const named = classified.slice(0, NAMED_LIMIT).map((near) => phrase(near, providers, cluster));
   const more = classified.length - named.length;

@@ -1,20 +1,14 @@
-// The kubeconfigs provisioners write are block YAML of one narrow shape: Go's marshaller
-// (clientcmd, sigs.k8s.io/yaml) emits `key: value` lines, `- ` list entries, plain or quoted
-// one-line strings and `{}`. The YAML library reads them through generators of generators, and
-// under the image's `--jitless` each kubeconfig cost about 270 KiB of garbage and 0.5 ms: most
-// of a cold start's allocation. This reads that shape directly.
+// Provisioners' kubeconfigs are block YAML of one narrow shape (Go's marshaller: `key: value`
+// lines, `- ` entries, one-line plain or quoted strings, `{}`). Through the YAML library each
+// cost about 270 KiB of garbage and 0.5 ms under `--jitless`, most of a cold start's
+// allocation; this reads that shape directly.
 //
-// It answers only where the library's answer is certain to be the same: every construct it
-// accepts means one thing under YAML 1.1 (a plain value starting with a letter is a string
-// unless it is one of the schema's boolean or null words), and it stays far inside
-// KUBECONFIG_LIMITS. Anything else (comments, blank lines, numbers, nulls, escapes, multi-line
-// values, anchors, flow collections with content, duplicate keys, deep nesting) returns
-// undefined, and the library reads the text with its checks and messages.
+// It answers only where the library's answer is certain to be the same (every construct it
+// accepts means one thing under YAML 1.1) and stays far inside KUBECONFIG_LIMITS. Anything else
+// (comments, blank lines, numbers, nulls, escapes, anchors, flow content, duplicate keys, deep
+// nesting) returns undefined, and the library reads the text with its checks and messages.
 
-/**
- * Far inside KUBECONFIG_LIMITS, so that nothing read here is over them: a line holds at most two
- * keys and entries (2,000 allowed) and about ten tokens (20,000 allowed); depth 64 allowed.
- */
+// Far inside KUBECONFIG_LIMITS: a line holds at most two keys and entries and about ten tokens.
 const MAX_LINES = 800;
 const MAX_DEPTH = 16;
 

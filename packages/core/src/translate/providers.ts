@@ -7,13 +7,14 @@ import type {
   ObservedSecret,
   Provider,
   Refusal,
+  RefusalCode,
   Translation,
   TranslationResult,
 } from '../common/types.js';
 import { decodeBase64Text } from '../common/base64.js';
 import { claimOf, describeMarks, type Claim } from '../config/provider-marks.js';
 import { VCLUSTER_NAME_LABEL } from '../config/provider-presets.js';
-import { translateKubeconfig } from './kubeconfig.js';
+import { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
 import { KUBECONFIG_LIMITS } from './kubeconfig-limits.js';
 import { OVER_LIMIT_FIX } from './kubeconfig-structure.js';
 import { clusterSecretName } from '../config/sources.js';
@@ -21,31 +22,14 @@ import { keyMissingMessage, namesAKubeconfig } from './near-misses.js';
 import { inReferenceMode, type ReferenceSettings } from './reference-mode.js';
 
 export interface SelectOptions extends TranslateOptions {
-  /**
-   * Select for this Cluster API Cluster: each provider's pattern names exactly its Secret
-   * (see clusterSecretName); providers whose pattern cannot are skipped.
-   */
+  /** A Cluster API Cluster: each provider's pattern names its Secret exactly, or is skipped. */
   readonly clusterName?: string;
-  /**
-   * The Secret the source names (`<prefix>kubeconfig-secret`): only it is a candidate, and
-   * `pinnedBy` (the annotation's key) is what the plan says chose it.
-   */
+  /** The Secret the source names, the only candidate, and the annotation (key) that named it. */
   readonly pinned?: { readonly secret: string; readonly pinnedBy: string };
 }
 
-export interface TranslateOptions {
-  /**
-   * The namespace sets `<prefix>server`, so the kubeconfig's own server is neither used nor
-   * checked. A translation cache must key on this flag too.
-   */
-  readonly serverOverridden?: boolean;
-  /**
-   * The kubeconfig is a Cluster API Cluster's, so a refusal that suggests `<prefix>server`
-   * names the Cluster's annotation rather than the namespace's. Changes only messages, but a
-   * translation cache must key on it too.
-   */
-  readonly clusterSource?: boolean;
-}
+/** What a translation depends on besides the kubeconfig: a translation cache keys on both. */
+export type TranslateOptions = Pick<TranslateContext, 'serverOverridden' | 'clusterSource'>;
 
 export type Translator = (
   secret: ObservedSecret,
@@ -64,37 +48,33 @@ export interface SecretKeyTranslatorOptions {
 /** A translator that decodes `data[key]` (base64 as served) and translates it. */
 export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions): Translator {
   return (secret, key, provider, options) => {
-    const where = `namespace ${secret.namespace}, Secret ${secret.name} key ${key}`;
+    const refuse = (code: RefusalCode, message: string): TranslationResult => ({
+      ok: false,
+      refusal: {
+        code,
+        message: `namespace ${secret.namespace}, Secret ${secret.name} key ${key}: ${message}`,
+      },
+    });
     const value = secret.data[key];
-    if (value === undefined) {
-      return {
-        ok: false,
-        refusal: {
-          code: 'kubeconfig-unreadable',
-          message: `${where}: the Secret has no such key; store the kubeconfig under ${key}`,
-        },
-      };
-    }
+    if (value === undefined)
+      return refuse(
+        'kubeconfig-unreadable',
+        `the Secret has no such key; store the kubeconfig under ${key}`,
+      );
     // Decoding is a loop over every character (interpreted under the image's `--jitless`):
     // a value that cannot decode to a kubeconfig within the size limit is refused unread.
     if (value.length > Math.ceil(KUBECONFIG_LIMITS.maxLength / 3) * 4) {
-      return {
-        ok: false,
-        refusal: {
-          code: 'kubeconfig-over-limit',
-          message: `${where}: the value is larger than ${KUBECONFIG_LIMITS.maxLength / 1024} KiB; ${OVER_LIMIT_FIX}`,
-        },
-      };
+      return refuse(
+        'kubeconfig-over-limit',
+        `the value is larger than ${KUBECONFIG_LIMITS.maxLength / 1024} KiB; ${OVER_LIMIT_FIX}`,
+      );
     }
     const text = decodeBase64Text(value);
     if (text === undefined) {
-      return {
-        ok: false,
-        refusal: {
-          code: 'kubeconfig-unreadable',
-          message: `${where}: the value is not UTF-8 text (a compressed or binary blob?); store the kubeconfig file itself`,
-        },
-      };
+      return refuse(
+        'kubeconfig-unreadable',
+        'the value is not UTF-8 text (a compressed or binary blob?); store the kubeconfig file itself',
+      );
     }
     const reference = settings.reference;
     const translated = translateKubeconfig(text, {
@@ -102,8 +82,7 @@ export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions):
       secret: secret.name,
       provider,
       key,
-      ...(options?.serverOverridden === true ? { serverOverridden: true } : {}),
-      ...(options?.clusterSource === true ? { clusterSource: true } : {}),
+      ...options,
       ...(settings.labelPrefix !== undefined
         ? { serverAnnotation: `${settings.labelPrefix}server` }
         : {}),
@@ -113,8 +92,7 @@ export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions):
       ...(reference !== undefined && reference.mode !== 'off' ? { secretReaderFit: true } : {}),
     });
     if (!translated.ok || reference === undefined) return translated;
-    // The reference names the Secret this kubeconfig was read from: the candidate, which is
-    // always the source's own Secret in the source's own namespace.
+    // The reference names the candidate: always the source's own Secret in its own namespace.
     return inReferenceMode(
       translated.translation,
       { namespace: secret.namespace, secret: secret.name, key },
@@ -145,18 +123,12 @@ export interface KubeconfigSelection {
   readonly rejected: readonly { readonly candidate: CandidateRef; readonly refusal: Refusal }[];
 }
 
-// Code-unit order, not locale order: plans must be byte-identical on every machine.
-
 /**
- * Candidates: Secrets of `namespace` that a provider reads (its provisioner's marks, or a
- * name its glob matches) and that carry one of its keys (a name match alone is not a
- * candidate: vcluster's `vc-config-<name>` holds no kubeconfig and is skipped silently).
- * Tried by provider precedence, then the Secrets carrying the provisioner's marks before
- * those matched by name only (what the provisioner guarantees beats a name that happens to
- * fit), then the provider's preferred Secret type, then Secret name; within a Secret, keys
- * in declared order. A source that names its Secret (`pinned`) has that one candidate only.
- * The first clean translation wins, with why it was chosen; every failure before it is kept
- * with its reason. With no candidate at all, a Secret a provider reads that holds a
+ * Candidates: Secrets of `namespace` that a provider reads (by marks or name) and that carry
+ * one of its keys (vcluster's `vc-config-<name>` holds none). Tried by provider precedence,
+ * then marks before name only (what the provisioner guarantees beats a name that happens to
+ * fit), preferred Secret type, name; keys in declared order. The first clean translation wins;
+ * every failure before it is kept. With no candidate, a Secret a provider reads that has a
  * kubeconfig-named key but none of the provider's is refused (`kubeconfig-key-missing`).
  */
 export function selectKubeconfig(
@@ -166,6 +138,12 @@ export function selectKubeconfig(
   translate: Translator,
   selectOptions?: SelectOptions,
 ): KubeconfigSelection {
+  const ref = (secret: ObservedSecret, key: string, provider: Provider): CandidateRef => ({
+    namespace,
+    secret: secret.name,
+    key,
+    provider: provider.name,
+  });
   const rejected: { candidate: CandidateRef; refusal: Refusal }[] = [];
   const keyMissing: { candidate: CandidateRef; refusal: Refusal }[] = [];
   const pinned = selectOptions?.pinned;
@@ -200,30 +178,30 @@ export function selectKubeconfig(
       if (claim === undefined) continue;
       if (provider.keys.some((key) => Object.hasOwn(secret.data, key)))
         candidates.push({ secret, claim });
-      else if (Object.keys(secret.data).some(namesAKubeconfig))
-        keyMissing.push(keyMissingRefusal(namespace, secret, provider));
+      else if (Object.keys(secret.data).some(namesAKubeconfig)) {
+        const keys = Object.keys(secret.data);
+        keyMissing.push({
+          candidate: ref(secret, provider.keys[0] ?? '', provider),
+          refusal: {
+            code: 'kubeconfig-key-missing',
+            message: `namespace ${secret.namespace}: ${keyMissingMessage({ ...secret, keys }, provider)}`,
+          },
+        });
+      }
     }
-    candidates.sort((a, b) => {
-      if (a.claim !== b.claim) return a.claim === 'marks' ? -1 : 1;
-      const preferred = provider.preferredSecretType;
-      if (
-        preferred !== undefined &&
-        (a.secret.type === preferred) !== (b.secret.type === preferred)
-      )
-        return a.secret.type === preferred ? -1 : 1;
-      return (
-        compareStrings(a.secret.name, b.secret.name) || compareStrings(a.secret.uid, b.secret.uid)
-      );
-    });
+    // Marks first, then the preferred Secret type.
+    const rank = ({ secret, claim }: (typeof candidates)[number]): number =>
+      (claim === 'marks' ? 0 : 2) + (secret.type === provider.preferredSecretType ? 0 : 1);
+    candidates.sort(
+      (a, b) =>
+        rank(a) - rank(b) ||
+        compareStrings(a.secret.name, b.secret.name) ||
+        compareStrings(a.secret.uid, b.secret.uid),
+    );
     for (const { secret, claim } of candidates) {
       for (const key of provider.keys) {
         if (!Object.hasOwn(secret.data, key)) continue;
-        const candidate: CandidateRef = {
-          namespace,
-          secret: secret.name,
-          key,
-          provider: provider.name,
-        };
+        const candidate = ref(secret, key, provider);
         const result = translate(secret, key, provider, options);
         if (result.ok) {
           const chosenBy = whyChosen(provider, claim, pinned?.pinnedBy);
@@ -244,26 +222,6 @@ export function selectKubeconfig(
   // source: a glob like `vc-*` or a provisioner's marks also take in Secrets that are no
   // kubeconfig, and beside a usable (or refused) candidate they are noise.
   return { rejected: rejected.length > 0 ? rejected : keyMissing };
-}
-
-function keyMissingRefusal(
-  namespace: string,
-  secret: ObservedSecret,
-  provider: Provider,
-): { candidate: CandidateRef; refusal: Refusal } {
-  const keys = Object.keys(secret.data);
-  return {
-    candidate: {
-      namespace,
-      secret: secret.name,
-      key: provider.keys[0] ?? '',
-      provider: provider.name,
-    },
-    refusal: {
-      code: 'kubeconfig-key-missing',
-      message: `namespace ${secret.namespace}: ${keyMissingMessage({ ...secret, keys }, provider)}`,
-    },
-  };
 }
 
 /** Why the chosen candidate was chosen, as the plan says it. */

@@ -1,22 +1,17 @@
 // Reference mode: a registration that points ArgoCD at the source's own kubeconfig Secret
 // instead of copying its credentials. ArgoCD (3.5 or later) runs the kubeconfig-secretreader
-// plugin of sigs.k8s.io/cluster-inventory-api with `provideClusterInfo`: client-go hands the
-// plugin `ExecCredential.spec.cluster` built from the registration (server, CA, TLS server
-// name, proxy) with `config` = the registration's `execProviderConfig.config`, and the plugin
-// reads `name`, `namespace`, `key` and `context` from it, gets that Secret with the identity
-// of ArgoCD's own environment, and returns the selected user's token or inline client
-// certificate. The registration then holds no credential, and a rotation in the source
-// Secret needs no write: nothing in it depends on the credential.
+// plugin (sigs.k8s.io/cluster-inventory-api) with `provideClusterInfo`; the plugin reads the
+// Secret named by `execProviderConfig.config` with ArgoCD's own identity and returns the
+// selected user's token or client certificate. The registration holds no credential, so a
+// rotation in the source Secret needs no write.
 //
-// What the plugin (v0.1.3) refuses, and so what cannot be referenced: kubeconfig
-// `extensions`, `user.exec`, file paths, username and password, and a kubeconfig without a
-// current-context it can follow (it never picks "the only pair" as the registrar does).
+// The plugin (v0.1.3) refuses kubeconfig `extensions`, `user.exec`, file paths, username and
+// password, and a kubeconfig without a current-context (it never picks "the only pair").
 
 import type {
   CredentialKind,
   ReferenceMode,
   SecretReaderFit,
-  SecretReference,
   Translation,
   TranslationResult,
 } from '../common/types.js';
@@ -24,7 +19,7 @@ import type { YamlMap } from './kubeconfig-structure.js';
 import { present } from './kubeconfig-fields.js';
 
 /** The client authentication API version the plugin reads and writes. */
-export const SECRET_READER_API_VERSION = 'client.authentication.k8s.io/v1';
+const SECRET_READER_API_VERSION = 'client.authentication.k8s.io/v1';
 
 export interface ReferenceSettings {
   readonly mode: ReferenceMode;
@@ -38,30 +33,24 @@ export function secretReaderFit(
   context: string | undefined,
   credential: CredentialKind,
 ): SecretReaderFit {
+  const unfit = (problem: string): SecretReaderFit => ({ ok: false, problem });
   if (present(root['extensions']))
-    return { ok: false, problem: 'the kubeconfig has extensions, which the plugin refuses' };
-  if (credential === 'exec')
-    return { ok: false, problem: 'its user runs an exec plugin, which the plugin refuses' };
+    return unfit('the kubeconfig has extensions, which the plugin refuses');
+  if (credential === 'exec') return unfit('its user runs an exec plugin, which the plugin refuses');
   if (credential === 'basic-auth')
-    return {
-      ok: false,
-      problem: 'its user has a username and password, which the plugin cannot pass on',
-    };
+    return unfit('its user has a username and password, which the plugin cannot pass on');
   if (context === undefined)
-    return {
-      ok: false,
-      problem:
-        'no current-context leads to its cluster and user, and the plugin reads only a named context',
-    };
+    return unfit(
+      'no current-context leads to its cluster and user, and the plugin reads only a named context',
+    );
   return { ok: true, context };
 }
 
 /**
  * The translation as reference mode has it: with `off`, as it is; when the plugin can read
- * the kubeconfig, the same connection (server, CA, TLS server name, proxy) with the plugin
- * in place of the credential; otherwise refused (`on`) or copied with a warning
- * (`on-or-copy`). `source` is the Secret the kubeconfig was read from: the source's own,
- * in its own namespace (the candidate), never a name a tenant wrote elsewhere.
+ * the kubeconfig, the same connection with the plugin in place of the credential; otherwise
+ * refused (`on`) or copied with a warning (`on-or-copy`). `source` is the candidate Secret the
+ * kubeconfig was read from, never a name a tenant wrote elsewhere.
  */
 export function inReferenceMode(
   translation: Translation,
@@ -97,13 +86,8 @@ export function inReferenceMode(
       },
     };
   }
-  const reference: SecretReference = {
-    name: source.secret,
-    namespace: source.namespace,
-    key: source.key,
-    context: fit.context,
-  };
-  const tls = translation.config.tlsClientConfig;
+  const { insecure, serverName, caData } = translation.config.tlsClientConfig;
+  const { proxyUrl } = translation.config;
   // No clientCertificate: the registration holds none, so it has no expiry to watch.
   return {
     ok: true,
@@ -114,20 +98,23 @@ export function inReferenceMode(
       credential: 'secret-reference',
       config: {
         tlsClientConfig: {
-          insecure: tls.insecure,
-          ...(tls.serverName === undefined ? {} : { serverName: tls.serverName }),
-          ...(tls.caData === undefined ? {} : { caData: tls.caData }),
+          insecure,
+          ...(serverName === undefined ? {} : { serverName }),
+          ...(caData === undefined ? {} : { caData }),
         },
         execProviderConfig: {
           command: settings.command,
           args: [],
           apiVersion: SECRET_READER_API_VERSION,
           provideClusterInfo: true,
-          config: reference,
+          config: {
+            name: source.secret,
+            namespace: source.namespace,
+            key: source.key,
+            context: fit.context,
+          },
         },
-        ...(translation.config.proxyUrl === undefined
-          ? {}
-          : { proxyUrl: translation.config.proxyUrl }),
+        ...(proxyUrl === undefined ? {} : { proxyUrl }),
       },
     },
   };

@@ -1,7 +1,7 @@
 // The registration Secret a namespace asks for, built from its translated kubeconfig (its
 // metadata-only variants, demoted, restored and drained, are in relabel.ts).
 
-import { encodeBase64Text } from '../common/base64.js';
+import { encodeBase64Text, encodeUtf8 } from '../common/base64.js';
 import { clusterConfigJson } from './cluster-config-json.js';
 import {
   ARGOCD_CLUSTER_SECRET_TYPE,
@@ -28,7 +28,7 @@ import type {
 } from '../common/types.js';
 
 /** Per-annotation, count and total limits for copied namespace annotations. */
-export const ANNOTATION_LIMITS = { valueBytes: 4096, keys: 32, totalBytes: 32768 } as const;
+const ANNOTATION_LIMITS = { valueBytes: 4096, keys: 32, totalBytes: 32768 } as const;
 
 /** Data keys the registrar writes; any other data key on a registration belongs to someone else. */
 export const REGISTRATION_DATA_KEYS = [
@@ -42,8 +42,8 @@ export const REGISTRATION_DATA_KEYS = [
 const OWN_DATA_KEYS: ReadonlySet<string> = new Set(REGISTRATION_DATA_KEYS);
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const HOST_NAME =
-  /^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*$/;
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const HOST_NAME = new RegExp(DNS_SUBDOMAIN.source, 'i');
 
 /** The registration Secret's name for a cluster. */
 export function registrationName(cluster: string): string {
@@ -62,33 +62,12 @@ export function formatTimestamp(epochMs: number): Timestamp {
 
 /** Epoch ms of an RFC 3339 timestamp, `undefined` when it is not one. */
 export function parseTimestamp(text: string | undefined): number | undefined {
-  if (
-    text === undefined ||
-    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(text)
-  ) {
-    return undefined;
-  }
+  if (text === undefined || !RFC_3339.test(text)) return undefined;
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-// ---------------------------------------------------------------------------------------
-// ArgoCD ClusterConfig JSON (written by cluster-config-json.ts)
-
 export { clusterConfigJson };
-
-/** base64 of short text (names, servers, projects). */
-export function encodeText(text: string): string {
-  return encodeBase64Text(text);
-}
-
-/** base64 of {@link clusterConfigJson}. */
-export function encodeClusterConfig(config: ArgoClusterConfig): string {
-  return encodeBase64Text(clusterConfigJson(config));
-}
-
-// ---------------------------------------------------------------------------------------
-// Building the desired Secret
 
 export interface RegistrationInput {
   /** The source's metadata; for a Cluster, `name` is its source key (sources.ts). */
@@ -119,13 +98,12 @@ export type RegistrationResult =
 
 export function buildRegistration(input: RegistrationInput): RegistrationResult {
   const { namespace, keys, existing } = input;
-  const warnings: Warning[] = [];
-
   const connection = applyServerOverride(input);
-  if (!connection.ok) return { ok: false, refusal: connection.refusal, warnings };
+  if ('code' in connection) return { ok: false, refusal: connection, warnings: [] };
   const { server, clusterConfig } = connection;
   const hostOnly = hostOnlyRefusal(input, server);
-  if (hostOnly !== undefined) return { ok: false, refusal: hostOnly, warnings };
+  if (hostOnly !== undefined) return { ok: false, refusal: hostOnly, warnings: [] };
+  const warnings: Warning[] = [];
   // Without the annotation, the kubeconfig's server was warned about when it was translated.
   const plainHttp =
     namespace.annotations[keys.server] === undefined ? undefined : plainHttpWarning(server);
@@ -148,10 +126,9 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   }
   labels[ARGOCD_SECRET_TYPE_LABEL] = ARGOCD_CLUSTER_SECRET_TYPE;
   labels[keys.managedBy] = input.config.managedBy;
-  const hostId = input.config.hostId;
-  if (hostId !== undefined) labels[keys.hostId] = hostId;
+  if (input.config.hostId !== undefined) labels[keys.hostId] = input.config.hostId;
   labels[keys.cluster] = input.cluster;
-  const capi = input.capi;
+  const { capi } = input;
   if (capi === undefined) {
     labels[keys.sourceNamespace] = namespace.name;
     labels[keys.sourceNamespaceUid] = namespace.uid;
@@ -165,24 +142,23 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   labels[keys.provider] = input.provider;
 
   const annotations: Record<string, string> = keepForeignKeys(existing?.annotations, keys);
-  const copied = copyAnnotations(namespace, keys, warnings);
-  for (const key in copied) annotations[key] = copied[key] ?? '';
+  copyAnnotations(namespace, keys, annotations, warnings);
   const stamped = existing?.annotations[keys.credentialsUpdatedAt];
   if (stamped !== undefined) annotations[keys.credentialsUpdatedAt] = stamped;
   pauseAnnotations(annotations, existing, keys, input.pause);
 
   const data: Record<string, string> = {
-    name: encodeText(input.cluster),
-    server: encodeText(server),
-    config: encodeClusterConfig(clusterConfig),
+    name: encodeBase64Text(input.cluster),
+    server: encodeBase64Text(server),
+    config: encodeBase64Text(clusterConfigJson(clusterConfig)),
   };
   const project = namespace.labels[keys.project];
-  if (project !== undefined && project !== '') data['project'] = encodeText(project);
+  if (project !== undefined && project !== '') data['project'] = encodeBase64Text(project);
   const namespaces = namespaceList(namespace.annotations[keys.namespaces]);
-  if (namespaces !== undefined) data['namespaces'] = encodeText(namespaces);
+  if (namespaces !== undefined) data['namespaces'] = encodeBase64Text(namespaces);
   const clusterResources =
     namespace.labels[keys.clusterResources] ?? namespace.annotations[keys.clusterResources];
-  if (clusterResources === 'true') data['clusterResources'] = encodeText('true');
+  if (clusterResources === 'true') data['clusterResources'] = encodeBase64Text('true');
   // ArgoCD data keys we never write (`shard`, say) are an operator's: keep them.
   if (existing !== undefined) {
     for (const key in existing.data) {
@@ -207,10 +183,7 @@ export function buildRegistration(input: RegistrationInput): RegistrationResult 
   };
 }
 
-/**
- * The same registration with the credentials stamp set to `stamp`, the pass's
- * {@link formatTimestamp} of now (credentials are written).
- */
+/** The registration with its credentials stamp set to `stamp` (credentials are written). */
 export function stampCredentials(
   secret: DesiredSecret,
   keys: LabelKeys,
@@ -223,9 +196,8 @@ export function stampCredentials(
 }
 
 /**
- * ArgoCD's skip-reconcile annotation is ours only while our pause reason sits beside it:
- * then it follows the pause; otherwise (set by someone else, or never set) it is left exactly
- * as it is, and we set it only where nobody has.
+ * ArgoCD's skip-reconcile annotation is ours only while our pause reason sits beside it: then
+ * it follows the pause; otherwise it is left as it is, and set only where nobody has.
  */
 export function pauseAnnotations(
   annotations: Record<string, string>,
@@ -265,24 +237,22 @@ function namespaceList(value: string | undefined): string | undefined {
   return items.length === 0 ? undefined : items.join(',');
 }
 
+/** The namespace's prefixed annotations into `annotations`, within ANNOTATION_LIMITS. */
 function copyAnnotations(
   namespace: SourceNamespace,
   keys: LabelKeys,
+  annotations: Record<string, string>,
   warnings: Warning[],
-): Record<string, string> {
-  const copied: Record<string, string> = {};
-  const prefixed: string[] = [];
-  for (const key in namespace.annotations) {
-    if (hasPrefix(keys, key) && !keys.reserved.has(key)) prefixed.push(key);
-  }
-  if (prefixed.length === 0) return copied;
-  prefixed.sort();
+): void {
+  const prefixed = Object.keys(namespace.annotations)
+    .filter((key) => hasPrefix(keys, key) && !keys.reserved.has(key))
+    .sort();
   const overLimit: string[] = [];
   let count = 0;
   let total = 0;
   for (const key of prefixed) {
     const value = namespace.annotations[key] ?? '';
-    const valueBytes = utf8Length(value);
+    const valueBytes = encodeUtf8(value).length;
     if (valueBytes > ANNOTATION_LIMITS.valueBytes) {
       warnings.push({
         code: 'annotation-too-large',
@@ -291,12 +261,12 @@ function copyAnnotations(
       });
       continue;
     }
-    const size = utf8Length(key) + valueBytes;
+    const size = encodeUtf8(key).length + valueBytes;
     if (count >= ANNOTATION_LIMITS.keys || total + size > ANNOTATION_LIMITS.totalBytes) {
       overLimit.push(key);
       continue;
     }
-    copied[key] = value;
+    annotations[key] = value;
     count += 1;
     total += size;
   }
@@ -307,33 +277,9 @@ function copyAnnotations(
       message: `copied annotations are limited to ${ANNOTATION_LIMITS.keys} keys and ${ANNOTATION_LIMITS.totalBytes} bytes; not copied: ${overLimit.join(', ')}`,
     });
   }
-  return copied;
 }
 
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
-type Connection =
-  | { readonly ok: true; readonly server: string; readonly clusterConfig: ArgoClusterConfig }
-  | { readonly ok: false; readonly refusal: Refusal };
-
-/** `<prefix>server` / `<prefix>tls-server-name` annotations replace what the kubeconfig says. */
-/**
- * A remote target's ArgoCD runs in another cluster: an address that resolves only inside this
- * host (loopback, a Service name, the vcluster rewrite to `https://<vcluster>.<namespace>`)
- * would register a cluster it can never reach. A local target keeps today's rules.
- */
+/** A remote target's ArgoCD cannot reach an address that resolves only inside this host. */
 function hostOnlyRefusal(input: RegistrationInput, server: string): Refusal | undefined {
   const target = input.config.target;
   if (target?.remote !== true) return undefined;
@@ -359,7 +305,10 @@ function hostOnlyRefusal(input: RegistrationInput, server: string): Refusal | un
   };
 }
 
-function applyServerOverride(input: RegistrationInput): Connection {
+/** `<prefix>server` / `<prefix>tls-server-name` annotations replace what the kubeconfig says. */
+function applyServerOverride(
+  input: RegistrationInput,
+): { readonly server: string; readonly clusterConfig: ArgoClusterConfig } | Refusal {
   const { namespace, keys, translation } = input;
   const serverOverride = namespace.annotations[keys.server]?.trim();
   const serverName = namespace.annotations[keys.tlsServerName]?.trim();
@@ -395,17 +344,14 @@ function applyServerOverride(input: RegistrationInput): Connection {
       `annotation ${keys.tlsServerName}=${quoted(serverName)} on ${describeSource(namespace.name)} is not a DNS name; set it to a name on the child API server's certificate, or remove it`,
     );
   }
-  if (server === translation.server && serverName === undefined) {
-    return { ok: true, server, clusterConfig: translation.config };
-  }
-  const tls = translation.config.tlsClientConfig;
-  const clusterConfig: ArgoClusterConfig = {
-    ...translation.config,
-    tlsClientConfig: serverName === undefined ? tls : { ...tls, serverName },
+  const config = translation.config;
+  return {
+    server,
+    clusterConfig:
+      serverName === undefined
+        ? config
+        : { ...config, tlsClientConfig: { ...config.tlsClientConfig, serverName } },
   };
-  return { ok: true, server, clusterConfig };
 }
 
-function refuseOverride(message: string): Connection {
-  return { ok: false, refusal: { code: 'server-override-invalid', message } };
-}
+const refuseOverride = (message: string): Refusal => ({ code: 'server-override-invalid', message });

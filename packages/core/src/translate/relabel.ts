@@ -1,6 +1,5 @@
-// The metadata-only variants of an existing registration: its data is never touched, only
-// which labels and annotations it carries. Demoted (ArgoCD stops seeing it), restored (as it
-// was before demotion) and drained (without the labels copied from its source).
+// The metadata-only variants of an existing registration (its data is never touched): demoted,
+// restored and drained.
 
 import {
   ARGOCD_CLUSTER_SECRET_TYPE,
@@ -58,11 +57,10 @@ function without(record: Labels, drop: readonly string[]): Record<string, string
 
 /** The registration without its copied labels; data, annotations and other labels as they are. */
 export function drainedSecret(existing: ObservedSecret, keys: LabelKeys): DesiredSecret {
-  const labels: Record<string, string> = {};
-  for (const key in existing.labels) {
-    const value = existing.labels[key];
-    if (value !== undefined && !(hasPrefix(keys, key) && !keys.reserved.has(key)))
-      labels[key] = value;
-  }
+  const labels = Object.fromEntries(
+    Object.entries(existing.labels).filter(
+      ([key]) => !hasPrefix(keys, key) || keys.reserved.has(key),
+    ),
+  );
   return relabelled(existing, labels, existing.annotations);
 }

@@ -1,8 +1,7 @@
-// Just enough PEM and DER to read two facts from a client certificate: who issued it (to
-// tell a routine rotation from a CA change) and when it expires (to schedule refreshes).
-// Our own rather than Node's X509Certificate: a full pass reads every registration's
-// certificate, and OpenSSL's parse costs about 50 times this walk. Never throws: malformed input
-// is `undefined`.
+// Just enough PEM and DER to read two facts from a client certificate: who issued it (a
+// rotation or a CA change?) and when it expires. Our own rather than Node's X509Certificate: a
+// full pass reads every registration's certificate, and OpenSSL's parse costs about 50 times
+// this walk. Never throws: malformed input is `undefined`.
 
 import type { CertificateFacts } from '../common/types.js';
 import { decodeBase64, encodeBase64 } from '../common/base64.js';
@@ -17,9 +16,8 @@ export interface PemBlock {
 const BEGIN_LINE = /^-----BEGIN ([A-Z0-9 ]+)-----$/;
 
 /**
- * Every complete PEM block in `text`, in order (line-based, linear in the input). Headers
- * (`Proc-Type:` …) mark legacy encrypted keys, which nothing downstream can use, so such a
- * block has no `der`.
+ * Every complete PEM block in `text`, in order (linear). Headers (`Proc-Type:` …) mark legacy
+ * encrypted keys, which nothing downstream can use, so such a block has no `der`.
  */
 export function readPemBlocks(text: string): PemBlock[] {
   const blocks: PemBlock[] = [];
@@ -100,22 +98,19 @@ function readTime(der: Uint8Array, element: Tlv): string | undefined {
   let digits: string;
   if (element.tag === TAG_UTC_TIME && /^\d{12}Z$/.test(text)) {
     // RFC 5280 §4.1.2.5.1: YY >= 50 is 19YY, else 20YY.
-    const yy = Number(text.slice(0, 2));
-    digits = `${yy >= 50 ? '19' : '20'}${text.slice(0, 12)}`;
+    digits = `${Number(text.slice(0, 2)) >= 50 ? '19' : '20'}${text.slice(0, 12)}`;
   } else if (element.tag === TAG_GENERALIZED_TIME && /^\d{14}Z$/.test(text)) {
     digits = text.slice(0, 14);
   } else {
     return undefined;
   }
-  const year = Number(digits.slice(0, 4));
-  const month = Number(digits.slice(4, 6));
-  const day = Number(digits.slice(6, 8));
-  const hour = Number(digits.slice(8, 10));
-  const minute = Number(digits.slice(10, 12));
-  const second = Number(digits.slice(12, 14));
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (hour > 23 || minute > 59 || second > 59) return undefined;
-  return `${digits.slice(0, 4)}-${digits.slice(4, 6)}-${digits.slice(6, 8)}T${digits.slice(8, 10)}:${digits.slice(10, 12)}:${digits.slice(12, 14)}Z`;
+  const number = (start: number, end: number): number => Number(digits.slice(start, end));
+  const month = number(4, 6);
+  const day = number(6, 8);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(number(0, 4), month))
+    return undefined;
+  if (number(8, 10) > 23 || number(10, 12) > 59 || number(12, 14) > 59) return undefined;
+  return digits.replace(/^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)$/, '$1-$2-$3T$4:$5:$6Z');
 }
 
 /** Facts from a DER certificate, or `undefined` if its structure is not a certificate's. */

@@ -1,31 +1,21 @@
-// EKS: `aws-iam-authenticator token -i <cluster> [-r <role>]` or
-// `aws eks get-token --cluster-name <cluster> [--role-arn <arn>] [--region <region>]`, as
-// CAPA writes them into `<cluster>-user-kubeconfig` (createUserKubeconfigSecret in
-// pkg/cloud/services/eks/config.go of cluster-api-provider-aws: apiVersion v1beta1, no role,
-// no region, no env), become ArgoCD's own `argocd-k8s-auth aws`, run with ArgoCD's AWS identity.
+// EKS: `aws-iam-authenticator token -i <cluster> [-r <role>]` or `aws eks get-token
+// --cluster-name <cluster> [--role-arn <arn>] [--region <region>]`, as CAPA writes them into
+// `<cluster>-user-kubeconfig` (no role, region or env), become ArgoCD's own `argocd-k8s-auth
+// aws`, run with ArgoCD's AWS identity.
 //
-// Verified against ArgoCD v3.6.1 (the module the test plane builds):
-// - pkg/apis/application/v1alpha1/types.go: AWSAuthConfig has clusterName, roleARN and
-//   profile; Cluster.rawRestConfig turns it into `argocd-k8s-auth aws --cluster-name <c>
-//   [--role-arn <r>] [--profile <p>]`, apiVersion client.authentication.k8s.io/v1beta1, and it
-//   takes precedence over execProviderConfig. A profile names credentials inside ArgoCD's
-//   pod, so it is never emitted (and a kubeconfig that selects one is refused).
-// - cmd/argocd-k8s-auth/commands/aws.go: flags --cluster-name, --role-arn, --profile only; the
-//   region comes from aws-sdk-go-v2's LoadDefaultConfig, i.e. ArgoCD's own environment
-//   (AWS_REGION, AWS_DEFAULT_REGION, its config file). awsAuthConfig cannot carry a region,
-//   so a kubeconfig that names one gets the execProviderConfig form ArgoCD documents for
-//   this (docs/operator-manual/declarative-setup.md, "EKS"): the same command and
-//   arguments, with AWS_REGION in `env`. The region selects the STS endpoint; the identity
-//   stays ArgoCD's.
+// Verified against ArgoCD v3.6.1: awsAuthConfig (clusterName, roleARN, profile) becomes
+// `argocd-k8s-auth aws --cluster-name <c> [--role-arn <r>] [--profile <p>]`. A profile names
+// credentials inside ArgoCD's pod, so it is never emitted (a kubeconfig that selects one is
+// refused). The region comes from ArgoCD's own environment, so a kubeconfig that names one
+// gets the execProviderConfig form ArgoCD documents ("EKS"): the same command and arguments,
+// with AWS_REGION in `env`. The region selects the STS endpoint; the identity stays ArgoCD's.
 
-import { EXEC_API_VERSION, parseCommandLine, problem, isExecProblem } from './exec-block.js';
-import type { ExecBlock, ExecForm, ExecProblem } from './exec-block.js';
-import { positionalsShape } from './exec-block.js';
+import { EXEC_API_VERSION, parseSubcommand } from './exec-block.js';
+import type { ExecBlock, ExecForm } from './exec-block.js';
+import { Problem } from '../kubeconfig-structure.js';
 import { EXEC_POLICY_HINTS, ROLE_ARN } from '../../config/exec-policy.js';
 import { matchGlob } from '../../config/glob.js';
 import type { ExecPolicy } from '../../common/types.js';
-
-export const AWS_COMMANDS = ['aws-iam-authenticator', 'aws'] as const;
 
 /** Region variables the AWS CLI and aws-iam-authenticator read; carried as the region. */
 const REGION_ENV = ['AWS_REGION', 'AWS_DEFAULT_REGION'];
@@ -41,50 +31,38 @@ export function translateAws(
   block: ExecBlock,
   owner: string,
   policy: ExecPolicy,
-): ExecForm | ExecProblem {
-  const unknownFlag = (flag: string): ExecProblem =>
-    problem(
+): ExecForm | Problem {
+  const unknownFlag = (flag: string): Problem =>
+    new Problem(
       'exec-unsupported',
       `the exec plugin ${block.command} of ${owner} is given ${flag}, which the EKS translation does not know (it reads the cluster name, role and region only)`,
       `remove ${flag} from the exec args, or ${FIX}`,
     );
-  let clusterName: string | undefined;
-  let role: string | undefined;
-  let region: string | undefined;
-  if (block.command === 'aws-iam-authenticator') {
-    // `-i/--cluster-id` (a root flag) and `-r/--role` of `aws-iam-authenticator token`
-    // (cmd/aws-iam-authenticator/{root,token}.go); the region comes from the environment.
-    const parsed = parseCommandLine(
-      block.args,
-      { valued: { cluster: ['-i', '--cluster-id'], role: ['-r', '--role'] } },
-      unknownFlag,
-      owner,
-    );
-    if (isExecProblem(parsed)) return parsed;
-    if (parsed.positionals.join(' ') !== 'token')
-      return wrongSubcommand(block, parsed.positionals, owner, 'aws-iam-authenticator token');
-    clusterName = parsed.flags.get('cluster');
-    role = parsed.flags.get('role');
-  } else {
-    // `aws [--region r] eks get-token --cluster-name c [--role-arn arn]`; --region is a
-    // global option, so it may come before the subcommand.
-    const parsed = parseCommandLine(
-      block.args,
-      { valued: { cluster: ['--cluster-name'], role: ['--role-arn'], region: ['--region'] } },
-      unknownFlag,
-      owner,
-    );
-    if (isExecProblem(parsed)) return parsed;
-    if (parsed.positionals.join(' ') !== 'eks get-token')
-      return wrongSubcommand(block, parsed.positionals, owner, 'aws eks get-token');
-    clusterName = parsed.flags.get('cluster');
-    role = parsed.flags.get('role');
-    region = parsed.flags.get('region');
-  }
+  // aws-iam-authenticator takes the region from the environment; aws's --region is a global
+  // option, so it may come before the subcommand.
+  const { subcommand, valued } =
+    block.command === 'aws-iam-authenticator'
+      ? { subcommand: 'token', valued: { cluster: ['-i', '--cluster-id'], role: ['-r', '--role'] } }
+      : {
+          subcommand: 'eks get-token',
+          valued: { cluster: ['--cluster-name'], role: ['--role-arn'], region: ['--region'] },
+        };
+  const flags = parseSubcommand(
+    block,
+    owner,
+    subcommand,
+    { valued },
+    unknownFlag,
+    `use ${block.command} ${subcommand} in the exec block, or ${FIX}`,
+  );
+  if (flags instanceof Problem) return flags;
+  const clusterName = flags.get('cluster');
+  const role = flags.get('role');
+  let region = flags.get('region');
 
   for (const { name, value } of block.env) {
     if (!REGION_ENV.includes(name)) {
-      return problem(
+      return new Problem(
         'exec-unsupported',
         `the exec plugin ${block.command} of ${owner} sets env ${name}, which ${name.startsWith('AWS_') ? 'would change the AWS identity or how it is found' : 'the EKS translation does not know'}; ArgoCD signs with its own AWS identity (IRSA or EKS Pod Identity)`,
         `remove env ${name} from the exec block; give ArgoCD's pod the identity instead, and a role with -r/--role-arn if it should assume one`,
@@ -95,7 +73,7 @@ export function translateAws(
   }
 
   if (clusterName === undefined || !CLUSTER_NAME.test(clusterName)) {
-    return problem(
+    return new Problem(
       'exec-unsupported',
       clusterName === undefined
         ? `the exec plugin ${block.command} of ${owner} names no EKS cluster`
@@ -104,14 +82,14 @@ export function translateAws(
     );
   }
   if (role !== undefined && !ROLE_ARN.test(role)) {
-    return problem(
+    return new Problem(
       'exec-unsupported',
       `the exec plugin ${block.command} of ${owner} assumes role ${JSON.stringify(role)}, which is not an IAM role ARN`,
       'give the role as arn:aws:iam::<account>:role/<name>, or remove it',
     );
   }
   if (region !== undefined && !REGION.test(region)) {
-    return problem(
+    return new Problem(
       'exec-unsupported',
       `the exec plugin ${block.command} of ${owner} names region ${JSON.stringify(region)}, which is not an AWS region`,
       'give a region such as eu-west-1, or remove it',
@@ -121,14 +99,14 @@ export function translateAws(
   // A token minted for cluster X opens X wherever it is presented, and the role decides what
   // it may do there: both are the operator's choice, never the kubeconfig's.
   if (!policy.eksClusterNames.some((pattern) => matchGlob(pattern, clusterName))) {
-    return problem(
+    return new Problem(
       'exec-not-allowed',
       `the exec plugin ${block.command} of ${owner} names EKS cluster ${JSON.stringify(clusterName)}, which ${EXEC_POLICY_HINTS.eksClusterNames} does not list; ArgoCD would mint a token for it with its own AWS identity`,
       `if ArgoCD should reach this cluster, add its name (or a glob) to ${EXEC_POLICY_HINTS.eksClusterNames}`,
     );
   }
   if (role !== undefined && !policy.eksRoleArns.includes(role)) {
-    return problem(
+    return new Problem(
       'exec-not-allowed',
       `the exec plugin ${block.command} of ${owner} assumes role ${role}, which ${EXEC_POLICY_HINTS.eksRoleArns} does not list; ArgoCD would assume it with its own AWS identity`,
       `remove ${block.command === 'aws' ? '--role-arn' : '-r/--role'} from the exec args, or add the role to ${EXEC_POLICY_HINTS.eksRoleArns}`,
@@ -151,18 +129,4 @@ export function translateAws(
       apiVersion: EXEC_API_VERSION,
     },
   };
-}
-
-// Positional arguments are not echoed: one could be a credential.
-function wrongSubcommand(
-  block: ExecBlock,
-  positionals: readonly string[],
-  owner: string,
-  expected: string,
-): ExecProblem {
-  return problem(
-    'exec-unsupported',
-    `the exec plugin ${block.command} of ${owner} is given ${positionals.length === 0 ? 'no subcommand' : `the arguments ${positionalsShape(positionals)}`}, not ${expected}`,
-    `use ${expected} in the exec block, or ${FIX}`,
-  );
 }

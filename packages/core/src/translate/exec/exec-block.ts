@@ -1,15 +1,8 @@
-// Reading a kubeconfig user's `exec` block and its command line, strictly: every field, flag
-// and environment variable must be one the cloud's translation knows, or the kubeconfig is
-// refused with the offending item named. Nothing unknown is passed on to ArgoCD.
+// A kubeconfig user's `exec` block and its command line, read strictly: any field, flag or
+// environment variable the cloud's translation does not know is refused by name.
 
-import type { ArgoClusterConfig, RefusalCode } from '../../common/types.js';
-
-/** An expected problem, phrased like the kubeconfig translator's: what is wrong, and the fix. */
-export interface ExecProblem {
-  readonly code: RefusalCode;
-  readonly problem: string;
-  readonly fix: string;
-}
+import type { ArgoClusterConfig } from '../../common/types.js';
+import { Problem } from '../kubeconfig-structure.js';
 
 /** What an exec block becomes: exactly one of ArgoCD's own exec forms. */
 export type ExecForm =
@@ -23,27 +16,16 @@ export interface ExecBlock {
   readonly env: readonly { readonly name: string; readonly value: string }[];
 }
 
-/**
- * The ExecCredential version argocd-k8s-auth prints (`formatJSON` in
- * cmd/argocd-k8s-auth/commands/aws.go, ArgoCD v3.6.1), and the one ArgoCD itself sets for
- * awsAuthConfig in `Cluster.rawRestConfig`.
- */
+/** The ExecCredential version argocd-k8s-auth prints and ArgoCD sets for awsAuthConfig (v3.6.1). */
 export const EXEC_API_VERSION = 'client.authentication.k8s.io/v1beta1';
 
-/**
- * The ExecCredential versions client-go runs (v1alpha1 was removed in Kubernetes 1.24): the
- * versions a source's kubeconfig may name, and the adapter's list for the host's own plugins.
- */
+/** The ExecCredential versions client-go runs (v1alpha1 went in Kubernetes 1.24). */
 export const EXEC_API_VERSIONS: ReadonlySet<string> = new Set([
   'client.authentication.k8s.io/v1',
   EXEC_API_VERSION,
 ]);
 
-/**
- * Fields of client-go's ExecConfig that only shape how the plugin runs on the kubeconfig
- * user's machine; ArgoCD runs argocd-k8s-auth with its own settings (interactiveMode Never),
- * so these are read and dropped.
- */
+/** ExecConfig fields that shape only how the plugin runs on the user's machine: dropped. */
 const DROPPED_FIELDS = new Set([
   'apiVersion',
   'installHint',
@@ -51,12 +33,6 @@ const DROPPED_FIELDS = new Set([
   'interactiveMode',
 ]);
 const READ_FIELDS = new Set(['command', 'args', 'env']);
-
-export const problem = (code: RefusalCode, text: string, fix: string): ExecProblem => ({
-  code,
-  problem: text,
-  fix,
-});
 
 const isMap = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -68,9 +44,9 @@ export function execCommandOf(exec: unknown): string | undefined {
   return isMap(exec) && typeof exec['command'] === 'string' ? exec['command'] : undefined;
 }
 
-export function readExecBlock(exec: unknown, owner: string): ExecBlock | ExecProblem {
-  const malformed = (what: string): ExecProblem =>
-    problem(
+export function readExecBlock(exec: unknown, owner: string): ExecBlock | Problem {
+  const malformed = (what: string): Problem =>
+    new Problem(
       'exec-unsupported',
       `the exec block of ${owner} ${what}`,
       'store the kubeconfig exactly as the provisioner wrote it',
@@ -78,7 +54,7 @@ export function readExecBlock(exec: unknown, owner: string): ExecBlock | ExecPro
   if (!isMap(exec)) return malformed('is not a mapping');
   for (const field of Object.keys(exec)) {
     if (!READ_FIELDS.has(field) && !DROPPED_FIELDS.has(field)) {
-      return problem(
+      return new Problem(
         'exec-unsupported',
         `the exec block of ${owner} sets "${field}", which the translation does not know`,
         `remove "${field}" from the exec block`,
@@ -116,36 +92,30 @@ export function readExecBlock(exec: unknown, owner: string): ExecBlock | ExecPro
   return { command, args: (rawArgs as string[] | null | undefined) ?? [], env };
 }
 
-// ---------------------------------------------------------------------------------------
-// Command lines
-
 export interface FlagSpec {
   /** Canonical name → every spelling (`--cluster-name`, `-i`). */
   readonly valued: Readonly<Record<string, readonly string[]>>;
   /** Flags without a value (`--use_application_default_credentials`). */
-  readonly switches?: Readonly<Record<string, readonly string[]>>;
-}
-
-export interface ParsedCommandLine {
-  readonly positionals: readonly string[];
-  readonly flags: ReadonlyMap<string, string>;
+  readonly switches?: readonly string[];
 }
 
 /**
- * Parses `args` as Go's pflag and the AWS CLI do (`--flag value`, `--flag=value`, `-f value`),
- * accepting only the flags in `spec`; an unknown or repeated flag is named in the problem.
+ * The block's args as Go's pflag and the AWS CLI read them (`--flag value`, `--flag=value`,
+ * `-f value`), with only the flags in `spec`; an unknown or repeated flag is named.
  */
 export function parseCommandLine(
-  args: readonly string[],
-  spec: FlagSpec,
-  unknownFlag: (flag: string) => ExecProblem,
+  block: ExecBlock,
   owner: string,
-): ParsedCommandLine | ExecProblem {
+  spec: FlagSpec,
+  unknownFlag: (flag: string) => Problem,
+):
+  | { readonly positionals: readonly string[]; readonly flags: ReadonlyMap<string, string> }
+  | Problem {
   const canonical = new Map<string, { name: string; valued: boolean }>();
   for (const [name, spellings] of Object.entries(spec.valued))
     for (const spelling of spellings) canonical.set(spelling, { name, valued: true });
-  for (const [name, spellings] of Object.entries(spec.switches ?? {}))
-    for (const spelling of spellings) canonical.set(spelling, { name, valued: false });
+  for (const name of spec.switches ?? []) canonical.set(name, { name, valued: false });
+  const { args } = block;
   const positionals: string[] = [];
   const flags = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
@@ -164,7 +134,7 @@ export function parseCommandLine(
     else {
       const next = args[i + 1];
       if (next === undefined)
-        return problem(
+        return new Problem(
           'exec-unsupported',
           `the exec args of ${owner} end with ${spelling} but give it no value`,
           `give ${spelling} its value`,
@@ -173,7 +143,7 @@ export function parseCommandLine(
       i++;
     }
     if (flags.has(known.name))
-      return problem(
+      return new Problem(
         'exec-unsupported',
         `the exec args of ${owner} give ${spelling} twice`,
         `give ${spelling} once`,
@@ -183,22 +153,33 @@ export function parseCommandLine(
   return { positionals, flags };
 }
 
-export const isExecProblem = (value: object): value is ExecProblem => 'problem' in value;
+/** Subcommand words a message may show; any other positional could be a credential. */
+const SUBCOMMAND_WORDS = new Set([
+  'token',
+  'eks',
+  'get-token',
+  'verify',
+  'convert-kubeconfig',
+  'remove-tokens',
+]);
 
-/**
- * Positional arguments for a message, without their text (one could be a credential): a
- * known subcommand word is shown, anything else as `<argument>`.
- */
-export function positionalsShape(positionals: readonly string[]): string {
-  const words = new Set([
-    'token',
-    'eks',
-    'get-token',
-    'verify',
-    'convert-kubeconfig',
-    'remove-tokens',
-  ]);
-  return JSON.stringify(
-    positionals.map((word) => (words.has(word) ? word : '<argument>')).join(' '),
+/** {@link parseCommandLine}'s flags, when the positionals are exactly `subcommand`. */
+export function parseSubcommand(
+  block: ExecBlock,
+  owner: string,
+  subcommand: string,
+  spec: FlagSpec,
+  unknownFlag: (flag: string) => Problem,
+  fix: string,
+): ReadonlyMap<string, string> | Problem {
+  const parsed = parseCommandLine(block, owner, spec, unknownFlag);
+  if (parsed instanceof Problem) return parsed;
+  const { positionals, flags } = parsed;
+  if (positionals.join(' ') === subcommand) return flags;
+  const shape = positionals.map((word) => (SUBCOMMAND_WORDS.has(word) ? word : '<argument>'));
+  return new Problem(
+    'exec-unsupported',
+    `the exec plugin ${block.command} of ${owner} is given ${positionals.length === 0 ? 'no subcommand' : `the arguments ${JSON.stringify(shape.join(' '))}`}, not ${block.command} ${subcommand}`,
+    fix,
   );
 }

@@ -3,94 +3,78 @@
 
 import { classifyServer } from '../../common/server-address.js';
 import { EXEC_POLICY_HINTS, serverAllowed } from '../../config/exec-policy.js';
-import { problem, type ExecProblem } from './exec-block.js';
+import { Problem } from '../kubeconfig-structure.js';
 import type { ExecCloud, ExecPolicy } from '../../common/types.js';
 
-// ---------------------------------------------------------------------------------------
-// The clouds' own endpoint forms
-
-// EKS: https://<32 hex>.<zone>.<region>.eks.amazonaws.com, in China .eks.amazonaws.com.cn;
-// dual-stack (IPv6) clusters since October 2024: .api.aws and .api.amazonwebservices.com.cn
-// (Amazon EKS user guide, "Cluster API server endpoint"). The whole shape is checked, not a
-// suffix: other services under amazonaws.com serve what their customers choose.
+// EKS: https://<32 hex>.<zone>.<region>.eks.amazonaws.com (China: .com.cn; dual-stack: .api.aws,
+// .api.amazonwebservices.com.cn). The whole shape is checked, not a suffix: other services
+// under amazonaws.com serve what their customers choose.
 const EKS_ENDPOINT =
   /^[0-9a-f]{32}\.[a-z0-9]{2,4}\.[a-z]{2}(?:-[a-z]+)+-\d{1,2}\.(?:eks\.amazonaws\.com(?:\.cn)?|api\.aws|api\.amazonwebservices\.com\.cn)$/;
 
-// AKS: <name>.hcp.<region>.azmk8s.io, private clusters <name>.privatelink.<region>.azmk8s.io
-// (or a sub-zone of it); Azure Government .cx.aks.containerservice.azure.us, Azure operated by
-// 21Vianet .cx.prod.service.azk8s.cn (AKS's outbound-rules and private-cluster docs). Nothing
-// but AKS API servers lives under these domains.
+// AKS: <name>.hcp.<region>.azmk8s.io (private: .privatelink.), Azure Government and 21Vianet
+// under their own domains. Nothing but AKS API servers lives under these.
 const AKS_SUFFIXES = [
   '.azmk8s.io',
   '.cx.aks.containerservice.azure.us',
   '.cx.prod.service.azk8s.cn',
 ];
 
-export const CLOUD_ENDPOINT_FORMS: Readonly<Record<ExecCloud, string | undefined>> = {
-  aws: 'an EKS endpoint (https://<id>.<zone>.<region>.eks.amazonaws.com, .eks.amazonaws.com.cn, .api.aws or .api.amazonwebservices.com.cn)',
-  azure:
-    'an AKS endpoint (*.azmk8s.io, *.cx.aks.containerservice.azure.us or *.cx.prod.service.azk8s.cn)',
+/** Each cloud's own endpoints, as a phrase and a test of the host. */
+const CLOUD_ENDPOINTS: Readonly<
+  Record<ExecCloud, { readonly form: string; readonly test: (host: string) => boolean } | undefined>
+> = {
+  aws: {
+    form: 'an EKS endpoint (https://<id>.<zone>.<region>.eks.amazonaws.com, .eks.amazonaws.com.cn, .api.aws or .api.amazonwebservices.com.cn)',
+    test: (host) => EKS_ENDPOINT.test(host),
+  },
+  azure: {
+    form: 'an AKS endpoint (*.azmk8s.io, *.cx.aks.containerservice.azure.us or *.cx.prod.service.azk8s.cn)',
+    test: (host) => AKS_SUFFIXES.some((suffix) => host.endsWith(suffix)),
+  },
   // GKE endpoints are bare addresses that anyone's VM could hold as well.
   gcp: undefined,
 };
 
-export function isCloudEndpoint(cloud: ExecCloud, host: string): boolean {
-  switch (cloud) {
-    case 'aws':
-      return EKS_ENDPOINT.test(host);
-    case 'azure':
-      return AKS_SUFFIXES.some((suffix) => host.endsWith(suffix));
-    case 'gcp':
-      return false;
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// The connection of an exec registration
-
-export interface ExecConnection {
-  /** As registered: trailing `/` removed. */
-  readonly server: string;
-  readonly insecure: boolean;
-  readonly proxyUrl: string | undefined;
-}
-
-/**
- * Why ArgoCD's token may not go where `connection` says, or `undefined`: TLS verified,
- * directly, to the cloud's own endpoint or one the operator listed.
- */
+/** Why ArgoCD's token may not go where `connection` (its server as registered) says. */
 export function execConnectionProblem(
   cloud: ExecCloud,
-  connection: ExecConnection,
+  connection: {
+    readonly server: string;
+    readonly insecure: boolean;
+    readonly proxyUrl: string | undefined;
+  },
   policy: ExecPolicy,
   clusterOwner: string,
-): ExecProblem | undefined {
+): Problem | undefined {
   const { server } = connection;
   if (/^http:/i.test(server)) {
-    return problem(
+    return new Problem(
       'exec-not-allowed',
       `${clusterOwner} has server ${server}, which uses http://, so ArgoCD would send its own cloud token unencrypted`,
       "use the cluster's https:// endpoint",
     );
   }
   if (connection.insecure) {
-    return problem(
+    return new Problem(
       'exec-not-allowed',
       `${clusterOwner} sets insecure-skip-tls-verify, so ArgoCD would send its own cloud token to whichever server answers`,
       'remove it, and give certificate-authority-data unless the endpoint has a publicly trusted certificate',
     );
   }
   if (connection.proxyUrl !== undefined) {
-    return problem(
+    return new Problem(
       'exec-not-allowed',
       `${clusterOwner} sets proxy-url, so ArgoCD would send its own cloud token through a proxy the kubeconfig chose`,
       'remove proxy-url: an exec registration connects to its endpoint directly',
     );
   }
   const host = classifyServer(server).host ?? '';
-  if (isCloudEndpoint(cloud, host) || serverAllowed(host, policy.allowedServers)) return undefined;
-  const form = CLOUD_ENDPOINT_FORMS[cloud];
-  return problem(
+  const endpoints = CLOUD_ENDPOINTS[cloud];
+  if (endpoints?.test(host) === true || serverAllowed(host, policy.allowedServers))
+    return undefined;
+  const form = endpoints?.form;
+  return new Problem(
     'exec-not-allowed',
     form === undefined
       ? `${clusterOwner} has server ${server}, which ${EXEC_POLICY_HINTS.allowedServers} does not list (GKE endpoints are bare addresses, so each must be listed there), and ArgoCD would send it a token of its own Google identity`

@@ -1,61 +1,55 @@
-// The two gates of exec translation, both off by default: the global `--exec-credentials`
-// (Config.execCredentials) and a provider that allows it (the capa-eks, capz-aks and gke
-// presets; a custom provider opts in with `;exec`). With either off, an exec kubeconfig is
-// refused as it always was, and the message says which gate would let it through.
+// The two gates of exec translation, both off by default: `--exec-credentials` and a provider
+// that allows it (capa-eks, capz-aks, gke, or custom with `;exec`). With either off, an exec
+// kubeconfig is refused, and the message says which gate would let it through.
 
 import type { Config, Provider } from '../../common/types.js';
-import { problem, type ExecProblem } from './exec-block.js';
+import { Problem } from '../kubeconfig-structure.js';
+import { CREDENTIAL_FIX } from '../kubeconfig-fields.js';
 import { EXEC_POLICY_HINTS } from '../../config/exec-policy.js';
 
 export const EXEC_FLAG_HINT = '--exec-credentials (chart value execCredentials)';
 export const EXEC_PROVIDER_HINT =
   'capa-eks, capz-aks or gke, or a custom provider ending in ;exec (custom:<glob>=<key>;exec)';
 
-const CREDENTIAL_FIX = 'use a kubeconfig with a client certificate or token';
+const allowsExec = (provider: Provider): boolean => (provider.execClouds ?? []).length > 0;
 
 /** How a provider is written in `--provider`, for messages. */
 export function providerLabel(provider: Provider): string {
   if (provider.name !== 'custom') return provider.name;
-  const exec = (provider.execClouds ?? []).length > 0 ? ';exec' : '';
-  return `custom:${provider.secretNamePattern}=${provider.keys.join(',')}${exec}`;
+  return `custom:${provider.secretNamePattern}=${provider.keys.join(',')}${allowsExec(provider) ? ';exec' : ''}`;
 }
-
-const allowsExec = (provider: Provider): boolean => (provider.execClouds ?? []).length > 0;
 
 /** Why an exec block may not be translated for `provider`; `undefined` when both gates are on. */
 export function execGateProblem(
   provider: Provider,
   command: string | undefined,
-): ExecProblem | undefined {
+): Problem | undefined {
   const global = provider.execCredentials === true;
   const own = allowsExec(provider);
   if (global && own) return undefined;
   const what = `the kubeconfig uses an exec plugin${command === undefined ? '' : ` (${JSON.stringify(command)})`}, which would run a command inside ArgoCD`;
   if (!global && !own) {
-    return problem(
+    return new Problem(
       'exec-plugin',
       what,
       `${CREDENTIAL_FIX}; or, for an EKS, AKS or GKE plugin, have it translated into ArgoCD's own form: turn on ${EXEC_FLAG_HINT} and use a provider that allows exec (${EXEC_PROVIDER_HINT})`,
     );
   }
   if (!global) {
-    return problem(
+    return new Problem(
       'exec-plugin',
       `${what}; provider ${providerLabel(provider)} allows exec translation, but ${EXEC_FLAG_HINT} is off`,
       `turn on ${EXEC_FLAG_HINT}, or ${CREDENTIAL_FIX}`,
     );
   }
-  return problem(
+  return new Problem(
     'exec-plugin',
     `${what}; ${EXEC_FLAG_HINT} is on, but provider ${providerLabel(provider)} does not allow exec translation`,
     `use a provider that allows it (${EXEC_PROVIDER_HINT}), or ${CREDENTIAL_FIX}`,
   );
 }
 
-/**
- * The start-up warning when exactly one gate is on (exec kubeconfigs are then still refused,
- * which is rarely what was meant); `undefined` when both or neither are on.
- */
+/** The start-up warning when exactly one gate is on: exec kubeconfigs are still refused. */
 export function execCredentialsWarning(
   config: Pick<Config, 'execCredentials' | 'providers'>,
 ): string | undefined {
@@ -70,9 +64,8 @@ export function execCredentialsWarning(
 }
 
 /**
- * The start-up warning when both gates are on but an allow-list a listed cloud needs is empty:
- * every EKS registration needs its cluster name listed, every GKE one its server. Refusing them
- * is the secure default; saying so at start-up saves a hunt through refusals.
+ * The start-up warning when both gates are on but an allow-list a listed cloud needs (EKS:
+ * cluster names, GKE: servers) is empty: refusing is secure, but saying so saves a hunt.
  */
 export function execPolicyWarning(config: Pick<Config, 'providers'>): string | undefined {
   const needs: string[] = [];
