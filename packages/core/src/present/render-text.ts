@@ -79,14 +79,15 @@ export function renderPlanTextWith(
     lines.push(paint.bold('Dry run: this is what would change; nothing will be written.'), '');
   }
 
-  if (plan.actions.length > 0) {
-    lines.push(LEGEND, '');
-    for (const action of plan.actions) {
-      const note = options.verdicts?.(action);
-      const result = note !== undefined && 'rejected' in note ? note : options.results?.(action);
-      const unvalidated = note !== undefined && 'notValidated' in note ? note : undefined;
-      lines.push(...renderAction(action, describe(action), paint, result, unvalidated), '');
-    }
+  let rejectedCount = 0;
+  if (plan.actions.length > 0) lines.push(LEGEND, '');
+  for (const action of plan.actions) {
+    const note = options.verdicts?.(action);
+    const rejected = note !== undefined && 'rejected' in note ? note : undefined;
+    if (rejected !== undefined) rejectedCount += 1;
+    const result = rejected ?? options.results?.(action);
+    const unvalidated = note !== undefined && 'notValidated' in note ? note : undefined;
+    lines.push(...renderAction(action, describe(action), paint, result, unvalidated), '');
   }
 
   // A verdict withheld for incomplete input is `unchanged`, but it is not up to date: shown.
@@ -111,10 +112,6 @@ export function renderPlanTextWith(
     lines.push('');
   }
 
-  const rejectedCount = plan.actions.filter((action) => {
-    const note = options.verdicts?.(action);
-    return note !== undefined && 'rejected' in note;
-  }).length;
   if (rejectedCount > 0) {
     lines.push(
       paint.red(
@@ -172,60 +169,39 @@ export function summaryLine(plan: Plan): string {
 
 /** The one-line reason for an action, in words. */
 export function describeReason(action: Action): string {
-  switch (action.kind) {
-    case 'create': {
-      const reason = action.reason;
-      switch (reason.code) {
-        case 'new-registration':
-          return `${describeSource(reason.namespace)} is not registered yet`;
-        case 'restored':
-          return `the registration of ${describeSource(reason.namespace)} is missing and is restored`;
-        default:
-          return assertNever(reason, 'reason');
-      }
-    }
-    case 'update': {
-      const reason = action.reason;
-      switch (reason.code) {
-        case 'credentials-changed':
-          return `the credentials in the kubeconfig of ${describeSource(reason.namespace)} changed`;
-        case 'server-changed':
-          return `the server address of ${describeSource(reason.namespace)} changed`;
-        case 'ca-changed':
-          return `the certificate authority of ${describeSource(reason.namespace)} changed`;
-        case 'metadata-changed':
-          return `the labels or annotations of ${describeSource(reason.namespace)} changed`;
-        case 'restored-from-demotion':
-          return `${describeSource(reason.namespace)} claims this cluster again: the demoted registration is restored`;
-        case 'taken-over':
-          return `${describeSource(reason.namespace)} takes over the registration that ${describeSource(reason.previousNamespace)} gave up`;
-        case 'drained':
-          return `${describeSource(reason.namespace)} ${sourceEnding(reason.namespace)}: the copied labels (${reason.labels.join(', ')}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the ${sourceNoun(reason.namespace)} is gone`;
-        default:
-          return assertNever(reason, 'reason');
-      }
-    }
-    case 'demote': {
-      const reason = action.reason;
-      return `${describeSource(reason.namespace)} now registers as ${reason.supersededBy}; this one is kept aside until the demoted TTL expires, so reverting the label restores it`;
-    }
-    case 'delete': {
-      const reason = action.reason;
-      switch (reason.code) {
-        case 'source-namespace-not-found':
-        case 'source-cluster-not-found':
-          return `source ${describeSource(reason.namespace)} no longer exists`;
-        case 'source-namespace-replaced':
-        case 'source-cluster-replaced':
-          return `source ${describeSource(reason.namespace)} was re-created (recorded uid ${reason.recordedUid}, now ${reason.observedUid})`;
-        case 'demotion-expired':
-          return `demoted since ${reason.staleSince} (${describeSource(reason.namespace)}), longer than the demoted TTL`;
-        default:
-          return assertNever(reason, 'reason');
-      }
-    }
+  const reason = action.reason;
+  const source = describeSource(reason.namespace);
+  switch (reason.code) {
+    case 'new-registration':
+      return `${source} is not registered yet`;
+    case 'restored':
+      return `the registration of ${source} is missing and is restored`;
+    case 'credentials-changed':
+      return `the credentials in the kubeconfig of ${source} changed`;
+    case 'server-changed':
+      return `the server address of ${source} changed`;
+    case 'ca-changed':
+      return `the certificate authority of ${source} changed`;
+    case 'metadata-changed':
+      return `the labels or annotations of ${source} changed`;
+    case 'restored-from-demotion':
+      return `${source} claims this cluster again: the demoted registration is restored`;
+    case 'taken-over':
+      return `${source} takes over the registration that ${describeSource(reason.previousNamespace)} gave up`;
+    case 'drained':
+      return `${source} ${sourceEnding(reason.namespace)}: the copied labels (${reason.labels.join(', ')}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the ${sourceNoun(reason.namespace)} is gone`;
+    case 'renamed':
+      return `${source} now registers as ${reason.supersededBy}; this one is kept aside until the demoted TTL expires, so reverting the label restores it`;
+    case 'source-namespace-not-found':
+    case 'source-cluster-not-found':
+      return `source ${source} no longer exists`;
+    case 'source-namespace-replaced':
+    case 'source-cluster-replaced':
+      return `source ${source} was re-created (recorded uid ${reason.recordedUid}, now ${reason.observedUid})`;
+    case 'demotion-expired':
+      return `demoted since ${reason.staleSince} (${source}), longer than the demoted TTL`;
     default:
-      return assertNever(action, 'action kind');
+      return assertNever(reason, 'reason');
   }
 }
 
@@ -290,26 +266,19 @@ function renderAction(
 }
 
 function renderChange(change: FieldChange, width: number, paint: Painter): string {
-  const label = `${change.field}:`.padEnd(width + 1);
-  // A concealed side is shown as the prefix alone; a fingerprint after it.
-  const show = (value: string): string =>
-    !change.sensitive ? JSON.stringify(value) : value === CONCEALED ? '' : ` ${value}`;
-  const prefix = change.sensitive ? CONCEALED : '';
-  const { before, after } = change;
-  if (before === undefined && after !== undefined) {
-    return `${paint.kind('create', '+')} ${label} ${prefix}${show(after)}`;
-  }
-  if (before !== undefined && after === undefined) {
-    return `${paint.kind('delete', '-')} ${label} ${prefix}${show(before)}`;
-  }
-  if (before !== undefined && after !== undefined) {
-    if (!change.sensitive)
-      return `${paint.kind('update', '~')} ${label} ${show(before)} → ${show(after)}`;
-    const fingerprints = show(before) !== '' && show(after) !== '';
-    return `${paint.kind('update', '~')} ${label} ${prefix}${fingerprints ? `${show(before)} →${show(after)}` : ' changed'}`;
-  }
+  const { before, after, sensitive } = change;
   // Neither side: a field the planner names without values (e.g. a redacted rotation).
-  return `${paint.kind('update', '~')} ${label} ${prefix}`.trimEnd();
+  const values = [before, after].filter((value) => value !== undefined);
+  const kind = values.length !== 1 ? 'update' : before === undefined ? 'create' : 'delete';
+  // A sensitive value is shown as the prefix alone, with its fingerprint if it has one.
+  const fingerprints = values.filter((value) => value !== CONCEALED);
+  const shown = !sensitive
+    ? values.map((value) => ` ${JSON.stringify(value)}`).join(' →')
+    : values.length === 2 && fingerprints.length < 2
+      ? ` ${CONCEALED} changed`
+      : ` ${CONCEALED}${fingerprints.map((value) => ` ${value}`).join(' →')}`;
+  const label = `${change.field}:`.padEnd(width + 1);
+  return `${paint.kind(kind, ACTION_SYMBOLS[kind])} ${label}${shown}`.trimEnd();
 }
 
 function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter): string[] {
