@@ -10,6 +10,7 @@ import type {
   ActionKind,
   FieldChange,
   NamespaceOutcome,
+  OutcomeState,
   Plan,
   Warning,
 } from '../common/types.js';
@@ -60,7 +61,7 @@ export const LEGEND = 'Symbols: + create, ~ update, » demote (kept aside for a 
 
 // Outcomes worth a line of their own; registered/unchanged are covered by the actions and
 // the summary, skipped namespaces by their warning.
-const ATTENTION_STATES = ['waiting', 'refused', 'stale'] as const;
+const ATTENTION_STATES: ReadonlySet<OutcomeState> = new Set(['waiting', 'refused', 'stale']);
 
 export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): string {
   return renderPlanTextWith(plan, describeChanges, options);
@@ -92,9 +93,7 @@ export function renderPlanTextWith(
 
   // A verdict withheld for incomplete input is `unchanged`, but it is not up to date: shown.
   const attention = plan.outcomes.filter(
-    (outcome) =>
-      (ATTENTION_STATES as readonly string[]).includes(outcome.state) ||
-      outcome.reason?.code === 'input-incomplete',
+    (outcome) => ATTENTION_STATES.has(outcome.state) || outcome.reason?.code === 'input-incomplete',
   );
   if (attention.length > 0) {
     // Namespaces alone keep the heading they always had; with a Cluster among them it says
@@ -139,12 +138,9 @@ export function applySummaryLine(
   plan: Plan,
   results: (action: Action) => 'applied' | 'failed' | undefined,
 ): string {
-  const done = { create: 0, update: 0, demote: 0, delete: 0 };
-  let notApplied = 0;
-  for (const action of plan.actions) {
-    if (results(action) === 'applied') done[action.kind] += 1;
-    else notApplied += 1;
-  }
+  const applied = plan.actions.filter((action) => results(action) === 'applied');
+  const done = summarisePlan({ ...plan, actions: applied });
+  const notApplied = plan.actions.length - applied.length;
   const counts = `${done.create} created, ${done.update} updated, ${done.demote} demoted, ${done.delete} deleted`;
   if (notApplied === 0) return `Apply complete! Registrations: ${counts}.`;
   return `Apply incomplete: ${notApplied} of ${plan.actions.length} ${plan.actions.length === 1 ? 'change' : 'changes'} not applied (see above and the log). Registrations: ${counts}.`;
@@ -207,30 +203,23 @@ export function describeReason(action: Action): string {
 
 // ---------------------------------------------------------------------------------------
 
-interface Painter {
-  readonly bold: (text: string) => string;
-  readonly dim: (text: string) => string;
-  readonly kind: (kind: ActionKind, text: string) => string;
-  readonly red: (text: string) => string;
-  readonly yellow: (text: string) => string;
-}
+type Painter = ReturnType<typeof painter>;
 
-function painter(color: boolean): Painter {
+function painter(color: boolean) {
   const sgr =
     (code: string) =>
     (text: string): string =>
       color ? `\u001b[${code}m${text}\u001b[0m` : text;
-  const green = sgr('32');
-  const yellow = sgr('33');
   const red = sgr('31');
-  const cyan = sgr('36');
+  const yellow = sgr('33');
   const byKind: Readonly<Record<ActionKind, (text: string) => string>> = {
-    create: green,
+    create: sgr('32'),
     update: yellow,
-    demote: cyan,
+    demote: sgr('36'),
     delete: red,
   };
-  return { bold: sgr('1'), dim: sgr('2'), kind: (kind, text) => byKind[kind](text), red, yellow };
+  const kind = (of: ActionKind, text: string): string => byKind[of](text);
+  return { bold: sgr('1'), dim: sgr('2'), kind, red, yellow };
 }
 
 function renderAction(
