@@ -271,10 +271,8 @@ function renderChange(change: FieldChange, width: number, paint: Painter): strin
 }
 
 function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter): string[] {
-  const state =
-    outcome.state === 'refused'
-      ? paint.red(outcome.state.padEnd(width))
-      : paint.yellow(outcome.state.padEnd(width));
+  const colour = outcome.state === 'refused' ? paint.red : paint.yellow;
+  const state = colour(outcome.state.padEnd(width));
   const cluster =
     outcome.cluster === undefined ? '' : ` (cluster ${JSON.stringify(outcome.cluster)})`;
   const why =
@@ -297,8 +295,7 @@ function sourceLabel(key: string): string {
 }
 
 function renderWarning(warning: Warning, paint: Painter): string {
-  const source = warning.namespace;
-  const secret = warning.secret;
+  const { namespace: source, secret } = warning;
   // `<namespace>/<registration>` for a namespace; a Cluster's key already holds a `/`, so
   // its registration is named in words.
   const where =

@@ -10,6 +10,7 @@
 // written one way and read another.
 
 import { compareStrings } from '../common/compare-strings.js';
+import { isObject, type JsonObject } from '../translate/cluster-config-json.js';
 import type { Snapshot } from '../common/types.js';
 
 export const SNAPSHOT_FORMAT_VERSION = '1';
@@ -200,8 +201,6 @@ export function snapshotFromJson(text: string): SnapshotReadResult {
 // ---------------------------------------------------------------------------------------
 // Writing
 
-type Json = Readonly<Record<string, unknown>>;
-
 function write(shape: Shape, value: unknown): unknown {
   switch (shape.kind) {
     case 'string':
@@ -212,7 +211,7 @@ function write(shape: Shape, value: unknown): unknown {
     case 'list': {
       const items = [...(value as readonly unknown[])];
       const key = (item: unknown, field: string): string =>
-        String(field === '' ? item : (item as Json)[field]);
+        String(field === '' ? item : (item as JsonObject)[field]);
       const order = shape.order.length === 0 ? [''] : shape.order;
       items.sort((a, b) => {
         for (const field of order) {
@@ -226,16 +225,16 @@ function write(shape: Shape, value: unknown): unknown {
     // Object.fromEntries defines own properties, so even a `__proto__` key survives.
     case 'keyed':
       return Object.fromEntries(
-        Object.entries(value as Json)
+        Object.entries(value as JsonObject)
           .filter(([, entry]) => entry !== undefined)
           .sort(([a], [b]) => compareStrings(a, b))
           .map(([key, entry]) => [key, write(shape.of, entry)]),
       );
     case 'object':
-      return writeFields(shape.fields, value as Json);
+      return writeFields(shape.fields, value as JsonObject);
     case 'variants': {
-      const tag = (value as Json)[shape.tag] as string;
-      return { [shape.tag]: tag, ...writeFields(shape.variants[tag] ?? {}, value as Json) };
+      const tag = (value as JsonObject)[shape.tag] as string;
+      return { [shape.tag]: tag, ...writeFields(shape.variants[tag] ?? {}, value as JsonObject) };
     }
   }
 }
@@ -243,7 +242,7 @@ function write(shape: Shape, value: unknown): unknown {
 function writeFields(fields: Fields, value: object): Record<string, unknown> {
   const written: Record<string, unknown> = {};
   for (const [name, [shape, presence]] of Object.entries(fields)) {
-    const field = (value as Json)[name];
+    const field = (value as JsonObject)[name];
     if (field === undefined && presence !== 'required') continue;
     if (presence === 'nonEmpty' && Array.isArray(field) && field.length === 0) continue;
     written[name] = write(shape, field);
@@ -274,10 +273,8 @@ function describeValue(value: unknown): string {
   return typeof value;
 }
 
-function record(value: unknown, path: string, expected = 'an object'): Json {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    bad(path, expected, value);
-  return value as Json;
+function record(value: unknown, path: string, expected = 'an object'): JsonObject {
+  return isObject(value) ? value : bad(path, expected, value);
 }
 
 function join(path: string, key: string): string {
@@ -330,7 +327,7 @@ function read(shape: Shape, value: unknown, path: string): unknown {
   }
 }
 
-function readFields(fields: Fields, value: Json, path: string, also: string[] = []): object {
+function readFields(fields: Fields, value: JsonObject, path: string, also: string[] = []): object {
   const allowed = [...also, ...Object.keys(fields)];
   // Unknown fields are refused: a typo must not silently turn into a missing optional field.
   for (const key of Object.keys(value)) {
