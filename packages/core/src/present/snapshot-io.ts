@@ -34,132 +34,105 @@ type Shape =
   | { readonly kind: 'variants'; readonly tag: string; readonly variants: Record<string, Fields> };
 
 /**
- * `optional` fields are written when present; `nonEmpty` ones only when they hold something,
- * so snapshots without them keep their old bytes (and one read back without them has none).
+ * A field of an object: required unless marked. `optional` fields are written when present;
+ * `nonEmpty` ones only when they hold something, so snapshots without them keep their old
+ * bytes (and one read back without them has none).
  */
-type Presence = 'required' | 'optional' | 'nonEmpty';
-type Fields = Readonly<Record<string, readonly [Shape, Presence]>>;
+type Field = Shape & { readonly presence?: 'optional' | 'nonEmpty' };
+type Fields = Readonly<Record<string, Field>>;
 
 const STRING: Shape = { kind: 'string' };
 const STRINGS: Shape = { kind: 'keyed', of: STRING, expected: 'an object of strings' };
 const list = (of: Shape, ...order: string[]): Shape => ({ kind: 'list', of, order });
 const object = (fields: Fields): Shape => ({ kind: 'object', fields });
+const optional = (shape: Shape): Field => ({ ...shape, presence: 'optional' });
+const nonEmpty = (shape: Shape): Field => ({ ...shape, presence: 'nonEmpty' });
 
 const NAMESPACE_FIELDS: Fields = {
-  name: [STRING, 'required'],
-  uid: [STRING, 'required'],
-  labels: [STRINGS, 'required'],
-  annotations: [STRINGS, 'required'],
-  creationTimestamp: [STRING, 'required'],
-  deletionTimestamp: [STRING, 'optional'],
+  name: STRING,
+  uid: STRING,
+  labels: STRINGS,
+  annotations: STRINGS,
+  creationTimestamp: STRING,
+  deletionTimestamp: optional(STRING),
 };
 
 const SECRET = object({
-  namespace: [STRING, 'required'],
-  name: [STRING, 'required'],
-  uid: [STRING, 'required'],
-  resourceVersion: [STRING, 'required'],
-  type: [STRING, 'required'],
-  labels: [STRINGS, 'required'],
-  annotations: [STRINGS, 'required'],
-  data: [STRINGS, 'required'],
-  creationTimestamp: [STRING, 'optional'],
+  namespace: STRING,
+  name: STRING,
+  uid: STRING,
+  resourceVersion: STRING,
+  type: STRING,
+  labels: STRINGS,
+  annotations: STRINGS,
+  data: STRINGS,
+  creationTimestamp: optional(STRING),
   // Provisioners' marks (config/provider-marks.ts) read them, so a replay chooses as live did.
-  ownerReferences: [
+  ownerReferences: optional(
     list(
       object({
-        apiVersion: [STRING, 'required'],
-        kind: [STRING, 'required'],
-        name: [STRING, 'required'],
-        controller: [{ kind: 'boolean' }, 'optional'],
+        apiVersion: STRING,
+        kind: STRING,
+        name: STRING,
+        controller: optional({ kind: 'boolean' }),
       }),
       'apiVersion',
       'kind',
       'name',
     ),
-    'optional',
-  ],
+  ),
 });
 
 const PROVISIONER = object({
-  kind: [
-    { kind: 'oneOf', values: ['TenantControlPlane', 'StatefulSet', 'Deployment'] },
-    'required',
-  ],
-  namespace: [STRING, 'required'],
-  name: [STRING, 'required'],
-  labels: [STRINGS, 'required'],
-  annotations: [STRINGS, 'required'],
-  versionStatus: [STRING, 'optional'],
+  kind: { kind: 'oneOf', values: ['TenantControlPlane', 'StatefulSet', 'Deployment'] },
+  namespace: STRING,
+  name: STRING,
+  labels: STRINGS,
+  annotations: STRINGS,
+  versionStatus: optional(STRING),
 });
 
 const SNAPSHOT: Fields = {
-  namespaces: [list(object(NAMESPACE_FIELDS), 'name', 'uid'), 'required'],
-  clusters: [
-    list(object({ namespace: [STRING, 'required'], ...NAMESPACE_FIELDS }), 'namespace', 'name'),
-    'nonEmpty',
-  ],
-  candidateSecrets: [list(SECRET, 'namespace', 'name', 'uid'), 'required'],
-  clusterSecrets: [list(SECRET, 'namespace', 'name', 'uid'), 'required'],
-  sourceLookups: [
-    {
-      kind: 'keyed',
-      expected: 'an object keyed by source (namespace, or namespace/name)',
-      of: {
-        kind: 'variants',
-        tag: 'state',
-        variants: {
-          present: {
-            uid: [STRING, 'required'],
-            labels: [STRINGS, 'required'],
-            deletionTimestamp: [STRING, 'optional'],
-          },
-          notFound: {},
-          unknown: { reason: [STRING, 'required'] },
-        },
+  namespaces: list(object(NAMESPACE_FIELDS), 'name', 'uid'),
+  clusters: nonEmpty(list(object({ namespace: STRING, ...NAMESPACE_FIELDS }), 'namespace', 'name')),
+  candidateSecrets: list(SECRET, 'namespace', 'name', 'uid'),
+  clusterSecrets: list(SECRET, 'namespace', 'name', 'uid'),
+  sourceLookups: {
+    kind: 'keyed',
+    expected: 'an object keyed by source (namespace, or namespace/name)',
+    of: {
+      kind: 'variants',
+      tag: 'state',
+      variants: {
+        present: { uid: STRING, labels: STRINGS, deletionTimestamp: optional(STRING) },
+        notFound: {},
+        unknown: { reason: STRING },
       },
     },
-    'required',
-  ],
-  unreadNamespaces: [
-    list(object({ name: [STRING, 'required'], reason: [STRING, 'required'] }), 'name', 'reason'),
-    'nonEmpty',
-  ],
-  clusterSecretsUnread: [STRING, 'optional'],
-  nearMisses: [
-    list(
-      object({
-        namespace: [STRING, 'required'],
-        name: [STRING, 'required'],
-        keys: [list(STRING), 'required'],
-      }),
-      'namespace',
-      'name',
-    ),
-    'nonEmpty',
-  ],
+  },
+  unreadNamespaces: nonEmpty(list(object({ name: STRING, reason: STRING }), 'name', 'reason')),
+  clusterSecretsUnread: optional(STRING),
+  nearMisses: nonEmpty(
+    list(object({ namespace: STRING, name: STRING, keys: list(STRING) }), 'namespace', 'name'),
+  ),
   // Only with a sleep signal on: written whenever present, even empty.
-  provisioners: [
+  provisioners: optional(
     object({
-      kamaji: [list(PROVISIONER, 'namespace', 'kind', 'name'), 'optional'],
-      vcluster: [list(PROVISIONER, 'namespace', 'kind', 'name'), 'optional'],
+      kamaji: optional(list(PROVISIONER, 'namespace', 'kind', 'name')),
+      vcluster: optional(list(PROVISIONER, 'namespace', 'kind', 'name')),
     }),
-    'optional',
-  ],
+  ),
   // Only with probing on: written whenever present, even empty.
-  children: [
-    {
-      kind: 'keyed',
-      expected: 'an object',
-      of: object({
-        failures: [{ kind: 'count' }, 'required'],
-        version: [STRING, 'optional'],
-        error: [STRING, 'optional'],
-        failingSince: [STRING, 'optional'],
-      }),
-    },
-    'optional',
-  ],
+  children: optional({
+    kind: 'keyed',
+    expected: 'an object',
+    of: object({
+      failures: { kind: 'count' },
+      version: optional(STRING),
+      error: optional(STRING),
+      failingSince: optional(STRING),
+    }),
+  }),
 };
 
 /** Canonical JSON (two-space indent, trailing newline) with `snapshotVersion` first. */
@@ -241,10 +214,10 @@ function write(shape: Shape, value: unknown): unknown {
 
 function writeFields(fields: Fields, value: object): Record<string, unknown> {
   const written: Record<string, unknown> = {};
-  for (const [name, [shape, presence]] of Object.entries(fields)) {
+  for (const [name, shape] of Object.entries(fields)) {
     const field = (value as JsonObject)[name];
-    if (field === undefined && presence !== 'required') continue;
-    if (presence === 'nonEmpty' && Array.isArray(field) && field.length === 0) continue;
+    if (field === undefined && shape.presence !== undefined) continue;
+    if (shape.presence === 'nonEmpty' && Array.isArray(field) && field.length === 0) continue;
     written[name] = write(shape, field);
   }
   return written;
@@ -338,11 +311,12 @@ function readFields(fields: Fields, value: JsonObject, path: string, also: strin
     }
   }
   const result: Record<string, unknown> = {};
-  for (const [name, [shape, presence]] of Object.entries(fields)) {
+  for (const [name, shape] of Object.entries(fields)) {
     const field = value[name];
-    if (field === undefined && presence !== 'required') continue;
+    if (field === undefined && shape.presence !== undefined) continue;
     const fieldValue = read(shape, field, join(path, name));
-    if (presence === 'nonEmpty' && Array.isArray(fieldValue) && fieldValue.length === 0) continue;
+    if (shape.presence === 'nonEmpty' && Array.isArray(fieldValue) && fieldValue.length === 0)
+      continue;
     result[name] = fieldValue;
   }
   return result;
