@@ -30,7 +30,7 @@ export interface RenderTextOptions {
    * After an apply: each action's result (`undefined`: not attempted). The headers then say
    * what was done ("was created") or not done, instead of what will be.
    */
-  readonly results?: (action: Action) => 'applied' | 'failed' | undefined;
+  readonly results?: (action: Action) => ApplyResult;
   /**
    * A dry run's verdict from the API server, which validated each write without storing it:
    * why it would reject the action, or why it could not validate it; undefined when it
@@ -38,6 +38,9 @@ export interface RenderTextOptions {
    */
   readonly verdicts?: (action: Action) => DryRunNote | undefined;
 }
+
+/** What became of one write (`undefined`: not attempted). */
+type ApplyResult = 'applied' | 'failed' | undefined;
 
 /** What the API server's own dry run said of one write, when it did not simply accept it. */
 export type DryRunNote = { readonly rejected: string } | { readonly notValidated: string };
@@ -84,11 +87,10 @@ export function renderPlanTextWith(
   if (plan.actions.length > 0) lines.push(LEGEND, '');
   for (const action of plan.actions) {
     const note = options.verdicts?.(action);
-    const rejected = note !== undefined && 'rejected' in note ? note : undefined;
-    if (rejected !== undefined) rejectedCount += 1;
-    const result = rejected ?? options.results?.(action);
-    const unvalidated = note !== undefined && 'notValidated' in note ? note : undefined;
-    lines.push(...renderAction(action, describe(action), paint, result, unvalidated), '');
+    const rejected = note !== undefined && 'rejected' in note;
+    if (rejected) rejectedCount += 1;
+    const result = rejected ? undefined : options.results?.(action);
+    lines.push(...renderAction(action, describe(action), paint, result, note), '');
   }
 
   // A verdict withheld for incomplete input is `unchanged`, but it is not up to date: shown.
@@ -134,10 +136,7 @@ export function renderPlanTextWith(
  * created, 0 updated, 0 demoted, 0 deleted.`, or `Apply incomplete: …` naming how many
  * changes were not applied.
  */
-export function applySummaryLine(
-  plan: Plan,
-  results: (action: Action) => 'applied' | 'failed' | undefined,
-): string {
+export function applySummaryLine(plan: Plan, results: (action: Action) => ApplyResult): string {
   const applied = plan.actions.filter((action) => results(action) === 'applied');
   const done = summarisePlan({ ...plan, actions: applied });
   const notApplied = plan.actions.length - applied.length;
@@ -226,26 +225,26 @@ function renderAction(
   action: Action,
   fieldChanges: readonly FieldChange[],
   paint: Painter,
-  result: 'applied' | 'failed' | { readonly rejected: string } | undefined,
-  unvalidated?: { readonly notValidated: string },
+  result: ApplyResult,
+  note: DryRunNote | undefined,
 ): string[] {
   const target = actionTarget(action);
   const verb = ACTION_VERBS[action.kind];
   const done =
-    result === 'applied'
-      ? `was ${verb}`
-      : result === 'failed'
-        ? paint.red(`was not ${verb}: the write failed, see the log`)
-        : result !== undefined
-          ? paint.red(`would be rejected by the API server: ${result.rejected}`)
+    note !== undefined && 'rejected' in note
+      ? paint.red(`would be rejected by the API server: ${note.rejected}`)
+      : result === 'applied'
+        ? `was ${verb}`
+        : result === 'failed'
+          ? paint.red(`was not ${verb}: the write failed, see the log`)
           : `will be ${verb}`;
   const lines = [
     `${paint.kind(action.kind, ACTION_SYMBOLS[action.kind])} ${paint.bold(`${target.namespace}/${target.name}`)} ${done} (cluster ${JSON.stringify(action.cluster)})`,
     `    ${paint.dim('reason:')} ${describeReason(action)}`,
   ];
-  if (unvalidated !== undefined) {
+  if (note !== undefined && 'notValidated' in note) {
     lines.push(
-      `    ${paint.dim('note:')} the API server could not validate this write: ${unvalidated.notValidated}`,
+      `    ${paint.dim('note:')} the API server could not validate this write: ${note.notValidated}`,
     );
   }
   const changes = fieldChanges.map(redactChange);
