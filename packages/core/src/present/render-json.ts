@@ -11,7 +11,6 @@ import type {
   DesiredSecret,
   FieldChange,
   FollowUp,
-  Labels,
   NamespaceOutcome,
   OutcomeState,
   Plan,
@@ -52,14 +51,9 @@ export type RedactedValue =
   string | number | boolean | null | RedactedValue[] | { readonly [key: string]: RedactedValue };
 
 /** A registration Secret as shown: data decoded, credential material fingerprinted or concealed. */
-export interface RedactedSecret {
-  readonly namespace: string;
-  readonly name: string;
-  readonly type: 'Opaque';
-  readonly labels: Labels;
-  readonly annotations: Labels;
+export type RedactedSecret = Omit<DesiredSecret, 'data'> & {
   readonly data: Readonly<Record<string, RedactedValue>>;
-}
+};
 
 /** An action as shown: its Secret redacted, its before only through `changes`. */
 type Shown<A> = A extends { readonly secret: DesiredSecret }
@@ -81,9 +75,8 @@ export interface PlanDocument {
 }
 
 /**
- * The plan as a JSON-ready document, each write's `changes` computed from its before and
- * after (render-diff.ts). `JSON.stringify(planToJson(plan))` is safe to print: the before is
- * shown only through those changes.
+ * The plan as a JSON-ready document, each write's `changes` computed from its before and after
+ * (render-diff.ts). Safe to print: the before is shown only through those changes.
  */
 export function planToJson(plan: Plan): PlanDocument {
   return planToJsonWith(plan, describeChanges);

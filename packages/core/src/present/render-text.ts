@@ -1,9 +1,7 @@
 // The human preview of a plan, in the manner of `terraform plan`: one block per action with
-// its symbol, its reason and a field-level diff; then the namespaces that need attention,
-// the warnings and a summary line. The diffs are computed here, from each action's before and
-// after (render-diff.ts), as Terraform computes them when it renders a plan.
-// Credentials appear only as `(sensitive value)`: certificates with their fingerprint, so a
-// rotation is visible; passwords, tokens and keys with no hash at all, only that they changed.
+// its symbol, its reason and a field-level diff (render-diff.ts); then the namespaces that need
+// attention, the warnings and a summary line. Credentials appear only as `(sensitive value)`:
+// certificates with their fingerprint, so a rotation is visible; others with no hash at all.
 
 import type {
   Action,
@@ -39,7 +37,6 @@ export interface RenderTextOptions {
   readonly verdicts?: (action: Action) => DryRunNote | undefined;
 }
 
-/** What became of one write (`undefined`: not attempted). */
 type ApplyResult = 'applied' | 'failed' | undefined;
 
 /** What the API server's own dry run said of one write, when it did not simply accept it. */

@@ -42,9 +42,8 @@ export function isPublicExecEnv(name: string): boolean {
 }
 
 /**
- * A server or proxy URL for display: its user-info, query and fragment can hold credentials
- * (a hand-edited registration's proxy password), so they are masked; text that is no URL is
- * concealed whole.
+ * A server or proxy URL for display: user-info, query and fragment masked (a hand-edited
+ * registration's proxy password); text that is no URL concealed whole.
  */
 export function urlDisplay(value: string): string {
   return maskedUrl(value) ?? CONCEALED;

@@ -70,10 +70,7 @@ export const STATUS_STATES: readonly StatusState[] = (Object.keys(STATE_SET) as 
 export interface StatusRow {
   /** `namespace`: a managed source's row (a namespace, or a Cluster with `sourceCluster`). */
   readonly kind: 'namespace' | 'registration' | 'foreign';
-  /**
-   * The namespace the source lives in (for a registration: the one it records): the source
-   * namespace itself, or the namespace of the Cluster.
-   */
+  /** The source namespace, or the Cluster's (for a registration: the one it records). */
   readonly namespace?: string;
   /** The Cluster API Cluster that is the source (Cluster sources only). */
   readonly sourceCluster?: string;
