@@ -2,9 +2,8 @@
 // report, a regression fixture, the demo). The output is canonical: fixed key order, maps and
 // lists sorted, so equal snapshots serialise to equal bytes and diff cleanly. Loading checks
 // every field and names the first bad one. A saved snapshot holds the kubeconfig Secrets as
-// served: it is as sensitive as they are. What a gather could not read (`unreadNamespaces`,
-// `clusterSecretsUnread`) is written only when something was unread, and is optional when
-// reading, so snapshots saved before those fields existed still load (as complete ones).
+// served: it is as sensitive as they are. Fields added later are optional (Field below), so
+// older snapshots still load.
 //
 // One description of the format (SNAPSHOT below) drives both directions, so a field cannot be
 // written one way and read another.
