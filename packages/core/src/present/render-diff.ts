@@ -29,12 +29,8 @@ import type {
 } from '../common/types.js';
 import { assertNever } from '../common/assert-never.js';
 
-const CONFIG_FIELDS: readonly {
-  readonly path: readonly string[];
-  readonly sensitive: boolean;
-  /** `config.` and the path: built once, not for every diff. */
-  readonly field: string;
-}[] = [
+// Config fields diffed one by one, each with its field name built once, not for every diff.
+const CONFIG_FIELDS = [
   { path: ['username'], sensitive: false },
   { path: ['password'], sensitive: true },
   { path: ['bearerToken'], sensitive: true },
@@ -59,11 +55,10 @@ const CONFIG_FIELDS: readonly {
   { path: ['execProviderConfig', 'config', 'context'], sensitive: false },
 ].map((entry) => ({ ...entry, field: `config.${entry.path.join('.')}` }));
 
-const DATA_FIELDS: readonly { readonly key: string; readonly field: string }[] =
-  REGISTRATION_DATA_KEYS.filter((key) => key !== 'config').map((key) => ({
-    key,
-    field: `data.${key}`,
-  }));
+const DATA_FIELDS = REGISTRATION_DATA_KEYS.filter((key) => key !== 'config').map((key) => ({
+  key,
+  field: `data.${key}`,
+}));
 
 const KNOWN_CONFIG_KEYS: ReadonlySet<string> = new Set([
   'tlsClientConfig',
