@@ -2,7 +2,6 @@
 // (versioned). Pure: rows in, text out; `now` only marks expired credentials and dates the
 // JSON document.
 
-import { compareStrings } from '../common/compare-strings.js';
 import { formatTimestamp } from '../translate/registration.js';
 import {
   FAILING_STATES,
@@ -40,14 +39,12 @@ export function statusToJson(
   targetNamespace: string,
   now: number,
 ): StatusDocument {
-  // STATUS_STATES is sorted: so are the summary's keys.
-  const count = (state: StatusState): number => rows.filter((row) => row.state === state).length;
   return {
     formatVersion: STATUS_FORMAT_VERSION,
     generatedAt: formatTimestamp(now),
     targetNamespace,
     rows,
-    summary: Object.fromEntries(STATUS_STATES.map((state) => [state, count(state)])),
+    summary: Object.fromEntries(STATUS_STATES.map((state) => [state, inState(rows, state)])),
     failing: statusFailing(rows),
   };
 }
@@ -184,11 +181,8 @@ function expires(row: StatusRow, now: number): string {
 
 function summaryLine(rows: readonly StatusRow[]): string {
   const sources = rows.filter((row) => row.kind === 'namespace');
-  const counts = new Map<string, number>();
-  for (const row of sources) counts.set(row.state, (counts.get(row.state) ?? 0) + 1);
-  const states = [...counts]
-    .sort(([a], [b]) => compareStrings(a, b))
-    .map(([state, count]) => `${count} ${state}`)
+  const states = STATUS_STATES.filter((state) => inState(sources, state) > 0)
+    .map((state) => `${inState(sources, state)} ${state}`)
     .join(', ');
   const managed = new Set(sources.map(statusRowSource));
   const registrations = rows.filter((row) => row.kind === 'registration');
@@ -212,6 +206,11 @@ function summaryLine(rows: readonly StatusRow[]): string {
   if (others > 0) parts.push(`${plural(others, 'registration')} without a managed ${noun}`);
   if (foreign > 0) parts.push(`${plural(foreign, 'foreign Secret')} in the way`);
   return `${parts.join('; ')}.`;
+}
+
+/** How many of `rows` are in `state`; counted in STATUS_STATES order, which is sorted. */
+function inState(rows: readonly StatusRow[], state: StatusState): number {
+  return rows.filter((row) => row.state === state).length;
 }
 
 function plural(count: number, what: string): string {
