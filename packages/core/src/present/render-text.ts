@@ -273,7 +273,10 @@ function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter)
     outcome.cluster === undefined ? '' : ` (cluster ${JSON.stringify(outcome.cluster)})`;
   const why =
     outcome.reason === undefined ? '' : `: ${outcome.reason.message} [${outcome.reason.code}]`;
-  const lines = [`  ${state}  ${sourceLabel(outcome.namespace)}${cluster}${why}`];
+  // A namespace by its bare name, as these lines always showed it; a Cluster named as one.
+  const key = outcome.namespace;
+  const source = sourceNoun(key) === 'Cluster' ? describeSource(key) : key;
+  const lines = [`  ${state}  ${source}${cluster}${why}`];
   for (const { candidate, refusal } of outcome.rejected) {
     // The reason already quotes a lone candidate's refusal (a stale reason wraps it in what
     // is kept); saying it twice is noise.
@@ -283,11 +286,6 @@ function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter)
     );
   }
   return lines;
-}
-
-/** A namespace by its bare name, as these lines always showed it; a Cluster named as one. */
-function sourceLabel(key: string): string {
-  return sourceNoun(key) === 'Cluster' ? describeSource(key) : key;
 }
 
 function renderWarning(warning: Warning, paint: Painter): string {
