@@ -3,7 +3,7 @@
 // (ours, and nothing to write), `pending` (the next pass writes it: what it does),
 // `not-published` (a notice says why).
 
-import type { ProfileNotice, ProfilePlan, ProfileSnapshot } from '../common/types.js';
+import type { ProfilePlan, ProfileSnapshot } from '../common/types.js';
 import type { RowProfile, StatusRow } from './status-rows.js';
 
 export function withProfiles(
@@ -11,8 +11,7 @@ export function withProfiles(
   plan: ProfilePlan,
   profiles: ProfileSnapshot,
 ): StatusRow[] {
-  const notices = new Map<string, ProfileNotice>();
-  for (const notice of plan.notices) notices.set(notice.cluster, notice);
+  const notices = new Map(plan.notices.map((notice) => [notice.cluster, notice]));
   const next = new Map(plan.actions.map((action) => [action.cluster, action.kind]));
   const observed = new Set(profiles.profiles.map((profile) => profile.name));
   return rows.map((row) => {

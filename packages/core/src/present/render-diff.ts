@@ -29,12 +29,8 @@ import type {
 } from '../common/types.js';
 import { assertNever } from '../common/assert-never.js';
 
-const CONFIG_FIELDS: readonly {
-  readonly path: readonly string[];
-  readonly sensitive: boolean;
-  /** `config.` and the path: built once, not for every diff. */
-  readonly field: string;
-}[] = [
+// Config fields diffed one by one, each with its field name built once, not for every diff.
+const CONFIG_FIELDS = [
   { path: ['username'], sensitive: false },
   { path: ['password'], sensitive: true },
   { path: ['bearerToken'], sensitive: true },
@@ -59,11 +55,10 @@ const CONFIG_FIELDS: readonly {
   { path: ['execProviderConfig', 'config', 'context'], sensitive: false },
 ].map((entry) => ({ ...entry, field: `config.${entry.path.join('.')}` }));
 
-const DATA_FIELDS: readonly { readonly key: string; readonly field: string }[] =
-  REGISTRATION_DATA_KEYS.filter((key) => key !== 'config').map((key) => ({
-    key,
-    field: `data.${key}`,
-  }));
+const DATA_FIELDS = REGISTRATION_DATA_KEYS.filter((key) => key !== 'config').map((key) => ({
+  key,
+  field: `data.${key}`,
+}));
 
 const KNOWN_CONFIG_KEYS: ReadonlySet<string> = new Set([
   'tlsClientConfig',
@@ -111,38 +106,34 @@ export function diffSecret(
     if (from === undefined || to === undefined) {
       push(changes, 'data.config', before?.data['config'], after.data['config'], true);
     } else {
-      for (const { path, sensitive, field } of CONFIG_FIELDS) {
-        push(changes, field, configValue(from, path), configValue(to, path), sensitive);
-      }
-      diffExecArgs(changes, execArgsOf(from), execArgsOf(to));
-      diffExecEnv(changes, execEnvOf(from), execEnvOf(to));
-      // Fields this registrar never writes disappear; show that they do.
-      for (const [scope, fromObject, toObject] of [
-        ['config', from, to],
-        ['config.tlsClientConfig', tlsOf(from), tlsOf(to)],
-        ['config.awsAuthConfig', objectAt(from, 'awsAuthConfig'), objectAt(to, 'awsAuthConfig')],
-        [
-          'config.execProviderConfig',
-          objectAt(from, 'execProviderConfig'),
-          objectAt(to, 'execProviderConfig'),
-        ],
-      ] as const) {
-        for (const key of Object.keys(fromObject).sort(compareStrings)) {
-          if (!KNOWN_CONFIG_KEYS.has(key))
-            push(
-              changes,
-              `${scope}.${key}`,
-              canonicalJson(fromObject[key]),
-              toObject[key] === undefined ? undefined : canonicalJson(toObject[key]),
-              true,
-            );
-        }
-      }
+      diffConfig(changes, from, to);
     }
   }
   diffRecord(changes, 'labels', before?.labels ?? {}, after.labels);
   diffRecord(changes, 'annotations', before?.annotations ?? {}, after.annotations);
   return changes;
+}
+
+function diffConfig(changes: FieldChange[], from: JsonObject, to: JsonObject): void {
+  for (const { path, sensitive, field } of CONFIG_FIELDS) {
+    push(changes, field, configValue(from, path), configValue(to, path), sensitive);
+  }
+  const fromExec = objectAt(from, 'execProviderConfig');
+  const toExec = objectAt(to, 'execProviderConfig');
+  diffExecArgs(changes, fromExec['args'], toExec['args']);
+  diffExecEnv(changes, objectAt(fromExec, 'env'), objectAt(toExec, 'env'));
+  // Fields this registrar never writes disappear; show that they do.
+  for (const [scope, fromObject, toObject] of [
+    ['config', from, to],
+    ['config.tlsClientConfig', tlsOf(from), tlsOf(to)],
+    ['config.awsAuthConfig', objectAt(from, 'awsAuthConfig'), objectAt(to, 'awsAuthConfig')],
+    ['config.execProviderConfig', fromExec, toExec],
+  ] as const) {
+    for (const key of Object.keys(fromObject).sort(compareStrings)) {
+      if (!KNOWN_CONFIG_KEYS.has(key))
+        push(changes, `${scope}.${key}`, json(fromObject[key]), json(toObject[key]), true);
+    }
+  }
 }
 
 /**
@@ -185,34 +176,12 @@ function diffRecord(changes: FieldChange[], scope: string, before: Labels, after
       ? Object.keys(after)
       : [...new Set([...beforeKeys, ...Object.keys(after)])];
   keys.sort(compareStrings);
-  for (const key of keys) {
-    const from = before[key];
-    const to = after[key];
-    if (from === to) continue;
-    const field = `${scope}.${key}`;
-    if (from === undefined) {
-      if (to !== undefined) changes.push({ field, after: to, sensitive: false });
-    } else {
-      changes.push(
-        to === undefined
-          ? { field, before: from, sensitive: false }
-          : { field, before: from, after: to, sensitive: false },
-      );
-    }
-  }
+  for (const key of keys) push(changes, `${scope}.${key}`, before[key], after[key], false);
 }
 
 function objectAt(config: JsonObject, key: string): JsonObject {
   const value = config[key];
   return isObject(value) ? value : {};
-}
-
-function execEnvOf(config: JsonObject): JsonObject {
-  return objectAt(objectAt(config, 'execProviderConfig'), 'env');
-}
-
-function execArgsOf(config: JsonObject): unknown {
-  return objectAt(config, 'execProviderConfig')['args'];
 }
 
 /** An exec block's args: in clear when every word is public on both sides, else concealed. */
@@ -222,28 +191,16 @@ function diffExecArgs(changes: FieldChange[], from: unknown, to: unknown): void 
     (Array.isArray(args) &&
       args.every((arg) => typeof arg === 'string') &&
       execArgsDisplay(args).every((arg, index) => arg === args[index]));
-  push(
-    changes,
-    'config.execProviderConfig.args',
-    from === undefined ? undefined : canonicalJson(from),
-    to === undefined ? undefined : canonicalJson(to),
-    !(isPublic(from) && isPublic(to)),
-  );
+  const sensitive = !(isPublic(from) && isPublic(to));
+  push(changes, 'config.execProviderConfig.args', json(from), json(to), sensitive);
 }
 
 /** An exec block's env, per variable: values in clear only where they are public. */
 function diffExecEnv(changes: FieldChange[], from: JsonObject, to: JsonObject): void {
   const names = [...new Set([...Object.keys(from), ...Object.keys(to)])].sort(compareStrings);
   for (const name of names) {
-    const text = (value: unknown): string | undefined =>
-      value === undefined ? undefined : typeof value === 'string' ? value : canonicalJson(value);
-    push(
-      changes,
-      `config.execProviderConfig.env.${name}`,
-      text(from[name]),
-      text(to[name]),
-      !isPublicExecEnv(name),
-    );
+    const field = `config.execProviderConfig.env.${name}`;
+    push(changes, field, text(from[name]), text(to[name]), !isPublicExecEnv(name));
   }
 }
 
@@ -255,6 +212,14 @@ function decodedOrFingerprint(encoded: string | undefined): string | undefined {
 function configValue(config: JsonObject, path: readonly string[]): string | undefined {
   let value: unknown = config;
   for (const key of path) value = isObject(value) ? value[key] : undefined;
-  if (value === undefined) return undefined;
-  return typeof value === 'string' ? value : canonicalJson(value);
+  return text(value);
+}
+
+/** A config value as shown: a string as it is, anything else as JSON. */
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : json(value);
+}
+
+function json(value: unknown): string | undefined {
+  return value === undefined ? undefined : canonicalJson(value);
 }

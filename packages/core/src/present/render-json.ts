@@ -4,22 +4,16 @@
 // and every other credential by a fixed stand-in with no hash of it (sensitive-display.ts).
 
 import { sortedRecord } from '../common/compare-strings.js';
-import { isObject } from '../translate/cluster-config-json.js';
+import { isObject, readConfig, type JsonObject } from '../translate/cluster-config-json.js';
 import type {
   Action,
   ActionKind,
-  CreateReason,
-  DeleteReason,
-  DemoteReason,
   DesiredSecret,
   FieldChange,
   FollowUp,
-  Labels,
   NamespaceOutcome,
-  ObservedRef,
   OutcomeState,
   Plan,
-  UpdateReason,
   Warning,
 } from '../common/types.js';
 import { decodeBase64Text } from '../common/base64.js';
@@ -42,72 +36,33 @@ import { describeChanges, type ChangeDescriber } from './render-diff.js';
  */
 export const PLAN_FORMAT_VERSION = '3';
 
-/** Counts by action kind and by outcome state. */
-export interface PlanSummary {
-  readonly create: number;
-  readonly update: number;
-  readonly demote: number;
-  readonly delete: number;
-  readonly registered: number;
-  readonly unchanged: number;
-  readonly waiting: number;
-  readonly refused: number;
-  readonly stale: number;
-  readonly skipped: number;
-  readonly drained: number;
-  readonly warnings: number;
+/** Counts by action kind, by outcome state and of warnings. */
+export type PlanSummary = Readonly<Record<ActionKind | OutcomeState | 'warnings', number>> & {
   /**
    * Verdicts and writes that incomplete input withheld (namespaces reported `unchanged` with
    * `input-incomplete`, and demotions or deletions warned about): what waits for a complete
    * read. Included in the counts above.
    */
   readonly withheld: number;
-}
+};
 
 /** A JSON value with no undefined: what a redacted registration `data` value may be. */
 export type RedactedValue =
   string | number | boolean | null | RedactedValue[] | { readonly [key: string]: RedactedValue };
 
 /** A registration Secret as shown: data decoded, credential material fingerprinted or concealed. */
-export interface RedactedSecret {
-  readonly namespace: string;
-  readonly name: string;
-  readonly type: 'Opaque';
-  readonly labels: Labels;
-  readonly annotations: Labels;
+export type RedactedSecret = Omit<DesiredSecret, 'data'> & {
   readonly data: Readonly<Record<string, RedactedValue>>;
-}
+};
 
-export type PlanDocumentAction =
-  | {
-      readonly kind: 'create';
-      readonly cluster: string;
-      readonly reason: CreateReason;
+/** An action as shown: its Secret redacted, its before only through `changes`. */
+type Shown<A> = A extends { readonly secret: DesiredSecret }
+  ? Omit<A, 'before' | 'secret'> & {
       readonly secret: RedactedSecret;
       readonly changes: readonly FieldChange[];
     }
-  | {
-      readonly kind: 'update';
-      readonly cluster: string;
-      readonly reason: UpdateReason;
-      readonly target: ObservedRef;
-      readonly secret: RedactedSecret;
-      readonly changes: readonly FieldChange[];
-    }
-  | {
-      readonly kind: 'demote';
-      readonly cluster: string;
-      readonly reason: DemoteReason;
-      readonly target: ObservedRef;
-      readonly secret: RedactedSecret;
-      readonly changes: readonly FieldChange[];
-    }
-  | {
-      readonly kind: 'delete';
-      readonly cluster: string;
-      readonly reason: DeleteReason;
-      readonly target: ObservedRef;
-    };
+  : A;
+export type PlanDocumentAction = Shown<Action>;
 
 export interface PlanDocument {
   readonly formatVersion: typeof PLAN_FORMAT_VERSION;
@@ -120,9 +75,8 @@ export interface PlanDocument {
 }
 
 /**
- * The plan as a JSON-ready document, each write's `changes` computed from its before and
- * after (render-diff.ts). `JSON.stringify(planToJson(plan))` is safe to print: the before is
- * shown only through those changes.
+ * The plan as a JSON-ready document, each write's `changes` computed from its before and after
+ * (render-diff.ts). Safe to print: the before is shown only through those changes.
  */
 export function planToJson(plan: Plan): PlanDocument {
   return planToJsonWith(plan, describeChanges);
@@ -141,9 +95,11 @@ export function planToJsonWith(plan: Plan, describe: ChangeDescriber): PlanDocum
 }
 
 export function summarisePlan(plan: Plan): PlanSummary {
-  const kinds: Record<ActionKind, number> = { create: 0, update: 0, demote: 0, delete: 0 };
-  for (const action of plan.actions) kinds[action.kind] += 1;
-  const states: Record<OutcomeState, number> = {
+  const counts: Record<ActionKind | OutcomeState, number> = {
+    create: 0,
+    update: 0,
+    demote: 0,
+    delete: 0,
     registered: 0,
     unchanged: 0,
     waiting: 0,
@@ -153,12 +109,13 @@ export function summarisePlan(plan: Plan): PlanSummary {
     drained: 0,
   };
   let withheld = 0;
+  for (const action of plan.actions) counts[action.kind] += 1;
   for (const outcome of plan.outcomes) {
-    states[outcome.state] += 1;
+    counts[outcome.state] += 1;
     if (outcome.reason?.code === 'input-incomplete') withheld += 1;
   }
   for (const warning of plan.warnings) if (warning.code === 'input-incomplete') withheld += 1;
-  return { ...kinds, ...states, warnings: plan.warnings.length, withheld };
+  return { ...counts, warnings: plan.warnings.length, withheld };
 }
 
 /** A FieldChange whose sensitive values are guaranteed fingerprinted (certificates) or concealed. */
@@ -206,68 +163,43 @@ const CLEAR_DATA_KEYS: ReadonlySet<string> = new Set([
 const CLEAR_CONFIG_FIELDS: ReadonlySet<string> = new Set(['insecure', 'serverName', 'proxyUrl']);
 
 function documentAction(action: Action, fieldChanges: readonly FieldChange[]): PlanDocumentAction {
-  const changes = fieldChanges.map(redactChange);
+  if (action.kind === 'delete') {
+    const { kind, cluster, reason, target } = action;
+    return { kind, cluster, reason, target };
+  }
+  const shown = { secret: redactSecret(action.secret), changes: fieldChanges.map(redactChange) };
+  // Update and demote alike, kept apart so the compiler pairs each kind with its reason.
   switch (action.kind) {
-    case 'create':
-      return {
-        kind: 'create',
-        cluster: action.cluster,
-        reason: action.reason,
-        secret: redactSecret(action.secret),
-        changes,
-      };
-    case 'update':
-      return {
-        kind: 'update',
-        cluster: action.cluster,
-        reason: action.reason,
-        target: action.target,
-        secret: redactSecret(action.secret),
-        changes,
-      };
-    case 'demote':
-      return {
-        kind: 'demote',
-        cluster: action.cluster,
-        reason: action.reason,
-        target: action.target,
-        secret: redactSecret(action.secret),
-        changes,
-      };
-    case 'delete':
-      return {
-        kind: 'delete',
-        cluster: action.cluster,
-        reason: action.reason,
-        target: action.target,
-      };
+    case 'create': {
+      const { kind, cluster, reason } = action;
+      return { kind, cluster, reason, ...shown };
+    }
+    case 'update': {
+      const { kind, cluster, reason, target } = action;
+      return { kind, cluster, reason, target, ...shown };
+    }
+    case 'demote': {
+      const { kind, cluster, reason, target } = action;
+      return { kind, cluster, reason, target, ...shown };
+    }
     default:
       return assertNever(action, 'action kind');
   }
 }
 
 function redactDataValue(key: string, encoded: string): RedactedValue {
+  if (key === 'config') {
+    const config = readConfig(encoded);
+    return config === undefined ? CONCEALED : redactConfigObject(config);
+  }
   const text = decodeBase64Text(encoded);
   // Undecodable data cannot be shown in clear safely.
   if (text === undefined) return CONCEALED;
-  if (key === 'config') return redactConfig(text);
   if (key === 'server') return urlDisplay(text);
   return CLEAR_DATA_KEYS.has(key) ? text : CONCEALED;
 }
 
-function redactConfig(text: string): RedactedValue {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return CONCEALED;
-  }
-  return isObject(parsed) ? redactConfigObject(parsed) : CONCEALED;
-}
-
-function redactConfigObject(
-  object: Readonly<Record<string, unknown>>,
-): Record<string, RedactedValue> {
+function redactConfigObject(object: JsonObject): Record<string, RedactedValue> {
   const out: Record<string, RedactedValue> = {};
   for (const [field, value] of Object.entries(object)) {
     if (field === 'tlsClientConfig' && isObject(value)) {
@@ -319,7 +251,7 @@ function isSecretReference(value: unknown): value is Readonly<Record<string, str
  * did not write may carry one in an argument or a variable: args and env are shown word by
  * word, in clear only where known to be public; fields ArgoCD does not define are concealed.
  */
-function redactExecForm(object: Readonly<Record<string, unknown>>): Record<string, RedactedValue> {
+function redactExecForm(object: JsonObject): Record<string, RedactedValue> {
   const out: Record<string, RedactedValue> = {};
   for (const [field, value] of Object.entries(object)) {
     if (typeof value === 'string' && CLEAR_EXEC_FIELDS.has(field)) out[field] = value;

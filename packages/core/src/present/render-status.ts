@@ -2,7 +2,6 @@
 // (versioned). Pure: rows in, text out; `now` only marks expired credentials and dates the
 // JSON document.
 
-import { compareStrings } from '../common/compare-strings.js';
 import { formatTimestamp } from '../translate/registration.js';
 import {
   FAILING_STATES,
@@ -40,30 +39,42 @@ export function statusToJson(
   targetNamespace: string,
   now: number,
 ): StatusDocument {
-  const summary: Record<string, number> = {};
-  for (const state of STATUS_STATES) summary[state] = 0;
-  for (const row of rows) summary[row.state] = (summary[row.state] ?? 0) + 1;
   return {
     formatVersion: STATUS_FORMAT_VERSION,
     generatedAt: formatTimestamp(now),
     targetNamespace,
     rows,
-    summary: Object.fromEntries(Object.entries(summary).sort(([a], [b]) => compareStrings(a, b))),
+    summary: Object.fromEntries(STATUS_STATES.map((state) => [state, inState(rows, state)])),
     failing: statusFailing(rows),
   };
 }
 
-const HEADERS = ['NAMESPACE', 'CLUSTER', 'STATE', 'CREDENTIAL', 'EXPIRES', 'SERVER', 'LAST WRITE'];
-/** Shown after NAMESPACE only when a row's source is a Cluster: namespaces alone need none. */
-const SOURCE_HEADER = 'SOURCE';
-/** Shown after STATE only when children are probed or paused. */
-const CHILD_HEADER = 'CHILD';
-/** Shown after STATE (and CHILD) only with `--cluster-profiles`. */
-const PROFILE_HEADER = 'PROFILE';
-const STATE_COLUMN = HEADERS.indexOf('STATE');
-
 const RED: ReadonlySet<StatusState> = new Set(['refused', 'stale', 'foreign']);
 const YELLOW: ReadonlySet<StatusState> = new Set(['waiting', 'drained', 'demoted', 'pinned']);
+
+/** A column: its header, its cell, and which rows call for it when not every table has it. */
+type Column = readonly [
+  header: string,
+  cell: (row: StatusRow, now: number) => string,
+  wanted?: (row: StatusRow) => boolean,
+];
+
+const COLUMNS: readonly Column[] = [
+  [
+    'NAMESPACE',
+    (row) => (row.kind === 'foreign' ? `(${row.secret ?? ''})` : (row.namespace ?? '-')),
+  ],
+  // Namespaces alone need no SOURCE.
+  ['SOURCE', sourceCell, (row) => row.sourceCluster !== undefined],
+  ['CLUSTER', (row) => row.cluster ?? '-'],
+  ['STATE', (row) => row.state],
+  ['CHILD', childCell, (row) => row.probe !== undefined || row.paused !== undefined],
+  ['PROFILE', profileCell, (row) => row.profile !== undefined],
+  ['CREDENTIAL', (row) => row.credential ?? '-'],
+  ['EXPIRES', expires],
+  ['SERVER', (row) => row.server ?? '-'],
+  ['LAST WRITE', (row) => row.lastWrite ?? '-'],
+];
 
 export function renderStatusText(rows: readonly StatusRow[], options: RenderStatusOptions): string {
   if (rows.length === 0) return 'No managed namespaces and no registrations.\n';
@@ -78,27 +89,10 @@ export function renderStatusText(rows: readonly StatusRow[], options: RenderStat
           : '32';
     return `\u001b[${code}m${text}\u001b[0m`;
   };
-  const withSource = rows.some((row) => row.sourceCluster !== undefined);
-  const withChild = rows.some((row) => row.probe !== undefined || row.paused !== undefined);
-  const headers = [
-    ...(withSource ? [HEADERS[0] ?? '', SOURCE_HEADER, ...HEADERS.slice(1)] : HEADERS),
-  ];
-  const stateColumn = withSource ? STATE_COLUMN + 1 : STATE_COLUMN;
-  const withProfile = rows.some((row) => row.profile !== undefined);
-  if (withChild) headers.splice(stateColumn + 1, 0, CHILD_HEADER);
-  if (withProfile) headers.splice(stateColumn + (withChild ? 2 : 1), 0, PROFILE_HEADER);
-  const cells = rows.map((row) => [
-    row.kind === 'foreign' ? `(${row.secret ?? ''})` : (row.namespace ?? '-'),
-    ...(withSource ? [sourceCell(row)] : []),
-    row.cluster ?? '-',
-    row.state,
-    ...(withChild ? [childCell(row)] : []),
-    ...(withProfile ? [profileCell(row)] : []),
-    row.credential ?? '-',
-    expires(row, options.now),
-    row.server ?? '-',
-    row.lastWrite ?? '-',
-  ]);
+  const columns = COLUMNS.filter(([, , wanted]) => wanted === undefined || rows.some(wanted));
+  const headers = columns.map(([header]) => header);
+  const stateColumn = headers.indexOf('STATE');
+  const cells = rows.map((row) => columns.map(([, cell]) => cell(row, options.now)));
   const widths = headers.map((header, i) =>
     Math.max(header.length, ...cells.map((line) => (line[i] ?? '').length)),
   );
@@ -187,11 +181,8 @@ function expires(row: StatusRow, now: number): string {
 
 function summaryLine(rows: readonly StatusRow[]): string {
   const sources = rows.filter((row) => row.kind === 'namespace');
-  const counts = new Map<string, number>();
-  for (const row of sources) counts.set(row.state, (counts.get(row.state) ?? 0) + 1);
-  const states = [...counts]
-    .sort(([a], [b]) => compareStrings(a, b))
-    .map(([state, count]) => `${count} ${state}`)
+  const states = STATUS_STATES.filter((state) => inState(sources, state) > 0)
+    .map((state) => `${inState(sources, state)} ${state}`)
     .join(', ');
   const managed = new Set(sources.map(statusRowSource));
   const registrations = rows.filter((row) => row.kind === 'registration');
@@ -211,13 +202,15 @@ function summaryLine(rows: readonly StatusRow[]): string {
   const noun = rows.some((row) => row.sourceCluster !== undefined) ? 'source' : 'namespace';
   const parts = [`${managedWhat}${states === '' ? '' : ` (${states})`}`];
   if (earlier > 0)
-    parts.push(
-      `${earlier} earlier registration${earlier === 1 ? '' : 's'} of a managed ${noun} (renamed away)`,
-    );
-  if (others > 0)
-    parts.push(`${others} registration${others === 1 ? '' : 's'} without a managed ${noun}`);
-  if (foreign > 0) parts.push(`${foreign} foreign Secret${foreign === 1 ? '' : 's'} in the way`);
+    parts.push(`${plural(earlier, 'earlier registration')} of a managed ${noun} (renamed away)`);
+  if (others > 0) parts.push(`${plural(others, 'registration')} without a managed ${noun}`);
+  if (foreign > 0) parts.push(`${plural(foreign, 'foreign Secret')} in the way`);
   return `${parts.join('; ')}.`;
+}
+
+/** How many of `rows` are in `state`; counted in STATUS_STATES order, which is sorted. */
+function inState(rows: readonly StatusRow[], state: StatusState): number {
+  return rows.filter((row) => row.state === state).length;
 }
 
 function plural(count: number, what: string): string {

@@ -1,15 +1,14 @@
 // The human preview of a plan, in the manner of `terraform plan`: one block per action with
-// its symbol, its reason and a field-level diff; then the namespaces that need attention,
-// the warnings and a summary line. The diffs are computed here, from each action's before and
-// after (render-diff.ts), as Terraform computes them when it renders a plan.
-// Credentials appear only as `(sensitive value)`: certificates with their fingerprint, so a
-// rotation is visible; passwords, tokens and keys with no hash at all, only that they changed.
+// its symbol, its reason and a field-level diff (render-diff.ts); then the namespaces that need
+// attention, the warnings and a summary line. Credentials appear only as `(sensitive value)`:
+// certificates with their fingerprint, so a rotation is visible; others with no hash at all.
 
 import type {
   Action,
   ActionKind,
   FieldChange,
   NamespaceOutcome,
+  OutcomeState,
   Plan,
   Warning,
 } from '../common/types.js';
@@ -29,7 +28,7 @@ export interface RenderTextOptions {
    * After an apply: each action's result (`undefined`: not attempted). The headers then say
    * what was done ("was created") or not done, instead of what will be.
    */
-  readonly results?: (action: Action) => 'applied' | 'failed' | undefined;
+  readonly results?: (action: Action) => ApplyResult;
   /**
    * A dry run's verdict from the API server, which validated each write without storing it:
    * why it would reject the action, or why it could not validate it; undefined when it
@@ -37,6 +36,8 @@ export interface RenderTextOptions {
    */
   readonly verdicts?: (action: Action) => DryRunNote | undefined;
 }
+
+type ApplyResult = 'applied' | 'failed' | undefined;
 
 /** What the API server's own dry run said of one write, when it did not simply accept it. */
 export type DryRunNote = { readonly rejected: string } | { readonly notValidated: string };
@@ -60,7 +61,7 @@ export const LEGEND = 'Symbols: + create, ~ update, » demote (kept aside for a 
 
 // Outcomes worth a line of their own; registered/unchanged are covered by the actions and
 // the summary, skipped namespaces by their warning.
-const ATTENTION_STATES = ['waiting', 'refused', 'stale'] as const;
+const ATTENTION_STATES: ReadonlySet<OutcomeState> = new Set(['waiting', 'refused', 'stale']);
 
 export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): string {
   return renderPlanTextWith(plan, describeChanges, options);
@@ -79,21 +80,19 @@ export function renderPlanTextWith(
     lines.push(paint.bold('Dry run: this is what would change; nothing will be written.'), '');
   }
 
-  if (plan.actions.length > 0) {
-    lines.push(LEGEND, '');
-    for (const action of plan.actions) {
-      const note = options.verdicts?.(action);
-      const result = note !== undefined && 'rejected' in note ? note : options.results?.(action);
-      const unvalidated = note !== undefined && 'notValidated' in note ? note : undefined;
-      lines.push(...renderAction(action, describe(action), paint, result, unvalidated), '');
-    }
+  let rejectedCount = 0;
+  if (plan.actions.length > 0) lines.push(LEGEND, '');
+  for (const action of plan.actions) {
+    const note = options.verdicts?.(action);
+    const rejected = note !== undefined && 'rejected' in note;
+    if (rejected) rejectedCount += 1;
+    const result = rejected ? undefined : options.results?.(action);
+    lines.push(...renderAction(action, describe(action), paint, result, note), '');
   }
 
   // A verdict withheld for incomplete input is `unchanged`, but it is not up to date: shown.
   const attention = plan.outcomes.filter(
-    (outcome) =>
-      (ATTENTION_STATES as readonly string[]).includes(outcome.state) ||
-      outcome.reason?.code === 'input-incomplete',
+    (outcome) => ATTENTION_STATES.has(outcome.state) || outcome.reason?.code === 'input-incomplete',
   );
   if (attention.length > 0) {
     // Namespaces alone keep the heading they always had; with a Cluster among them it says
@@ -111,10 +110,6 @@ export function renderPlanTextWith(
     lines.push('');
   }
 
-  const rejectedCount = plan.actions.filter((action) => {
-    const note = options.verdicts?.(action);
-    return note !== undefined && 'rejected' in note;
-  }).length;
   if (rejectedCount > 0) {
     lines.push(
       paint.red(
@@ -138,16 +133,10 @@ export function renderPlanTextWith(
  * created, 0 updated, 0 demoted, 0 deleted.`, or `Apply incomplete: …` naming how many
  * changes were not applied.
  */
-export function applySummaryLine(
-  plan: Plan,
-  results: (action: Action) => 'applied' | 'failed' | undefined,
-): string {
-  const done = { create: 0, update: 0, demote: 0, delete: 0 };
-  let notApplied = 0;
-  for (const action of plan.actions) {
-    if (results(action) === 'applied') done[action.kind] += 1;
-    else notApplied += 1;
-  }
+export function applySummaryLine(plan: Plan, results: (action: Action) => ApplyResult): string {
+  const applied = plan.actions.filter((action) => results(action) === 'applied');
+  const done = summarisePlan({ ...plan, actions: applied });
+  const notApplied = plan.actions.length - applied.length;
   const counts = `${done.create} created, ${done.update} updated, ${done.demote} demoted, ${done.delete} deleted`;
   if (notApplied === 0) return `Apply complete! Registrations: ${counts}.`;
   return `Apply incomplete: ${notApplied} of ${plan.actions.length} ${plan.actions.length === 1 ? 'change' : 'changes'} not applied (see above and the log). Registrations: ${counts}.`;
@@ -172,115 +161,87 @@ export function summaryLine(plan: Plan): string {
 
 /** The one-line reason for an action, in words. */
 export function describeReason(action: Action): string {
-  switch (action.kind) {
-    case 'create': {
-      const reason = action.reason;
-      switch (reason.code) {
-        case 'new-registration':
-          return `${describeSource(reason.namespace)} is not registered yet`;
-        case 'restored':
-          return `the registration of ${describeSource(reason.namespace)} is missing and is restored`;
-        default:
-          return assertNever(reason, 'reason');
-      }
-    }
-    case 'update': {
-      const reason = action.reason;
-      switch (reason.code) {
-        case 'credentials-changed':
-          return `the credentials in the kubeconfig of ${describeSource(reason.namespace)} changed`;
-        case 'server-changed':
-          return `the server address of ${describeSource(reason.namespace)} changed`;
-        case 'ca-changed':
-          return `the certificate authority of ${describeSource(reason.namespace)} changed`;
-        case 'metadata-changed':
-          return `the labels or annotations of ${describeSource(reason.namespace)} changed`;
-        case 'restored-from-demotion':
-          return `${describeSource(reason.namespace)} claims this cluster again: the demoted registration is restored`;
-        case 'taken-over':
-          return `${describeSource(reason.namespace)} takes over the registration that ${describeSource(reason.previousNamespace)} gave up`;
-        case 'drained':
-          return `${describeSource(reason.namespace)} ${sourceEnding(reason.namespace)}: the copied labels (${reason.labels.join(', ')}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the ${sourceNoun(reason.namespace)} is gone`;
-        default:
-          return assertNever(reason, 'reason');
-      }
-    }
-    case 'demote': {
-      const reason = action.reason;
-      return `${describeSource(reason.namespace)} now registers as ${reason.supersededBy}; this one is kept aside until the demoted TTL expires, so reverting the label restores it`;
-    }
-    case 'delete': {
-      const reason = action.reason;
-      switch (reason.code) {
-        case 'source-namespace-not-found':
-        case 'source-cluster-not-found':
-          return `source ${describeSource(reason.namespace)} no longer exists`;
-        case 'source-namespace-replaced':
-        case 'source-cluster-replaced':
-          return `source ${describeSource(reason.namespace)} was re-created (recorded uid ${reason.recordedUid}, now ${reason.observedUid})`;
-        case 'demotion-expired':
-          return `demoted since ${reason.staleSince} (${describeSource(reason.namespace)}), longer than the demoted TTL`;
-        default:
-          return assertNever(reason, 'reason');
-      }
-    }
+  const reason = action.reason;
+  const source = describeSource(reason.namespace);
+  switch (reason.code) {
+    case 'new-registration':
+      return `${source} is not registered yet`;
+    case 'restored':
+      return `the registration of ${source} is missing and is restored`;
+    case 'credentials-changed':
+      return `the credentials in the kubeconfig of ${source} changed`;
+    case 'server-changed':
+      return `the server address of ${source} changed`;
+    case 'ca-changed':
+      return `the certificate authority of ${source} changed`;
+    case 'metadata-changed':
+      return `the labels or annotations of ${source} changed`;
+    case 'restored-from-demotion':
+      return `${source} claims this cluster again: the demoted registration is restored`;
+    case 'taken-over':
+      return `${source} takes over the registration that ${describeSource(reason.previousNamespace)} gave up`;
+    case 'drained':
+      return `${source} ${sourceEnding(reason.namespace)}: the copied labels (${reason.labels.join(', ')}) are removed so ApplicationSet generators drop its Applications while ArgoCD can still reach the cluster; the registration is deleted once the ${sourceNoun(reason.namespace)} is gone`;
+    case 'renamed':
+      return `${source} now registers as ${reason.supersededBy}; this one is kept aside until the demoted TTL expires, so reverting the label restores it`;
+    case 'source-namespace-not-found':
+    case 'source-cluster-not-found':
+      return `source ${source} no longer exists`;
+    case 'source-namespace-replaced':
+    case 'source-cluster-replaced':
+      return `source ${source} was re-created (recorded uid ${reason.recordedUid}, now ${reason.observedUid})`;
+    case 'demotion-expired':
+      return `demoted since ${reason.staleSince} (${source}), longer than the demoted TTL`;
     default:
-      return assertNever(action, 'action kind');
+      return assertNever(reason, 'reason');
   }
 }
 
 // ---------------------------------------------------------------------------------------
 
-interface Painter {
-  readonly bold: (text: string) => string;
-  readonly dim: (text: string) => string;
-  readonly kind: (kind: ActionKind, text: string) => string;
-  readonly red: (text: string) => string;
-  readonly yellow: (text: string) => string;
-}
+type Painter = ReturnType<typeof painter>;
 
-function painter(color: boolean): Painter {
+function painter(color: boolean) {
   const sgr =
     (code: string) =>
     (text: string): string =>
       color ? `\u001b[${code}m${text}\u001b[0m` : text;
-  const green = sgr('32');
-  const yellow = sgr('33');
   const red = sgr('31');
-  const cyan = sgr('36');
+  const yellow = sgr('33');
   const byKind: Readonly<Record<ActionKind, (text: string) => string>> = {
-    create: green,
+    create: sgr('32'),
     update: yellow,
-    demote: cyan,
+    demote: sgr('36'),
     delete: red,
   };
-  return { bold: sgr('1'), dim: sgr('2'), kind: (kind, text) => byKind[kind](text), red, yellow };
+  const kind = (of: ActionKind, text: string): string => byKind[of](text);
+  return { bold: sgr('1'), dim: sgr('2'), kind, red, yellow };
 }
 
 function renderAction(
   action: Action,
   fieldChanges: readonly FieldChange[],
   paint: Painter,
-  result: 'applied' | 'failed' | { readonly rejected: string } | undefined,
-  unvalidated?: { readonly notValidated: string },
+  result: ApplyResult,
+  note: DryRunNote | undefined,
 ): string[] {
   const target = actionTarget(action);
   const verb = ACTION_VERBS[action.kind];
   const done =
-    result === 'applied'
-      ? `was ${verb}`
-      : result === 'failed'
-        ? paint.red(`was not ${verb}: the write failed, see the log`)
-        : result !== undefined
-          ? paint.red(`would be rejected by the API server: ${result.rejected}`)
+    note !== undefined && 'rejected' in note
+      ? paint.red(`would be rejected by the API server: ${note.rejected}`)
+      : result === 'applied'
+        ? `was ${verb}`
+        : result === 'failed'
+          ? paint.red(`was not ${verb}: the write failed, see the log`)
           : `will be ${verb}`;
   const lines = [
     `${paint.kind(action.kind, ACTION_SYMBOLS[action.kind])} ${paint.bold(`${target.namespace}/${target.name}`)} ${done} (cluster ${JSON.stringify(action.cluster)})`,
     `    ${paint.dim('reason:')} ${describeReason(action)}`,
   ];
-  if (unvalidated !== undefined) {
+  if (note !== undefined && 'notValidated' in note) {
     lines.push(
-      `    ${paint.dim('note:')} the API server could not validate this write: ${unvalidated.notValidated}`,
+      `    ${paint.dim('note:')} the API server could not validate this write: ${note.notValidated}`,
     );
   }
   const changes = fieldChanges.map(redactChange);
@@ -290,38 +251,32 @@ function renderAction(
 }
 
 function renderChange(change: FieldChange, width: number, paint: Painter): string {
-  const label = `${change.field}:`.padEnd(width + 1);
-  // A concealed side is shown as the prefix alone; a fingerprint after it.
-  const show = (value: string): string =>
-    !change.sensitive ? JSON.stringify(value) : value === CONCEALED ? '' : ` ${value}`;
-  const prefix = change.sensitive ? CONCEALED : '';
-  const { before, after } = change;
-  if (before === undefined && after !== undefined) {
-    return `${paint.kind('create', '+')} ${label} ${prefix}${show(after)}`;
-  }
-  if (before !== undefined && after === undefined) {
-    return `${paint.kind('delete', '-')} ${label} ${prefix}${show(before)}`;
-  }
-  if (before !== undefined && after !== undefined) {
-    if (!change.sensitive)
-      return `${paint.kind('update', '~')} ${label} ${show(before)} → ${show(after)}`;
-    const fingerprints = show(before) !== '' && show(after) !== '';
-    return `${paint.kind('update', '~')} ${label} ${prefix}${fingerprints ? `${show(before)} →${show(after)}` : ' changed'}`;
-  }
+  const { before, after, sensitive } = change;
   // Neither side: a field the planner names without values (e.g. a redacted rotation).
-  return `${paint.kind('update', '~')} ${label} ${prefix}`.trimEnd();
+  const values = [before, after].filter((value) => value !== undefined);
+  const kind = values.length !== 1 ? 'update' : before === undefined ? 'create' : 'delete';
+  // A sensitive value is shown as the prefix alone, with its fingerprint if it has one.
+  const fingerprints = values.filter((value) => value !== CONCEALED);
+  const shown = !sensitive
+    ? values.map((value) => ` ${JSON.stringify(value)}`).join(' →')
+    : values.length === 2 && fingerprints.length < 2
+      ? ` ${CONCEALED} changed`
+      : ` ${CONCEALED}${fingerprints.map((value) => ` ${value}`).join(' →')}`;
+  const label = `${change.field}:`.padEnd(width + 1);
+  return `${paint.kind(kind, ACTION_SYMBOLS[kind])} ${label}${shown}`.trimEnd();
 }
 
 function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter): string[] {
-  const state =
-    outcome.state === 'refused'
-      ? paint.red(outcome.state.padEnd(width))
-      : paint.yellow(outcome.state.padEnd(width));
+  const colour = outcome.state === 'refused' ? paint.red : paint.yellow;
+  const state = colour(outcome.state.padEnd(width));
   const cluster =
     outcome.cluster === undefined ? '' : ` (cluster ${JSON.stringify(outcome.cluster)})`;
   const why =
     outcome.reason === undefined ? '' : `: ${outcome.reason.message} [${outcome.reason.code}]`;
-  const lines = [`  ${state}  ${sourceLabel(outcome.namespace)}${cluster}${why}`];
+  // A namespace by its bare name, as these lines always showed it; a Cluster named as one.
+  const key = outcome.namespace;
+  const source = sourceNoun(key) === 'Cluster' ? describeSource(key) : key;
+  const lines = [`  ${state}  ${source}${cluster}${why}`];
   for (const { candidate, refusal } of outcome.rejected) {
     // The reason already quotes a lone candidate's refusal (a stale reason wraps it in what
     // is kept); saying it twice is noise.
@@ -333,14 +288,8 @@ function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter)
   return lines;
 }
 
-/** A namespace by its bare name, as these lines always showed it; a Cluster named as one. */
-function sourceLabel(key: string): string {
-  return sourceNoun(key) === 'Cluster' ? describeSource(key) : key;
-}
-
 function renderWarning(warning: Warning, paint: Painter): string {
-  const source = warning.namespace;
-  const secret = warning.secret;
+  const { namespace: source, secret } = warning;
   // `<namespace>/<registration>` for a namespace; a Cluster's key already holds a `/`, so
   // its registration is named in words.
   const where =

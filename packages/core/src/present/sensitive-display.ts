@@ -12,13 +12,8 @@ export const CONCEALED = '(sensitive value)';
 
 const FINGERPRINT = /^sha256:[0-9a-f]{12,64}$/;
 
-/** Fields whose values are public certificates, shown as their fingerprints. */
+/** Fields (by their last path segment) whose values are public certificates. */
 const CERTIFICATE_FIELDS: ReadonlySet<string> = new Set(['caData', 'certData']);
-
-/** True for a field (by its last path segment) that holds a public certificate. */
-export function isCertificateField(field: string): boolean {
-  return CERTIFICATE_FIELDS.has(field.slice(field.lastIndexOf('.') + 1));
-}
 
 /**
  * A sensitive value of `field` for display. Values already shown safely pass through, so a
@@ -27,14 +22,14 @@ export function isCertificateField(field: string): boolean {
  */
 export function sensitiveDisplay(field: string, value: string): string {
   if (value === CONCEALED) return value;
-  if (!isCertificateField(field)) return CONCEALED;
+  if (!CERTIFICATE_FIELDS.has(field.slice(field.lastIndexOf('.') + 1))) return CONCEALED;
   return FINGERPRINT.test(value) ? value : fingerprint(value);
 }
 
 /**
  * Environment variables of an exec block whose values are public: the ones the translations
- * write (an AWS region, an Azure environment name, an application id). Any other variable's value may be a
- * credential (a hand-edited registration), so it is concealed.
+ * write (an AWS region, an Azure environment name, an application id). Any other variable's
+ * value may be a credential (a hand-edited registration), so it is concealed.
  */
 const PUBLIC_EXEC_ENV: ReadonlySet<string> = new Set([
   'AWS_REGION',
@@ -47,9 +42,8 @@ export function isPublicExecEnv(name: string): boolean {
 }
 
 /**
- * A server or proxy URL for display: its user-info, query and fragment can hold credentials
- * (a hand-edited registration's proxy password), so they are masked; text that is no URL is
- * concealed whole.
+ * A server or proxy URL for display: user-info, query and fragment masked (a hand-edited
+ * registration's proxy password); text that is no URL concealed whole.
  */
 export function urlDisplay(value: string): string {
   return maskedUrl(value) ?? CONCEALED;
@@ -61,19 +55,15 @@ export function urlDisplay(value: string): string {
  * in awsAuthConfig). Any other argument may be a credential (a hand-edited plugin's
  * `--token`), so it is concealed.
  */
-const PUBLIC_EXEC_ARGS: ReadonlySet<string> = new Set([
-  'aws',
-  'azure',
-  'gcp',
-  '--cluster-name',
-  '--role-arn',
-]);
+const SUBCOMMANDS: ReadonlySet<string> = new Set(['aws', 'azure', 'gcp']);
 const FLAGS_WITH_PUBLIC_VALUES: ReadonlySet<string> = new Set(['--cluster-name', '--role-arn']);
 
 /** An exec block's args for display: public words as they are, any other one concealed. */
 export function execArgsDisplay(args: readonly string[]): string[] {
   return args.map((arg, index) =>
-    PUBLIC_EXEC_ARGS.has(arg) || FLAGS_WITH_PUBLIC_VALUES.has(args[index - 1] ?? '')
+    SUBCOMMANDS.has(arg) ||
+    FLAGS_WITH_PUBLIC_VALUES.has(arg) ||
+    FLAGS_WITH_PUBLIC_VALUES.has(args[index - 1] ?? '')
       ? arg
       : CONCEALED,
   );

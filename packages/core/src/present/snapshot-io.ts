@@ -2,14 +2,14 @@
 // report, a regression fixture, the demo). The output is canonical: fixed key order, maps and
 // lists sorted, so equal snapshots serialise to equal bytes and diff cleanly. Loading checks
 // every field and names the first bad one. A saved snapshot holds the kubeconfig Secrets as
-// served: it is as sensitive as they are. What a gather could not read (`unreadNamespaces`,
-// `clusterSecretsUnread`) is written only when something was unread, and is optional when
-// reading, so snapshots saved before those fields existed still load (as complete ones).
+// served: it is as sensitive as they are. Fields added later are optional (Field below), so
+// older snapshots still load.
 //
 // One description of the format (SNAPSHOT below) drives both directions, so a field cannot be
 // written one way and read another.
 
 import { compareStrings } from '../common/compare-strings.js';
+import { isObject, type JsonObject } from '../translate/cluster-config-json.js';
 import type { Snapshot } from '../common/types.js';
 
 export const SNAPSHOT_FORMAT_VERSION = '1';
@@ -33,132 +33,105 @@ type Shape =
   | { readonly kind: 'variants'; readonly tag: string; readonly variants: Record<string, Fields> };
 
 /**
- * `optional` fields are written when present; `nonEmpty` ones only when they hold something,
- * so snapshots without them keep their old bytes (and one read back without them has none).
+ * A field of an object: required unless marked. `optional` fields are written when present;
+ * `nonEmpty` ones only when they hold something, so snapshots without them keep their old
+ * bytes (and one read back without them has none).
  */
-type Presence = 'required' | 'optional' | 'nonEmpty';
-type Fields = Readonly<Record<string, readonly [Shape, Presence]>>;
+type Field = Shape & { readonly presence?: 'optional' | 'nonEmpty' };
+type Fields = Readonly<Record<string, Field>>;
 
 const STRING: Shape = { kind: 'string' };
 const STRINGS: Shape = { kind: 'keyed', of: STRING, expected: 'an object of strings' };
 const list = (of: Shape, ...order: string[]): Shape => ({ kind: 'list', of, order });
 const object = (fields: Fields): Shape => ({ kind: 'object', fields });
+const optional = (shape: Shape): Field => ({ ...shape, presence: 'optional' });
+const nonEmpty = (shape: Shape): Field => ({ ...shape, presence: 'nonEmpty' });
 
 const NAMESPACE_FIELDS: Fields = {
-  name: [STRING, 'required'],
-  uid: [STRING, 'required'],
-  labels: [STRINGS, 'required'],
-  annotations: [STRINGS, 'required'],
-  creationTimestamp: [STRING, 'required'],
-  deletionTimestamp: [STRING, 'optional'],
+  name: STRING,
+  uid: STRING,
+  labels: STRINGS,
+  annotations: STRINGS,
+  creationTimestamp: STRING,
+  deletionTimestamp: optional(STRING),
 };
 
 const SECRET = object({
-  namespace: [STRING, 'required'],
-  name: [STRING, 'required'],
-  uid: [STRING, 'required'],
-  resourceVersion: [STRING, 'required'],
-  type: [STRING, 'required'],
-  labels: [STRINGS, 'required'],
-  annotations: [STRINGS, 'required'],
-  data: [STRINGS, 'required'],
-  creationTimestamp: [STRING, 'optional'],
+  namespace: STRING,
+  name: STRING,
+  uid: STRING,
+  resourceVersion: STRING,
+  type: STRING,
+  labels: STRINGS,
+  annotations: STRINGS,
+  data: STRINGS,
+  creationTimestamp: optional(STRING),
   // Provisioners' marks (config/provider-marks.ts) read them, so a replay chooses as live did.
-  ownerReferences: [
+  ownerReferences: optional(
     list(
       object({
-        apiVersion: [STRING, 'required'],
-        kind: [STRING, 'required'],
-        name: [STRING, 'required'],
-        controller: [{ kind: 'boolean' }, 'optional'],
+        apiVersion: STRING,
+        kind: STRING,
+        name: STRING,
+        controller: optional({ kind: 'boolean' }),
       }),
       'apiVersion',
       'kind',
       'name',
     ),
-    'optional',
-  ],
+  ),
 });
 
 const PROVISIONER = object({
-  kind: [
-    { kind: 'oneOf', values: ['TenantControlPlane', 'StatefulSet', 'Deployment'] },
-    'required',
-  ],
-  namespace: [STRING, 'required'],
-  name: [STRING, 'required'],
-  labels: [STRINGS, 'required'],
-  annotations: [STRINGS, 'required'],
-  versionStatus: [STRING, 'optional'],
+  kind: { kind: 'oneOf', values: ['TenantControlPlane', 'StatefulSet', 'Deployment'] },
+  namespace: STRING,
+  name: STRING,
+  labels: STRINGS,
+  annotations: STRINGS,
+  versionStatus: optional(STRING),
 });
 
 const SNAPSHOT: Fields = {
-  namespaces: [list(object(NAMESPACE_FIELDS), 'name', 'uid'), 'required'],
-  clusters: [
-    list(object({ namespace: [STRING, 'required'], ...NAMESPACE_FIELDS }), 'namespace', 'name'),
-    'nonEmpty',
-  ],
-  candidateSecrets: [list(SECRET, 'namespace', 'name', 'uid'), 'required'],
-  clusterSecrets: [list(SECRET, 'namespace', 'name', 'uid'), 'required'],
-  sourceLookups: [
-    {
-      kind: 'keyed',
-      expected: 'an object keyed by source (namespace, or namespace/name)',
-      of: {
-        kind: 'variants',
-        tag: 'state',
-        variants: {
-          present: {
-            uid: [STRING, 'required'],
-            labels: [STRINGS, 'required'],
-            deletionTimestamp: [STRING, 'optional'],
-          },
-          notFound: {},
-          unknown: { reason: [STRING, 'required'] },
-        },
+  namespaces: list(object(NAMESPACE_FIELDS), 'name', 'uid'),
+  clusters: nonEmpty(list(object({ namespace: STRING, ...NAMESPACE_FIELDS }), 'namespace', 'name')),
+  candidateSecrets: list(SECRET, 'namespace', 'name', 'uid'),
+  clusterSecrets: list(SECRET, 'namespace', 'name', 'uid'),
+  sourceLookups: {
+    kind: 'keyed',
+    expected: 'an object keyed by source (namespace, or namespace/name)',
+    of: {
+      kind: 'variants',
+      tag: 'state',
+      variants: {
+        present: { uid: STRING, labels: STRINGS, deletionTimestamp: optional(STRING) },
+        notFound: {},
+        unknown: { reason: STRING },
       },
     },
-    'required',
-  ],
-  unreadNamespaces: [
-    list(object({ name: [STRING, 'required'], reason: [STRING, 'required'] }), 'name', 'reason'),
-    'nonEmpty',
-  ],
-  clusterSecretsUnread: [STRING, 'optional'],
-  nearMisses: [
-    list(
-      object({
-        namespace: [STRING, 'required'],
-        name: [STRING, 'required'],
-        keys: [list(STRING), 'required'],
-      }),
-      'namespace',
-      'name',
-    ),
-    'nonEmpty',
-  ],
+  },
+  unreadNamespaces: nonEmpty(list(object({ name: STRING, reason: STRING }), 'name', 'reason')),
+  clusterSecretsUnread: optional(STRING),
+  nearMisses: nonEmpty(
+    list(object({ namespace: STRING, name: STRING, keys: list(STRING) }), 'namespace', 'name'),
+  ),
   // Only with a sleep signal on: written whenever present, even empty.
-  provisioners: [
+  provisioners: optional(
     object({
-      kamaji: [list(PROVISIONER, 'namespace', 'kind', 'name'), 'optional'],
-      vcluster: [list(PROVISIONER, 'namespace', 'kind', 'name'), 'optional'],
+      kamaji: optional(list(PROVISIONER, 'namespace', 'kind', 'name')),
+      vcluster: optional(list(PROVISIONER, 'namespace', 'kind', 'name')),
     }),
-    'optional',
-  ],
+  ),
   // Only with probing on: written whenever present, even empty.
-  children: [
-    {
-      kind: 'keyed',
-      expected: 'an object',
-      of: object({
-        failures: [{ kind: 'count' }, 'required'],
-        version: [STRING, 'optional'],
-        error: [STRING, 'optional'],
-        failingSince: [STRING, 'optional'],
-      }),
-    },
-    'optional',
-  ],
+  children: optional({
+    kind: 'keyed',
+    expected: 'an object',
+    of: object({
+      failures: { kind: 'count' },
+      version: optional(STRING),
+      error: optional(STRING),
+      failingSince: optional(STRING),
+    }),
+  }),
 };
 
 /** Canonical JSON (two-space indent, trailing newline) with `snapshotVersion` first. */
@@ -200,8 +173,6 @@ export function snapshotFromJson(text: string): SnapshotReadResult {
 // ---------------------------------------------------------------------------------------
 // Writing
 
-type Json = Readonly<Record<string, unknown>>;
-
 function write(shape: Shape, value: unknown): unknown {
   switch (shape.kind) {
     case 'string':
@@ -212,7 +183,7 @@ function write(shape: Shape, value: unknown): unknown {
     case 'list': {
       const items = [...(value as readonly unknown[])];
       const key = (item: unknown, field: string): string =>
-        String(field === '' ? item : (item as Json)[field]);
+        String(field === '' ? item : (item as JsonObject)[field]);
       const order = shape.order.length === 0 ? [''] : shape.order;
       items.sort((a, b) => {
         for (const field of order) {
@@ -226,26 +197,26 @@ function write(shape: Shape, value: unknown): unknown {
     // Object.fromEntries defines own properties, so even a `__proto__` key survives.
     case 'keyed':
       return Object.fromEntries(
-        Object.entries(value as Json)
+        Object.entries(value as JsonObject)
           .filter(([, entry]) => entry !== undefined)
           .sort(([a], [b]) => compareStrings(a, b))
           .map(([key, entry]) => [key, write(shape.of, entry)]),
       );
     case 'object':
-      return writeFields(shape.fields, value as Json);
+      return writeFields(shape.fields, value as JsonObject);
     case 'variants': {
-      const tag = (value as Json)[shape.tag] as string;
-      return { [shape.tag]: tag, ...writeFields(shape.variants[tag] ?? {}, value as Json) };
+      const tag = (value as JsonObject)[shape.tag] as string;
+      return { [shape.tag]: tag, ...writeFields(shape.variants[tag] ?? {}, value as JsonObject) };
     }
   }
 }
 
 function writeFields(fields: Fields, value: object): Record<string, unknown> {
   const written: Record<string, unknown> = {};
-  for (const [name, [shape, presence]] of Object.entries(fields)) {
-    const field = (value as Json)[name];
-    if (field === undefined && presence !== 'required') continue;
-    if (presence === 'nonEmpty' && Array.isArray(field) && field.length === 0) continue;
+  for (const [name, shape] of Object.entries(fields)) {
+    const field = (value as JsonObject)[name];
+    if (field === undefined && shape.presence !== undefined) continue;
+    if (shape.presence === 'nonEmpty' && Array.isArray(field) && field.length === 0) continue;
     written[name] = write(shape, field);
   }
   return written;
@@ -274,10 +245,8 @@ function describeValue(value: unknown): string {
   return typeof value;
 }
 
-function record(value: unknown, path: string, expected = 'an object'): Json {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    bad(path, expected, value);
-  return value as Json;
+function record(value: unknown, path: string, expected = 'an object'): JsonObject {
+  return isObject(value) ? value : bad(path, expected, value);
 }
 
 function join(path: string, key: string): string {
@@ -330,7 +299,7 @@ function read(shape: Shape, value: unknown, path: string): unknown {
   }
 }
 
-function readFields(fields: Fields, value: Json, path: string, also: string[] = []): object {
+function readFields(fields: Fields, value: JsonObject, path: string, also: string[] = []): object {
   const allowed = [...also, ...Object.keys(fields)];
   // Unknown fields are refused: a typo must not silently turn into a missing optional field.
   for (const key of Object.keys(value)) {
@@ -341,11 +310,12 @@ function readFields(fields: Fields, value: Json, path: string, also: string[] = 
     }
   }
   const result: Record<string, unknown> = {};
-  for (const [name, [shape, presence]] of Object.entries(fields)) {
+  for (const [name, shape] of Object.entries(fields)) {
     const field = value[name];
-    if (field === undefined && presence !== 'required') continue;
+    if (field === undefined && shape.presence !== undefined) continue;
     const fieldValue = read(shape, field, join(path, name));
-    if (presence === 'nonEmpty' && Array.isArray(fieldValue) && fieldValue.length === 0) continue;
+    if (shape.presence === 'nonEmpty' && Array.isArray(fieldValue) && fieldValue.length === 0)
+      continue;
     result[name] = fieldValue;
   }
   return result;

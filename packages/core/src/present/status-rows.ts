@@ -4,12 +4,13 @@
 // status can never disagree with what the daemon does with the same world.
 
 import { decodeBase64Text } from '../common/base64.js';
-import { isObject, readConfig } from '../translate/cluster-config-json.js';
+import { isObject, readConfig, tlsOf } from '../translate/cluster-config-json.js';
 import { compareStrings } from '../common/compare-strings.js';
 import {
   ARGOCD_CLUSTER_SECRET_TYPE,
   ARGOCD_SECRET_TYPE_LABEL,
   labelKeys,
+  type LabelKeys,
 } from '../config/label-keys.js';
 import { registrationName } from '../translate/registration.js';
 import { ownerOf } from '../plan/host-identity.js';
@@ -69,10 +70,7 @@ export const STATUS_STATES: readonly StatusState[] = (Object.keys(STATE_SET) as 
 export interface StatusRow {
   /** `namespace`: a managed source's row (a namespace, or a Cluster with `sourceCluster`). */
   readonly kind: 'namespace' | 'registration' | 'foreign';
-  /**
-   * The namespace the source lives in (for a registration: the one it records): the source
-   * namespace itself, or the namespace of the Cluster.
-   */
+  /** The source namespace, or the Cluster's (for a registration: the one it records). */
   readonly namespace?: string;
   /** The Cluster API Cluster that is the source (Cluster sources only). */
   readonly sourceCluster?: string;
@@ -136,14 +134,13 @@ export function statusRows(plan: Plan, snapshot: Snapshot, config: Config): Stat
     const shown = ours ? existing : undefined;
     const data = planned?.data ?? shown?.data;
     const credential = outcome.credential ?? credentialOf(data);
+    const reason = outcome.reason;
     rows.push({
       kind: 'namespace',
       ...sourceFields(outcome.namespace),
-      ...(outcome.cluster === undefined ? {} : { cluster: outcome.cluster }),
+      ...optional('cluster', outcome.cluster),
       state: outcome.state,
-      ...(outcome.reason === undefined
-        ? {}
-        : { reason: { code: outcome.reason.code, message: outcome.reason.message } }),
+      ...optional('reason', reason && { code: reason.code, message: reason.message }),
       ...optional('secret', shown === undefined && planned === undefined ? undefined : name),
       ...optional('server', serverOf(data)),
       ...optional('credential', credential),
@@ -161,12 +158,8 @@ export function statusRows(plan: Plan, snapshot: Snapshot, config: Config): Stat
     if (!owned(secret) || served.has(secret.name)) continue;
     rows.push(registrationRow(plan, snapshot, secret, keys, nextFor(secret.name)));
   }
-  rows.push(
-    ...foreignRows(
-      plan,
-      inTarget.filter((s) => !owned(s)),
-    ),
-  );
+  const foreign = inTarget.filter((secret) => !owned(secret));
+  rows.push(...foreignRows(plan, foreign));
   return rows.sort(compareRows);
 }
 
@@ -174,7 +167,7 @@ function registrationRow(
   plan: Plan,
   snapshot: Snapshot,
   secret: ObservedSecret,
-  keys: ReturnType<typeof labelKeys>,
+  keys: LabelKeys,
   next: string | undefined,
 ): StatusRow {
   // Its source key; labels that record none still name the namespace they do.
@@ -217,11 +210,10 @@ function registrationRow(
         `kept as it is: source ${describeSource(source ?? '?')} is not managed, so nothing proves it may go`,
     };
   }
-  const cluster = secret.labels[keys.cluster];
   return {
     kind: 'registration',
     ...(source === undefined ? {} : sourceFields(source)),
-    ...optional('cluster', cluster),
+    ...optional('cluster', secret.labels[keys.cluster]),
     state,
     reason,
     secret: secret.name,
@@ -264,14 +256,13 @@ function foreignRows(plan: Plan, foreign: readonly ObservedSecret[]): StatusRow[
   return rows;
 }
 
+type SecretData = ObservedSecret['data'];
+
 function targetName(action: Action): string {
   return action.kind === 'create' ? action.secret.name : action.target.name;
 }
 
-function plannedSecret(
-  plan: Plan,
-  name: string,
-): { data: Readonly<Record<string, string>> } | undefined {
+function plannedSecret(plan: Plan, name: string): { data: SecretData } | undefined {
   for (const action of plan.actions) {
     if ((action.kind === 'create' || action.kind === 'update') && targetName(action) === name)
       return action.secret;
@@ -279,33 +270,27 @@ function plannedSecret(
   return undefined;
 }
 
-function serverOf(data: Readonly<Record<string, string>> | undefined): string | undefined {
+function serverOf(data: SecretData | undefined): string | undefined {
   const text = data === undefined ? undefined : decodeBase64Text(data['server'] ?? '');
   // A Secret the registrar did not write may carry a credential in the URL's user-info.
   return text === undefined || text === '' ? undefined : urlDisplay(normaliseServer(text));
 }
 
 /** The credential form a registration's `config` carries. */
-export function credentialOf(
-  data: Readonly<Record<string, string>> | undefined,
-): CredentialKind | undefined {
+export function credentialOf(data: SecretData | undefined): CredentialKind | undefined {
   const config = readConfig(data?.['config']);
   if (config === undefined) return undefined;
   const exec = config['execProviderConfig'];
   if (isObject(exec) && isObject(exec['config']) && exec['provideClusterInfo'] === true)
     return 'secret-reference';
   if (isObject(config['awsAuthConfig']) || isObject(exec)) return 'exec';
-  const tls = isObject(config['tlsClientConfig']) ? config['tlsClientConfig'] : {};
-  if (typeof tls['certData'] === 'string') return 'client-certificate';
+  if (typeof tlsOf(config)['certData'] === 'string') return 'client-certificate';
   if (typeof config['bearerToken'] === 'string') return 'bearer-token';
   if (typeof config['username'] === 'string') return 'basic-auth';
   return undefined;
 }
 
-function lastWrite(
-  secret: ObservedSecret,
-  keys: ReturnType<typeof labelKeys>,
-): Timestamp | undefined {
+function lastWrite(secret: ObservedSecret, keys: LabelKeys): Timestamp | undefined {
   return secret.annotations[keys.credentialsUpdatedAt] ?? secret.creationTimestamp;
 }
 
