@@ -53,8 +53,6 @@ import {
 export type { ProfileInput } from './profile-desired.js';
 export {
   CLUSTER_MANAGER_LABEL,
-  CONTROL_PLANE_HEALTHY,
-  EXEC_EXTENSION,
   INVENTORY_MEMBER_ID_LABEL,
   SECRETREADER_PROVIDER,
 } from './profile-desired.js';
