@@ -13,7 +13,7 @@ import { drainedSecret } from '../translate/relabel.js';
 import type { Action, Labels, NamespaceOutcome } from '../common/types.js';
 import type { Registration, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
-import { observedRef, sortedSecret } from './secret-fields.js';
+import { updateOf } from './secret-fields.js';
 import { describeSource, sourceEnding, sourceNoun } from '../config/sources.js';
 
 /** The labels a registration carries that were copied from its namespace, sorted. */
@@ -51,15 +51,9 @@ export function drainage(state: PassState, registration: Registration): Action |
     );
     return undefined;
   }
-  const secret = sortedSecret(drainedSecret(registration.secret, state.keys));
-  return {
-    kind: 'update',
-    cluster: registration.cluster,
-    target: observedRef(registration.secret),
-    before: registration.secret,
-    secret,
-    reason: { code: 'drained', namespace: subject.source.name, labels: removed },
-  };
+  const secret = drainedSecret(registration.secret, state.keys);
+  const reason = { code: 'drained', namespace: subject.source.name, labels: removed } as const;
+  return updateOf(registration.cluster, registration.secret, secret, reason);
 }
 
 /**

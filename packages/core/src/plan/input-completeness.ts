@@ -77,23 +77,16 @@ function older(a: Subject, b: Subject): boolean {
 export function withholdClaimWrite(
   state: PassState,
   claim: Claim,
-  write: 'create' | 'take over' | 'restore' | 'change the server of',
+  written: 'created' | 'taken over' | 'restored' | 'given its new server',
 ): boolean {
   const unread = state.snapshot.clusterSecretsUnread;
   if (unread === undefined) return false;
   state.withheld.set(
     claim.subject,
-    `the cluster Secrets of ${state.config.targetNamespace} could not be listed (${unread}), and one of them may already use this name or server; ${claim.desired.name} is not ${PAST[write]} until they can be read`,
+    `the cluster Secrets of ${state.config.targetNamespace} could not be listed (${unread}), and one of them may already use this name or server; ${claim.desired.name} is not ${written} until they can be read`,
   );
   return true;
 }
-
-const PAST = {
-  create: 'created',
-  'take over': 'taken over',
-  restore: 'restored',
-  'change the server of': 'given its new server',
-} as const;
 
 /**
  * Whether a demotion or deletion is withheld because the target namespace's cluster Secrets
