@@ -149,8 +149,10 @@ function sameKeys(a: JsonObject, b: JsonObject, known: readonly string[]): boole
  * The client certificate in an existing registration's `config`, when it holds one: what a
  * stale registration keeps using until its kubeconfig is fixed (its expiry is worth watching).
  */
-export function registeredCertificateOf(existing: ObservedSecret): CertificateFacts | undefined {
-  const config = readConfig(existing.data['config']);
+export function registeredCertificateOf(
+  existing: ObservedSecret | undefined,
+): CertificateFacts | undefined {
+  const config = readConfig(existing?.data['config']);
   return config === undefined ? undefined : certificateOf(tlsOf(config)['certData']);
 }
 

@@ -167,18 +167,14 @@ function staleOutcome(
       : `its kubeconfig is unusable: ${first.refusal.message}`;
   // The credential actually registered keeps serving ArgoCD: its expiry is reported, so an
   // expiring registration nobody can refresh shows before it breaks.
-  const registeredSecret = claim?.target?.secret ?? subject.registrations[0]?.secret;
-  const notAfter =
-    registeredSecret === undefined
-      ? undefined
-      : registeredCertificateOf(registeredSecret)?.notAfter;
+  const notAfter = registeredCertificateOf(
+    claim?.target?.secret ?? subject.registrations[0]?.secret,
+  )?.notAfter;
   const paused = state.keptPaused.get(subject);
-  const probe = state.snapshot.children?.[subject.source.name];
   return {
     ...base,
     ...(notAfter === undefined ? {} : { credentialNotAfter: notAfter }),
     ...(paused === undefined ? {} : { paused }),
-    ...(probe === undefined ? {} : { probe }),
     state: 'stale',
     reason: {
       code: first?.refusal.code ?? 'no-candidate',

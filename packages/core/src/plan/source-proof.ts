@@ -19,29 +19,22 @@ export function sourceStatus(
   recorded: RecordedSource,
 ): SourceStatus {
   const { name, uid } = recorded;
-  if (recorded.problem !== undefined)
-    return unknownSource(state, secret, 'source', recorded.problem);
-  if (name === undefined) {
-    return unknownSource(
-      state,
-      secret,
-      'source namespace',
-      `it has no ${state.keys.sourceNamespace} label`,
-    );
-  }
+  const unknown = (what: string, why: string): SourceStatus =>
+    unknownSource(state, secret, what, why);
+  if (recorded.problem !== undefined) return unknown('source', recorded.problem);
+  if (name === undefined)
+    return unknown('source namespace', `it has no ${state.keys.sourceNamespace} label`);
   const what = `source ${sourceNoun(name)}`;
   const subject = state.sources.get(name);
   if (subject !== undefined) {
-    if (uid === undefined) return unknownSource(state, secret, what, missingUid(state, name));
+    if (uid === undefined) return unknown(what, missingUid(state, name));
     if (subject.source.uid === uid) return { kind: 'managed', subject };
     return replaced(name, uid, subject.source.uid);
   }
   const lookups = state.snapshot.sourceLookups;
   const lookup = Object.hasOwn(lookups, name) ? lookups[name] : undefined;
   if (lookup === undefined)
-    return unknownSource(
-      state,
-      secret,
+    return unknown(
       what,
       `${describeSource(name)} was not looked up${notLookedUpHint(state, name)}`,
     );
@@ -49,16 +42,11 @@ export function sourceStatus(
     case 'notFound':
       return { kind: 'gone', reason: { code: notFoundCode(name), namespace: name } };
     case 'present':
-      if (uid === undefined) return unknownSource(state, secret, what, missingUid(state, name));
+      if (uid === undefined) return unknown(what, missingUid(state, name));
       if (lookup.uid !== uid) return replaced(name, uid, lookup.uid);
       return { kind: 'present', terminating: lookup.deletionTimestamp !== undefined };
     case 'unknown':
-      return unknownSource(
-        state,
-        secret,
-        what,
-        `looking up ${describeSource(name)} failed: ${lookup.reason}`,
-      );
+      return unknown(what, `looking up ${describeSource(name)} failed: ${lookup.reason}`);
     default:
       return assertNever(lookup, 'source lookup');
   }
