@@ -162,7 +162,8 @@ function certificateOf(certData: unknown): CertificateFacts | undefined {
   return pem === undefined ? undefined : readCertificateFacts(pem);
 }
 
-function sameRecord(a: Labels, b: Labels): boolean {
+/** The same keys with the same values. */
+export function sameRecord(a: Labels, b: Labels): boolean {
   let count = 0;
   for (const key in a) {
     if (a[key] !== b[key] || !Object.hasOwn(b, key)) return false;

@@ -23,12 +23,13 @@ export function readServer(secret: ObservedSecret): string | undefined {
   return text === undefined || text === '' ? undefined : normaliseServer(text);
 }
 
-export function observedRef(secret: ObservedSecret): ObservedRef {
+/** The reference alone, of an observed Secret or ClusterProfile. */
+export function observedRef(object: ObservedRef): ObservedRef {
   return {
-    namespace: secret.namespace,
-    name: secret.name,
-    uid: secret.uid,
-    resourceVersion: secret.resourceVersion,
+    namespace: object.namespace,
+    name: object.name,
+    uid: object.uid,
+    resourceVersion: object.resourceVersion,
   };
 }
 
