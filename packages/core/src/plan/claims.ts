@@ -23,9 +23,7 @@ export interface BuiltClaims {
 export function buildClaims(state: PassState): BuiltClaims {
   const claims: Claim[] = [];
   const refused = new Map<Subject, Refusal>();
-  const subjects = state.subjects;
-  for (let i = 0; i < subjects.length; i++) {
-    const subject = subjects[i] as Subject;
+  for (const subject of state.subjects) {
     const cluster = subject.cluster;
     if (subject.terminating || subject.nameProblem !== undefined || cluster === undefined) continue;
     const name = subject.secretName ?? registrationName(cluster);
@@ -83,8 +81,7 @@ function claimFor(
       cluster,
       target,
       incumbent,
-      desired: restored.desired,
-      server: restored.server,
+      ...restored,
       translation: undefined,
       pause: undefined,
     };

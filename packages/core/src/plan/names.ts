@@ -31,16 +31,13 @@ import { readData } from './secret-fields.js';
  * not ours to guess.
  */
 export function readNamespaces(state: PassState): void {
-  const sources: Source[] = [...state.snapshot.namespaces];
   const clusters = state.snapshot.clusters ?? [];
-  for (let i = 0; i < clusters.length; i++)
-    sources.push(clusterSource(clusters[i] as SourceCluster));
+  const sources: Source[] = [...state.snapshot.namespaces, ...clusters.map(clusterSource)];
   sources.sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
   const conflicts = conflictingNamespaces(state, clusters);
   const unread = unreadReasons(state);
   const read = new Map<string, SubjectBasis>();
-  for (let i = 0; i < sources.length; i++) {
-    const namespace = sources[i] as Source;
+  for (const namespace of sources) {
     if (read.has(namespace.name)) continue; // one object per name; the API guarantees it
     const warnings: Warning[] = [];
     const cluster = clusterNameOf(state, namespace, warnings);
