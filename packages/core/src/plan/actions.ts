@@ -71,9 +71,7 @@ function claimWrite(state: PassState, claim: Claim): Action | undefined {
 export function emitRegistrationActions(state: PassState, won: ReadonlyMap<Subject, Claim>): void {
   const targeted = new Set<Registration | undefined>();
   for (const claim of won.values()) targeted.add(claim.target);
-  const registrations = state.registrations;
-  for (let i = 0; i < registrations.length; i++) {
-    const registration = registrations[i] as Registration;
+  for (const registration of state.registrations) {
     // Written by a claim, or claimed by its own namespace (kept even when that claim failed,
     // but paused and woken as its source and child say: pause.ts).
     if (targeted.has(registration)) continue;

@@ -18,7 +18,6 @@ import type { Comparison } from './model.js';
 const CONFIG_CREDENTIALS = ['username', 'password', 'bearerToken'] as const;
 const TLS_CREDENTIALS = ['certData', 'keyData'] as const;
 
-/** Whether `existing` already says what `desired` does, and if not, what kind of change it is. */
 export function compareRegistration(existing: ObservedSecret, desired: DesiredSecret): Comparison {
   const serverChanged = existing.data['server'] !== desired.data['server'];
   const restEqual = sameOutsideConfig(existing, desired);

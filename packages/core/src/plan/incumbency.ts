@@ -43,8 +43,7 @@ export function settle(
   while (progress) {
     progress = false;
     const refused: Claim[] = [];
-    for (let i = 0; i < pending.length; i++) {
-      const claim = pending[i] as Claim;
+    for (const claim of pending) {
       const refusal = trySettle(state, claim);
       verdicts.set(claim, refusal);
       if (refusal === undefined) progress = true;

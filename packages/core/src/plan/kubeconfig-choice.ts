@@ -105,12 +105,10 @@ export function candidatesBySource(
   return candidates;
 }
 
-// ---------------------------------------------------------------------------------------
 // Near misses, for the message of a namespace without a usable kubeconfig: the candidate-named
 // Secrets that lack the key (in the snapshot's candidates) and the near misses the gatherer
 // recorded. Indexed once per pass, and only when some namespace needs it.
 
-/** The near-miss index of the pass's snapshot, built on first need and kept in the pass state. */
 function nearMissesByNamespace(state: PassState): ReadonlyMap<string, readonly NearMiss[]> {
   if (state.nearMisses !== undefined) return state.nearMisses;
   const index = new Map<string, NearMiss[]>();

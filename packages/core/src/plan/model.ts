@@ -28,7 +28,7 @@ export type OutcomeReason = NonNullable<NamespaceOutcome['reason']>;
 /** A managed namespace, as far as this pass is concerned. */
 export interface Subject {
   readonly source: Source;
-  /** The `<prefix>cluster` label, when present. */
+  /** The cluster name it claims, when any (names.ts). */
   readonly cluster: string | undefined;
   /** `cluster-<cluster>`, when the source can claim a name. */
   readonly secretName: string | undefined;

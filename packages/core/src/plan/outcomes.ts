@@ -197,7 +197,6 @@ function unregisteredOutcome({ state, subject, base }: Context): NamespaceOutcom
   };
 }
 
-/** The kubeconfig Secret chosen, when one was. */
 function sourceOf(subject: Subject): { source?: CandidateRef } {
   const chosen = subject.selection?.chosen;
   return chosen === undefined ? {} : { source: chosen.candidate };

@@ -43,7 +43,6 @@ export function sortedSecret(secret: DesiredSecret): DesiredSecret {
   };
 }
 
-/** The update of the observed Secret `before` to `secret`. */
 export function updateOf(
   cluster: string,
   before: ObservedSecret,
