@@ -68,9 +68,9 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
   let published = 0;
 
   for (const outcome of input.plan.outcomes) {
-    if (outcome.cluster === undefined) continue;
-    if (outcome.state !== 'registered' && outcome.state !== 'unchanged') continue;
     const cluster = outcome.cluster;
+    if (cluster === undefined) continue;
+    if (outcome.state !== 'registered' && outcome.state !== 'unchanged') continue;
     const registration = registrations.get(registrationName(cluster));
     // A source whose label claims a name its registration does not carry (a terminating
     // namespace keeps its old one) publishes nothing: that name is another source's.
@@ -127,12 +127,7 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
       });
       continue;
     }
-    actions.push({
-      kind: 'delete',
-      cluster: profile.name,
-      target: observedRef(profile),
-      reason,
-    });
+    actions.push({ kind: 'delete', cluster: profile.name, target: observedRef(profile), reason });
   }
 
   actions.sort((a, b) => compareStrings(a.cluster, b.cluster) || compareStrings(a.kind, b.kind));

@@ -6,7 +6,7 @@
 
 import { parseTimestamp } from '../translate/registration.js';
 import { assertNever } from '../common/assert-never.js';
-import type { Action, ObservedSecret } from '../common/types.js';
+import type { Action, DeleteReason, ObservedSecret } from '../common/types.js';
 import { describeSource, isClusterKey, sourceNoun } from '../config/sources.js';
 import type { RecordedSource, Registration, SourceStatus } from './model.js';
 import { changesAfter, warn, type PassState } from './pass-state.js';
@@ -98,17 +98,18 @@ function unknownSource(
  */
 export function deletion(state: PassState, registration: Registration): Action | undefined {
   const source = registration.source;
+  const remove = (reason: DeleteReason): Action => ({
+    kind: 'delete',
+    cluster: registration.cluster,
+    target: observedRef(registration.secret),
+    reason,
+  });
   if (source.kind === 'gone') {
     if (registration.pruneDisabled) {
       vetoed(state, registration, `its source ${describeSource(source.reason.namespace)} is gone`);
       return undefined;
     }
-    return {
-      kind: 'delete',
-      cluster: registration.cluster,
-      target: observedRef(registration.secret),
-      reason: source.reason,
-    };
+    return remove(source.reason);
   }
   // An expired demotion rests on the Secret's own stale-since, and is withheld while its source
   // claims the name again: a source that cannot be read may, so it is kept (the warning that
@@ -131,12 +132,7 @@ export function deletion(state: PassState, registration: Registration): Action |
     );
     return undefined;
   }
-  return {
-    kind: 'delete',
-    cluster: registration.cluster,
-    target: observedRef(registration.secret),
-    reason: { code: 'demotion-expired', namespace: registration.sourceName ?? '', staleSince },
-  };
+  return remove({ code: 'demotion-expired', namespace: registration.sourceName ?? '', staleSince });
 }
 
 /** Warns that `<prefix>prune=disabled` kept a registration that would otherwise go. */
