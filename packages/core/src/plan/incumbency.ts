@@ -77,12 +77,8 @@ function trySettle(state: PassState, claim: Claim): Refusal | undefined {
       sourceMessage: collisionSourceMessage(claim),
     };
   }
-  win(
-    state,
-    subject,
-    claim.cluster,
-    claim.incumbent ? HOLDS_REGISTRATION : 'is older or sorts first',
-  );
+  const why = claim.incumbent ? HOLDS_REGISTRATION : 'is older or sorts first';
+  win(state, subject, claim.cluster, why);
   const held = servers.heldBy(targetName);
   if (held?.server !== claim.server || held.ownerUid !== subject.source.uid)
     servers.hold({

@@ -112,13 +112,12 @@ export function candidatesBySource(
 function nearMissesByNamespace(state: PassState): ReadonlyMap<string, readonly NearMiss[]> {
   if (state.nearMisses !== undefined) return state.nearMisses;
   const index = new Map<string, NearMiss[]>();
-  const add = (secret: NearMiss): void => {
+  const { candidateSecrets, nearMisses = [] } = state.snapshot;
+  for (const secret of [...candidateSecrets, ...nearMisses]) {
     const list = index.get(secret.namespace);
     if (list === undefined) index.set(secret.namespace, [secret]);
     else list.push(secret);
-  };
-  for (const secret of state.snapshot.candidateSecrets) add(secret);
-  for (const near of state.snapshot.nearMisses ?? []) add(near);
+  }
   state.nearMisses = index;
   return index;
 }

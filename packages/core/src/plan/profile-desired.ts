@@ -82,13 +82,15 @@ export function desiredProfile(
   const member = memberId(registration.labels, keys);
   if (member !== undefined) labels[INVENTORY_MEMBER_ID_LABEL] = member;
 
+  const version = input.snapshot.children?.[outcome.namespace]?.version;
   const status: ProfileStatus = {
     conditions: conditions(input, outcome, existing),
-    ...versionOf(input.snapshot, outcome.namespace),
+    ...(version === undefined ? {} : { version: { kubernetes: version } }),
+    // In name order.
     properties: [
       { name: `${keys.prefix}provider`, value: registration.labels[keys.provider] ?? 'unknown' },
       { name: `${keys.prefix}source`, value: outcome.namespace },
-    ].sort((a, b) => compareStrings(a.name, b.name)),
+    ],
     ...accessProvidersOf(registration, outcome),
   };
   return {
@@ -103,11 +105,6 @@ export function desiredProfile(
 /** The source's uid (a namespace's, or a Cluster's): stable across renames, new when re-created. */
 export function memberId(labels: Labels, keys: LabelKeys): string | undefined {
   return labels[keys.sourceClusterUid] ?? labels[keys.sourceNamespaceUid];
-}
-
-function versionOf(snapshot: Snapshot, source: string): Pick<ProfileStatus, 'version'> {
-  const version = snapshot.children?.[source]?.version;
-  return version === undefined ? {} : { version: { kubernetes: version } };
 }
 
 /**
