@@ -69,8 +69,7 @@ function claimWrite(state: PassState, claim: Claim): Action | undefined {
 }
 
 export function emitRegistrationActions(state: PassState, won: ReadonlyMap<Subject, Claim>): void {
-  const targeted = new Set<Registration | undefined>();
-  for (const claim of won.values()) targeted.add(claim.target);
+  const targeted = new Set(Array.from(won.values(), (claim) => claim.target));
   for (const registration of state.registrations) {
     // Written by a claim, or claimed by its own namespace (kept even when that claim failed,
     // but paused and woken as its source and child say: pause.ts).

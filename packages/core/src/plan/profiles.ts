@@ -291,26 +291,25 @@ function sourceGone(
   snapshot: Snapshot,
   profile: ObservedProfile,
   keys: LabelKeys,
-  registrations: ReadonlyMap<string, unknown>,
+  registrations: ReadonlyMap<string, ObservedSecret | Written>,
 ): ProfileDeleteReason | undefined {
-  const registration = registrations.get(registrationName(profile.name)) as
-    ObservedSecret | undefined;
+  const registration = registrations.get(registrationName(profile.name));
   const demoted =
     registration !== undefined && registration.labels[ARGOCD_SECRET_TYPE_LABEL] === undefined;
   if (registration !== undefined && !demoted) return undefined;
   const source = recordedSourceKey(profile.labels, keys);
   const uid = memberId(profile.labels, keys);
   if (source === undefined || uid === undefined) return undefined;
+  const recreated = (observedUid: string): ProfileDeleteReason => ({
+    code: 'source-gone',
+    source,
+    proof: `${source} was re-created (uid ${observedUid})`,
+  });
   const managed = isClusterKey(source)
     ? snapshot.clusters?.find((c) => `${c.namespace}/${c.name}` === source)
     : snapshot.namespaces.find((n) => n.name === source);
   if (managed !== undefined) {
-    if (managed.uid !== uid)
-      return {
-        code: 'source-gone',
-        source,
-        proof: `${source} was re-created (uid ${managed.uid})`,
-      };
+    if (managed.uid !== uid) return recreated(managed.uid);
     // Alive and managed: a demoted registration means it was renamed away from this name.
     return demoted
       ? { code: 'renamed', source, supersededBy: registration.labels[keys.supersededBy] ?? '' }
@@ -320,7 +319,6 @@ function sourceGone(
     ? snapshot.sourceLookups[source]
     : undefined;
   if (lookup?.state === 'notFound') return { code: 'source-gone', source, proof: 'not found' };
-  if (lookup?.state === 'present' && lookup.uid !== uid)
-    return { code: 'source-gone', source, proof: `${source} was re-created (uid ${lookup.uid})` };
+  if (lookup?.state === 'present' && lookup.uid !== uid) return recreated(lookup.uid);
   return undefined;
 }
