@@ -74,8 +74,7 @@ function sameOutsideConfig(existing: ObservedSecret, desired: DesiredSecret): bo
 
 /**
  * The config means something else: which part changed, and whether only the credentials did
- * (same server, connection settings, metadata and client-certificate issuer), the one change
- * credential-churn.ts may defer.
+ * (same server, connection settings, metadata and client-certificate issuer).
  */
 function configChange(
   before: JsonObject,

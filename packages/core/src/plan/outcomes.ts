@@ -1,8 +1,6 @@
 // One outcome per managed namespace: what happened to it this pass and why, in the words an
-// operator reads in the status and the preview. Refusals were decided by the steps before;
-// this only chooses which one to report, in a fixed precedence: terminating, unusable name,
-// refused claim, incomplete input (input-completeness.ts), deferred credentials, no usable
-// kubeconfig, name taken anyway, waiting.
+// operator reads in the status and the preview. The steps before decided; this only chooses
+// which verdict to report, in the fixed precedence of outcome()'s chain.
 
 import type { CandidateRef, NamespaceOutcome, Refusal } from '../common/types.js';
 import { nameClaimedRefusal, otherWinner, type Settlement } from './incumbency.js';
