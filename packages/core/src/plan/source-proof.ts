@@ -33,11 +33,14 @@ export function sourceStatus(
   }
   const lookups = state.snapshot.sourceLookups;
   const lookup = Object.hasOwn(lookups, name) ? lookups[name] : undefined;
-  if (lookup === undefined)
-    return unknown(
-      what,
-      `${describeSource(name)} was not looked up${notLookedUpHint(state, name)}`,
-    );
+  if (lookup === undefined) {
+    // Cluster sources switched off: their registrations stay, and the message says why.
+    const off =
+      isClusterKey(name) && !state.config.capiClusters
+        ? ' (Cluster sources are off: --capi-clusters)'
+        : '';
+    return unknown(what, `${describeSource(name)} was not looked up${off}`);
+  }
   switch (lookup.state) {
     case 'notFound':
       return { kind: 'gone', reason: { code: notFoundCode(name), namespace: name } };
@@ -66,13 +69,6 @@ function notFoundCode(key: string): 'source-namespace-not-found' | 'source-clust
 function missingUid(state: PassState, name: string): string {
   const key = isClusterKey(name) ? state.keys.sourceClusterUid : state.keys.sourceNamespaceUid;
   return `it has no ${key} label to tell ${describeSource(name)} from a re-created one`;
-}
-
-/** Cluster sources switched off: their registrations stay, and the message says why. */
-function notLookedUpHint(state: PassState, name: string): string {
-  return isClusterKey(name) && !state.config.capiClusters
-    ? ' (Cluster sources are off: --capi-clusters)'
-    : '';
 }
 
 /** `what`: the source as far as the labels tell (`source namespace`, `source Cluster`, `source`). */
