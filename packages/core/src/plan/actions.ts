@@ -6,7 +6,7 @@
 import { actionTarget } from './action-target.js';
 import { compareStrings } from '../common/compare-strings.js';
 import { stampCredentials } from '../translate/registration.js';
-import type { Action, DesiredSecret, UpdateReason, Warning } from '../common/types.js';
+import type { Action, DesiredSecret, Warning } from '../common/types.js';
 import { compareRegistration } from './compare.js';
 import { deferral } from './credential-churn.js';
 import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';
@@ -15,95 +15,62 @@ import type { Claim, Registration, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { demotion } from './rename.js';
 import { keptRegistrationPause } from './pause.js';
-import { observedRef, sortedSecret } from './secret-fields.js';
+import { sortedSecret, updateOf } from './secret-fields.js';
 import { deletion } from './source-proof.js';
 
 export function emitClaimActions(state: PassState, won: ReadonlyMap<Subject, Claim>): void {
-  const { keys, stamp } = state;
   for (const claim of won.values()) {
-    const target = claim.target;
-    if (target === undefined) {
-      if (withholdClaimWrite(state, claim, 'create')) continue;
-      const secret = sortedSecret(stampCredentials(claim.desired, keys, stamp));
-      state.actions.push({
-        kind: 'create',
-        cluster: claim.cluster,
-        secret,
-        reason: { code: 'new-registration', namespace: claim.subject.source.name },
-      });
-      continue;
-    }
-    const namespace = claim.subject.source.name;
-    if (!claim.incumbent) {
-      if (withholdClaimWrite(state, claim, 'take over')) continue;
-      const previous = target.sourceName ?? '(unknown)';
-      const secret = sortedSecret(stampCredentials(claim.desired, keys, stamp));
-      pushUpdate(state, claim, target, secret, {
-        code: 'taken-over',
-        namespace,
-        previousNamespace: previous,
-      });
-      continue;
-    }
-    const comparison = compareRegistration(target.secret, claim.desired);
-    if (comparison.equal) continue;
-    if (!target.active) {
-      if (withholdClaimWrite(state, claim, 'restore')) continue;
-      const secret = sortedSecret(
-        comparison.credentialsChanged
-          ? stampCredentials(comparison.desired, keys, stamp)
-          : comparison.desired,
-      );
-      pushUpdate(state, claim, target, secret, { code: 'restored-from-demotion', namespace });
-      continue;
-    }
-    if (comparison.credentialsOnly && claim.translation !== undefined) {
-      const deferred = deferral(state, target.secret, comparison.registeredCertificate);
-      if (deferred !== undefined) {
-        state.deferred.set(claim.subject, deferred);
-        continue;
-      }
-    }
-    // The one update that may proceed without a complete list keeps name and server
-    // (input-completeness.ts).
-    if (
-      comparison.reason === 'server-changed' &&
-      withholdClaimWrite(state, claim, 'change the server of')
-    )
-      continue;
-    const secret = sortedSecret(
-      comparison.credentialsChanged
-        ? stampCredentials(comparison.desired, keys, stamp)
-        : comparison.desired,
-    );
-    pushUpdate(state, claim, target, secret, { code: comparison.reason, namespace });
+    const action = claimWrite(state, claim);
+    if (action === undefined) continue;
+    if (action.kind === 'update') state.written.add(claim.subject);
+    state.actions.push(action);
   }
 }
 
-function pushUpdate(
-  state: PassState,
-  claim: Claim,
-  target: Registration,
-  secret: DesiredSecret,
-  reason: UpdateReason,
-): void {
-  state.written.add(claim.subject);
-  state.actions.push({
-    kind: 'update',
-    cluster: claim.cluster,
-    target: observedRef(target.secret),
-    before: target.secret,
-    secret,
-    reason,
-  });
+/** What a won claim writes; `undefined` when it is up to date, withheld or deferred. */
+function claimWrite(state: PassState, claim: Claim): Action | undefined {
+  const { cluster, target } = claim;
+  const namespace = claim.subject.source.name;
+  const stamped = (secret: DesiredSecret): DesiredSecret =>
+    stampCredentials(secret, state.keys, state.stamp);
+  if (target === undefined) {
+    if (withholdClaimWrite(state, claim, 'created')) return undefined;
+    const secret = sortedSecret(stamped(claim.desired));
+    return { kind: 'create', cluster, secret, reason: { code: 'new-registration', namespace } };
+  }
+  if (!claim.incumbent) {
+    if (withholdClaimWrite(state, claim, 'taken over')) return undefined;
+    const previousNamespace = target.sourceName ?? '(unknown)';
+    const reason = { code: 'taken-over', namespace, previousNamespace } as const;
+    return updateOf(cluster, target.secret, stamped(claim.desired), reason);
+  }
+  const comparison = compareRegistration(target.secret, claim.desired);
+  if (comparison.equal) return undefined;
+  const secret = comparison.credentialsChanged ? stamped(comparison.desired) : comparison.desired;
+  if (!target.active) {
+    if (withholdClaimWrite(state, claim, 'restored')) return undefined;
+    return updateOf(cluster, target.secret, secret, { code: 'restored-from-demotion', namespace });
+  }
+  if (comparison.credentialsOnly && claim.translation !== undefined) {
+    const deferred = deferral(state, target.secret, comparison.registeredCertificate);
+    if (deferred !== undefined) {
+      state.deferred.set(claim.subject, deferred);
+      return undefined;
+    }
+  }
+  // The one update that may proceed without a complete list keeps name and server
+  // (input-completeness.ts).
+  if (
+    comparison.reason === 'server-changed' &&
+    withholdClaimWrite(state, claim, 'given its new server')
+  )
+    return undefined;
+  return updateOf(cluster, target.secret, secret, { code: comparison.reason, namespace });
 }
 
 export function emitRegistrationActions(state: PassState, won: ReadonlyMap<Subject, Claim>): void {
-  const targeted = new Set<Registration | undefined>();
-  for (const claim of won.values()) targeted.add(claim.target);
-  const registrations = state.registrations;
-  for (let i = 0; i < registrations.length; i++) {
-    const registration = registrations[i] as Registration;
+  const targeted = new Set(Array.from(won.values(), (claim) => claim.target));
+  for (const registration of state.registrations) {
     // Written by a claim, or claimed by its own namespace (kept even when that claim failed,
     // but paused and woken as its source and child say: pause.ts).
     if (targeted.has(registration)) continue;
@@ -136,14 +103,10 @@ function keptPause(
   if (won.has(subject) || subject.unread !== undefined || subject.terminating) return undefined;
   const secret = keptRegistrationPause(state, subject, registration.secret);
   if (secret === undefined) return undefined;
-  return {
-    kind: 'update',
-    cluster: registration.cluster,
-    target: observedRef(registration.secret),
-    before: registration.secret,
-    secret: sortedSecret(secret),
-    reason: { code: 'metadata-changed', namespace: subject.source.name },
-  };
+  return updateOf(registration.cluster, registration.secret, secret, {
+    code: 'metadata-changed',
+    namespace: subject.source.name,
+  });
 }
 
 const ACTION_ORDER: Readonly<Record<Action['kind'], number>> = {

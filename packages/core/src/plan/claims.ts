@@ -23,47 +23,40 @@ export interface BuiltClaims {
 export function buildClaims(state: PassState): BuiltClaims {
   const claims: Claim[] = [];
   const refused = new Map<Subject, Refusal>();
-  const subjects = state.subjects;
-  for (let i = 0; i < subjects.length; i++) {
-    const subject = subjects[i] as Subject;
-    const cluster = subject.cluster;
-    if (subject.terminating || subject.nameProblem !== undefined || cluster === undefined) continue;
-    const name = subject.secretName ?? registrationName(cluster);
-    const held = state.targetSecrets.get(name);
-    const refusal = foreignRefusal(state, subject, cluster, name, held);
-    if (refusal !== undefined) {
-      refused.set(subject, refusal);
-      continue;
-    }
-    const target = held?.registration;
-    const incumbent =
-      target?.role === 'incumbent' &&
-      target.source.kind === 'managed' &&
-      target.source.subject.source.name === subject.source.name;
-    if (target !== undefined && !incumbent && target.role !== 'releasable') {
-      refused.set(
-        subject,
-        target.role === 'moving'
-          ? movingRefusal(state, target)
-          : pinnedRefusal(state, target, subject),
-      );
-      continue;
-    }
-    if (incumbent) win(state, subject, cluster, HOLDS_REGISTRATION);
-    // Its kubeconfig is unknown: it keeps a name it holds, and claims nothing else this pass.
-    if (subject.unread !== undefined) continue;
-    // It names no Secret it may have: refused, and the name it holds stays held.
-    const pinned = pinnedSecretRefusal(state, subject);
-    if (pinned !== undefined) {
-      refused.set(subject, pinned);
-      continue;
-    }
-    const claim = claimFor(state, subject, cluster, target, incumbent);
+  for (const subject of state.subjects) {
+    const claim = claimOrRefusal(state, subject);
     if (claim === undefined) continue;
     if ('subject' in claim) claims.push(claim);
     else refused.set(subject, claim);
   }
   return { claims, refused };
+}
+
+/** The claim of a source, why it is refused, or `undefined` when it makes none this pass. */
+function claimOrRefusal(state: PassState, subject: Subject): Claim | Refusal | undefined {
+  const cluster = subject.cluster;
+  if (subject.terminating || subject.nameProblem !== undefined || cluster === undefined)
+    return undefined;
+  const name = subject.secretName ?? registrationName(cluster);
+  const held = state.targetSecrets.get(name);
+  const refusal = foreignRefusal(state, subject, cluster, name, held);
+  if (refusal !== undefined) return refusal;
+  const target = held?.registration;
+  const incumbent =
+    target?.role === 'incumbent' &&
+    target.source.kind === 'managed' &&
+    target.source.subject.source.name === subject.source.name;
+  if (target !== undefined && !incumbent && target.role !== 'releasable')
+    return target.role === 'moving'
+      ? movingRefusal(state, target)
+      : pinnedRefusal(state, target, subject);
+  if (incumbent) win(state, subject, cluster, HOLDS_REGISTRATION);
+  // Its kubeconfig is unknown: it keeps a name it holds, and claims nothing else this pass.
+  if (subject.unread !== undefined) return undefined;
+  // It names no Secret it may have: refused, and the name it holds stays held.
+  return (
+    pinnedSecretRefusal(state, subject) ?? claimFor(state, subject, cluster, target, incumbent)
+  );
 }
 
 function claimFor(
@@ -83,8 +76,7 @@ function claimFor(
       cluster,
       target,
       incumbent,
-      desired: restored.desired,
-      server: restored.server,
+      ...restored,
       translation: undefined,
       pause: undefined,
     };

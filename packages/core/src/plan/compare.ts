@@ -14,33 +14,49 @@ import type { CertificateFacts, DesiredSecret, Labels, ObservedSecret } from '..
 import { readCertificateFacts } from '../translate/x509.js';
 import type { Comparison } from './model.js';
 
-const CREDENTIAL_FIELDS = ['username', 'password', 'bearerToken', 'certData', 'keyData'] as const;
+/** Credential fields of the config, and of its `tlsClientConfig`. */
+const CONFIG_CREDENTIALS = ['username', 'password', 'bearerToken'] as const;
+const TLS_CREDENTIALS = ['certData', 'keyData'] as const;
 
-/** Whether `existing` already says what `desired` does, and if not, what kind of change it is. */
 export function compareRegistration(existing: ObservedSecret, desired: DesiredSecret): Comparison {
   const serverChanged = existing.data['server'] !== desired.data['server'];
   const restEqual = sameOutsideConfig(existing, desired);
+  // The config means the same: equal when the rest is, otherwise a server or metadata change.
+  const sameConfig = (kept: DesiredSecret): Comparison =>
+    comparison(kept, restEqual, false, serverChanged ? 'server-changed' : 'metadata-changed');
   const registered = existing.data['config'];
-  if (registered === desired.data['config']) return sameConfig(desired, restEqual, serverChanged);
+  if (registered === desired.data['config']) return sameConfig(desired);
   const before = readConfig(registered);
   const after = readConfig(desired.data['config']);
-  if (before === undefined || after === undefined) {
-    // Unreadable on either side: nothing to tell a credential change from another.
-    return {
-      equal: false,
+  // Unreadable on either side: nothing to tell a credential change from another.
+  if (before === undefined || after === undefined)
+    return comparison(
       desired,
-      credentialsChanged: true,
-      credentialsOnly: false,
-      registeredCertificate: undefined,
-      reason: serverChanged ? 'server-changed' : 'credentials-changed',
-    };
-  }
-  if (canonicalJson(before) === canonicalJson(after)) {
-    // Same meaning, other bytes (an older writer's key order): keep the bytes, write nothing for them.
-    const kept = { ...desired, data: { ...desired.data, config: registered ?? '' } };
-    return sameConfig(kept, restEqual, serverChanged);
-  }
+      false,
+      true,
+      serverChanged ? 'server-changed' : 'credentials-changed',
+    );
+  // Same meaning, other bytes (an older writer's key order): keep the bytes, write nothing for them.
+  if (canonicalJson(before) === canonicalJson(after))
+    return sameConfig({ ...desired, data: { ...desired.data, config: registered ?? '' } });
   return configChange(before, after, desired, restEqual, serverChanged);
+}
+
+/** A comparison that is not `credentialsOnly`. */
+function comparison(
+  desired: DesiredSecret,
+  equal: boolean,
+  credentialsChanged: boolean,
+  reason: Comparison['reason'],
+): Comparison {
+  return {
+    equal,
+    desired,
+    credentialsChanged,
+    credentialsOnly: false,
+    registeredCertificate: undefined,
+    reason,
+  };
 }
 
 /** Labels, annotations and every data key but `config` are the same. */
@@ -56,26 +72,9 @@ function sameOutsideConfig(existing: ObservedSecret, desired: DesiredSecret): bo
   return true;
 }
 
-/** The config means the same: equal when the rest is, otherwise a server or metadata change. */
-function sameConfig(
-  desired: DesiredSecret,
-  restEqual: boolean,
-  serverChanged: boolean,
-): Comparison {
-  return {
-    equal: restEqual,
-    desired,
-    credentialsChanged: false,
-    credentialsOnly: false,
-    registeredCertificate: undefined,
-    reason: serverChanged ? 'server-changed' : 'metadata-changed',
-  };
-}
-
 /**
  * The config means something else: which part changed, and whether only the credentials did
- * (same server, connection settings, metadata and client-certificate issuer), the one change
- * credential-churn.ts may defer.
+ * (same server, connection settings, metadata and client-certificate issuer).
  */
 function configChange(
   before: JsonObject,
@@ -86,10 +85,9 @@ function configChange(
 ): Comparison {
   const beforeTls = tlsOf(before);
   const afterTls = tlsOf(after);
-  const credentialsChanged = CREDENTIAL_FIELDS.some(
-    (field) =>
-      credentialValue(before, beforeTls, field) !== credentialValue(after, afterTls, field),
-  );
+  const credentialsChanged =
+    CONFIG_CREDENTIALS.some((field) => before[field] !== after[field]) ||
+    TLS_CREDENTIALS.some((field) => beforeTls[field] !== afterTls[field]);
   const reason = serverChanged
     ? 'server-changed'
     : beforeTls['caData'] !== afterTls['caData']
@@ -97,28 +95,19 @@ function configChange(
       : credentialsChanged
         ? 'credentials-changed'
         : 'metadata-changed';
+  const changed = comparison(desired, false, credentialsChanged, reason);
   if (
     !credentialsChanged ||
     serverChanged ||
     !restEqual ||
     !sameConnection(before, after, beforeTls, afterTls)
   )
-    return {
-      equal: false,
-      desired,
-      credentialsChanged,
-      credentialsOnly: false,
-      registeredCertificate: undefined,
-      reason,
-    };
+    return changed;
   const registeredCertificate = certificateOf(beforeTls['certData']);
   return {
-    equal: false,
-    desired,
-    credentialsChanged,
+    ...changed,
     credentialsOnly: registeredCertificate?.issuer === certificateOf(afterTls['certData'])?.issuer,
     registeredCertificate,
-    reason,
   };
 }
 
@@ -145,14 +134,6 @@ function sameConnection(
   );
 }
 
-function credentialValue(
-  config: JsonObject,
-  tls: JsonObject,
-  field: (typeof CREDENTIAL_FIELDS)[number],
-): unknown {
-  return field === 'certData' || field === 'keyData' ? tls[field] : config[field];
-}
-
 /** True when both objects have the same keys outside `known` with equal values. */
 function sameKeys(a: JsonObject, b: JsonObject, known: readonly string[]): boolean {
   const extra = (object: JsonObject): string =>
@@ -166,8 +147,10 @@ function sameKeys(a: JsonObject, b: JsonObject, known: readonly string[]): boole
  * The client certificate in an existing registration's `config`, when it holds one: what a
  * stale registration keeps using until its kubeconfig is fixed (its expiry is worth watching).
  */
-export function registeredCertificateOf(existing: ObservedSecret): CertificateFacts | undefined {
-  const config = readConfig(existing.data['config']);
+export function registeredCertificateOf(
+  existing: ObservedSecret | undefined,
+): CertificateFacts | undefined {
+  const config = readConfig(existing?.data['config']);
   return config === undefined ? undefined : certificateOf(tlsOf(config)['certData']);
 }
 
@@ -177,7 +160,8 @@ function certificateOf(certData: unknown): CertificateFacts | undefined {
   return pem === undefined ? undefined : readCertificateFacts(pem);
 }
 
-function sameRecord(a: Labels, b: Labels): boolean {
+/** The same keys with the same values. */
+export function sameRecord(a: Labels, b: Labels): boolean {
   let count = 0;
   for (const key in a) {
     if (a[key] !== b[key] || !Object.hasOwn(b, key)) return false;

@@ -1,19 +1,16 @@
-// Drain before deregistration (opt-in, Config.drainOnTerminate). While a source namespace
-// is terminating its registration is kept (deletion needs proof that the namespace is gone,
-// source-proof.ts), but with drain on it loses the labels it copied from the namespace: those
-// are what ApplicationSet cluster generators select on, so ArgoCD removes the generated
-// Applications while it can still reach the cluster to run their finalizers. Everything
-// that makes the Secret a registration, and ours, stays: ArgoCD's secret-type label, our
-// reserved labels (managed-by, cluster, source-namespace[-uid], provider, prune…), other
-// owners' labels, every annotation and the data. The registration itself is deleted only
-// once the namespace is provably gone, as without drain.
+// Drain before deregistration (opt-in, Config.drainOnTerminate). A terminating source's
+// registration is kept until the source is provably gone (source-proof.ts), but with drain on
+// it loses the labels it copied from the source: ApplicationSet cluster generators select on
+// those, so ArgoCD removes the generated Applications while it can still reach the cluster to
+// run their finalizers. What makes the Secret a registration, and ours, stays: ArgoCD's
+// secret-type label, our reserved labels, other owners' labels, every annotation and the data.
 
 import { hasPrefix, type LabelKeys } from '../config/label-keys.js';
 import { drainedSecret } from '../translate/relabel.js';
 import type { Action, Labels, NamespaceOutcome } from '../common/types.js';
 import type { Registration, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
-import { observedRef, sortedSecret } from './secret-fields.js';
+import { updateOf } from './secret-fields.js';
 import { describeSource, sourceEnding, sourceNoun } from '../config/sources.js';
 
 /** The labels a registration carries that were copied from its namespace, sorted. */
@@ -23,22 +20,16 @@ export function copiedLabels(labels: Labels, keys: LabelKeys): string[] {
     .sort();
 }
 
-/** The namespace whose termination drains `registration`, when drain applies to it. */
-function drainingSubject(state: PassState, registration: Registration): Subject | undefined {
-  if (!state.config.drainOnTerminate || !registration.active) return undefined;
-  const source = registration.source;
-  if (source.kind !== 'managed' || !source.subject.terminating) return undefined;
-  return source.subject;
-}
-
 /**
  * The update that drains an active registration of a terminating namespace; `undefined` when
  * drain is off, the namespace is not terminating, nothing is left to remove, or
  * `<prefix>prune=disabled` keeps the registration as it is (with a warning).
  */
 export function drainage(state: PassState, registration: Registration): Action | undefined {
-  const subject = drainingSubject(state, registration);
-  if (subject === undefined) return undefined;
+  const source = registration.source;
+  if (!state.config.drainOnTerminate || !registration.active) return undefined;
+  if (source.kind !== 'managed' || !source.subject.terminating) return undefined;
+  const subject = source.subject;
   const removed = copiedLabels(registration.secret.labels, state.keys);
   if (removed.length === 0) return undefined;
   if (registration.pruneDisabled) {
@@ -51,15 +42,9 @@ export function drainage(state: PassState, registration: Registration): Action |
     );
     return undefined;
   }
-  const secret = sortedSecret(drainedSecret(registration.secret, state.keys));
-  return {
-    kind: 'update',
-    cluster: registration.cluster,
-    target: observedRef(registration.secret),
-    before: registration.secret,
-    secret,
-    reason: { code: 'drained', namespace: subject.source.name, labels: removed },
-  };
+  const secret = drainedSecret(registration.secret, state.keys);
+  const reason = { code: 'drained', namespace: subject.source.name, labels: removed } as const;
+  return updateOf(registration.cluster, registration.secret, secret, reason);
 }
 
 /**

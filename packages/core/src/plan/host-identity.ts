@@ -1,12 +1,9 @@
 // Whose registration a Secret is, when registrars on several hosts write into one ArgoCD: ours
-// only when both its managed-by and its host identity are ours. A registration of another host
-// is foreign (never updated, demoted, deleted or taken over), whatever its labels say: its
-// source lives on that host, and only that host can prove it gone.
-//
-// A registration with our managed-by and no host identity was written before host identities
-// existed. In a target of this cluster it can only be this host's (the registrar it came from
-// ran here), so it is adopted: the next write adds the identity. In a remote target another
-// host's registrar may have written it, so it is never adopted; the operator can label it.
+// only when both its managed-by and its host identity are ours. Another host's registration is
+// foreign (never updated, demoted, deleted or taken over): its source lives on that host, and
+// only that host can prove it gone. One with our managed-by and no host identity is adopted in
+// a target of this cluster (only a registrar here can have written it); in a remote target
+// another host's may have, so it is never adopted and the operator can label it.
 
 import type { LabelKeys } from '../config/label-keys.js';
 import { sortedRecord } from '../common/compare-strings.js';

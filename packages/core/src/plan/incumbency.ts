@@ -43,8 +43,7 @@ export function settle(
   while (progress) {
     progress = false;
     const refused: Claim[] = [];
-    for (let i = 0; i < pending.length; i++) {
-      const claim = pending[i] as Claim;
+    for (const claim of pending) {
       const refusal = trySettle(state, claim);
       verdicts.set(claim, refusal);
       if (refusal === undefined) progress = true;
@@ -78,12 +77,8 @@ function trySettle(state: PassState, claim: Claim): Refusal | undefined {
       sourceMessage: collisionSourceMessage(claim),
     };
   }
-  win(
-    state,
-    subject,
-    claim.cluster,
-    claim.incumbent ? HOLDS_REGISTRATION : 'is older or sorts first',
-  );
+  const why = claim.incumbent ? HOLDS_REGISTRATION : 'is older or sorts first';
+  win(state, subject, claim.cluster, why);
   const held = servers.heldBy(targetName);
   if (held?.server !== claim.server || held.ownerUid !== subject.source.uid)
     servers.hold({
@@ -151,26 +146,20 @@ function askOperator(state: PassState, claimant: Subject): string {
 export function pinnedRefusal(state: PassState, target: Registration, claimant: Subject): Refusal {
   const { config, keys } = state;
   const name = target.secret.name;
-  const owner =
-    target.sourceName === undefined ? 'an unknown namespace' : describeSource(target.sourceName);
+  const recorded = target.sourceName;
+  const owner = recorded === undefined ? 'an unknown namespace' : describeSource(recorded);
+  // What the owner is, for "kept while that namespace exists"; an unrecorded one: a namespace.
+  const noun = recorded === undefined ? 'namespace' : sourceNoun(recorded);
   const source = target.source;
-  // What the owner is, for "kept while that namespace exists"; an unrecorded one is as
-  // before: a namespace.
-  const noun = target.sourceName === undefined ? 'namespace' : sourceNoun(target.sourceName);
-  const ending =
-    target.sourceName === undefined ? 'is terminating' : sourceEnding(target.sourceName);
   // The holder still claims this very name: its registration is live and stays, so the only
   // fix is on the claimant's side (never suggest deleting it, even with a prune veto).
   const sourceMessage = `cluster name ${JSON.stringify(target.cluster)} is already registered for another source${source.kind === 'gone' ? ', which is gone: it is removed, and this one registered, shortly' : `; ${askOperator(state, claimant)}`}`;
-  if (source.kind === 'managed' && !source.subject.terminating && target.role === 'incumbent') {
-    return {
-      code: 'name-claimed',
-      message: `${name} is the registration of ${owner}, which still claims cluster name ${JSON.stringify(target.cluster)}; to register ${describeSource(claimant.source.name)}, change its ${keys.cluster} label to another name`,
-      sourceMessage,
-    };
-  }
-  const fix = `change the ${keys.cluster} label, or delete ${config.targetNamespace}/${name} if that registration is no longer wanted`;
   const refusal = (message: string): Refusal => ({ code: 'name-claimed', message, sourceMessage });
+  if (source.kind === 'managed' && !source.subject.terminating && target.role === 'incumbent')
+    return refusal(
+      `${name} is the registration of ${owner}, which still claims cluster name ${JSON.stringify(target.cluster)}; to register ${describeSource(claimant.source.name)}, change its ${keys.cluster} label to another name`,
+    );
+  const fix = `change the ${keys.cluster} label, or delete ${config.targetNamespace}/${name} if that registration is no longer wanted`;
   if (target.pruneDisabled) {
     return refusal(
       `${name} is the registration of ${owner} and carries ${keys.prune}=disabled, so it is never replaced or removed; remove that label, or ${fix}`,
@@ -180,7 +169,7 @@ export function pinnedRefusal(state: PassState, target: Registration, claimant: 
     case 'managed':
       return refusal(
         source.subject.terminating
-          ? `${name} is the registration of ${owner}, which ${ending}; it is kept until the ${noun} is gone`
+          ? `${name} is the registration of ${owner}, which ${sourceEnding(source.subject.source.name)}; it is kept until the ${noun} is gone`
           : `${name} is the registration of ${owner}, which no longer claims a valid cluster name; it is kept while that ${noun} exists (${fix})`,
       );
     case 'present':

@@ -1,20 +1,14 @@
-// What incomplete input withholds. The snapshot says what could not be read (a namespace whose
-// Secrets failed to list, a failed list of the target namespace's cluster Secrets), and this
-// step alone decides what that rules out, so the preview shows exactly what apply will do:
-//
-// - A namespace whose candidates were not read gets no verdict that rests on them: no
-//   `stale` ("no kubeconfig Secret is left") and no `waiting`; its registration stays as it
-//   is and it is reported `unchanged`, `input-incomplete`, with the read failure. It makes
-//   no claim this pass (its kubeconfig is unknown), but it keeps a name it holds, and a
-//   younger newcomer does not take a name it may have won (claims.ts, incumbency.ts).
-// - Without a complete list of the target namespace's cluster Secrets, a hidden Secret may
-//   already hold the name or the server a write would use (ArgoCD then sees duplicates), or
-//   be the very Secret a create would collide with. So nothing is created, taken over or
-//   restored, no server is changed, and nothing is demoted or deleted. What still proceeds:
-//   an update of a registration we observed that keeps its name and server (new
-//   credentials, CA or metadata). It is conditional on the observed resourceVersion, so it
-//   can only change the Secret we saw, and it introduces no name or server ArgoCD did not
-//   already have from that Secret.
+// What incomplete input withholds, decided here alone so the preview shows what apply does:
+// - A namespace whose Secrets were not read gets no verdict that rests on them (no `stale`,
+//   no `waiting`): it is reported `unchanged`, `input-incomplete`, with the read failure, and
+//   its registration stays as it is. It claims nothing this pass, but keeps a name it holds,
+//   and a younger newcomer does not take a name it may have won (claims.ts, incumbency.ts).
+// - Without a complete list of the target namespace's cluster Secrets, a hidden one may hold
+//   the name or server a write would use (ArgoCD then sees duplicates), or be the Secret a
+//   create would collide with: nothing is created, taken over, restored, given a new server,
+//   demoted or deleted. Only an update of an observed registration that keeps its name and
+//   server proceeds: conditional on its resourceVersion, it changes only the Secret we saw and
+//   brings ArgoCD no name or server it did not already have.
 
 import { compareStrings } from '../common/compare-strings.js';
 import { parseTimestamp } from '../translate/registration.js';
@@ -77,23 +71,16 @@ function older(a: Subject, b: Subject): boolean {
 export function withholdClaimWrite(
   state: PassState,
   claim: Claim,
-  write: 'create' | 'take over' | 'restore' | 'change the server of',
+  written: 'created' | 'taken over' | 'restored' | 'given its new server',
 ): boolean {
   const unread = state.snapshot.clusterSecretsUnread;
   if (unread === undefined) return false;
   state.withheld.set(
     claim.subject,
-    `the cluster Secrets of ${state.config.targetNamespace} could not be listed (${unread}), and one of them may already use this name or server; ${claim.desired.name} is not ${PAST[write]} until they can be read`,
+    `the cluster Secrets of ${state.config.targetNamespace} could not be listed (${unread}), and one of them may already use this name or server; ${claim.desired.name} is not ${written} until they can be read`,
   );
   return true;
 }
-
-const PAST = {
-  create: 'created',
-  'take over': 'taken over',
-  restore: 'restored',
-  'change the server of': 'given its new server',
-} as const;
 
 /**
  * Whether a demotion or deletion is withheld because the target namespace's cluster Secrets

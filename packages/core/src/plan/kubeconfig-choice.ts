@@ -6,6 +6,7 @@
 import { describeNearMisses, type SecretKeys } from '../translate/near-misses.js';
 import { claimedByAny, describeLookup } from '../config/provider-marks.js';
 import { selectKubeconfig, type KubeconfigSelection } from '../translate/providers.js';
+import { isDnsSubdomain } from '../translate/registration.js';
 import {
   clusterOfSecretName,
   clusterSecretName,
@@ -35,7 +36,7 @@ export function chooseKubeconfig(
   const serverOverridden = subject.source.annotations[state.keys.server] !== undefined;
   const pinned = subject.source.annotations[state.keys.kubeconfigSecret];
   // Refused by name before anything is read (pinnedSecretRefusal, in claims).
-  if (pinned !== undefined && !isSecretName(pinned)) return undefined;
+  if (pinned !== undefined && !isDnsSubdomain(pinned)) return undefined;
   const selection = selectKubeconfig(
     capi?.namespace ?? name,
     candidates,
@@ -104,22 +105,19 @@ export function candidatesBySource(
   return candidates;
 }
 
-// ---------------------------------------------------------------------------------------
 // Near misses, for the message of a namespace without a usable kubeconfig: the candidate-named
 // Secrets that lack the key (in the snapshot's candidates) and the near misses the gatherer
 // recorded. Indexed once per pass, and only when some namespace needs it.
 
-/** The near-miss index of the pass's snapshot, built on first need and kept in the pass state. */
 function nearMissesByNamespace(state: PassState): ReadonlyMap<string, readonly NearMiss[]> {
   if (state.nearMisses !== undefined) return state.nearMisses;
   const index = new Map<string, NearMiss[]>();
-  const add = (secret: NearMiss): void => {
+  const { candidateSecrets, nearMisses = [] } = state.snapshot;
+  for (const secret of [...candidateSecrets, ...nearMisses]) {
     const list = index.get(secret.namespace);
     if (list === undefined) index.set(secret.namespace, [secret]);
     else list.push(secret);
-  };
-  for (const secret of state.snapshot.candidateSecrets) add(secret);
-  for (const near of state.snapshot.nearMisses ?? []) add(near);
+  }
   state.nearMisses = index;
   return index;
 }
@@ -162,9 +160,7 @@ export function waitingMessage(state: PassState, subject: Subject): string {
       : `no kubeconfig Secret of Cluster ${subject.source.name} that the configured providers read ${looking}, but ${hint}; it is registered as soon as one matches`;
   }
   const namespace = subject.source.name;
-  const providers = state.config.providers
-    .map((provider) => `${describeLookup(provider)} with ${provider.keys.join(' or ')}`)
-    .join('; ');
+  const providers = lookingFor(state);
   const pinned = subject.source.annotations[state.keys.kubeconfigSecret];
   if (pinned !== undefined)
     return `no kubeconfig Secret ${pinned} in namespace ${namespace} yet (named by its ${state.keys.kubeconfigSecret} annotation; looking for ${providers}); it is registered as soon as it appears, or remove the annotation to take any candidate`;
@@ -172,6 +168,13 @@ export function waitingMessage(state: PassState, subject: Subject): string {
   return hint === undefined
     ? `no kubeconfig Secret in namespace ${namespace} yet (looking for ${providers}); it is registered as soon as one appears`
     : `no kubeconfig Secret in namespace ${namespace} that the configured providers read (looking for ${providers}), but ${hint}; it is registered as soon as one matches`;
+}
+
+/** What the configured providers look for, for messages. */
+function lookingFor(state: PassState): string {
+  return state.config.providers
+    .map((provider) => `${describeLookup(provider)} with ${provider.keys.join(' or ')}`)
+    .join('; ');
 }
 
 /** `alpha-kubeconfig with value; ...`: the Secrets a Cluster's providers read. */
@@ -185,13 +188,6 @@ function clusterSecretNames(state: PassState, cluster: string): string {
     : names.join('; ');
 }
 
-/** A Secret's name: a DNS subdomain (lower-case, at most 253 characters), so no path and no namespace. */
-const SECRET_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-function isSecretName(value: string): boolean {
-  return value.length <= 253 && SECRET_NAME.test(value);
-}
-
 /**
  * The annotation names something other than a Secret of the source's namespace (another
  * namespace, a path, an invalid or overlong name): refused, and nothing is read for it. Its
@@ -202,7 +198,7 @@ export function pinnedSecretRefusal(state: PassState, subject: SubjectBasis): Re
   const pinned = subject.source.annotations[key];
   if (pinned === undefined) return undefined;
   const namespace = subject.source.capi?.namespace ?? subject.source.name;
-  if (isSecretName(pinned)) return pinnedUnreadRefusal(state, subject, pinned);
+  if (isDnsSubdomain(pinned)) return pinnedUnreadRefusal(state, subject, pinned);
   return {
     code: 'kubeconfig-secret-invalid',
     message: `annotation ${key}=${quoted(pinned)} on ${describeSource(subject.source.name)} does not name a Secret of namespace ${namespace} (a Secret name: lower-case letters, digits, '-' and '.', at most 253 characters; never another namespace or a path); set it to the name of a kubeconfig Secret in ${namespace}, or remove it`,
@@ -234,9 +230,7 @@ function pinnedUnreadRefusal(
   );
   if (read) return undefined;
   const key = state.keys.kubeconfigSecret;
-  const providers = state.config.providers
-    .map((provider) => `${describeLookup(provider)} with ${provider.keys.join(' or ')}`)
-    .join('; ');
+  const providers = lookingFor(state);
   const hint = describeNearMisses([found], state.config.providers);
   const keys = found.keys.length === 0 ? 'no keys' : `its keys: ${found.keys.join(', ')}`;
   return {

@@ -1,7 +1,5 @@
-// The planner's own vocabulary: what one pass knows about a namespace (Subject), a Secret of
-// the target namespace (TargetSecret) and one we own (Registration), a claim on a cluster name
-// (Claim) and a server in use (Holder). Types only, so every step can import them without
-// importing each other. All of it lives for one pass.
+// The planner's vocabulary for one pass. Types only, so every step can import them without
+// importing each other.
 
 import type { KubeconfigSelection } from '../translate/providers.js';
 import type {
@@ -29,20 +27,19 @@ export type OutcomeReason = NonNullable<NamespaceOutcome['reason']>;
 
 /** A managed namespace, as far as this pass is concerned. */
 export interface Subject {
-  /** The source (a namespace or a Cluster); `source.name` is its source key. */
   readonly source: Source;
-  /** The `<prefix>cluster` label, when present. */
+  /** The cluster name it claims, when any (names.ts). */
   readonly cluster: string | undefined;
-  /** `cluster-<cluster>`, when the namespace can claim a name. */
+  /** `cluster-<cluster>`, when the source can claim a name. */
   readonly secretName: string | undefined;
-  /** Set when the namespace cannot claim a name at all (label missing, empty or invalid). */
+  /** Why the source cannot claim a name at all (label missing, empty or invalid). */
   readonly nameProblem: OutcomeReason | undefined;
   readonly terminating: boolean;
   /** Why its Secrets could not be listed, when they could not (input-completeness.ts). */
   readonly unread: string | undefined;
   /** The kubeconfig it uses, or why none (kubeconfig-choice.ts); none when it makes no choice. */
   readonly selection: KubeconfigSelection | undefined;
-  /** Active owned registrations recorded for this namespace (name + uid). */
+  /** Active owned registrations recorded for this source (name + uid). */
   readonly registrations: Registration[];
 }
 
@@ -72,13 +69,12 @@ export type SourceStatus =
   | { readonly kind: 'present'; readonly terminating: boolean }
   | { readonly kind: 'unknown'; readonly why: string };
 
-/** A Secret of the target namespace (the first of its name), and its registration if ours. */
+/** A Secret of the target namespace, and its registration if ours. */
 export interface TargetSecret {
   readonly secret: ObservedSecret;
   readonly registration: Registration | undefined;
 }
 
-/** A Secret we own in the target namespace. */
 export interface Registration {
   readonly secret: ObservedSecret;
   readonly cluster: string;
@@ -117,16 +113,16 @@ export interface Holder {
   readonly secret: string;
   readonly server: string;
   readonly foreign: boolean;
-  /** Namespace uid that may reuse this server: the holder is its own registration. */
+  /** Source uid that may reuse this server: the holder is its own registration. */
   readonly ownerUid: string | undefined;
   readonly ownerName: string | undefined;
-  /** True while the holder is a claim settled this pass rather than an existing Secret. */
+  /** A claim settled this pass rather than an existing Secret. */
   readonly claimed: boolean;
   /** For a foreign holder with our managed-by: why it is not ours (host-identity.ts). */
   readonly otherHost?: string;
 }
 
-/** An existing registration against the desired one (see compare.ts). */
+/** An existing registration against the desired one (compare.ts). */
 export interface Comparison {
   readonly equal: boolean;
   /** The desired Secret, with equal-meaning `config` bytes kept as they are. */

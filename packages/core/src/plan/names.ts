@@ -31,21 +31,17 @@ import { readData } from './secret-fields.js';
  * not ours to guess.
  */
 export function readNamespaces(state: PassState): void {
-  const sources: Source[] = [...state.snapshot.namespaces];
   const clusters = state.snapshot.clusters ?? [];
-  for (let i = 0; i < clusters.length; i++)
-    sources.push(clusterSource(clusters[i] as SourceCluster));
+  const sources: Source[] = [...state.snapshot.namespaces, ...clusters.map(clusterSource)];
   sources.sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
   const conflicts = conflictingNamespaces(state, clusters);
   const unread = unreadReasons(state);
   const read = new Map<string, SubjectBasis>();
-  for (let i = 0; i < sources.length; i++) {
-    const namespace = sources[i] as Source;
+  for (const namespace of sources) {
     if (read.has(namespace.name)) continue; // one object per name; the API guarantees it
     const warnings: Warning[] = [];
     const cluster = clusterNameOf(state, namespace, warnings);
-    const conflict =
-      conflicts === undefined ? undefined : conflictProblem(state, namespace, conflicts);
+    const conflict = conflictProblem(state, namespace, conflicts);
     const nameProblem = conflict ?? nameProblemOf(state, namespace, cluster, warnings);
     // One warning a source: the first thing its labels get wrong.
     const warning = warnings[0];
@@ -102,13 +98,12 @@ function clusterSource(cluster: SourceCluster): Source {
 function conflictingNamespaces(
   state: PassState,
   clusters: readonly SourceCluster[],
-): Map<string, string[]> | undefined {
-  if (clusters.length === 0 || state.snapshot.namespaces.length === 0) return undefined;
+): Map<string, string[]> {
+  const conflicts = new Map<string, string[]>();
+  if (clusters.length === 0) return conflicts;
   const managed = new Set(state.snapshot.namespaces.map((namespace) => namespace.name));
-  let conflicts: Map<string, string[]> | undefined;
   for (const cluster of clusters) {
     if (!managed.has(cluster.namespace)) continue;
-    conflicts ??= new Map();
     const names = conflicts.get(cluster.namespace);
     if (names === undefined) conflicts.set(cluster.namespace, [cluster.name]);
     else names.push(cluster.name);
@@ -176,39 +171,32 @@ function nameProblemOf(
       message: `label ${key} on ${describeSource(namespace.name)} is empty; set it to the cluster name ArgoCD should show`,
     };
   }
+  const invalid = (message: string): OutcomeReason => ({ code: 'name-invalid', message });
   // The registration records the Cluster's name in a label, so it must be a label value.
   const capi = namespace.capi;
-  if (capi !== undefined && formProblem(LABEL_VALUE_FORM, capi.name) !== undefined) {
-    return {
-      code: 'name-invalid',
-      message: `Cluster ${namespace.name} has a name longer than 63 characters, which a registration cannot record in its ${state.keys.sourceCluster} label; it cannot be registered`,
-    };
-  }
+  if (capi !== undefined && formProblem(LABEL_VALUE_FORM, capi.name) !== undefined)
+    return invalid(
+      `Cluster ${namespace.name} has a name longer than 63 characters, which a registration cannot record in its ${state.keys.sourceCluster} label; it cannot be registered`,
+    );
   // The registration records the name in its `<prefix>cluster` label: a label's or a short
   // Cluster name always fits, `<namespace>.<name>` may not.
-  if (capi !== undefined && formProblem(LABEL_VALUE_FORM, cluster) !== undefined) {
-    return {
-      code: 'name-invalid',
-      message: `cluster name ${JSON.stringify(cluster)} of ${describeSource(namespace.name)} is longer than 63 characters, which a registration cannot record in its ${key} label; shorten the Cluster's name${state.config.capiClusterNames === 'namespace-name' ? ' or its namespace’s' : ''}`,
-    };
-  }
+  if (capi !== undefined && formProblem(LABEL_VALUE_FORM, cluster) !== undefined)
+    return invalid(
+      `cluster name ${JSON.stringify(cluster)} of ${describeSource(namespace.name)} is longer than 63 characters, which a registration cannot record in its ${key} label; shorten the Cluster's name${state.config.capiClusterNames === 'namespace-name' ? ' or its namespace’s' : ''}`,
+    );
   const template = state.config.target?.nameTemplate;
+  const secretNameValid = isDnsSubdomain(registrationName(cluster));
   if (
     template !== undefined &&
-    (formProblem(LABEL_VALUE_FORM, cluster) !== undefined ||
-      !isDnsSubdomain(registrationName(cluster)))
-  ) {
-    return {
-      code: 'name-invalid',
-      message: `cluster name ${JSON.stringify(cluster)} of ${describeSource(namespace.name)}, made by the nameTemplate ${JSON.stringify(template)} of target ${JSON.stringify(state.config.target?.name ?? '')}, is not a valid cluster name (lower-case letters, digits, '-' and '.', alphanumeric at both ends, at most 63 characters, as a registration records it in its ${key} label); shorten the ${key} label or the template`,
-    };
-  }
-  if (!isDnsSubdomain(registrationName(cluster))) {
-    return {
-      code: 'name-invalid',
-      message: `cluster name ${JSON.stringify(cluster)} gives the Secret name ${JSON.stringify(registrationName(cluster))}, which is not a valid Kubernetes name (lower-case letters, digits, '-' and '.', alphanumeric at both ends, at most 253 characters); change the ${key} label`,
-    };
-  }
+    (formProblem(LABEL_VALUE_FORM, cluster) !== undefined || !secretNameValid)
+  )
+    return invalid(
+      `cluster name ${JSON.stringify(cluster)} of ${describeSource(namespace.name)}, made by the nameTemplate ${JSON.stringify(template)} of target ${JSON.stringify(state.config.target?.name ?? '')}, is not a valid cluster name (lower-case letters, digits, '-' and '.', alphanumeric at both ends, at most 63 characters, as a registration records it in its ${key} label); shorten the ${key} label or the template`,
+    );
+  if (!secretNameValid)
+    return invalid(
+      `cluster name ${JSON.stringify(cluster)} gives the Secret name ${JSON.stringify(registrationName(cluster))}, which is not a valid Kubernetes name (lower-case letters, digits, '-' and '.', alphanumeric at both ends, at most 253 characters); change the ${key} label`,
+    );
   if (cluster === ARGOCD_IN_CLUSTER_NAME) {
     const fix =
       namespace.labels[key] === undefined

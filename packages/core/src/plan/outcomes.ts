@@ -1,8 +1,6 @@
 // One outcome per managed namespace: what happened to it this pass and why, in the words an
-// operator reads in the status and the preview. Refusals were decided by the steps before;
-// this only chooses which one to report, in a fixed precedence: terminating, unusable name,
-// refused claim, incomplete input (input-completeness.ts), deferred credentials, no usable
-// kubeconfig, name taken anyway, waiting.
+// operator reads in the status and the preview. The steps before decided; this only chooses
+// which verdict to report, in the fixed precedence of outcome()'s chain.
 
 import type { CandidateRef, NamespaceOutcome, Refusal } from '../common/types.js';
 import { nameClaimedRefusal, otherWinner, type Settlement } from './incumbency.js';
@@ -14,28 +12,37 @@ import type { Claim, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { describeSource, sourceEnding } from '../config/sources.js';
 
-/** What every outcome of a namespace says: its name, cluster name and skipped candidates. */
-type Base = Pick<NamespaceOutcome, 'namespace' | 'cluster' | 'rejected' | 'probe'>;
+/** What the outcome of a namespace that is not served is decided from. */
+interface Context {
+  readonly state: PassState;
+  readonly subject: Subject;
+  readonly claim: Claim | undefined;
+  /** What every such outcome says: its name, cluster name, skipped candidates and probe. */
+  readonly base: Pick<NamespaceOutcome, 'namespace' | 'cluster' | 'rejected' | 'probe'>;
+  /** The registrations it keeps. */
+  readonly kept: readonly string[];
+}
 
 export function outcome(state: PassState, subject: Subject, settled: Settlement): NamespaceOutcome {
   const claim = settled.won.get(subject);
   const served = servedOutcome(state, subject, claim);
   if (served !== undefined) return served;
   const probe = state.snapshot.children?.[subject.source.name];
-  const base: Base = {
+  const base = {
     namespace: subject.source.name,
     ...(subject.cluster === undefined ? {} : { cluster: subject.cluster }),
     rejected: subject.selection?.rejected ?? [],
     ...(probe === undefined ? {} : { probe }),
   };
   const kept = subject.registrations.map((registration) => registration.secret.name);
+  const context: Context = { state, subject, claim, base, kept };
   return (
-    terminatingOutcome(state, subject, base, kept) ??
-    refusedOutcome(subject, settled.refused.get(subject), base, kept) ??
-    withheldOutcome(state, subject, base, kept) ??
-    deferredOutcome(state, subject, claim, base) ??
-    staleOutcome(state, subject, claim, base, kept) ??
-    unregisteredOutcome(state, subject, base)
+    terminatingOutcome(context) ??
+    refusedOutcome(context, settled.refused.get(subject)) ??
+    withheldOutcome(context) ??
+    deferredOutcome(context) ??
+    staleOutcome(context) ??
+    unregisteredOutcome(context)
   );
 }
 
@@ -70,12 +77,7 @@ function servedOutcome(
 }
 
 /** The source is being deleted: its registration is kept (or drained, drain.ts). */
-function terminatingOutcome(
-  state: PassState,
-  subject: Subject,
-  base: Base,
-  kept: readonly string[],
-): NamespaceOutcome | undefined {
+function terminatingOutcome({ state, subject, base, kept }: Context): NamespaceOutcome | undefined {
   if (!subject.terminating) return undefined;
   const drained = drainOutcome(state, subject, base);
   if (drained !== undefined) return drained;
@@ -90,10 +92,8 @@ function terminatingOutcome(
 
 /** An unusable name, or a claim refused by an earlier step. */
 function refusedOutcome(
-  subject: Subject,
+  { subject, base, kept }: Context,
   refusal: Refusal | undefined,
-  base: Base,
-  kept: readonly string[],
 ): NamespaceOutcome | undefined {
   if (subject.nameProblem !== undefined) {
     return {
@@ -112,12 +112,7 @@ function refusedOutcome(
 }
 
 /** Neither stale nor waiting: what those would rest on was not read (input-completeness.ts). */
-function withheldOutcome(
-  state: PassState,
-  subject: Subject,
-  base: Base,
-  kept: readonly string[],
-): NamespaceOutcome | undefined {
+function withheldOutcome({ state, subject, base, kept }: Context): NamespaceOutcome | undefined {
   const withheld =
     subject.unread === undefined ? state.withheld.get(subject) : unreadMessage(subject, kept);
   if (withheld === undefined) return undefined;
@@ -130,12 +125,7 @@ function withheldOutcome(
 }
 
 /** A credential-only update that waits (credential-churn.ts). */
-function deferredOutcome(
-  state: PassState,
-  subject: Subject,
-  claim: Claim | undefined,
-  base: Base,
-): NamespaceOutcome | undefined {
+function deferredOutcome({ state, subject, claim, base }: Context): NamespaceOutcome | undefined {
   const deferral = state.deferred.get(subject);
   if (deferral === undefined) return undefined;
   const translation = claim?.translation;
@@ -151,13 +141,13 @@ function deferredOutcome(
 }
 
 /** Registered, but no usable kubeconfig is left: the registration keeps its credentials. */
-function staleOutcome(
-  state: PassState,
-  subject: Subject,
-  claim: Claim | undefined,
-  base: Base,
-  kept: readonly string[],
-): NamespaceOutcome | undefined {
+function staleOutcome({
+  state,
+  subject,
+  claim,
+  base,
+  kept,
+}: Context): NamespaceOutcome | undefined {
   if (kept.length === 0 && claim === undefined) return undefined;
   const first = base.rejected[0];
   const names = claim === undefined ? kept : [claim.desired.name];
@@ -167,18 +157,14 @@ function staleOutcome(
       : `its kubeconfig is unusable: ${first.refusal.message}`;
   // The credential actually registered keeps serving ArgoCD: its expiry is reported, so an
   // expiring registration nobody can refresh shows before it breaks.
-  const registeredSecret = claim?.target?.secret ?? subject.registrations[0]?.secret;
-  const notAfter =
-    registeredSecret === undefined
-      ? undefined
-      : registeredCertificateOf(registeredSecret)?.notAfter;
+  const notAfter = registeredCertificateOf(
+    claim?.target?.secret ?? subject.registrations[0]?.secret,
+  )?.notAfter;
   const paused = state.keptPaused.get(subject);
-  const probe = state.snapshot.children?.[subject.source.name];
   return {
     ...base,
     ...(notAfter === undefined ? {} : { credentialNotAfter: notAfter }),
     ...(paused === undefined ? {} : { paused }),
-    ...(probe === undefined ? {} : { probe }),
     state: 'stale',
     reason: {
       code: first?.refusal.code ?? 'no-candidate',
@@ -188,7 +174,7 @@ function staleOutcome(
 }
 
 /** Nothing registered: the name is taken anyway, the kubeconfig is unusable, or none yet. */
-function unregisteredOutcome(state: PassState, subject: Subject, base: Base): NamespaceOutcome {
+function unregisteredOutcome({ state, subject, base }: Context): NamespaceOutcome {
   // The name is taken anyway: say so now rather than after the kubeconfig appears.
   const cluster = subject.cluster ?? '';
   const winner = otherWinner(state, subject, cluster);
@@ -209,7 +195,6 @@ function unregisteredOutcome(state: PassState, subject: Subject, base: Base): Na
   };
 }
 
-/** The kubeconfig Secret chosen, when one was. */
 function sourceOf(subject: Subject): { source?: CandidateRef } {
   const chosen = subject.selection?.chosen;
   return chosen === undefined ? {} : { source: chosen.candidate };

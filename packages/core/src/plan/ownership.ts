@@ -20,8 +20,7 @@ export function readClusterSecrets(state: PassState): void {
   const secrets = state.snapshot.clusterSecrets
     .filter((secret) => secret.namespace === config.targetNamespace)
     .sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
-  for (let i = 0; i < secrets.length; i++) {
-    const secret = secrets[i] as ObservedSecret;
+  for (const secret of secrets) {
     if (state.targetSecrets.has(secret.name)) continue; // one object per name; the API guarantees it
     const active = secret.labels[ARGOCD_SECRET_TYPE_LABEL] === ARGOCD_CLUSTER_SECRET_TYPE;
     if (ownerOf(config, keys, secret.labels) !== 'ours') {
@@ -40,9 +39,7 @@ export function readClusterSecrets(state: PassState): void {
       registration.source.subject.registrations.push(registration);
   }
   // Whether a renamed namespace's new name is registered is known only once every Secret is read.
-  const registrations = state.registrations;
-  for (let i = 0; i < registrations.length; i++) {
-    const registration = registrations[i] as Registration;
+  for (const registration of state.registrations) {
     if (awaitsSuccessor(registration)) registration.role = 'moving';
     holdRegistrationServer(state.servers, registration);
   }

@@ -31,42 +31,33 @@ export interface PerObject {
   readonly buildRegistration: (input: RegistrationInput) => RegistrationResult;
 }
 
-/** The functions themselves. */
-export const PLAIN: PerObject = { buildRegistration };
-
-export interface PassState {
-  readonly snapshot: Snapshot;
-  readonly config: Config;
+export class PassState {
   readonly keys: LabelKeys;
-  readonly now: number;
   /** `now` as the credentials stamp writes it (formatted once per pass, not per write). */
   readonly stamp: Timestamp;
-  readonly translate: Translator;
-  readonly perObject: PerObject;
-  readonly warnings: Warning[];
-  readonly actions: Action[];
-  /** Managed sources (namespaces and Clusters), by source key. */
-  readonly subjects: Subject[];
+  readonly warnings: Warning[] = [];
+  readonly actions: Action[] = [];
+  /** Managed sources (namespaces and Clusters), in source-key order. */
+  readonly subjects: Subject[] = [];
   /** The same subjects by source key. */
-  readonly sources: Map<string, Subject>;
+  readonly sources = new Map<string, Subject>();
   /** Secrets of the target namespace, by name. */
-  readonly targetSecrets: Map<string, TargetSecret>;
-  /** Secrets we own in the target namespace, by name. */
-  readonly registrations: Registration[];
+  readonly targetSecrets = new Map<string, TargetSecret>();
+  /** Secrets we own in the target namespace, in name order. */
+  readonly registrations: Registration[] = [];
   /** ArgoCD cluster name → the foreign Secret that already uses it. */
-  readonly foreignNames: Map<string, ObservedSecret>;
-  /** Servers in use. */
-  readonly servers: ServerLedger;
+  readonly foreignNames = new Map<string, ObservedSecret>();
+  readonly servers = new ServerLedger();
   /** Cluster name → the namespace that holds or won it this pass. */
-  readonly nameWinners: Map<string, Winner>;
+  readonly nameWinners = new Map<string, Winner>();
   /** Namespaces whose credential-only update waits, and why. */
-  readonly deferred: Map<Subject, Deferral>;
+  readonly deferred = new Map<Subject, Deferral>();
   /** Namespaces whose registration an update rewrites this pass. */
-  readonly written: Set<Subject>;
+  readonly written = new Set<Subject>();
   /** Namespaces whose write incomplete input withholds, and why (input-completeness.ts). */
-  readonly withheld: Map<Subject, string>;
+  readonly withheld = new Map<Subject, string>();
   /** Sources without a claim whose kept registration is paused, and why (pause.ts). */
-  readonly keptPaused: Map<Subject, PauseReason>;
+  readonly keptPaused = new Map<Subject, PauseReason>();
   /** Near misses by namespace, for waiting and stale messages (built on first need). */
   nearMisses: ReadonlyMap<string, readonly NearMiss[]> | undefined;
   /**
@@ -74,41 +65,22 @@ export interface PassState {
    * otherwise (a deferral runs out, a demotion expires); `Infinity` while none would. A
    * settled plan is repeated for an unchanged world only before it (settled-repeat.ts).
    */
-  stableUntil: number;
+  stableUntil = Number.POSITIVE_INFINITY;
+
+  constructor(
+    readonly snapshot: Snapshot,
+    readonly config: Config,
+    readonly now: number,
+    readonly translate: Translator,
+    readonly perObject: PerObject = { buildRegistration },
+  ) {
+    this.keys = labelKeys(config.labelPrefix);
+    this.stamp = formatTimestamp(now);
+  }
 }
 
-export function createPassState(
-  snapshot: Snapshot,
-  config: Config,
-  now: number,
-  translate: Translator,
-  perObject: PerObject = PLAIN,
-): PassState {
-  return {
-    snapshot,
-    config,
-    keys: labelKeys(config.labelPrefix),
-    now,
-    stamp: formatTimestamp(now),
-    translate,
-    perObject,
-    warnings: [],
-    actions: [],
-    subjects: [],
-    sources: new Map(),
-    targetSecrets: new Map(),
-    registrations: [],
-    foreignNames: new Map(),
-    servers: new ServerLedger(),
-    nameWinners: new Map(),
-    deferred: new Map(),
-    written: new Set(),
-    withheld: new Map(),
-    keptPaused: new Map(),
-    nearMisses: undefined,
-    stableUntil: Number.POSITIVE_INFINITY,
-  };
-}
+export const createPassState = (...args: ConstructorParameters<typeof PassState>): PassState =>
+  new PassState(...args);
 
 /**
  * Records that a decision taken from `now` changes once the clock reaches `instant`: a test

@@ -12,7 +12,6 @@
 import type {
   Config,
   DesiredSecret,
-  Labels,
   ObservedSecret,
   PauseReason,
   ProvisionerObject,
@@ -20,6 +19,7 @@ import type {
 } from '../common/types.js';
 import { VCLUSTER_NAME_LABEL } from '../config/provider-presets.js';
 import { pauseAnnotations } from '../translate/registration.js';
+import { sameRecord } from './compare.js';
 import type { Source, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { describeSource, quoted } from '../config/sources.js';
@@ -77,13 +77,7 @@ export function keptRegistrationPause(
   // carries the old one, this copy does until it goes.
   if (pause === undefined) Reflect.deleteProperty(annotations, state.keys.pauseReason);
   pauseAnnotations(annotations, registration, state.keys, pause);
-  const before = registration.annotations;
-  const keys = Object.keys(annotations);
-  if (
-    keys.length === Object.keys(before).length &&
-    keys.every((key) => before[key] === annotations[key])
-  )
-    return undefined;
+  if (sameRecord(annotations, registration.annotations)) return undefined;
   const { namespace, name, labels, data } = registration;
   return { namespace, name, type: 'Opaque', labels, annotations, data };
 }
@@ -122,22 +116,21 @@ const SLEEP_MARKS: Readonly<Record<SleepSignal, SleepMark>> = {
       kubeconfig.labels[VCLUSTER_NAME_LABEL] ??
       (kubeconfig.name.startsWith('vc-') ? kubeconfig.name.slice(3) : undefined),
     runs: (object, child) =>
-      object.kind !== 'TenantControlPlane' && isVcluster(object.labels, child),
+      object.kind !== 'TenantControlPlane' &&
+      object.labels['app'] === 'vcluster' &&
+      object.labels['release'] === child,
     asleep: (object) =>
       object.annotations['loft.sh/paused'] === 'true' ||
       object.labels['loft.sh/sleep-mode'] === 'true',
   },
 };
 
-const SLEEP_SIGNALS = Object.keys(SLEEP_MARKS) as SleepSignal[];
-
 function provisionerSleep(
   state: PassState,
   kubeconfig: ObservedSecret | undefined,
   pausedAs: string | undefined,
 ): PauseReason | undefined {
-  for (const signal of SLEEP_SIGNALS) {
-    const mark = SLEEP_MARKS[signal];
+  for (const [signal, mark] of Object.entries(SLEEP_MARKS) as [SleepSignal, SleepMark][]) {
     if (!mark.on(state.config)) continue;
     const objects = state.snapshot.provisioners?.[signal];
     // Not read this pass, or no kubeconfig Secret left to say which object runs the child
@@ -155,10 +148,6 @@ function provisionerSleep(
     }
   }
   return undefined;
-}
-
-function isVcluster(labels: Labels, name: string): boolean {
-  return labels['app'] === 'vcluster' && labels['release'] === name;
 }
 
 function suffixed(name: string, suffix: string): string | undefined {

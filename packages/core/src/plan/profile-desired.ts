@@ -22,6 +22,7 @@ import { decodeBase64Text } from '../common/base64.js';
 import { compareStrings } from '../common/compare-strings.js';
 import { hasPrefix, type LabelKeys } from '../config/label-keys.js';
 import { formatTimestamp } from '../translate/registration.js';
+import { readConfig, tlsOf } from '../translate/cluster-config-json.js';
 
 /** The inventory's standard labels (sigs.k8s.io/cluster-inventory-api, apis/v1alpha1). */
 export const CLUSTER_MANAGER_LABEL = 'x-k8s.io/cluster-manager';
@@ -29,8 +30,8 @@ export const INVENTORY_MEMBER_ID_LABEL = 'multicluster.x-k8s.io/inventory-member
 /** The access provider consumers name in their provider file. */
 export const SECRETREADER_PROVIDER = 'kubeconfig-secretreader';
 /** The reserved cluster extension whose value reaches the exec plugin as its config. */
-export const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
-export const CONTROL_PLANE_HEALTHY = 'ControlPlaneHealthy';
+const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
+const CONTROL_PLANE_HEALTHY = 'ControlPlaneHealthy';
 
 /** What the plugin can read from a kubeconfig: inline credentials only (its README). */
 // A registration by reference (reference mode) exists only for a kubeconfig the plugin reads.
@@ -81,13 +82,15 @@ export function desiredProfile(
   const member = memberId(registration.labels, keys);
   if (member !== undefined) labels[INVENTORY_MEMBER_ID_LABEL] = member;
 
+  const version = input.snapshot.children?.[outcome.namespace]?.version;
   const status: ProfileStatus = {
     conditions: conditions(input, outcome, existing),
-    ...versionOf(input.snapshot, outcome.namespace),
+    ...(version === undefined ? {} : { version: { kubernetes: version } }),
+    // In name order.
     properties: [
       { name: `${keys.prefix}provider`, value: registration.labels[keys.provider] ?? 'unknown' },
       { name: `${keys.prefix}source`, value: outcome.namespace },
-    ].sort((a, b) => compareStrings(a.name, b.name)),
+    ],
     ...accessProvidersOf(registration, outcome),
   };
   return {
@@ -104,11 +107,6 @@ export function memberId(labels: Labels, keys: LabelKeys): string | undefined {
   return labels[keys.sourceClusterUid] ?? labels[keys.sourceNamespaceUid];
 }
 
-function versionOf(snapshot: Snapshot, source: string): Pick<ProfileStatus, 'version'> {
-  const version = snapshot.children?.[source]?.version;
-  return version === undefined ? {} : { version: { kubernetes: version } };
-}
-
 /**
  * `ControlPlaneHealthy` from the child probe: True when the last probe answered, False when
  * it failed, Unknown when children are not probed (or not yet). Others' conditions are kept.
@@ -118,58 +116,44 @@ function conditions(
   outcome: NamespaceOutcome,
   existing: ObservedProfile | undefined,
 ): ProfileCondition[] {
+  const health = healthOf(input, outcome);
+  const before = existing?.status?.conditions?.find((c) => c.type === CONTROL_PLANE_HEALTHY);
+  const lastTransitionTime =
+    before?.status === health.status ? before.lastTransitionTime : formatTimestamp(input.now);
+  const others = (existing?.status?.conditions ?? []).filter(
+    (c) => c.type !== CONTROL_PLANE_HEALTHY,
+  );
+  return [...others, { type: CONTROL_PLANE_HEALTHY, ...health, lastTransitionTime }].sort((a, b) =>
+    compareStrings(a.type, b.type),
+  );
+}
+
+function healthOf(
+  input: ProfileInput,
+  outcome: NamespaceOutcome,
+): Pick<ProfileCondition, 'status' | 'reason' | 'message'> {
   const probe = input.snapshot.children?.[outcome.namespace];
-  let wanted: Omit<ProfileCondition, 'lastTransitionTime'>;
   if (!input.config.probeChildren) {
-    wanted = {
-      type: CONTROL_PLANE_HEALTHY,
-      status: 'Unknown',
-      reason: 'NotProbed',
-      message: 'the registrar does not probe children (--probe-children is off)',
-    };
-  } else if (probe === undefined) {
-    wanted = {
-      type: CONTROL_PLANE_HEALTHY,
+    const message = 'the registrar does not probe children (--probe-children is off)';
+    return { status: 'Unknown', reason: 'NotProbed', message };
+  }
+  if (probe === undefined)
+    return {
       status: 'Unknown',
       reason: 'NotProbedYet',
       message: 'the child has not been probed yet',
     };
-  } else if (probe.failures === 0) {
-    wanted = {
-      type: CONTROL_PLANE_HEALTHY,
-      status: 'True',
-      reason: 'VersionAnswered',
-      message: 'the child API server answered /version with the registered credentials',
-    };
-  } else {
-    wanted = {
-      type: CONTROL_PLANE_HEALTHY,
-      status: 'False',
-      reason: 'VersionFailed',
-      message:
-        `the child API server did not answer /version with the registered credentials: ${probe.error ?? 'no answer'}`.slice(
-          0,
-          1024,
-        ),
-    };
-  }
-  const before = existing?.status?.conditions?.find((c) => c.type === CONTROL_PLANE_HEALTHY);
-  const since =
-    before !== undefined && before.status === wanted.status
-      ? before.lastTransitionTime
-      : formatTimestamp(input.now);
-  const others = (existing?.status?.conditions ?? []).filter(
-    (c) => c.type !== CONTROL_PLANE_HEALTHY,
-  );
-  return [...others, { ...wanted, lastTransitionTime: since }].sort((a, b) =>
-    compareStrings(a.type, b.type),
-  );
+  const answered = 'the child API server answered /version with the registered credentials';
+  if (probe.failures === 0) return { status: 'True', reason: 'VersionAnswered', message: answered };
+  const message = `the child API server did not answer /version with the registered credentials: ${probe.error ?? 'no answer'}`;
+  return { status: 'False', reason: 'VersionFailed', message: message.slice(0, 1024) };
 }
 
 /**
  * The kubeconfig-secretreader entry: the registration's server and TLS settings, and where
  * the plugin reads the kubeconfig (the source's Secret, by name, namespace and key). None for
  * a credential the plugin cannot read (exec, basic auth), so no consumer is sent to fail.
+ * Only the connection fields of the registration's config are read, never its credentials.
  */
 function accessProvidersOf(
   registration: ObservedSecret | Written,
@@ -178,24 +162,20 @@ function accessProvidersOf(
   const source = outcome.source;
   if (source === undefined || outcome.credential === undefined) return {};
   if (!PLUGIN_READABLE.has(outcome.credential)) return {};
-  const server = readText(registration.data['server']);
+  const encoded = registration.data['server'];
+  const server = encoded === undefined ? undefined : decodeBase64Text(encoded);
   const config = readConfig(registration.data['config']);
   if (server === undefined || config === undefined) return {};
-  const tls = config.tlsClientConfig ?? {};
+  const tls = tlsOf(config);
+  const text = (value: unknown): value is string => typeof value === 'string' && value !== '';
   const entry: ProfileAccessProvider = {
     name: SECRETREADER_PROVIDER,
     cluster: {
       server,
-      ...(typeof tls.caData === 'string' && tls.caData !== ''
-        ? { 'certificate-authority-data': tls.caData }
-        : {}),
-      ...(typeof tls.serverName === 'string' && tls.serverName !== ''
-        ? { 'tls-server-name': tls.serverName }
-        : {}),
-      ...(tls.insecure === true ? { 'insecure-skip-tls-verify': true } : {}),
-      ...(typeof config.proxyUrl === 'string' && config.proxyUrl !== ''
-        ? { 'proxy-url': config.proxyUrl }
-        : {}),
+      ...(text(tls['caData']) ? { 'certificate-authority-data': tls['caData'] } : {}),
+      ...(text(tls['serverName']) ? { 'tls-server-name': tls['serverName'] } : {}),
+      ...(tls['insecure'] === true ? { 'insecure-skip-tls-verify': true } : {}),
+      ...(text(config['proxyUrl']) ? { 'proxy-url': config['proxyUrl'] } : {}),
       extensions: [
         {
           name: EXEC_EXTENSION,
@@ -205,29 +185,4 @@ function accessProvidersOf(
     },
   };
   return { accessProviders: [entry] };
-}
-
-interface ConnectionFields {
-  readonly tlsClientConfig?: {
-    readonly caData?: unknown;
-    readonly serverName?: unknown;
-    readonly insecure?: unknown;
-  };
-  readonly proxyUrl?: unknown;
-}
-
-function readText(data: string | undefined): string | undefined {
-  return data === undefined ? undefined : decodeBase64Text(data);
-}
-
-/** Only the connection fields of the registration's config are read (never its credentials). */
-function readConfig(data: string | undefined): ConnectionFields | undefined {
-  const text = readText(data);
-  if (text === undefined) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,20 +1,17 @@
-// planProfiles(snapshot, plan, profiles, settings, config, now): the ClusterProfiles of a pass,
-// decided after the registrations and from them. A source gets (or keeps) a profile exactly
-// when the plan registers it this pass (`registered` or `unchanged`); the profile is named for
-// its cluster and says what its registration says (server, CA, copied labels) without any
-// credential: consumers reach the child through the inventory's kubeconfig-secretreader
-// plugin, which reads the source's own kubeconfig Secret.
-//
-// The same rules as for registrations:
-// - ownership: a profile is ours only when its `x-k8s.io/cluster-manager` label, its
+// planProfiles: the ClusterProfiles of a pass, decided after the registrations and from them.
+// A source has a profile exactly when the plan registers it (`registered` or `unchanged`),
+// named for its cluster and saying what its registration says (server, CA, copied labels),
+// never a credential: consumers reach the child through the inventory's
+// kubeconfig-secretreader plugin, which reads the source's own kubeconfig Secret. As for
+// registrations:
+// - a profile is ours only when its `x-k8s.io/cluster-manager` label, its
 //   `spec.clusterManager.name` and our `<prefix>managed-by` label all say so; any other
-//   profile of a wanted name is left alone and the name is reported contested;
-// - no churn: a write only when labels, spec or status differ, and a condition keeps its
+//   profile of a wanted name is left alone and the name reported contested;
+// - a write only when labels, spec or status differ; a condition keeps its
 //   `lastTransitionTime` while its status holds;
-// - deletion only on positive proof, and the plan's own: the plan deletes the cluster's
-//   registration (its proof), or demotes it for a rename, or (when no registration is left)
-//   the source the profile records is not found or was re-created. A failed or incomplete read
-//   of profiles deletes nothing. Consumers delete their own objects when a profile goes.
+// - deletion only on the plan's own proof: it deletes or demotes the cluster's registration,
+//   or (none left) the source the profile records is not found or was re-created. A failed or
+//   incomplete read of profiles deletes nothing. Consumers delete their own objects.
 
 import type {
   Action,
@@ -41,7 +38,6 @@ import {
 } from '../config/label-keys.js';
 import { isClusterKey, recordedSourceKey } from '../config/sources.js';
 import { isDnsSubdomain, registrationName } from '../translate/registration.js';
-
 import {
   CLUSTER_MANAGER_LABEL,
   desiredProfile,
@@ -49,12 +45,11 @@ import {
   type ProfileInput,
   type Written,
 } from './profile-desired.js';
+import { observedRef } from './secret-fields.js';
 
 export type { ProfileInput } from './profile-desired.js';
 export {
   CLUSTER_MANAGER_LABEL,
-  CONTROL_PLANE_HEALTHY,
-  EXEC_EXTENSION,
   INVENTORY_MEMBER_ID_LABEL,
   SECRETREADER_PROVIDER,
 } from './profile-desired.js';
@@ -69,14 +64,13 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
   const registrations = registrationsByName(input);
   const digest = profiles.digest ?? ((text: string) => text);
   const maxWrites = input.maxWrites ?? Number.POSITIVE_INFINITY;
-  let writes = 0;
   let deferred = 0;
   let published = 0;
 
   for (const outcome of input.plan.outcomes) {
-    if (outcome.cluster === undefined) continue;
-    if (outcome.state !== 'registered' && outcome.state !== 'unchanged') continue;
     const cluster = outcome.cluster;
+    if (cluster === undefined) continue;
+    if (outcome.state !== 'registered' && outcome.state !== 'unchanged') continue;
     const registration = registrations.get(registrationName(cluster));
     // A source whose label claims a name its registration does not carry (a terminating
     // namespace keeps its old one) publishes nothing: that name is another source's.
@@ -105,9 +99,9 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
       });
       continue;
     }
-    // Past the limit, a profile still to be created is only counted: its desired form is
-    // what the limit keeps from being held.
-    const full = writes >= maxWrites;
+    // Only writes are in `actions` yet. Past the limit, a profile still to be created is only
+    // counted: its desired form is what the limit keeps from being held.
+    const full = actions.length >= maxWrites;
     if (full && existing === undefined) {
       deferred += 1;
       continue;
@@ -115,12 +109,8 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
     const desired = desiredProfile(input, keys, outcome, cluster, registration, existing);
     const action = writeFor(cluster, outcome.namespace, desired, existing, keys, digest);
     if (action === undefined) continue;
-    if (full) {
-      deferred += 1;
-      continue;
-    }
-    writes += 1;
-    actions.push(action);
+    if (full) deferred += 1;
+    else actions.push(action);
   }
 
   const deletions = deletionProofs(input.plan.actions);
@@ -137,12 +127,7 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
       });
       continue;
     }
-    actions.push({
-      kind: 'delete',
-      cluster: profile.name,
-      target: refOf(profile),
-      reason,
-    });
+    actions.push({ kind: 'delete', cluster: profile.name, target: observedRef(profile), reason });
   }
 
   actions.sort((a, b) => compareStrings(a.cluster, b.cluster) || compareStrings(a.kind, b.kind));
@@ -200,8 +185,9 @@ function writeFor(
   if (existing === undefined) return { kind: 'create', cluster, source, profile: desired };
   const changed: string[] = [];
   const removeLabels = Object.keys(existing.labels)
-    .filter((key) => hasPrefix(keys, key) && desired.labels[key] === undefined)
-    .filter((key) => key !== keys.prune)
+    .filter(
+      (key) => hasPrefix(keys, key) && key !== keys.prune && desired.labels[key] === undefined,
+    )
     .sort(compareStrings);
   const labelsDiffer =
     removeLabels.length > 0 ||
@@ -211,7 +197,7 @@ function writeFor(
   const statusDiffers = !sameStatus(existing.status, desired.status, digest);
   if (changed.length === 0) {
     return statusDiffers
-      ? { kind: 'status', cluster, source, target: refOf(existing), profile: desired }
+      ? { kind: 'status', cluster, source, target: observedRef(existing), profile: desired }
       : undefined;
   }
   if (statusDiffers) changed.push('status');
@@ -219,7 +205,7 @@ function writeFor(
     kind: 'update',
     cluster,
     source,
-    target: refOf(existing),
+    target: observedRef(existing),
     profile: desired,
     removeLabels,
     changed,
@@ -275,16 +261,6 @@ function canonical(value: unknown): string {
   );
 }
 
-function refOf(profile: ObservedProfile): DesiredDeleteTarget {
-  return {
-    namespace: profile.namespace,
-    name: profile.name,
-    uid: profile.uid,
-    resourceVersion: profile.resourceVersion,
-  };
-}
-type DesiredDeleteTarget = Extract<ProfileAction, { kind: 'delete' }>['target'];
-
 /** The plan's own proofs, by cluster: its deletions and its demotions (renames). */
 function deletionProofs(actions: readonly Action[]): Map<string, ProfileDeleteReason> {
   const proofs = new Map<string, ProfileDeleteReason>();
@@ -315,26 +291,25 @@ function sourceGone(
   snapshot: Snapshot,
   profile: ObservedProfile,
   keys: LabelKeys,
-  registrations: ReadonlyMap<string, unknown>,
+  registrations: ReadonlyMap<string, ObservedSecret | Written>,
 ): ProfileDeleteReason | undefined {
-  const registration = registrations.get(registrationName(profile.name)) as
-    ObservedSecret | undefined;
+  const registration = registrations.get(registrationName(profile.name));
   const demoted =
     registration !== undefined && registration.labels[ARGOCD_SECRET_TYPE_LABEL] === undefined;
   if (registration !== undefined && !demoted) return undefined;
   const source = recordedSourceKey(profile.labels, keys);
   const uid = memberId(profile.labels, keys);
   if (source === undefined || uid === undefined) return undefined;
+  const recreated = (observedUid: string): ProfileDeleteReason => ({
+    code: 'source-gone',
+    source,
+    proof: `${source} was re-created (uid ${observedUid})`,
+  });
   const managed = isClusterKey(source)
     ? snapshot.clusters?.find((c) => `${c.namespace}/${c.name}` === source)
     : snapshot.namespaces.find((n) => n.name === source);
   if (managed !== undefined) {
-    if (managed.uid !== uid)
-      return {
-        code: 'source-gone',
-        source,
-        proof: `${source} was re-created (uid ${managed.uid})`,
-      };
+    if (managed.uid !== uid) return recreated(managed.uid);
     // Alive and managed: a demoted registration means it was renamed away from this name.
     return demoted
       ? { code: 'renamed', source, supersededBy: registration.labels[keys.supersededBy] ?? '' }
@@ -344,7 +319,6 @@ function sourceGone(
     ? snapshot.sourceLookups[source]
     : undefined;
   if (lookup?.state === 'notFound') return { code: 'source-gone', source, proof: 'not found' };
-  if (lookup?.state === 'present' && lookup.uid !== uid)
-    return { code: 'source-gone', source, proof: `${source} was re-created (uid ${lookup.uid})` };
+  if (lookup?.state === 'present' && lookup.uid !== uid) return recreated(lookup.uid);
   return undefined;
 }

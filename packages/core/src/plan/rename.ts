@@ -61,15 +61,11 @@ export function movingRefusal(state: PassState, target: Registration): Refusal {
  */
 export function demotion(state: PassState, registration: Registration): Action | undefined {
   const source = registration.source;
-  const subject = source.kind === 'managed' ? source.subject : undefined;
-  if (
-    subject === undefined ||
-    subject.terminating ||
-    subject.nameProblem !== undefined ||
-    subject.cluster === undefined
-  )
-    return undefined;
+  if (source.kind !== 'managed') return undefined;
+  const subject = source.subject;
   const supersededBy = subject.cluster;
+  if (subject.terminating || subject.nameProblem !== undefined || supersededBy === undefined)
+    return undefined;
   if (registration.pruneDisabled) {
     vetoed(
       state,

@@ -1,10 +1,16 @@
 // Small readers and shapers of Secrets shared by the steps: decoded data fields, the
-// reference an action names, and the key order every written Secret gets.
+// reference an action names, the key order every written Secret gets, and the update action.
 
 import { decodeBase64Text } from '../common/base64.js';
 import { sortedRecord } from '../common/compare-strings.js';
 import { normaliseServer } from '../common/server-address.js';
-import type { DesiredSecret, ObservedRef, ObservedSecret } from '../common/types.js';
+import type {
+  Action,
+  DesiredSecret,
+  ObservedRef,
+  ObservedSecret,
+  UpdateReason,
+} from '../common/types.js';
 
 export function readData(secret: ObservedSecret, key: string): string | undefined {
   const encoded = secret.data[key];
@@ -17,12 +23,13 @@ export function readServer(secret: ObservedSecret): string | undefined {
   return text === undefined || text === '' ? undefined : normaliseServer(text);
 }
 
-export function observedRef(secret: ObservedSecret): ObservedRef {
+/** The reference alone, of an observed Secret or ClusterProfile. */
+export function observedRef(object: ObservedRef): ObservedRef {
   return {
-    namespace: secret.namespace,
-    name: secret.name,
-    uid: secret.uid,
-    resourceVersion: secret.resourceVersion,
+    namespace: object.namespace,
+    name: object.name,
+    uid: object.uid,
+    resourceVersion: object.resourceVersion,
   };
 }
 
@@ -33,5 +40,21 @@ export function sortedSecret(secret: DesiredSecret): DesiredSecret {
     labels: sortedRecord(secret.labels),
     annotations: sortedRecord(secret.annotations),
     data: sortedRecord(secret.data),
+  };
+}
+
+export function updateOf(
+  cluster: string,
+  before: ObservedSecret,
+  secret: DesiredSecret,
+  reason: UpdateReason,
+): Action {
+  return {
+    kind: 'update',
+    cluster,
+    target: observedRef(before),
+    before,
+    secret: sortedSecret(secret),
+    reason,
   };
 }

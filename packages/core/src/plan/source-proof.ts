@@ -6,7 +6,7 @@
 
 import { parseTimestamp } from '../translate/registration.js';
 import { assertNever } from '../common/assert-never.js';
-import type { Action, ObservedSecret } from '../common/types.js';
+import type { Action, DeleteReason, ObservedSecret } from '../common/types.js';
 import { describeSource, isClusterKey, sourceNoun } from '../config/sources.js';
 import type { RecordedSource, Registration, SourceStatus } from './model.js';
 import { changesAfter, warn, type PassState } from './pass-state.js';
@@ -19,46 +19,37 @@ export function sourceStatus(
   recorded: RecordedSource,
 ): SourceStatus {
   const { name, uid } = recorded;
-  if (recorded.problem !== undefined)
-    return unknownSource(state, secret, 'source', recorded.problem);
-  if (name === undefined) {
-    return unknownSource(
-      state,
-      secret,
-      'source namespace',
-      `it has no ${state.keys.sourceNamespace} label`,
-    );
-  }
+  const unknown = (what: string, why: string): SourceStatus =>
+    unknownSource(state, secret, what, why);
+  if (recorded.problem !== undefined) return unknown('source', recorded.problem);
+  if (name === undefined)
+    return unknown('source namespace', `it has no ${state.keys.sourceNamespace} label`);
   const what = `source ${sourceNoun(name)}`;
   const subject = state.sources.get(name);
   if (subject !== undefined) {
-    if (uid === undefined) return unknownSource(state, secret, what, missingUid(state, name));
+    if (uid === undefined) return unknown(what, missingUid(state, name));
     if (subject.source.uid === uid) return { kind: 'managed', subject };
     return replaced(name, uid, subject.source.uid);
   }
   const lookups = state.snapshot.sourceLookups;
   const lookup = Object.hasOwn(lookups, name) ? lookups[name] : undefined;
-  if (lookup === undefined)
-    return unknownSource(
-      state,
-      secret,
-      what,
-      `${describeSource(name)} was not looked up${notLookedUpHint(state, name)}`,
-    );
+  if (lookup === undefined) {
+    // Cluster sources switched off: their registrations stay, and the message says why.
+    const off =
+      isClusterKey(name) && !state.config.capiClusters
+        ? ' (Cluster sources are off: --capi-clusters)'
+        : '';
+    return unknown(what, `${describeSource(name)} was not looked up${off}`);
+  }
   switch (lookup.state) {
     case 'notFound':
       return { kind: 'gone', reason: { code: notFoundCode(name), namespace: name } };
     case 'present':
-      if (uid === undefined) return unknownSource(state, secret, what, missingUid(state, name));
+      if (uid === undefined) return unknown(what, missingUid(state, name));
       if (lookup.uid !== uid) return replaced(name, uid, lookup.uid);
       return { kind: 'present', terminating: lookup.deletionTimestamp !== undefined };
     case 'unknown':
-      return unknownSource(
-        state,
-        secret,
-        what,
-        `looking up ${describeSource(name)} failed: ${lookup.reason}`,
-      );
+      return unknown(what, `looking up ${describeSource(name)} failed: ${lookup.reason}`);
     default:
       return assertNever(lookup, 'source lookup');
   }
@@ -78,13 +69,6 @@ function notFoundCode(key: string): 'source-namespace-not-found' | 'source-clust
 function missingUid(state: PassState, name: string): string {
   const key = isClusterKey(name) ? state.keys.sourceClusterUid : state.keys.sourceNamespaceUid;
   return `it has no ${key} label to tell ${describeSource(name)} from a re-created one`;
-}
-
-/** Cluster sources switched off: their registrations stay, and the message says why. */
-function notLookedUpHint(state: PassState, name: string): string {
-  return isClusterKey(name) && !state.config.capiClusters
-    ? ' (Cluster sources are off: --capi-clusters)'
-    : '';
 }
 
 /** `what`: the source as far as the labels tell (`source namespace`, `source Cluster`, `source`). */
@@ -110,17 +94,18 @@ function unknownSource(
  */
 export function deletion(state: PassState, registration: Registration): Action | undefined {
   const source = registration.source;
+  const remove = (reason: DeleteReason): Action => ({
+    kind: 'delete',
+    cluster: registration.cluster,
+    target: observedRef(registration.secret),
+    reason,
+  });
   if (source.kind === 'gone') {
     if (registration.pruneDisabled) {
       vetoed(state, registration, `its source ${describeSource(source.reason.namespace)} is gone`);
       return undefined;
     }
-    return {
-      kind: 'delete',
-      cluster: registration.cluster,
-      target: observedRef(registration.secret),
-      reason: source.reason,
-    };
+    return remove(source.reason);
   }
   // An expired demotion rests on the Secret's own stale-since, and is withheld while its source
   // claims the name again: a source that cannot be read may, so it is kept (the warning that
@@ -143,12 +128,7 @@ export function deletion(state: PassState, registration: Registration): Action |
     );
     return undefined;
   }
-  return {
-    kind: 'delete',
-    cluster: registration.cluster,
-    target: observedRef(registration.secret),
-    reason: { code: 'demotion-expired', namespace: registration.sourceName ?? '', staleSince },
-  };
+  return remove({ code: 'demotion-expired', namespace: registration.sourceName ?? '', staleSince });
 }
 
 /** Warns that `<prefix>prune=disabled` kept a registration that would otherwise go. */
