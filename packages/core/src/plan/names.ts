@@ -210,7 +210,7 @@ function nameProblemOf(
   return undefined;
 }
 
-/** Remembers the ArgoCD cluster name (`data.name`) of an active Secret we do not manage. */
+/** Records the ArgoCD cluster name (`data.name`) of an active Secret we do not manage. */
 export function recordForeignName(state: PassState, secret: ObservedSecret): void {
   const name = readData(secret, 'name');
   if (name !== undefined && !state.foreignNames.has(name)) state.foreignNames.set(name, secret);

@@ -25,7 +25,7 @@ import { ServerLedger } from './server-ledger.js';
 /**
  * What a pass computes from one source and the objects it names, as functions of their
  * arguments only. A pass calls them through its state, so whoever runs the pass may hand
- * equivalent ones (settled-repeat.ts); the steps neither know nor care which.
+ * equivalent ones (repeat/); the steps neither know nor care which.
  */
 export interface PerObject {
   readonly buildRegistration: (input: RegistrationInput) => RegistrationResult;
@@ -63,7 +63,7 @@ export class PassState {
   /**
    * The first instant (epoch ms) at which a decision this pass took from `now` turns out
    * otherwise (a deferral runs out, a demotion expires); `Infinity` while none would. A
-   * settled plan is repeated for an unchanged world only before it (settled-repeat.ts).
+   * settled plan is repeated for an unchanged world only before it (repeat/).
    */
   stableUntil = Number.POSITIVE_INFINITY;
 
