@@ -91,7 +91,7 @@ export { decodeBase64, encodeBase64, encodeBase64Text, decodeBase64Text } from '
 export { sha256Hex } from './present/sha256.js';
 
 // Planning
-export { plan, type PlanOptions } from './plan/index.js';
+export { plan, type PlanOptions, type PlanRepeat } from './plan/index.js';
 export { createSettledRepeat, type SettledRepeat } from './repeat/settled-repeat.js';
 export {
   planProfiles,
