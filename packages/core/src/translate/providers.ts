@@ -21,7 +21,7 @@ import { clusterSecretName } from '../config/sources.js';
 import { keyMissingMessage, namesAKubeconfig } from './near-misses.js';
 import { inReferenceMode, type ReferenceSettings } from './reference-mode.js';
 
-export interface SelectOptions extends TranslateOptions {
+interface SelectOptions extends TranslateOptions {
   /** A Cluster API Cluster: each provider's pattern names its Secret exactly, or is skipped. */
   readonly clusterName?: string;
   /** The Secret the source names, the only candidate, and the annotation (key) that named it. */
