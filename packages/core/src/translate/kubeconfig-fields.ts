@@ -70,7 +70,7 @@ export const CREDENTIAL_FIX = 'use a kubeconfig with a client certificate or tok
 
 export type Warn = (code: Warning['code'], message: string) => void;
 
-export interface TlsFields {
+interface TlsFields {
   readonly insecure: boolean;
   readonly serverName?: string;
   readonly caData?: string;
@@ -117,7 +117,7 @@ export function readTls(cluster: YamlMap, clusterOwner: string, warn: Warn): Tls
   return { ...tls, caData: ca.base64 };
 }
 
-export interface CredentialFields {
+interface CredentialFields {
   readonly kind: Exclude<CredentialKind, 'secret-reference'>;
   /** ArgoCD's fields for a token or basic auth. */
   readonly credentials?: { username: string; password: string } | { bearerToken: string };

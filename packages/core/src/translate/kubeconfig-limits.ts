@@ -23,7 +23,7 @@ export const KUBECONFIG_LIMITS = {
   maxTokens: 20_000,
 } as const;
 
-export type YamlShape =
+type YamlShape =
   /** Within every limit: the lexemes read, for the parser (lexing is most of parsing's cost). */
   | { readonly ok: true; readonly lexemes: readonly string[] }
   /** Over a limit: which, as a phrase after "the kubeconfig". */

@@ -171,6 +171,16 @@ export class Problem {
   ) {}
 }
 
+/** The Secret (and key) a kubeconfig was read from, as every message about it starts. */
+export interface SecretSource {
+  readonly namespace: string;
+  readonly secret: string;
+  readonly key?: string;
+}
+
+export const where = ({ namespace, secret, key }: SecretSource): string =>
+  `namespace ${namespace}, Secret ${secret}${key === undefined ? '' : ` key ${key}`}`;
+
 export const NOT_A_KUBECONFIG_FIX =
   'store a kubeconfig as written by `kubectl config view --raw --flatten`';
 

@@ -23,6 +23,8 @@ import {
   Problem,
   readString,
   selectPair,
+  where,
+  type SecretSource,
   type YamlMap,
 } from './kubeconfig-structure.js';
 import {
@@ -39,12 +41,8 @@ import { EMPTY_EXEC_POLICY } from '../config/exec-policy.js';
 import { translateExec, type TranslatedExec } from './exec/translate-exec.js';
 import { secretReaderFit } from './reference-mode.js';
 
-export interface TranslateContext {
-  readonly namespace: string;
-  readonly secret: string;
+export interface TranslateContext extends SecretSource {
   readonly provider: Provider;
-  /** The Secret data key the kubeconfig came from, for messages. */
-  readonly key?: string;
   /**
    * The `<prefix>server` annotation overrides the server: the kubeconfig's own is neither used
    * nor checked, so a loopback or in-cluster address there does not block the namespace.
@@ -279,10 +277,6 @@ function readProxyUrl(
     `${clusterOwner} sets proxy-url ${redactUrl(proxyUrl)}: ArgoCD will connect to this cluster through that proxy, which learns where ArgoCD connects and can block the connection`,
   );
   return proxyUrl;
-}
-
-function where(context: TranslateContext): string {
-  return `namespace ${context.namespace}, Secret ${context.secret}${context.key === undefined ? '' : ` key ${context.key}`}`;
 }
 
 /** Translates one kubeconfig; never throws. */

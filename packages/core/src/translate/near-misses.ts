@@ -3,7 +3,7 @@
 // name). They shape only the message of a waiting or stale namespace, never a decision. Names
 // and key names only: a Secret's values are never recorded or printed.
 
-import { providerLabel } from './exec/gates.js';
+import { allowsExec, providerLabel } from './exec/gates.js';
 import { compareStrings } from '../common/compare-strings.js';
 import { claimOf, describeMarks, type SecretMeta } from '../config/provider-marks.js';
 import { matchGlob } from '../config/glob.js';
@@ -95,7 +95,7 @@ const specificity = (provider: Provider): number =>
 
 /** A custom entry reading `key` of `glob`, keeping `;exec` when `like` allows exec. */
 const customEntry = (glob: string, key: string, like: Provider): string =>
-  `custom:${glob}=${key}${(like.execClouds ?? []).length > 0 ? ';exec' : ''}`;
+  `custom:${glob}=${key}${allowsExec(like) ? ';exec' : ''}`;
 
 /** The flag and chart value for `entry`; a custom glob is quoted so the shell leaves it alone. */
 function suggestion(entry: string): string {
@@ -118,10 +118,9 @@ function phrase(near: Classified, providers: readonly Provider[], cluster?: stri
         (preset) =>
           preset.name !== provider.name && preset.secretNamePattern === provider.secretNamePattern,
       ).map((preset) => preset.name);
-      const exec =
-        (provider.execClouds ?? []).length === 0
-          ? ''
-          : ` with \`--exec-credentials\` (its exec plugin is translated into ArgoCD's own form)${alike.length === 0 ? '' : `, or ${alike.join(' or ')} if that is the cloud it signs in to`}`;
+      const exec = allowsExec(provider)
+        ? ` with \`--exec-credentials\` (its exec plugin is translated into ArgoCD's own form)${alike.length === 0 ? '' : `, or ${alike.join(' or ')} if that is the cloud it signs in to`}`
+        : '';
       return `Secret ${secret.name} (${keysText(secret.keys)}) matches the ${provider.name} provider (${provider.secretNamePattern} with ${provider.keys.join(' or ')}), which is not configured; add it with ${suggestion(provider.name)}${exec}, keeping ${others.join(' and ')} in the list if other namespaces need ${others.length === 1 ? 'it' : 'them'}`;
     }
     case 'key': {

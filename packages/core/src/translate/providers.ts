@@ -16,12 +16,12 @@ import { claimOf, describeMarks, type Claim } from '../config/provider-marks.js'
 import { VCLUSTER_NAME_LABEL } from '../config/provider-presets.js';
 import { translateKubeconfig, type TranslateContext } from './kubeconfig.js';
 import { KUBECONFIG_LIMITS } from './kubeconfig-limits.js';
-import { OVER_LIMIT_FIX } from './kubeconfig-structure.js';
+import { OVER_LIMIT_FIX, where } from './kubeconfig-structure.js';
 import { clusterSecretName } from '../config/sources.js';
 import { keyMissingMessage, namesAKubeconfig } from './near-misses.js';
 import { inReferenceMode, type ReferenceSettings } from './reference-mode.js';
 
-export interface SelectOptions extends TranslateOptions {
+interface SelectOptions extends TranslateOptions {
   /** A Cluster API Cluster: each provider's pattern names its Secret exactly, or is skipped. */
   readonly clusterName?: string;
   /** The Secret the source names, the only candidate, and the annotation (key) that named it. */
@@ -48,12 +48,10 @@ export interface SecretKeyTranslatorOptions {
 /** A translator that decodes `data[key]` (base64 as served) and translates it. */
 export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions): Translator {
   return (secret, key, provider, options) => {
+    const source = { namespace: secret.namespace, secret: secret.name, key };
     const refuse = (code: RefusalCode, message: string): TranslationResult => ({
       ok: false,
-      refusal: {
-        code,
-        message: `namespace ${secret.namespace}, Secret ${secret.name} key ${key}: ${message}`,
-      },
+      refusal: { code, message: `${where(source)}: ${message}` },
     });
     const value = secret.data[key];
     if (value === undefined)
@@ -78,10 +76,8 @@ export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions):
     }
     const reference = settings.reference;
     const translated = translateKubeconfig(text, {
-      namespace: secret.namespace,
-      secret: secret.name,
+      ...source,
       provider,
-      key,
       ...options,
       ...(settings.labelPrefix !== undefined
         ? { serverAnnotation: `${settings.labelPrefix}server` }
@@ -93,11 +89,7 @@ export function createSecretKeyTranslator(settings: SecretKeyTranslatorOptions):
     });
     if (!translated.ok || reference === undefined) return translated;
     // The reference names the candidate: always the source's own Secret in its own namespace.
-    return inReferenceMode(
-      translated.translation,
-      { namespace: secret.namespace, secret: secret.name, key },
-      reference,
-    );
+    return inReferenceMode(translated.translation, source, reference);
   };
 }
 

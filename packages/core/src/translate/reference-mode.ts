@@ -15,7 +15,7 @@ import type {
   Translation,
   TranslationResult,
 } from '../common/types.js';
-import type { YamlMap } from './kubeconfig-structure.js';
+import { where, type YamlMap } from './kubeconfig-structure.js';
 import { present } from './kubeconfig-fields.js';
 
 /** The client authentication API version the plugin reads and writes. */
@@ -58,7 +58,6 @@ export function inReferenceMode(
   settings: ReferenceSettings,
 ): TranslationResult {
   if (settings.mode === 'off') return { ok: true, translation };
-  const where = `namespace ${source.namespace}, Secret ${source.secret} key ${source.key}`;
   const fit = translation.secretReader;
   if (fit === undefined || !fit.ok) {
     const problem = fit?.problem ?? 'it was not checked for the plugin';
@@ -67,7 +66,7 @@ export function inReferenceMode(
         ok: false,
         refusal: {
           code: 'reference-unreadable',
-          message: `${where}: reference mode is on, and the kubeconfig-secretreader plugin cannot read this kubeconfig (${problem}); store a kubeconfig with a current-context and a token or inline client certificate, or set reference-mode to on-or-copy to copy its credentials instead`,
+          message: `${where(source)}: reference mode is on, and the kubeconfig-secretreader plugin cannot read this kubeconfig (${problem}); store a kubeconfig with a current-context and a token or inline client certificate, or set reference-mode to on-or-copy to copy its credentials instead`,
         },
       };
     return {
@@ -80,7 +79,7 @@ export function inReferenceMode(
             code: 'reference-fallback',
             namespace: source.namespace,
             secret: source.secret,
-            message: `${where}: registered with copied credentials, not by reference: the kubeconfig-secretreader plugin cannot read this kubeconfig (${problem})`,
+            message: `${where(source)}: registered with copied credentials, not by reference: the kubeconfig-secretreader plugin cannot read this kubeconfig (${problem})`,
           },
         ],
       },

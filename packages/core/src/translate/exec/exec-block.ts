@@ -2,7 +2,7 @@
 // environment variable the cloud's translation does not know is refused by name.
 
 import type { ArgoClusterConfig } from '../../common/types.js';
-import { Problem } from '../kubeconfig-structure.js';
+import { isMap, Problem } from '../kubeconfig-structure.js';
 
 /** What an exec block becomes: exactly one of ArgoCD's own exec forms. */
 export type ExecForm =
@@ -33,9 +33,6 @@ const DROPPED_FIELDS = new Set([
   'interactiveMode',
 ]);
 const READ_FIELDS = new Set(['command', 'args', 'env']);
-
-const isMap = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const absent = (value: unknown): boolean => value === undefined || value === null;
 
@@ -92,7 +89,7 @@ export function readExecBlock(exec: unknown, owner: string): ExecBlock | Problem
   return { command, args: (rawArgs as string[] | null | undefined) ?? [], env };
 }
 
-export interface FlagSpec {
+interface FlagSpec {
   /** Canonical name → every spelling (`--cluster-name`, `-i`). */
   readonly valued: Readonly<Record<string, readonly string[]>>;
   /** Flags without a value (`--use_application_default_credentials`). */

@@ -11,7 +11,7 @@ export const EXEC_FLAG_HINT = '--exec-credentials (chart value execCredentials)'
 export const EXEC_PROVIDER_HINT =
   'capa-eks, capz-aks or gke, or a custom provider ending in ;exec (custom:<glob>=<key>;exec)';
 
-const allowsExec = (provider: Provider): boolean => (provider.execClouds ?? []).length > 0;
+export const allowsExec = (provider: Provider): boolean => (provider.execClouds ?? []).length > 0;
 
 /** How a provider is written in `--provider`, for messages. */
 export function providerLabel(provider: Provider): string {
