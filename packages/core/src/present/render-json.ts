@@ -20,7 +20,7 @@ import { decodeBase64Text } from '../common/base64.js';
 import {
   CONCEALED,
   execArgsDisplay,
-  isPublicExecEnv,
+  PUBLIC_EXEC_ENV,
   sensitiveDisplay,
   urlDisplay,
 } from './sensitive-display.js';
@@ -267,7 +267,7 @@ function redactExecForm(object: JsonObject): Record<string, RedactedValue> {
       out[field] = Object.fromEntries(
         Object.entries(value).map(([name, setting]) => [
           name,
-          typeof setting === 'string' && isPublicExecEnv(name) ? setting : CONCEALED,
+          typeof setting === 'string' && PUBLIC_EXEC_ENV.has(name) ? setting : CONCEALED,
         ]),
       );
     else out[field] = CONCEALED;
