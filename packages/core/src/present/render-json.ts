@@ -38,11 +38,7 @@ export const PLAN_FORMAT_VERSION = '3';
 
 /** Counts by action kind, by outcome state and of warnings. */
 export type PlanSummary = Readonly<Record<ActionKind | OutcomeState | 'warnings', number>> & {
-  /**
-   * Verdicts and writes that incomplete input withheld (namespaces reported `unchanged` with
-   * `input-incomplete`, and demotions or deletions warned about): what waits for a complete
-   * read. Included in the counts above.
-   */
+  /** Verdicts and writes withheld for incomplete input (`input-incomplete`), also counted above. */
   readonly withheld: number;
 };
 

@@ -24,16 +24,9 @@ export interface RenderTextOptions {
   readonly color?: boolean;
   /** Say that nothing will be written. */
   readonly dryRun?: boolean;
-  /**
-   * After an apply: each action's result (`undefined`: not attempted). The headers then say
-   * what was done ("was created") or not done, instead of what will be.
-   */
+  /** After an apply: each action's result (`undefined`: not attempted), said as done. */
   readonly results?: (action: Action) => ApplyResult;
-  /**
-   * A dry run's verdict from the API server, which validated each write without storing it:
-   * why it would reject the action, or why it could not validate it; undefined when it
-   * would accept it.
-   */
+  /** The API server's dry-run verdict on a write: why it would reject or could not validate it. */
   readonly verdicts?: (action: Action) => DryRunNote | undefined;
 }
 

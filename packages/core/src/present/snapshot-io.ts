@@ -1,12 +1,10 @@
 // Saving and loading a Snapshot as JSON, so a plan can be reproduced without a cluster (a bug
-// report, a regression fixture, the demo). The output is canonical: fixed key order, maps and
-// lists sorted, so equal snapshots serialise to equal bytes and diff cleanly. Loading checks
-// every field and names the first bad one. A saved snapshot holds the kubeconfig Secrets as
-// served: it is as sensitive as they are. Fields added later are optional (Field below), so
-// older snapshots still load.
-//
-// One description of the format (SNAPSHOT below) drives both directions, so a field cannot be
-// written one way and read another.
+// report, a regression fixture, the demo). The output is canonical (fixed key order, maps and
+// lists sorted), so equal snapshots serialise to equal bytes and diff cleanly. Loading checks
+// every field and names the first bad one; fields added later are optional, so older snapshots
+// still load. One description of the format (SNAPSHOT) drives both directions, so a field
+// cannot be written one way and read another. A saved snapshot holds the kubeconfig Secrets as
+// served: it is as sensitive as they are.
 
 import { compareStrings } from '../common/compare-strings.js';
 import { isObject, type JsonObject } from '../translate/cluster-config-json.js';
