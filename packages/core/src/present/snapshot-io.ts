@@ -213,11 +213,15 @@ function writeFields(fields: Fields, value: object): Record<string, unknown> {
   const written: Record<string, unknown> = {};
   for (const [name, shape] of Object.entries(fields)) {
     const field = (value as JsonObject)[name];
-    if (field === undefined && shape.presence !== undefined) continue;
-    if (shape.presence === 'nonEmpty' && Array.isArray(field) && field.length === 0) continue;
-    written[name] = write(shape, field);
+    if (!omitted(shape, field)) written[name] = write(shape, field);
   }
   return written;
+}
+
+/** Left out of the document: absent and not required, or `nonEmpty` and an empty list. */
+function omitted(shape: Field, value: unknown): boolean {
+  if (shape.presence === 'nonEmpty' && Array.isArray(value)) return value.length === 0;
+  return value === undefined && shape.presence !== undefined;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -300,21 +304,16 @@ function read(shape: Shape, value: unknown, path: string): unknown {
 function readFields(fields: Fields, value: JsonObject, path: string, also: string[] = []): object {
   const allowed = [...also, ...Object.keys(fields)];
   // Unknown fields are refused: a typo must not silently turn into a missing optional field.
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) {
-      throw new SnapshotFieldError(
-        `${join(path, key)}: unknown field; expected one of ${allowed.join(', ')}`,
-      );
-    }
+  const unknown = Object.keys(value).find((key) => !allowed.includes(key));
+  if (unknown !== undefined) {
+    throw new SnapshotFieldError(
+      `${join(path, unknown)}: unknown field; expected one of ${allowed.join(', ')}`,
+    );
   }
   const result: Record<string, unknown> = {};
   for (const [name, shape] of Object.entries(fields)) {
     const field = value[name];
-    if (field === undefined && shape.presence !== undefined) continue;
-    const fieldValue = read(shape, field, join(path, name));
-    if (shape.presence === 'nonEmpty' && Array.isArray(fieldValue) && fieldValue.length === 0)
-      continue;
-    result[name] = fieldValue;
+    if (!omitted(shape, field)) result[name] = read(shape, field, join(path, name));
   }
   return result;
 }
