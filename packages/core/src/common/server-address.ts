@@ -134,9 +134,7 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /** `kubernetes`, `kubernetes.default`, `kubernetes.default.svc` and `….svc.<cluster domain>`. */
-function isInClusterHost(host: string): boolean {
-  return /^kubernetes(?:\.default(?:\.svc(?:\..*)?)?)?$/s.test(host);
-}
+const IN_CLUSTER_HOST = /^kubernetes(?:\.default(?:\.svc(?:\..*)?)?)?$/s;
 
 /**
  * `invalid`: not http(s), no usable host, a bad port, or user-info, query or fragment (none
@@ -162,7 +160,7 @@ export function classifyServer(url: string): { kind: ServerKind; host?: string }
   }
   if (!REG_NAME.test(parsed.host) || parsed.host === '.') return { kind: 'invalid' };
   const host = parsed.host.endsWith('.') ? parsed.host.slice(0, -1) : parsed.host;
-  if (isInClusterHost(host)) return { kind: 'in-cluster', host };
+  if (IN_CLUSTER_HOST.test(host)) return { kind: 'in-cluster', host };
   if (isLoopbackHost(host)) return { kind: 'loopback', host };
   return { kind: 'ok', host };
 }

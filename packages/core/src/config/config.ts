@@ -47,6 +47,8 @@ export interface ParseConfigOptions {
 
 type Scalars = Omit<Config, 'providers'>;
 
+const KNOWN_SETTINGS = Object.keys({ ...CONFIG_DEFAULTS, ...LEGACY_DEFAULTS });
+
 /** Each Config field but the providers, from its setting (the default when absent). */
 const SCALARS: { readonly [K in keyof Scalars]: SettingReader<Scalars[K]> } = {
   targetNamespace: formedSetting('targetNamespace', TARGET_NAMESPACE_FORM),
@@ -88,7 +90,11 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
   const fail: Fail = (setting, value, message) => {
     errors.push({ setting, value: display(value), message });
   };
-  failUnknownSettings(input, fail);
+  // A stale values file or a typo must fail loudly, never be ignored.
+  for (const [key, value] of Object.entries(input)) {
+    if (!KNOWN_SETTINGS.includes(key))
+      fail(key, value, `unknown setting; known settings are ${KNOWN_SETTINGS.join(', ')}`);
+  }
   const read = Object.fromEntries(
     Object.entries(SCALARS).map(([field, setting]) => [field, setting(input, fail)]),
   );
@@ -115,17 +121,6 @@ export function parseConfig(input: ConfigInput, options: ParseConfigOptions = {}
       ...rest,
     },
   };
-}
-
-const KNOWN_SETTINGS = Object.keys({ ...CONFIG_DEFAULTS, ...LEGACY_DEFAULTS });
-
-/** A stale values file or a typo must fail loudly, never be ignored. */
-function failUnknownSettings(input: ConfigInput, fail: Fail): void {
-  for (const [key, value] of Object.entries(input)) {
-    if (!KNOWN_SETTINGS.includes(key)) {
-      fail(key, value, `unknown setting; known settings are ${KNOWN_SETTINGS.join(', ')}`);
-    }
-  }
 }
 
 /** One line per error, for a start-up failure message: `interval "0s": must be at least 1s …`. */

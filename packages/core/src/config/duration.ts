@@ -65,12 +65,9 @@ function explain(rest: string): string {
 export function formatDuration(ms: number): string {
   if (ms === 0) return '0s';
   if (ms < 1000) return `${round(ms)}ms`;
-  let rest = ms;
-  const hours = Math.floor(rest / 3_600_000);
-  rest -= hours * 3_600_000;
-  const minutes = Math.floor(rest / 60_000);
-  rest -= minutes * 60_000;
-  const seconds = rest / 1000;
+  const hours = Math.floor(ms / 3_600_000);
+  const minutes = Math.floor((ms % 3_600_000) / 60_000);
+  const seconds = (ms % 60_000) / 1000;
   return (
     (hours > 0 ? `${hours}h` : '') +
     (minutes > 0 ? `${minutes}m` : '') +

@@ -70,35 +70,28 @@ const LISTS = [
 
 /** The four lists; `undefined` when an entry is bad (every problem is reported). */
 export function execPolicySetting(input: ConfigInput, fail: Fail): ExecPolicy | undefined {
-  const policy: Record<keyof ExecPolicy, string[]> = {
-    allowedServers: [],
-    aksServerIds: [],
-    eksClusterNames: [],
-    eksRoleArns: [],
-  };
-  let valid = true;
-  for (const [setting, key, problemOf] of LISTS) {
+  const lists = LISTS.map(([setting, key, problemOf]): [keyof ExecPolicy, string[] | undefined] => {
     const entries: unknown = input[setting] ?? [];
     if (!Array.isArray(entries)) {
       fail(setting, entries, 'must be a list');
-      valid = false;
-      continue;
+      return [key, undefined];
     }
+    let valid = true;
     for (const entry of entries as unknown[]) {
       const problem = typeof entry === 'string' ? problemOf(entry) : 'must be a string';
       if (problem !== undefined) {
         fail(setting, entry, problem);
         valid = false;
-        continue;
       }
-      // Host names and GUIDs compare case-insensitively; cluster names and ARNs do not.
-      const text = entry as string;
-      policy[key].push(
-        key === 'allowedServers' || key === 'aksServerIds' ? text.toLowerCase() : text,
-      );
     }
-  }
-  return valid ? policy : undefined;
+    // Host names and GUIDs compare case-insensitively; cluster names and ARNs do not.
+    const folded = key === 'allowedServers' || key === 'aksServerIds';
+    const texts = entries as string[];
+    return [key, valid ? texts.map((text) => (folded ? text.toLowerCase() : text)) : undefined];
+  });
+  return lists.every(([, list]) => list !== undefined)
+    ? (Object.fromEntries(lists) as Record<keyof ExecPolicy, string[]>)
+    : undefined;
 }
 
 // The last label starts with a letter, as every top-level domain does: a name entry can then

@@ -75,11 +75,8 @@ function secondsOf(duration: string): number {
 
 const compiled = new Map<string, RegExp>();
 function regExp(pattern: string): RegExp {
-  let made = compiled.get(pattern);
-  if (made === undefined) {
-    made = new RegExp(pattern, 'u');
-    compiled.set(pattern, made);
-  }
+  const made = compiled.get(pattern) ?? new RegExp(pattern, 'u');
+  compiled.set(pattern, made);
   return made;
 }
 

@@ -8,6 +8,13 @@ export const VCLUSTER_NAME_LABEL = 'vcluster-name';
 
 export type PresetName = Exclude<ProviderName, 'custom'>;
 
+/** A Cluster API kubeconfig Secret's key and type, and no loopback rewrite. */
+const CAPI_SECRET = {
+  keys: ['value'],
+  preferredSecretType: 'cluster.x-k8s.io/secret',
+  loopbackRewrite: false,
+} as const;
+
 export const PROVIDER_PRESETS: Readonly<Record<PresetName, Provider>> = {
   // The marks of each preset are what its provisioner's own code writes (the README's
   // provider table names the versions read; provider-shapes.test.ts holds the Secrets).
@@ -54,22 +61,14 @@ export const PROVIDER_PRESETS: Readonly<Record<PresetName, Provider>> = {
     loopbackRewrite: false,
     marks: { labels: [{ key: 'kamaji.clastix.io/managed-for' }], only: true },
   },
-  capi: {
-    name: 'capi',
-    secretNamePattern: '*-kubeconfig',
-    keys: ['value'],
-    preferredSecretType: 'cluster.x-k8s.io/secret',
-    loopbackRewrite: false,
-  },
+  capi: { name: 'capi', secretNamePattern: '*-kubeconfig', ...CAPI_SECRET },
   // The exec presets read the *user* kubeconfigs, whose exec plugin is translated into
   // ArgoCD's own form (exec-credentials/); the CAPI `<cluster>-kubeconfig` of a managed
   // cluster holds a short-lived token instead, refreshed by the provider.
   'capa-eks': {
     name: 'capa-eks',
     secretNamePattern: '*-user-kubeconfig',
-    keys: ['value'],
-    preferredSecretType: 'cluster.x-k8s.io/secret',
-    loopbackRewrite: false,
+    ...CAPI_SECRET,
     execClouds: ['aws'],
   },
   // CAPZ writes it for Entra ID-enabled AKS.
@@ -81,14 +80,7 @@ export const PROVIDER_PRESETS: Readonly<Record<PresetName, Provider>> = {
     execClouds: ['azure'],
   },
   // GKE user kubeconfigs (`gke-gcloud-auth-plugin`), stored like CAPA's and CAPG's.
-  gke: {
-    name: 'gke',
-    secretNamePattern: '*-user-kubeconfig',
-    keys: ['value'],
-    preferredSecretType: 'cluster.x-k8s.io/secret',
-    loopbackRewrite: false,
-    execClouds: ['gcp'],
-  },
+  gke: { name: 'gke', secretNamePattern: '*-user-kubeconfig', ...CAPI_SECRET, execClouds: ['gcp'] },
 };
 
 /** Preset names, in the order they are documented (also what `--provider` accepts). */

@@ -81,39 +81,30 @@ export function providerSettings(
   }
   const providers: Provider[] = [];
   const seen = new Map<string, string>();
-  let valid = true;
   for (const entry of entries as unknown[]) {
-    if (typeof entry !== 'string') {
-      fail('providers', entry, `each provider must be a string: ${PROVIDER_FORM}`);
-      valid = false;
-      continue;
-    }
-    const parsed = parseProviderEntry(entry);
-    if (!parsed.ok) {
-      fail('providers', entry, parsed.message);
-      valid = false;
-      continue;
-    }
-    // Same glob and keys twice can only be a mistake: the second entry could never win.
-    // Exec presets share a glob (CAPA and GKE both write `<cluster>-user-kubeconfig`) but
-    // translate different plugins, so what a provider translates is part of its identity.
-    const identity = `${parsed.provider.secretNamePattern}=${parsed.provider.keys.join(',')};${(parsed.provider.execClouds ?? []).join('+')}`;
-    const earlier = seen.get(identity);
-    if (earlier !== undefined) {
-      fail(
-        'providers',
-        entry,
-        earlier === entry
-          ? PROVIDER_LISTED_TWICE
-          : `duplicates ${earlier} (same Secret-name glob and keys); list each provider once`,
-      );
-      valid = false;
-      continue;
-    }
-    seen.set(identity, entry);
-    providers.push(parsed.provider);
+    const provider = readProvider(entry, seen);
+    if (typeof provider === 'string') fail('providers', entry, provider);
+    else providers.push(provider);
   }
-  return valid ? providers : undefined;
+  return providers.length === entries.length ? providers : undefined;
+}
+
+/** One entry of the list as a provider, or what is wrong with it. */
+function readProvider(entry: unknown, seen: Map<string, string>): Provider | string {
+  if (typeof entry !== 'string') return `each provider must be a string: ${PROVIDER_FORM}`;
+  const parsed = parseProviderEntry(entry);
+  if (!parsed.ok) return parsed.message;
+  // Same glob and keys twice can only be a mistake: the second entry could never win.
+  // Exec presets share a glob (CAPA and GKE both write `<cluster>-user-kubeconfig`) but
+  // translate different plugins, so what a provider translates is part of its identity.
+  const { secretNamePattern, keys, execClouds = [] } = parsed.provider;
+  const identity = `${secretNamePattern}=${keys.join(',')};${execClouds.join('+')}`;
+  const earlier = seen.get(identity);
+  if (earlier === entry) return PROVIDER_LISTED_TWICE;
+  if (earlier !== undefined)
+    return `duplicates ${earlier} (same Secret-name glob and keys); list each provider once`;
+  seen.set(identity, entry);
+  return parsed.provider;
 }
 
 function customProvider(

@@ -53,19 +53,6 @@ export function recordedSourceKey(
   return clusterSourceKey(namespace, cluster);
 }
 
-/**
- * The cluster name a Cluster claims without a `<prefix>cluster` label. A namespace name holds no
- * dot, so two Clusters of different namespaces never get one name (with `-`, `team-a`'s `prod`
- * and `team`'s `a-prod` would). A namespace has no default.
- */
-export function defaultClusterName(
-  source: SourceKey,
-  capiClusterNames: 'name' | 'namespace-name',
-): string | undefined {
-  if (source.kind === 'Namespace') return undefined;
-  return capiClusterNames === 'namespace-name' ? `${source.namespace}.${source.name}` : source.name;
-}
-
 type NamingConfig = Pick<Config, 'capiClusterNames' | 'capiClusterNameLabel'>;
 
 /** Under `namespace-name`, unless allowed, a Cluster's label could claim any namespace's name. */
@@ -77,7 +64,11 @@ export function clusterLabelIgnored(source: SourceKey, config: NamingConfig): bo
   );
 }
 
-/** The cluster name a source claims (`undefined`: a namespace without a label). */
+/**
+ * The cluster name a source claims: its label, else a Cluster's name or `<namespace>.<name>`.
+ * No namespace name holds a dot, so Clusters of two namespaces never get one name (with `-`,
+ * `team-a`'s `prod` and `team`'s `a-prod` would). A namespace without a label claims none.
+ */
 export function claimedClusterName(
   source: SourceKey,
   labels: Readonly<Record<string, string>>,
@@ -85,7 +76,10 @@ export function claimedClusterName(
   config: NamingConfig,
 ): string | undefined {
   const label = clusterLabelIgnored(source, config) ? undefined : labels[clusterKey];
-  return label ?? defaultClusterName(source, config.capiClusterNames);
+  if (label !== undefined || source.kind === 'Namespace') return label;
+  return config.capiClusterNames === 'namespace-name'
+    ? `${source.namespace}.${source.name}`
+    : source.name;
 }
 
 /** `namespace team-a` or `Cluster team-a/alpha`, as messages name a source. */
@@ -93,11 +87,9 @@ export function describeSource(key: string): string {
   return `${sourceNoun(key)} ${key}`;
 }
 
-const SHOWN = 64;
-
 /** A value a tenant wrote, for a message: JSON-quoted, DEL and C1 escaped too, cut to 64. */
 export function quoted(value: string): string {
-  const cut = value.length > SHOWN ? `${value.slice(0, SHOWN)}…` : value;
+  const cut = value.length > 64 ? `${value.slice(0, 64)}…` : value;
   return JSON.stringify(cut).replace(
     /[\u007f-\u009f]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,

@@ -16,7 +16,7 @@ import { REGISTRATION_DATA_KEYS } from '../translate/registration.js';
 import { fingerprint } from './sha256.js';
 import {
   execArgsDisplay,
-  isPublicExecEnv,
+  PUBLIC_EXEC_ENV,
   sensitiveDisplay,
   urlDisplay,
 } from './sensitive-display.js';
@@ -200,7 +200,7 @@ function diffExecEnv(changes: FieldChange[], from: JsonObject, to: JsonObject): 
   const names = [...new Set([...Object.keys(from), ...Object.keys(to)])].sort(compareStrings);
   for (const name of names) {
     const field = `config.execProviderConfig.env.${name}`;
-    push(changes, field, text(from[name]), text(to[name]), !isPublicExecEnv(name));
+    push(changes, field, text(from[name]), text(to[name]), !PUBLIC_EXEC_ENV.has(name));
   }
 }
 

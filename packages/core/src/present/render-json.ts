@@ -20,7 +20,7 @@ import { decodeBase64Text } from '../common/base64.js';
 import {
   CONCEALED,
   execArgsDisplay,
-  isPublicExecEnv,
+  PUBLIC_EXEC_ENV,
   sensitiveDisplay,
   urlDisplay,
 } from './sensitive-display.js';
@@ -38,11 +38,7 @@ export const PLAN_FORMAT_VERSION = '3';
 
 /** Counts by action kind, by outcome state and of warnings. */
 export type PlanSummary = Readonly<Record<ActionKind | OutcomeState | 'warnings', number>> & {
-  /**
-   * Verdicts and writes that incomplete input withheld (namespaces reported `unchanged` with
-   * `input-incomplete`, and demotions or deletions warned about): what waits for a complete
-   * read. Included in the counts above.
-   */
+  /** Verdicts and writes withheld for incomplete input (`input-incomplete`), also counted above. */
   readonly withheld: number;
 };
 
@@ -267,7 +263,7 @@ function redactExecForm(object: JsonObject): Record<string, RedactedValue> {
       out[field] = Object.fromEntries(
         Object.entries(value).map(([name, setting]) => [
           name,
-          typeof setting === 'string' && isPublicExecEnv(name) ? setting : CONCEALED,
+          typeof setting === 'string' && PUBLIC_EXEC_ENV.has(name) ? setting : CONCEALED,
         ]),
       );
     else out[field] = CONCEALED;

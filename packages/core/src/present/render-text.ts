@@ -24,16 +24,9 @@ export interface RenderTextOptions {
   readonly color?: boolean;
   /** Say that nothing will be written. */
   readonly dryRun?: boolean;
-  /**
-   * After an apply: each action's result (`undefined`: not attempted). The headers then say
-   * what was done ("was created") or not done, instead of what will be.
-   */
+  /** After an apply: each action's result (`undefined`: not attempted), said as done. */
   readonly results?: (action: Action) => ApplyResult;
-  /**
-   * A dry run's verdict from the API server, which validated each write without storing it:
-   * why it would reject the action, or why it could not validate it; undefined when it
-   * would accept it.
-   */
+  /** The API server's dry-run verdict on a write: why it would reject or could not validate it. */
   readonly verdicts?: (action: Action) => DryRunNote | undefined;
 }
 
@@ -42,19 +35,12 @@ type ApplyResult = 'applied' | 'failed' | undefined;
 /** What the API server's own dry run said of one write, when it did not simply accept it. */
 export type DryRunNote = { readonly rejected: string } | { readonly notValidated: string };
 
-/** Symbol per action kind. `»` for demote: the registration moves aside, it is not removed. */
-export const ACTION_SYMBOLS: Readonly<Record<ActionKind, string>> = {
-  create: '+',
-  update: '~',
-  demote: '»',
-  delete: '-',
-};
-
-const ACTION_VERBS: Readonly<Record<ActionKind, string>> = {
-  create: 'created',
-  update: 'updated',
-  demote: 'demoted',
-  delete: 'deleted',
+/** Symbol, past tense and colour per action kind. `»`: a demotion moves aside, removing nothing. */
+const ACTIONS: Readonly<Record<ActionKind, { symbol: string; verb: string; colour: string }>> = {
+  create: { symbol: '+', verb: 'created', colour: '32' },
+  update: { symbol: '~', verb: 'updated', colour: '33' },
+  demote: { symbol: '»', verb: 'demoted', colour: '36' },
+  delete: { symbol: '-', verb: 'deleted', colour: '31' },
 };
 
 export const LEGEND = 'Symbols: + create, ~ update, » demote (kept aside for a revert), - delete';
@@ -206,16 +192,8 @@ function painter(color: boolean) {
     (code: string) =>
     (text: string): string =>
       color ? `\u001b[${code}m${text}\u001b[0m` : text;
-  const red = sgr('31');
-  const yellow = sgr('33');
-  const byKind: Readonly<Record<ActionKind, (text: string) => string>> = {
-    create: sgr('32'),
-    update: yellow,
-    demote: sgr('36'),
-    delete: red,
-  };
-  const kind = (of: ActionKind, text: string): string => byKind[of](text);
-  return { bold: sgr('1'), dim: sgr('2'), kind, red, yellow };
+  const symbol = (of: ActionKind): string => sgr(ACTIONS[of].colour)(ACTIONS[of].symbol);
+  return { bold: sgr('1'), dim: sgr('2'), red: sgr('31'), yellow: sgr('33'), symbol };
 }
 
 function renderAction(
@@ -226,7 +204,7 @@ function renderAction(
   note: DryRunNote | undefined,
 ): string[] {
   const target = actionTarget(action);
-  const verb = ACTION_VERBS[action.kind];
+  const verb = ACTIONS[action.kind].verb;
   const done =
     note !== undefined && 'rejected' in note
       ? paint.red(`would be rejected by the API server: ${note.rejected}`)
@@ -236,7 +214,7 @@ function renderAction(
           ? paint.red(`was not ${verb}: the write failed, see the log`)
           : `will be ${verb}`;
   const lines = [
-    `${paint.kind(action.kind, ACTION_SYMBOLS[action.kind])} ${paint.bold(`${target.namespace}/${target.name}`)} ${done} (cluster ${JSON.stringify(action.cluster)})`,
+    `${paint.symbol(action.kind)} ${paint.bold(`${target.namespace}/${target.name}`)} ${done} (cluster ${JSON.stringify(action.cluster)})`,
     `    ${paint.dim('reason:')} ${describeReason(action)}`,
   ];
   if (note !== undefined && 'notValidated' in note) {
@@ -263,7 +241,7 @@ function renderChange(change: FieldChange, width: number, paint: Painter): strin
       ? ` ${CONCEALED} changed`
       : ` ${CONCEALED}${fingerprints.map((value) => ` ${value}`).join(' →')}`;
   const label = `${change.field}:`.padEnd(width + 1);
-  return `${paint.kind(kind, ACTION_SYMBOLS[kind])} ${label}${shown}`.trimEnd();
+  return `${paint.symbol(kind)} ${label}${shown}`.trimEnd();
 }
 
 function renderOutcome(outcome: NamespaceOutcome, width: number, paint: Painter): string[] {

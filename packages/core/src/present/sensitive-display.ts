@@ -31,15 +31,11 @@ export function sensitiveDisplay(field: string, value: string): string {
  * write (an AWS region, an Azure environment name, an application id). Any other variable's
  * value may be a credential (a hand-edited registration), so it is concealed.
  */
-const PUBLIC_EXEC_ENV: ReadonlySet<string> = new Set([
+export const PUBLIC_EXEC_ENV: ReadonlySet<string> = new Set([
   'AWS_REGION',
   'AAD_ENVIRONMENT_NAME',
   'AAD_SERVER_APPLICATION_ID',
 ]);
-
-export function isPublicExecEnv(name: string): boolean {
-  return PUBLIC_EXEC_ENV.has(name);
-}
 
 /**
  * A server or proxy URL for display: user-info, query and fragment masked (a hand-edited

@@ -1,12 +1,10 @@
 // Saving and loading a Snapshot as JSON, so a plan can be reproduced without a cluster (a bug
-// report, a regression fixture, the demo). The output is canonical: fixed key order, maps and
-// lists sorted, so equal snapshots serialise to equal bytes and diff cleanly. Loading checks
-// every field and names the first bad one. A saved snapshot holds the kubeconfig Secrets as
-// served: it is as sensitive as they are. Fields added later are optional (Field below), so
-// older snapshots still load.
-//
-// One description of the format (SNAPSHOT below) drives both directions, so a field cannot be
-// written one way and read another.
+// report, a regression fixture, the demo). The output is canonical (fixed key order, maps and
+// lists sorted), so equal snapshots serialise to equal bytes and diff cleanly. Loading checks
+// every field and names the first bad one; fields added later are optional, so older snapshots
+// still load. One description of the format (SNAPSHOT) drives both directions, so a field
+// cannot be written one way and read another. A saved snapshot holds the kubeconfig Secrets as
+// served: it is as sensitive as they are.
 
 import { compareStrings } from '../common/compare-strings.js';
 import { isObject, type JsonObject } from '../translate/cluster-config-json.js';
@@ -215,11 +213,15 @@ function writeFields(fields: Fields, value: object): Record<string, unknown> {
   const written: Record<string, unknown> = {};
   for (const [name, shape] of Object.entries(fields)) {
     const field = (value as JsonObject)[name];
-    if (field === undefined && shape.presence !== undefined) continue;
-    if (shape.presence === 'nonEmpty' && Array.isArray(field) && field.length === 0) continue;
-    written[name] = write(shape, field);
+    if (!omitted(shape, field)) written[name] = write(shape, field);
   }
   return written;
+}
+
+/** Left out of the document: absent and not required, or `nonEmpty` and an empty list. */
+function omitted(shape: Field, value: unknown): boolean {
+  if (shape.presence === 'nonEmpty' && Array.isArray(value)) return value.length === 0;
+  return value === undefined && shape.presence !== undefined;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -302,21 +304,16 @@ function read(shape: Shape, value: unknown, path: string): unknown {
 function readFields(fields: Fields, value: JsonObject, path: string, also: string[] = []): object {
   const allowed = [...also, ...Object.keys(fields)];
   // Unknown fields are refused: a typo must not silently turn into a missing optional field.
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) {
-      throw new SnapshotFieldError(
-        `${join(path, key)}: unknown field; expected one of ${allowed.join(', ')}`,
-      );
-    }
+  const unknown = Object.keys(value).find((key) => !allowed.includes(key));
+  if (unknown !== undefined) {
+    throw new SnapshotFieldError(
+      `${join(path, unknown)}: unknown field; expected one of ${allowed.join(', ')}`,
+    );
   }
   const result: Record<string, unknown> = {};
   for (const [name, shape] of Object.entries(fields)) {
     const field = value[name];
-    if (field === undefined && shape.presence !== undefined) continue;
-    const fieldValue = read(shape, field, join(path, name));
-    if (shape.presence === 'nonEmpty' && Array.isArray(fieldValue) && fieldValue.length === 0)
-      continue;
-    result[name] = fieldValue;
+    if (!omitted(shape, field)) result[name] = read(shape, field, join(path, name));
   }
   return result;
 }

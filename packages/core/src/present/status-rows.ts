@@ -14,10 +14,10 @@ import {
 } from '../config/label-keys.js';
 import { registrationName } from '../translate/registration.js';
 import { ownerOf } from '../plan/host-identity.js';
+import { actionTarget } from '../plan/action-target.js';
 import { normaliseServer } from '../common/server-address.js';
 import { urlDisplay } from './sensitive-display.js';
 import type {
-  Action,
   ChildProbe,
   Config,
   CredentialKind,
@@ -116,7 +116,7 @@ export function statusRows(plan: Plan, snapshot: Snapshot, config: Config): Stat
   const owned = (secret: ObservedSecret): boolean =>
     ownerOf(config, keys, secret.labels) === 'ours';
   const nextFor = (name: string): string | undefined => {
-    const action = plan.actions.find((a) => targetName(a) === name);
+    const action = plan.actions.find((a) => actionTarget(a).name === name);
     return action === undefined ? undefined : `${action.kind} (${action.reason.code})`;
   };
 
@@ -172,7 +172,7 @@ function registrationRow(
 ): StatusRow {
   // Its source key; labels that record none still name the namespace they do.
   const source = recordedSourceKey(secret.labels, keys) ?? secret.labels[keys.sourceNamespace];
-  const action = plan.actions.find((a) => targetName(a) === secret.name);
+  const action = plan.actions.find((a) => actionTarget(a).name === secret.name);
   const warning = plan.warnings.find((w) => w.secret === secret.name);
   const active = secret.labels[ARGOCD_SECRET_TYPE_LABEL] === ARGOCD_CLUSTER_SECRET_TYPE;
   const lookup = source === undefined ? undefined : snapshot.sourceLookups[source];
@@ -258,13 +258,12 @@ function foreignRows(plan: Plan, foreign: readonly ObservedSecret[]): StatusRow[
 
 type SecretData = ObservedSecret['data'];
 
-function targetName(action: Action): string {
-  return action.kind === 'create' ? action.secret.name : action.target.name;
-}
-
 function plannedSecret(plan: Plan, name: string): { data: SecretData } | undefined {
   for (const action of plan.actions) {
-    if ((action.kind === 'create' || action.kind === 'update') && targetName(action) === name)
+    if (
+      (action.kind === 'create' || action.kind === 'update') &&
+      actionTarget(action).name === name
+    )
       return action.secret;
   }
   return undefined;
