@@ -67,19 +67,12 @@ function claimFor(
   incumbent: boolean,
 ): Claim | Refusal | undefined {
   const chosen = subject.selection?.chosen;
+  const claimed = { subject, cluster, target, incumbent };
   if (chosen === undefined) {
     // Reverting the label restores a demoted registration intact even without a kubeconfig.
     const restored = restoration(state, target, incumbent);
     if (restored === undefined) return undefined;
-    return {
-      subject,
-      cluster,
-      target,
-      incumbent,
-      ...restored,
-      translation: undefined,
-      pause: undefined,
-    };
+    return { ...claimed, ...restored, translation: undefined, pause: undefined };
   }
   const namespace = subject.source;
   const existing = target?.secret;
@@ -98,10 +91,7 @@ function claimFor(
   for (const warning of built.warnings) state.warnings.push(warning);
   if (!built.ok) return built.refusal;
   return {
-    subject,
-    cluster,
-    target,
-    incumbent,
+    ...claimed,
     desired: built.secret,
     server: normaliseServer(built.server),
     translation: chosen.translation,

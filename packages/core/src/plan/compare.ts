@@ -29,13 +29,10 @@ export function compareRegistration(existing: ObservedSecret, desired: DesiredSe
   const before = readConfig(registered);
   const after = readConfig(desired.data['config']);
   // Unreadable on either side: nothing to tell a credential change from another.
-  if (before === undefined || after === undefined)
-    return comparison(
-      desired,
-      false,
-      true,
-      serverChanged ? 'server-changed' : 'credentials-changed',
-    );
+  if (before === undefined || after === undefined) {
+    const reason = serverChanged ? 'server-changed' : 'credentials-changed';
+    return comparison(desired, false, true, reason);
+  }
   // Same meaning, other bytes (an older writer's key order): keep the bytes, write nothing for them.
   if (canonicalJson(before) === canonicalJson(after))
     return sameConfig({ ...desired, data: { ...desired.data, config: registered ?? '' } });
@@ -123,14 +120,8 @@ function sameConnection(
     beforeTls['insecure'] === afterTls['insecure'] &&
     beforeTls['serverName'] === afterTls['serverName'] &&
     before['proxyUrl'] === after['proxyUrl'] &&
-    sameKeys(before, after, [
-      'username',
-      'password',
-      'bearerToken',
-      'tlsClientConfig',
-      'proxyUrl',
-    ]) &&
-    sameKeys(beforeTls, afterTls, ['insecure', 'serverName', 'caData', 'certData', 'keyData'])
+    sameKeys(before, after, [...CONFIG_CREDENTIALS, 'tlsClientConfig', 'proxyUrl']) &&
+    sameKeys(beforeTls, afterTls, ['insecure', 'serverName', 'caData', ...TLS_CREDENTIALS])
   );
 }
 

@@ -117,12 +117,11 @@ function conditions(
   existing: ObservedProfile | undefined,
 ): ProfileCondition[] {
   const health = healthOf(input, outcome);
-  const before = existing?.status?.conditions?.find((c) => c.type === CONTROL_PLANE_HEALTHY);
+  const observed = existing?.status?.conditions ?? [];
+  const before = observed.find((c) => c.type === CONTROL_PLANE_HEALTHY);
   const lastTransitionTime =
     before?.status === health.status ? before.lastTransitionTime : formatTimestamp(input.now);
-  const others = (existing?.status?.conditions ?? []).filter(
-    (c) => c.type !== CONTROL_PLANE_HEALTHY,
-  );
+  const others = observed.filter((c) => c.type !== CONTROL_PLANE_HEALTHY);
   return [...others, { type: CONTROL_PLANE_HEALTHY, ...health, lastTransitionTime }].sort((a, b) =>
     compareStrings(a.type, b.type),
   );

@@ -1,12 +1,9 @@
 // planProfiles: the ClusterProfiles of a pass, decided after the registrations and from them.
 // A source has a profile exactly when the plan registers it (`registered` or `unchanged`),
-// named for its cluster and saying what its registration says (server, CA, copied labels),
-// never a credential: consumers reach the child through the inventory's
-// kubeconfig-secretreader plugin, which reads the source's own kubeconfig Secret. As for
-// registrations:
-// - a profile is ours only when its `x-k8s.io/cluster-manager` label, its
-//   `spec.clusterManager.name` and our `<prefix>managed-by` label all say so; any other
-//   profile of a wanted name is left alone and the name reported contested;
+// named for its cluster and saying what its registration says, never a credential
+// (profile-desired.ts). As for registrations:
+// - a profile of a wanted name that is not ours (isOurs) is left alone and the name reported
+//   contested;
 // - a write only when labels, spec or status differ; a condition keeps its
 //   `lastTransitionTime` while its status holds;
 // - deletion only on the plan's own proof: it deletes or demotes the cluster's registration,
@@ -143,11 +140,11 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
 }
 
 /** Ours: the standard label, the spec and our managed-by label all name us. */
-export function isOurs(
+function isOurs(
   profile: ObservedProfile,
   settings: ProfileSettings,
   config: Config,
-  keys: LabelKeys = labelKeys(config.labelPrefix),
+  keys: LabelKeys,
 ): boolean {
   return (
     profile.labels[CLUSTER_MANAGER_LABEL] === settings.manager &&
