@@ -140,11 +140,11 @@ export function planProfiles(input: ProfileInput): ProfilePlan {
 }
 
 /** Ours: the standard label, the spec and our managed-by label all name us. */
-function isOurs(
+export function isOurs(
   profile: ObservedProfile,
   settings: ProfileSettings,
   config: Config,
-  keys: LabelKeys,
+  keys: LabelKeys = labelKeys(config.labelPrefix),
 ): boolean {
   return (
     profile.labels[CLUSTER_MANAGER_LABEL] === settings.manager &&
