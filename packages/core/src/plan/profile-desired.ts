@@ -131,17 +131,15 @@ function healthOf(
   input: ProfileInput,
   outcome: NamespaceOutcome,
 ): Pick<ProfileCondition, 'status' | 'reason' | 'message'> {
-  const probe = input.snapshot.children?.[outcome.namespace];
   if (!input.config.probeChildren) {
     const message = 'the registrar does not probe children (--probe-children is off)';
     return { status: 'Unknown', reason: 'NotProbed', message };
   }
-  if (probe === undefined)
-    return {
-      status: 'Unknown',
-      reason: 'NotProbedYet',
-      message: 'the child has not been probed yet',
-    };
+  const probe = input.snapshot.children?.[outcome.namespace];
+  if (probe === undefined) {
+    const message = 'the child has not been probed yet';
+    return { status: 'Unknown', reason: 'NotProbedYet', message };
+  }
   const answered = 'the child API server answered /version with the registered credentials';
   if (probe.failures === 0) return { status: 'True', reason: 'VersionAnswered', message: answered };
   const message = `the child API server did not answer /version with the registered credentials: ${probe.error ?? 'no answer'}`;
