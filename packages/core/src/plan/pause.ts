@@ -24,7 +24,7 @@ import { sameRecord } from './compare.js';
 import type { Claim, Registration, Source, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { updateOf } from './secret-fields.js';
-import { describeSource, quoted } from '../config/sources.js';
+import { clusterOfSecretName, describeSource, quoted } from '../config/sources.js';
 
 export function pauseOf(
   state: PassState,
@@ -115,7 +115,7 @@ const SLEEP_MARKS: Readonly<Record<SleepSignal, SleepMark>> = {
     childOf: (kubeconfig) =>
       kubeconfig.labels['kamaji.clastix.io/name'] ??
       kubeconfig.labels['kamaji.clastix.io/managed-for'] ??
-      suffixed(kubeconfig.name, '-admin-kubeconfig'),
+      clusterOfSecretName('*-admin-kubeconfig', kubeconfig.name),
     runs: (object, child) => object.kind === 'TenantControlPlane' && object.name === child,
     asleep: (object) => object.versionStatus === 'Sleeping',
   },
@@ -158,10 +158,4 @@ function provisionerSleep(
     }
   }
   return undefined;
-}
-
-function suffixed(name: string, suffix: string): string | undefined {
-  return name.endsWith(suffix) && name.length > suffix.length
-    ? name.slice(0, -suffix.length)
-    : undefined;
 }
