@@ -153,13 +153,9 @@ function certificateOf(certData: unknown): CertificateFacts | undefined {
 
 /** The same keys with the same values. */
 export function sameRecord(a: Labels, b: Labels): boolean {
-  let count = 0;
-  for (const key in a) {
-    if (a[key] !== b[key] || !Object.hasOwn(b, key)) return false;
-    count++;
-  }
-  for (const key in b) {
-    if (Object.hasOwn(b, key)) count--;
-  }
-  return count === 0;
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key])
+  );
 }

@@ -80,7 +80,6 @@ function recordedSource(state: PassState, secret: ObservedSecret): RecordedSourc
 function readRegistration(state: PassState, secret: ObservedSecret, active: boolean): Registration {
   const keys = state.keys;
   const recorded = recordedSource(state, secret);
-  const sourceName = recorded.name;
   const source = sourceStatus(state, secret, recorded);
   const pruneDisabled = secret.labels[keys.prune] === 'disabled';
   const cluster =
@@ -99,7 +98,7 @@ function readRegistration(state: PassState, secret: ObservedSecret, active: bool
   return {
     secret,
     cluster,
-    sourceName,
+    sourceName: recorded.name,
     active,
     pruneDisabled,
     source,

@@ -37,10 +37,7 @@ export function pauseOf(
   const label = source.labels[keys.paused];
   const annotation = source.annotations[keys.paused];
   if (label === 'true' || annotation === 'true') return 'paused';
-  for (const [kind, value] of [
-    ['label', label],
-    ['annotation', annotation],
-  ] as const) {
+  for (const [kind, value] of Object.entries({ label, annotation })) {
     if (value !== undefined && value !== 'false') {
       warn(
         state,

@@ -18,11 +18,11 @@ import type {
   ProfileStatus,
   Snapshot,
 } from '../common/types.js';
-import { decodeBase64Text } from '../common/base64.js';
 import { compareStrings } from '../common/compare-strings.js';
 import { hasPrefix, type LabelKeys } from '../config/label-keys.js';
 import { formatTimestamp } from '../translate/registration.js';
 import { readConfig, tlsOf } from '../translate/cluster-config-json.js';
+import { readData } from './secret-fields.js';
 
 /** The inventory's standard labels (sigs.k8s.io/cluster-inventory-api, apis/v1alpha1). */
 export const CLUSTER_MANAGER_LABEL = 'x-k8s.io/cluster-manager';
@@ -159,8 +159,7 @@ function accessProvidersOf(
   const source = outcome.source;
   if (source === undefined || outcome.credential === undefined) return {};
   if (!PLUGIN_READABLE.has(outcome.credential)) return {};
-  const encoded = registration.data['server'];
-  const server = encoded === undefined ? undefined : decodeBase64Text(encoded);
+  const server = readData(registration, 'server');
   const config = readConfig(registration.data['config']);
   if (server === undefined || config === undefined) return {};
   const tls = tlsOf(config);
