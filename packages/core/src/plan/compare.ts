@@ -93,12 +93,7 @@ function configChange(
         ? 'credentials-changed'
         : 'metadata-changed';
   const changed = comparison(desired, false, credentialsChanged, reason);
-  if (
-    !credentialsChanged ||
-    serverChanged ||
-    !restEqual ||
-    !sameConnection(before, after, beforeTls, afterTls)
-  )
+  if (!credentialsChanged || serverChanged || !restEqual || !sameConnection(before, after))
     return changed;
   const registeredCertificate = certificateOf(beforeTls['certData']);
   return {
@@ -109,12 +104,9 @@ function configChange(
 }
 
 /** CA, TLS settings and proxy the same, and no field either side does not know. */
-function sameConnection(
-  before: JsonObject,
-  after: JsonObject,
-  beforeTls: JsonObject,
-  afterTls: JsonObject,
-): boolean {
+function sameConnection(before: JsonObject, after: JsonObject): boolean {
+  const beforeTls = tlsOf(before);
+  const afterTls = tlsOf(after);
   return (
     beforeTls['caData'] === afterTls['caData'] &&
     beforeTls['insecure'] === afterTls['insecure'] &&

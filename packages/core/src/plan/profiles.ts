@@ -160,14 +160,11 @@ function managerOf(profile: ObservedProfile): string {
 
 /** The registration each cluster has this pass: the plan's write, else the one observed. */
 function registrationsByName(input: ProfileInput): Map<string, ObservedSecret | Written> {
-  const byName = new Map<string, ObservedSecret | Written>();
-  for (const secret of input.snapshot.clusterSecrets) byName.set(secret.name, secret);
-  for (const action of input.plan.actions) {
-    if (action.kind === 'create' || action.kind === 'update') {
-      byName.set(action.secret.name, action.secret);
-    }
-  }
-  return byName;
+  const written = input.plan.actions.flatMap((action) =>
+    action.kind === 'create' || action.kind === 'update' ? [action.secret] : [],
+  );
+  const secrets: (ObservedSecret | Written)[] = [...input.snapshot.clusterSecrets, ...written];
+  return new Map(secrets.map((secret) => [secret.name, secret]));
 }
 
 /** A create, a metadata/spec update, a status write, or nothing when all is as wanted. */
