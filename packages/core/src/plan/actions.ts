@@ -11,7 +11,7 @@ import { compareRegistration } from './compare.js';
 import { deferral } from './credential-churn.js';
 import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';
 import { drainage } from './drain.js';
-import type { Claim, Registration, Subject } from './model.js';
+import type { Claim, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { demotion } from './rename.js';
 import { keptRegistrationPause } from './pause.js';
@@ -75,7 +75,7 @@ export function emitRegistrationActions(state: PassState, won: ReadonlyMap<Subje
     // but paused and woken as its source and child say: pause.ts).
     if (targeted.has(registration)) continue;
     if (registration.role === 'incumbent') {
-      const paused = keptPause(state, registration, won);
+      const paused = keptRegistrationPause(state, registration, won);
       if (paused !== undefined) state.actions.push(paused);
       continue;
     }
@@ -89,24 +89,6 @@ export function emitRegistrationActions(state: PassState, won: ReadonlyMap<Subje
     if (action !== undefined && !withholdRemoval(state, registration, action))
       state.actions.push(action);
   }
-}
-
-function keptPause(
-  state: PassState,
-  registration: Registration,
-  won: ReadonlyMap<Subject, Claim>,
-): Action | undefined {
-  const source = registration.source;
-  if (source.kind !== 'managed' || !registration.active) return undefined;
-  const subject = source.subject;
-  // Unread Secrets or a terminating source: its registration is left exactly as it is.
-  if (won.has(subject) || subject.unread !== undefined || subject.terminating) return undefined;
-  const secret = keptRegistrationPause(state, subject, registration.secret);
-  if (secret === undefined) return undefined;
-  return updateOf(registration.cluster, registration.secret, secret, {
-    code: 'metadata-changed',
-    namespace: subject.source.name,
-  });
 }
 
 const ACTION_ORDER: Readonly<Record<Action['kind'], number>> = {

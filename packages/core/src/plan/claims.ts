@@ -4,6 +4,7 @@
 // the rest are settled by incumbency.ts.
 
 import { registrationName } from '../translate/registration.js';
+import { restoredSecret } from '../translate/relabel.js';
 import { normaliseServer } from '../common/server-address.js';
 import type { Refusal } from '../common/types.js';
 import type { Claim, Registration, Subject } from './model.js';
@@ -12,7 +13,7 @@ import { pinnedSecretRefusal } from './kubeconfig-choice.js';
 import { foreignRefusal } from './names.js';
 import type { PassState } from './pass-state.js';
 import { pauseOf } from './pause.js';
-import { movingRefusal, restoration } from './rename.js';
+import { movingRefusal } from './rename.js';
 
 /** The claims of a pass, and the sources refused before any claim was settled, with why. */
 export interface BuiltClaims {
@@ -67,19 +68,14 @@ function claimFor(
   incumbent: boolean,
 ): Claim | Refusal | undefined {
   const chosen = subject.selection?.chosen;
+  const claimed = { subject, cluster, target, incumbent };
   if (chosen === undefined) {
-    // Reverting the label restores a demoted registration intact even without a kubeconfig.
-    const restored = restoration(state, target, incumbent);
-    if (restored === undefined) return undefined;
-    return {
-      subject,
-      cluster,
-      target,
-      incumbent,
-      ...restored,
-      translation: undefined,
-      pause: undefined,
-    };
+    // Reverting the label restores a demoted registration as it was, on its old server, even
+    // without a kubeconfig (rename.ts).
+    if (!incumbent || target === undefined || target.active || target.server === undefined)
+      return undefined;
+    const desired = restoredSecret(target.secret, state.keys);
+    return { ...claimed, desired, server: target.server, translation: undefined, pause: undefined };
   }
   const namespace = subject.source;
   const existing = target?.secret;
@@ -98,10 +94,7 @@ function claimFor(
   for (const warning of built.warnings) state.warnings.push(warning);
   if (!built.ok) return built.refusal;
   return {
-    subject,
-    cluster,
-    target,
-    incumbent,
+    ...claimed,
     desired: built.secret,
     server: normaliseServer(built.server),
     translation: chosen.translation,

@@ -29,13 +29,10 @@ export function compareRegistration(existing: ObservedSecret, desired: DesiredSe
   const before = readConfig(registered);
   const after = readConfig(desired.data['config']);
   // Unreadable on either side: nothing to tell a credential change from another.
-  if (before === undefined || after === undefined)
-    return comparison(
-      desired,
-      false,
-      true,
-      serverChanged ? 'server-changed' : 'credentials-changed',
-    );
+  if (before === undefined || after === undefined) {
+    const reason = serverChanged ? 'server-changed' : 'credentials-changed';
+    return comparison(desired, false, true, reason);
+  }
   // Same meaning, other bytes (an older writer's key order): keep the bytes, write nothing for them.
   if (canonicalJson(before) === canonicalJson(after))
     return sameConfig({ ...desired, data: { ...desired.data, config: registered ?? '' } });
@@ -96,12 +93,7 @@ function configChange(
         ? 'credentials-changed'
         : 'metadata-changed';
   const changed = comparison(desired, false, credentialsChanged, reason);
-  if (
-    !credentialsChanged ||
-    serverChanged ||
-    !restEqual ||
-    !sameConnection(before, after, beforeTls, afterTls)
-  )
+  if (!credentialsChanged || serverChanged || !restEqual || !sameConnection(before, after))
     return changed;
   const registeredCertificate = certificateOf(beforeTls['certData']);
   return {
@@ -112,25 +104,16 @@ function configChange(
 }
 
 /** CA, TLS settings and proxy the same, and no field either side does not know. */
-function sameConnection(
-  before: JsonObject,
-  after: JsonObject,
-  beforeTls: JsonObject,
-  afterTls: JsonObject,
-): boolean {
+function sameConnection(before: JsonObject, after: JsonObject): boolean {
+  const beforeTls = tlsOf(before);
+  const afterTls = tlsOf(after);
   return (
     beforeTls['caData'] === afterTls['caData'] &&
     beforeTls['insecure'] === afterTls['insecure'] &&
     beforeTls['serverName'] === afterTls['serverName'] &&
     before['proxyUrl'] === after['proxyUrl'] &&
-    sameKeys(before, after, [
-      'username',
-      'password',
-      'bearerToken',
-      'tlsClientConfig',
-      'proxyUrl',
-    ]) &&
-    sameKeys(beforeTls, afterTls, ['insecure', 'serverName', 'caData', 'certData', 'keyData'])
+    sameKeys(before, after, [...CONFIG_CREDENTIALS, 'tlsClientConfig', 'proxyUrl']) &&
+    sameKeys(beforeTls, afterTls, ['insecure', 'serverName', 'caData', ...TLS_CREDENTIALS])
   );
 }
 
@@ -162,13 +145,9 @@ function certificateOf(certData: unknown): CertificateFacts | undefined {
 
 /** The same keys with the same values. */
 export function sameRecord(a: Labels, b: Labels): boolean {
-  let count = 0;
-  for (const key in a) {
-    if (a[key] !== b[key] || !Object.hasOwn(b, key)) return false;
-    count++;
-  }
-  for (const key in b) {
-    if (Object.hasOwn(b, key)) count--;
-  }
-  return count === 0;
+  const keys = Object.keys(a);
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key])
+  );
 }

@@ -21,9 +21,8 @@ export function deferral(
   if (notAfter !== undefined) {
     changesAt(state, notAfter);
     if (window > 0) changesAt(state, notAfter - window);
+    if (notAfter <= now || (window > 0 && notAfter - now <= window)) return undefined;
   }
-  if (notAfter !== undefined && (notAfter <= now || (window > 0 && notAfter - now <= window)))
-    return undefined;
   const lastWrite = parseTimestamp(existing.annotations[state.keys.credentialsUpdatedAt]);
   if (lastWrite !== undefined) changesAt(state, lastWrite + config.intervalMs);
   if (lastWrite !== undefined && now - lastWrite < config.intervalMs) {

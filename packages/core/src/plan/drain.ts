@@ -5,20 +5,13 @@
 // run their finalizers. What makes the Secret a registration, and ours, stays: ArgoCD's
 // secret-type label, our reserved labels, other owners' labels, every annotation and the data.
 
-import { hasPrefix, type LabelKeys } from '../config/label-keys.js';
+import { hasPrefix } from '../config/label-keys.js';
 import { drainedSecret } from '../translate/relabel.js';
-import type { Action, Labels, NamespaceOutcome } from '../common/types.js';
+import type { Action, NamespaceOutcome } from '../common/types.js';
 import type { Registration, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
 import { updateOf } from './secret-fields.js';
 import { describeSource, sourceEnding, sourceNoun } from '../config/sources.js';
-
-/** The labels a registration carries that were copied from its namespace, sorted. */
-export function copiedLabels(labels: Labels, keys: LabelKeys): string[] {
-  return Object.keys(labels)
-    .filter((key) => hasPrefix(keys, key) && !keys.reserved.has(key))
-    .sort();
-}
 
 /**
  * The update that drains an active registration of a terminating namespace; `undefined` when
@@ -30,19 +23,23 @@ export function drainage(state: PassState, registration: Registration): Action |
   if (!state.config.drainOnTerminate || !registration.active) return undefined;
   if (source.kind !== 'managed' || !source.subject.terminating) return undefined;
   const subject = source.subject;
-  const removed = copiedLabels(registration.secret.labels, state.keys);
+  const keys = state.keys;
+  // The labels copied from its source.
+  const removed = Object.keys(registration.secret.labels)
+    .filter((key) => hasPrefix(keys, key) && !keys.reserved.has(key))
+    .sort();
   if (removed.length === 0) return undefined;
   if (registration.pruneDisabled) {
     warn(
       state,
       'prune-disabled',
-      `${registration.secret.name} is not drained although ${describeSource(subject.source.name)} ${sourceEnding(subject.source.name)}: it carries ${state.keys.prune}=disabled`,
+      `${registration.secret.name} is not drained although ${describeSource(subject.source.name)} ${sourceEnding(subject.source.name)}: it carries ${keys.prune}=disabled`,
       subject.source.name,
       registration.secret.name,
     );
     return undefined;
   }
-  const secret = drainedSecret(registration.secret, state.keys);
+  const secret = drainedSecret(registration.secret, keys);
   const reason = { code: 'drained', namespace: subject.source.name, labels: removed } as const;
   return updateOf(registration.cluster, registration.secret, secret, reason);
 }

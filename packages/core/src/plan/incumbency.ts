@@ -90,14 +90,9 @@ function trySettle(state: PassState, claim: Claim): Refusal | undefined {
       claimed: true,
     });
   // The namespace's old registrations are demoted (or taken over): their servers are free.
-  for (const registration of subject.registrations) {
-    if (
-      registration.secret.name !== targetName &&
-      registration.role === 'releasable' &&
-      servers.heldBy(registration.secret.name)?.ownerUid === subject.source.uid
-    ) {
-      servers.release(registration.secret.name);
-    }
+  for (const { secret, role } of subject.registrations) {
+    if (secret.name === targetName || role !== 'releasable') continue;
+    if (servers.heldBy(secret.name)?.ownerUid === subject.source.uid) servers.release(secret.name);
   }
   return undefined;
 }

@@ -189,34 +189,25 @@ function clusterSecretNames(state: PassState, cluster: string): string {
 }
 
 /**
- * The annotation names something other than a Secret of the source's namespace (another
- * namespace, a path, an invalid or overlong name): refused, and nothing is read for it. Its
- * value is written by whoever may annotate the source, so it is shown quoted, escaped and cut.
+ * The annotation is refused when it names something other than a Secret of the source's
+ * namespace (another namespace, a path, an invalid or overlong name): nothing is read for it;
+ * or a Secret that exists (the gatherer recorded it, names and key names only) but that no
+ * configured provider reads: waiting would wait for ever, and saying the Secret is not there
+ * would be untrue. A Cluster's Secret is in the Cluster's namespace. The value is written by
+ * whoever may annotate the source, so it is shown quoted, escaped and cut.
  */
 export function pinnedSecretRefusal(state: PassState, subject: SubjectBasis): Refusal | undefined {
   const key = state.keys.kubeconfigSecret;
   const pinned = subject.source.annotations[key];
   if (pinned === undefined) return undefined;
   const namespace = subject.source.capi?.namespace ?? subject.source.name;
-  if (isDnsSubdomain(pinned)) return pinnedUnreadRefusal(state, subject, pinned);
-  return {
-    code: 'kubeconfig-secret-invalid',
-    message: `annotation ${key}=${quoted(pinned)} on ${describeSource(subject.source.name)} does not name a Secret of namespace ${namespace} (a Secret name: lower-case letters, digits, '-' and '.', at most 253 characters; never another namespace or a path); set it to the name of a kubeconfig Secret in ${namespace}, or remove it`,
-  };
-}
-
-/**
- * The annotation names a Secret that exists (the gatherer recorded it, names and key names
- * only) but that no configured provider reads: waiting would wait for ever, and saying the
- * Secret is not there would be untrue. A namespace's pin, or a Cluster's (its Secret in the
- * Cluster's namespace).
- */
-function pinnedUnreadRefusal(
-  state: PassState,
-  subject: SubjectBasis,
-  pinned: string,
-): Refusal | undefined {
-  const namespace = subject.source.capi?.namespace ?? subject.source.name;
+  const annotation = `annotation ${key}=${quoted(pinned)} on ${describeSource(subject.source.name)}`;
+  if (!isDnsSubdomain(pinned)) {
+    return {
+      code: 'kubeconfig-secret-invalid',
+      message: `${annotation} does not name a Secret of namespace ${namespace} (a Secret name: lower-case letters, digits, '-' and '.', at most 253 characters; never another namespace or a path); set it to the name of a kubeconfig Secret in ${namespace}, or remove it`,
+    };
+  }
   const found = (state.snapshot.nearMisses ?? []).find(
     (near) => near.namespace === namespace && near.name === pinned,
   );
@@ -229,12 +220,11 @@ function pinnedUnreadRefusal(
       claimedByAny(state.config.providers, secret),
   );
   if (read) return undefined;
-  const key = state.keys.kubeconfigSecret;
   const providers = lookingFor(state);
   const hint = describeNearMisses([found], state.config.providers);
   const keys = found.keys.length === 0 ? 'no keys' : `its keys: ${found.keys.join(', ')}`;
   return {
     code: 'kubeconfig-secret-invalid',
-    message: `annotation ${key}=${quoted(pinned)} on ${describeSource(subject.source.name)} names Secret ${pinned}, which no configured provider reads (${keys}; looking for ${providers})${hint === undefined ? '' : `: ${hint}`}; name a kubeconfig Secret that a configured provider reads, configure the provider that reads this one, or remove the annotation`,
+    message: `${annotation} names Secret ${pinned}, which no configured provider reads (${keys}; looking for ${providers})${hint === undefined ? '' : `: ${hint}`}; name a kubeconfig Secret that a configured provider reads, configure the provider that reads this one, or remove the annotation`,
   };
 }

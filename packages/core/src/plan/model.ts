@@ -57,10 +57,7 @@ export interface RecordedSource {
 }
 
 /** What is read of a source before its kubeconfig is chosen (names.ts). */
-export type SubjectBasis = Pick<
-  Subject,
-  'source' | 'cluster' | 'secretName' | 'nameProblem' | 'terminating' | 'unread'
->;
+export type SubjectBasis = Omit<Subject, 'selection' | 'registrations'>;
 
 /** Whose registration a Secret is, and what is proven about that namespace. */
 export type SourceStatus =

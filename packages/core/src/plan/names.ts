@@ -35,7 +35,10 @@ export function readNamespaces(state: PassState): void {
   const sources: Source[] = [...state.snapshot.namespaces, ...clusters.map(clusterSource)];
   sources.sort((a, b) => compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
   const conflicts = conflictingNamespaces(state, clusters);
-  const unread = unreadReasons(state);
+  // Why each namespace's Secrets could not be listed: the first reason given for it.
+  const unread = new Map<string, string>();
+  for (const { name, reason } of state.snapshot.unreadNamespaces ?? [])
+    if (!unread.has(name)) unread.set(name, reason);
   const read = new Map<string, SubjectBasis>();
   for (const namespace of sources) {
     if (read.has(namespace.name)) continue; // one object per name; the API guarantees it
@@ -67,15 +70,6 @@ export function readNamespaces(state: PassState): void {
     state.sources.set(subject.source.name, subject);
     state.subjects.push(subject);
   }
-}
-
-/** Why each namespace's Secrets could not be listed (the first reason given for it). */
-function unreadReasons(state: PassState): Map<string, string> {
-  const reasons = new Map<string, string>();
-  for (const { name, reason } of state.snapshot.unreadNamespaces ?? []) {
-    if (!reasons.has(name)) reasons.set(name, reason);
-  }
-  return reasons;
 }
 
 /** A Cluster as a source keyed `<namespace>/<name>`. */

@@ -141,13 +141,8 @@ function deferredOutcome({ state, subject, claim, base }: Context): NamespaceOut
 }
 
 /** Registered, but no usable kubeconfig is left: the registration keeps its credentials. */
-function staleOutcome({
-  state,
-  subject,
-  claim,
-  base,
-  kept,
-}: Context): NamespaceOutcome | undefined {
+function staleOutcome(context: Context): NamespaceOutcome | undefined {
+  const { state, subject, claim, base, kept } = context;
   if (kept.length === 0 && claim === undefined) return undefined;
   const first = base.rejected[0];
   const names = claim === undefined ? kept : [claim.desired.name];

@@ -54,23 +54,22 @@ function recordedSource(state: PassState, secret: ObservedSecret): RecordedSourc
   const labels = secret.labels;
   const namespace = labels[keys.sourceNamespace];
   const kind = labels[keys.sourceKind];
+  const unusable = (problem: string): RecordedSource => ({
+    name: undefined,
+    uid: undefined,
+    problem,
+  });
   if (kind === undefined)
     return { name: namespace, uid: labels[keys.sourceNamespaceUid], problem: undefined };
-  if (kind !== CLUSTER_SOURCE_KIND) {
-    return {
-      name: undefined,
-      uid: undefined,
-      problem: `its ${keys.sourceKind} label says ${JSON.stringify(kind)}, which is not a kind of source this registrar knows`,
-    };
-  }
+  if (kind !== CLUSTER_SOURCE_KIND)
+    return unusable(
+      `its ${keys.sourceKind} label says ${JSON.stringify(kind)}, which is not a kind of source this registrar knows`,
+    );
   const cluster = labels[keys.sourceCluster];
-  if (namespace === undefined || cluster === undefined) {
-    return {
-      name: undefined,
-      uid: undefined,
-      problem: `it records a Cluster source without both ${keys.sourceNamespace} and ${keys.sourceCluster} labels`,
-    };
-  }
+  if (namespace === undefined || cluster === undefined)
+    return unusable(
+      `it records a Cluster source without both ${keys.sourceNamespace} and ${keys.sourceCluster} labels`,
+    );
   return {
     name: clusterSourceKey(namespace, cluster),
     uid: labels[keys.sourceClusterUid],
@@ -81,7 +80,6 @@ function recordedSource(state: PassState, secret: ObservedSecret): RecordedSourc
 function readRegistration(state: PassState, secret: ObservedSecret, active: boolean): Registration {
   const keys = state.keys;
   const recorded = recordedSource(state, secret);
-  const sourceName = recorded.name;
   const source = sourceStatus(state, secret, recorded);
   const pruneDisabled = secret.labels[keys.prune] === 'disabled';
   const cluster =
@@ -100,7 +98,7 @@ function readRegistration(state: PassState, secret: ObservedSecret, active: bool
   return {
     secret,
     cluster,
-    sourceName,
+    sourceName: recorded.name,
     active,
     pruneDisabled,
     source,

@@ -10,6 +10,7 @@
 // while its objects could not be read, and ends when they are read without the mark.
 
 import type {
+  Action,
   Config,
   DesiredSecret,
   ObservedSecret,
@@ -20,9 +21,10 @@ import type {
 import { VCLUSTER_NAME_LABEL } from '../config/provider-presets.js';
 import { pauseAnnotations } from '../translate/registration.js';
 import { sameRecord } from './compare.js';
-import type { Source, Subject } from './model.js';
+import type { Claim, Registration, Source, Subject } from './model.js';
 import { warn, type PassState } from './pass-state.js';
-import { describeSource, quoted } from '../config/sources.js';
+import { updateOf } from './secret-fields.js';
+import { clusterOfSecretName, describeSource, quoted } from '../config/sources.js';
 
 export function pauseOf(
   state: PassState,
@@ -35,10 +37,7 @@ export function pauseOf(
   const label = source.labels[keys.paused];
   const annotation = source.annotations[keys.paused];
   if (label === 'true' || annotation === 'true') return 'paused';
-  for (const [kind, value] of [
-    ['label', label],
-    ['annotation', annotation],
-  ] as const) {
+  for (const [kind, value] of Object.entries({ label, annotation })) {
     if (value !== undefined && value !== 'false') {
       warn(
         state,
@@ -67,19 +66,27 @@ export function pauseOf(
  */
 export function keptRegistrationPause(
   state: PassState,
-  subject: Subject,
-  registration: ObservedSecret,
-): DesiredSecret | undefined {
-  const pause = pauseOf(state, subject.source, registration, undefined);
+  registration: Registration,
+  won: ReadonlyMap<Subject, Claim>,
+): Action | undefined {
+  const source = registration.source;
+  if (source.kind !== 'managed' || !registration.active) return undefined;
+  const subject = source.subject;
+  // Unread Secrets or a terminating source: its registration is left exactly as it is.
+  if (won.has(subject) || subject.unread !== undefined || subject.terminating) return undefined;
+  const existing = registration.secret;
+  const pause = pauseOf(state, subject.source, existing, undefined);
   if (pause !== undefined) state.keptPaused.set(subject, pause);
-  const annotations: Record<string, string> = { ...registration.annotations };
+  const annotations: Record<string, string> = { ...existing.annotations };
   // pauseAnnotations sets the reason with the pause; a registration rebuilt whole never
   // carries the old one, this copy does until it goes.
   if (pause === undefined) Reflect.deleteProperty(annotations, state.keys.pauseReason);
-  pauseAnnotations(annotations, registration, state.keys, pause);
-  if (sameRecord(annotations, registration.annotations)) return undefined;
-  const { namespace, name, labels, data } = registration;
-  return { namespace, name, type: 'Opaque', labels, annotations, data };
+  pauseAnnotations(annotations, existing, state.keys, pause);
+  if (sameRecord(annotations, existing.annotations)) return undefined;
+  const { namespace, name, labels, data } = existing;
+  const secret: DesiredSecret = { namespace, name, type: 'Opaque', labels, annotations, data };
+  const reason = { code: 'metadata-changed', namespace: subject.source.name } as const;
+  return updateOf(registration.cluster, existing, secret, reason);
 }
 
 /** How each provisioner marks a sleeping child, and which of its objects runs a kubeconfig's child. */
@@ -105,7 +112,7 @@ const SLEEP_MARKS: Readonly<Record<SleepSignal, SleepMark>> = {
     childOf: (kubeconfig) =>
       kubeconfig.labels['kamaji.clastix.io/name'] ??
       kubeconfig.labels['kamaji.clastix.io/managed-for'] ??
-      suffixed(kubeconfig.name, '-admin-kubeconfig'),
+      clusterOfSecretName('*-admin-kubeconfig', kubeconfig.name),
     runs: (object, child) => object.kind === 'TenantControlPlane' && object.name === child,
     asleep: (object) => object.versionStatus === 'Sleeping',
   },
@@ -148,10 +155,4 @@ function provisionerSleep(
     }
   }
   return undefined;
-}
-
-function suffixed(name: string, suffix: string): string | undefined {
-  return name.endsWith(suffix) && name.length > suffix.length
-    ? name.slice(0, -suffix.length)
-    : undefined;
 }

@@ -18,11 +18,11 @@ import type {
   ProfileStatus,
   Snapshot,
 } from '../common/types.js';
-import { decodeBase64Text } from '../common/base64.js';
 import { compareStrings } from '../common/compare-strings.js';
 import { hasPrefix, type LabelKeys } from '../config/label-keys.js';
 import { formatTimestamp } from '../translate/registration.js';
 import { readConfig, tlsOf } from '../translate/cluster-config-json.js';
+import { readData } from './secret-fields.js';
 
 /** The inventory's standard labels (sigs.k8s.io/cluster-inventory-api, apis/v1alpha1). */
 export const CLUSTER_MANAGER_LABEL = 'x-k8s.io/cluster-manager';
@@ -117,12 +117,11 @@ function conditions(
   existing: ObservedProfile | undefined,
 ): ProfileCondition[] {
   const health = healthOf(input, outcome);
-  const before = existing?.status?.conditions?.find((c) => c.type === CONTROL_PLANE_HEALTHY);
+  const observed = existing?.status?.conditions ?? [];
+  const before = observed.find((c) => c.type === CONTROL_PLANE_HEALTHY);
   const lastTransitionTime =
     before?.status === health.status ? before.lastTransitionTime : formatTimestamp(input.now);
-  const others = (existing?.status?.conditions ?? []).filter(
-    (c) => c.type !== CONTROL_PLANE_HEALTHY,
-  );
+  const others = observed.filter((c) => c.type !== CONTROL_PLANE_HEALTHY);
   return [...others, { type: CONTROL_PLANE_HEALTHY, ...health, lastTransitionTime }].sort((a, b) =>
     compareStrings(a.type, b.type),
   );
@@ -132,17 +131,15 @@ function healthOf(
   input: ProfileInput,
   outcome: NamespaceOutcome,
 ): Pick<ProfileCondition, 'status' | 'reason' | 'message'> {
-  const probe = input.snapshot.children?.[outcome.namespace];
   if (!input.config.probeChildren) {
     const message = 'the registrar does not probe children (--probe-children is off)';
     return { status: 'Unknown', reason: 'NotProbed', message };
   }
-  if (probe === undefined)
-    return {
-      status: 'Unknown',
-      reason: 'NotProbedYet',
-      message: 'the child has not been probed yet',
-    };
+  const probe = input.snapshot.children?.[outcome.namespace];
+  if (probe === undefined) {
+    const message = 'the child has not been probed yet';
+    return { status: 'Unknown', reason: 'NotProbedYet', message };
+  }
   const answered = 'the child API server answered /version with the registered credentials';
   if (probe.failures === 0) return { status: 'True', reason: 'VersionAnswered', message: answered };
   const message = `the child API server did not answer /version with the registered credentials: ${probe.error ?? 'no answer'}`;
@@ -162,8 +159,7 @@ function accessProvidersOf(
   const source = outcome.source;
   if (source === undefined || outcome.credential === undefined) return {};
   if (!PLUGIN_READABLE.has(outcome.credential)) return {};
-  const encoded = registration.data['server'];
-  const server = encoded === undefined ? undefined : decodeBase64Text(encoded);
+  const server = readData(registration, 'server');
   const config = readConfig(registration.data['config']);
   if (server === undefined || config === undefined) return {};
   const tls = tlsOf(config);

@@ -1,12 +1,9 @@
 // planProfiles: the ClusterProfiles of a pass, decided after the registrations and from them.
 // A source has a profile exactly when the plan registers it (`registered` or `unchanged`),
-// named for its cluster and saying what its registration says (server, CA, copied labels),
-// never a credential: consumers reach the child through the inventory's
-// kubeconfig-secretreader plugin, which reads the source's own kubeconfig Secret. As for
-// registrations:
-// - a profile is ours only when its `x-k8s.io/cluster-manager` label, its
-//   `spec.clusterManager.name` and our `<prefix>managed-by` label all say so; any other
-//   profile of a wanted name is left alone and the name reported contested;
+// named for its cluster and saying what its registration says, never a credential
+// (profile-desired.ts). As for registrations:
+// - a profile of a wanted name that is not ours (isOurs) is left alone and the name reported
+//   contested;
 // - a write only when labels, spec or status differ; a condition keeps its
 //   `lastTransitionTime` while its status holds;
 // - deletion only on the plan's own proof: it deletes or demotes the cluster's registration,
@@ -163,14 +160,11 @@ function managerOf(profile: ObservedProfile): string {
 
 /** The registration each cluster has this pass: the plan's write, else the one observed. */
 function registrationsByName(input: ProfileInput): Map<string, ObservedSecret | Written> {
-  const byName = new Map<string, ObservedSecret | Written>();
-  for (const secret of input.snapshot.clusterSecrets) byName.set(secret.name, secret);
-  for (const action of input.plan.actions) {
-    if (action.kind === 'create' || action.kind === 'update') {
-      byName.set(action.secret.name, action.secret);
-    }
-  }
-  return byName;
+  const written = input.plan.actions.flatMap((action) =>
+    action.kind === 'create' || action.kind === 'update' ? [action.secret] : [],
+  );
+  const secrets: (ObservedSecret | Written)[] = [...input.snapshot.clusterSecrets, ...written];
+  return new Map(secrets.map((secret) => [secret.name, secret]));
 }
 
 /** A create, a metadata/spec update, a status write, or nothing when all is as wanted. */

@@ -7,28 +7,14 @@
 // Reverting the label restores the demoted registration as it was, even without a usable
 // kubeconfig. Demoted registrations expire after the demoted TTL (source-proof.ts).
 
-import { demotedSecret, restoredSecret } from '../translate/relabel.js';
+import { demotedSecret } from '../translate/relabel.js';
 import { compareStrings } from '../common/compare-strings.js';
-import type { Action, DesiredSecret, FollowUp, Refusal } from '../common/types.js';
+import type { Action, FollowUp, Refusal } from '../common/types.js';
 import type { Registration } from './model.js';
 import type { PassState } from './pass-state.js';
 import { observedRef, sortedSecret } from './secret-fields.js';
 import { vetoed } from './source-proof.js';
 import { describeSource, sourceNoun } from '../config/sources.js';
-
-/**
- * What putting a demoted registration back writes, when its namespace claims that name again
- * but has no usable kubeconfig: the Secret as it was before demotion, on its old server.
- */
-export function restoration(
-  state: PassState,
-  target: Registration | undefined,
-  incumbent: boolean,
-): { readonly desired: DesiredSecret; readonly server: string } | undefined {
-  if (!incumbent || target === undefined || target.active || target.server === undefined)
-    return undefined;
-  return { desired: restoredSecret(target.secret, state.keys), server: target.server };
-}
 
 /**
  * An active registration whose namespace now claims another name, while no registration of

@@ -12,7 +12,7 @@ import type {
   UpdateReason,
 } from '../common/types.js';
 
-export function readData(secret: ObservedSecret, key: string): string | undefined {
+export function readData(secret: Pick<ObservedSecret, 'data'>, key: string): string | undefined {
   const encoded = secret.data[key];
   return encoded === undefined ? undefined : decodeBase64Text(encoded);
 }

@@ -111,9 +111,8 @@ export function collisionMessage(
   const server = claim.server;
   if (holder.otherHost !== undefined)
     return `server ${server} is already registered by Secret ${config.targetNamespace}/${holder.secret}, and ArgoCD would pick one of the two at random: ${holder.otherHost}`;
-  if (holder.foreign) {
+  if (holder.foreign)
     return `server ${server} is already registered by Secret ${config.targetNamespace}/${holder.secret}, which this registrar does not manage; ArgoCD would pick one of the two at random. If it is a leftover of vcluster-argocd-exporter 0.1.x (a vcluster-<name> Secret), simply delete it; otherwise remove one of the two`;
-  }
   const owner =
     holder.ownerName === undefined ? 'an unknown namespace' : describeSource(holder.ownerName);
   const verb = holder.claimed ? 'is being registered this pass' : 'is already registered';
