@@ -68,14 +68,22 @@ function claimFor(
   incumbent: boolean,
 ): Claim | Refusal | undefined {
   const chosen = subject.selection?.chosen;
-  const claimed = { subject, cluster, target, incumbent };
   if (chosen === undefined) {
     // Reverting the label restores a demoted registration as it was, on its old server, even
     // without a kubeconfig (rename.ts).
     if (!incumbent || target === undefined || target.active || target.server === undefined)
       return undefined;
     const desired = restoredSecret(target.secret, state.keys);
-    return { ...claimed, desired, server: target.server, translation: undefined, pause: undefined };
+    return {
+      subject,
+      cluster,
+      target,
+      incumbent,
+      desired,
+      server: target.server,
+      translation: undefined,
+      pause: undefined,
+    };
   }
   const namespace = subject.source;
   const existing = target?.secret;
@@ -94,7 +102,10 @@ function claimFor(
   for (const warning of built.warnings) state.warnings.push(warning);
   if (!built.ok) return built.refusal;
   return {
-    ...claimed,
+    subject,
+    cluster,
+    target,
+    incumbent,
     desired: built.secret,
     server: normaliseServer(built.server),
     translation: chosen.translation,
