@@ -11,7 +11,7 @@ import { compareRegistration } from './compare.js';
 import { deferral } from './credential-churn.js';
 import { withholdClaimWrite, withholdRemoval } from './input-completeness.js';
 import { drainage } from './drain.js';
-import type { Claim, Subject } from './model.js';
+import type { Claim, Registration, Subject } from './model.js';
 import type { PassState } from './pass-state.js';
 import { demotion } from './rename.js';
 import { keptRegistrationPause } from './pause.js';
@@ -27,26 +27,29 @@ export function emitClaimActions(state: PassState, won: ReadonlyMap<Subject, Cla
   }
 }
 
+const stamped = (state: PassState, secret: DesiredSecret): DesiredSecret =>
+  stampCredentials(secret, state.keys, state.stamp);
+
 /** What a won claim writes; `undefined` when it is up to date, withheld or deferred. */
 function claimWrite(state: PassState, claim: Claim): Action | undefined {
   const { cluster, target } = claim;
   const namespace = claim.subject.source.name;
-  const stamped = (secret: DesiredSecret): DesiredSecret =>
-    stampCredentials(secret, state.keys, state.stamp);
   if (target === undefined) {
     if (withholdClaimWrite(state, claim, 'created')) return undefined;
-    const secret = sortedSecret(stamped(claim.desired));
+    const secret = sortedSecret(stamped(state, claim.desired));
     return { kind: 'create', cluster, secret, reason: { code: 'new-registration', namespace } };
   }
   if (!claim.incumbent) {
     if (withholdClaimWrite(state, claim, 'taken over')) return undefined;
     const previousNamespace = target.sourceName ?? '(unknown)';
     const reason = { code: 'taken-over', namespace, previousNamespace } as const;
-    return updateOf(cluster, target.secret, stamped(claim.desired), reason);
+    return updateOf(cluster, target.secret, stamped(state, claim.desired), reason);
   }
   const comparison = compareRegistration(target.secret, claim.desired);
   if (comparison.equal) return undefined;
-  const secret = comparison.credentialsChanged ? stamped(comparison.desired) : comparison.desired;
+  const secret = comparison.credentialsChanged
+    ? stamped(state, comparison.desired)
+    : comparison.desired;
   if (!target.active) {
     if (withholdClaimWrite(state, claim, 'restored')) return undefined;
     return updateOf(cluster, target.secret, secret, { code: 'restored-from-demotion', namespace });
@@ -69,7 +72,8 @@ function claimWrite(state: PassState, claim: Claim): Action | undefined {
 }
 
 export function emitRegistrationActions(state: PassState, won: ReadonlyMap<Subject, Claim>): void {
-  const targeted = new Set(Array.from(won.values(), (claim) => claim.target));
+  const targeted = new Set<Registration | undefined>();
+  for (const claim of won.values()) targeted.add(claim.target);
   for (const registration of state.registrations) {
     // Written by a claim, or claimed by its own namespace (kept even when that claim failed,
     // but paused and woken as its source and child say: pause.ts).

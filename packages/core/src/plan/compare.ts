@@ -22,10 +22,10 @@ export function compareRegistration(existing: ObservedSecret, desired: DesiredSe
   const serverChanged = existing.data['server'] !== desired.data['server'];
   const restEqual = sameOutsideConfig(existing, desired);
   // The config means the same: equal when the rest is, otherwise a server or metadata change.
-  const sameConfig = (kept: DesiredSecret): Comparison =>
-    comparison(kept, restEqual, false, serverChanged ? 'server-changed' : 'metadata-changed');
+  const otherwise = serverChanged ? 'server-changed' : 'metadata-changed';
   const registered = existing.data['config'];
-  if (registered === desired.data['config']) return sameConfig(desired);
+  if (registered === desired.data['config'])
+    return comparison(desired, restEqual, false, otherwise);
   const before = readConfig(registered);
   const after = readConfig(desired.data['config']);
   // Unreadable on either side: nothing to tell a credential change from another.
@@ -34,8 +34,10 @@ export function compareRegistration(existing: ObservedSecret, desired: DesiredSe
     return comparison(desired, false, true, reason);
   }
   // Same meaning, other bytes (an older writer's key order): keep the bytes, write nothing for them.
-  if (canonicalJson(before) === canonicalJson(after))
-    return sameConfig({ ...desired, data: { ...desired.data, config: registered ?? '' } });
+  if (canonicalJson(before) === canonicalJson(after)) {
+    const kept = { ...desired, data: { ...desired.data, config: registered ?? '' } };
+    return comparison(kept, restEqual, false, otherwise);
+  }
   return configChange(before, after, desired, restEqual, serverChanged);
 }
 
@@ -145,9 +147,12 @@ function certificateOf(certData: unknown): CertificateFacts | undefined {
 
 /** The same keys with the same values. */
 export function sameRecord(a: Labels, b: Labels): boolean {
-  const keys = Object.keys(a);
-  return (
-    keys.length === Object.keys(b).length &&
-    keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key])
-  );
+  // Counted rather than listed: a pass compares the labels and annotations of every registration.
+  let count = 0;
+  for (const key in a) {
+    if (a[key] !== b[key] || !Object.hasOwn(b, key)) return false;
+    count++;
+  }
+  for (const key in b) if (Object.hasOwn(b, key)) count--;
+  return count === 0;
 }

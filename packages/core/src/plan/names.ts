@@ -147,6 +147,8 @@ function clusterNameOf(state: PassState, source: Source, warnings: Warning[]): s
   return cluster;
 }
 
+const invalid = (message: string): OutcomeReason => ({ code: 'name-invalid', message });
+
 function nameProblemOf(
   state: PassState,
   namespace: Source,
@@ -165,7 +167,6 @@ function nameProblemOf(
       message: `label ${key} on ${describeSource(namespace.name)} is empty; set it to the cluster name ArgoCD should show`,
     };
   }
-  const invalid = (message: string): OutcomeReason => ({ code: 'name-invalid', message });
   // The registration records the Cluster's name in a label, so it must be a label value.
   const capi = namespace.capi;
   if (capi !== undefined && formProblem(LABEL_VALUE_FORM, capi.name) !== undefined)

@@ -45,6 +45,12 @@ export function readClusterSecrets(state: PassState): void {
   }
 }
 
+const unusable = (problem: string): RecordedSource => ({
+  name: undefined,
+  uid: undefined,
+  problem,
+});
+
 /**
  * The source a registration records: its namespace, or (`<prefix>source-kind: Cluster`) the
  * Cluster `<source-namespace>/<source-cluster>`; the uid to tell it from a re-created one.
@@ -54,11 +60,6 @@ function recordedSource(state: PassState, secret: ObservedSecret): RecordedSourc
   const labels = secret.labels;
   const namespace = labels[keys.sourceNamespace];
   const kind = labels[keys.sourceKind];
-  const unusable = (problem: string): RecordedSource => ({
-    name: undefined,
-    uid: undefined,
-    problem,
-  });
   if (kind === undefined)
     return { name: namespace, uid: labels[keys.sourceNamespaceUid], problem: undefined };
   if (kind !== CLUSTER_SOURCE_KIND)

@@ -37,7 +37,8 @@ export function pauseOf(
   const label = source.labels[keys.paused];
   const annotation = source.annotations[keys.paused];
   if (label === 'true' || annotation === 'true') return 'paused';
-  for (const [kind, value] of Object.entries({ label, annotation })) {
+  for (const kind of ['label', 'annotation'] as const) {
+    const value = kind === 'label' ? label : annotation;
     if (value !== undefined && value !== 'false') {
       warn(
         state,
@@ -131,13 +132,14 @@ const SLEEP_MARKS: Readonly<Record<SleepSignal, SleepMark>> = {
       object.labels['loft.sh/sleep-mode'] === 'true',
   },
 };
+const SLEEP_ENTRIES = Object.entries(SLEEP_MARKS) as [SleepSignal, SleepMark][];
 
 function provisionerSleep(
   state: PassState,
   kubeconfig: ObservedSecret | undefined,
   pausedAs: string | undefined,
 ): PauseReason | undefined {
-  for (const [signal, mark] of Object.entries(SLEEP_MARKS) as [SleepSignal, SleepMark][]) {
+  for (const [signal, mark] of SLEEP_ENTRIES) {
     if (!mark.on(state.config)) continue;
     const objects = state.snapshot.provisioners?.[signal];
     // Not read this pass, or no kubeconfig Secret left to say which object runs the child

@@ -19,18 +19,19 @@ export function sourceStatus(
   recorded: RecordedSource,
 ): SourceStatus {
   const { name, uid } = recorded;
-  const unknown = (what: string, why: string): SourceStatus =>
-    unknownSource(state, secret, what, why);
-  if (recorded.problem !== undefined) return unknown('source', recorded.problem);
-  if (name === undefined)
-    return unknown('source namespace', `it has no ${state.keys.sourceNamespace} label`);
-  const what = `source ${sourceNoun(name)}`;
-  const subject = state.sources.get(name);
-  if (subject !== undefined) {
-    if (uid === undefined) return unknown(what, missingUid(state, name));
-    if (subject.source.uid === uid) return { kind: 'managed', subject };
-    return replaced(name, uid, subject.source.uid);
+  if (recorded.problem !== undefined) return unknown(state, secret, 'source', recorded.problem);
+  if (name === undefined) {
+    const why = `it has no ${state.keys.sourceNamespace} label`;
+    return unknown(state, secret, 'source namespace', why);
   }
+  const subject = state.sources.get(name);
+  // The common case first: nothing is said, so nothing is formatted.
+  if (subject !== undefined && uid !== undefined)
+    return subject.source.uid === uid
+      ? { kind: 'managed', subject }
+      : replaced(name, uid, subject.source.uid);
+  const what = `source ${sourceNoun(name)}`;
+  if (subject !== undefined) return unknown(state, secret, what, missingUid(state, name));
   const lookups = state.snapshot.sourceLookups;
   const lookup = Object.hasOwn(lookups, name) ? lookups[name] : undefined;
   if (lookup === undefined) {
@@ -39,17 +40,19 @@ export function sourceStatus(
       isClusterKey(name) && !state.config.capiClusters
         ? ' (Cluster sources are off: --capi-clusters)'
         : '';
-    return unknown(what, `${describeSource(name)} was not looked up${off}`);
+    return unknown(state, secret, what, `${describeSource(name)} was not looked up${off}`);
   }
   switch (lookup.state) {
     case 'notFound':
       return { kind: 'gone', reason: { code: notFoundCode(name), namespace: name } };
     case 'present':
-      if (uid === undefined) return unknown(what, missingUid(state, name));
+      if (uid === undefined) return unknown(state, secret, what, missingUid(state, name));
       if (lookup.uid !== uid) return replaced(name, uid, lookup.uid);
       return { kind: 'present', terminating: lookup.deletionTimestamp !== undefined };
-    case 'unknown':
-      return unknown(what, `looking up ${describeSource(name)} failed: ${lookup.reason}`);
+    case 'unknown': {
+      const why = `looking up ${describeSource(name)} failed: ${lookup.reason}`;
+      return unknown(state, secret, what, why);
+    }
     default:
       return assertNever(lookup, 'source lookup');
   }
@@ -72,7 +75,7 @@ function missingUid(state: PassState, name: string): string {
 }
 
 /** `what`: the source as far as the labels tell (`source namespace`, `source Cluster`, `source`). */
-function unknownSource(
+function unknown(
   state: PassState,
   secret: ObservedSecret,
   what: string,

@@ -115,6 +115,16 @@ export interface KubeconfigSelection {
   readonly rejected: readonly { readonly candidate: CandidateRef; readonly refusal: Refusal }[];
 }
 
+const ref = (
+  namespace: string,
+  { name }: ObservedSecret,
+  key: string,
+  { name: provider }: Provider,
+) => ({ namespace, secret: name, key, provider }) satisfies CandidateRef;
+/** Marks first, then the preferred Secret type. */
+const rank = (provider: Provider, { secret, claim }: { secret: ObservedSecret; claim: Claim }) =>
+  (claim === 'marks' ? 0 : 2) + (secret.type === provider.preferredSecretType ? 0 : 1);
+
 /**
  * Candidates: Secrets of `namespace` that a provider reads (by marks or name) and that carry
  * one of its keys (vcluster's `vc-config-<name>` holds none). Tried by provider precedence,
@@ -130,12 +140,6 @@ export function selectKubeconfig(
   translate: Translator,
   selectOptions?: SelectOptions,
 ): KubeconfigSelection {
-  const ref = (secret: ObservedSecret, key: string, provider: Provider): CandidateRef => ({
-    namespace,
-    secret: secret.name,
-    key,
-    provider: provider.name,
-  });
   const rejected: { candidate: CandidateRef; refusal: Refusal }[] = [];
   const keyMissing: { candidate: CandidateRef; refusal: Refusal }[] = [];
   const pinned = selectOptions?.pinned;
@@ -173,7 +177,7 @@ export function selectKubeconfig(
       else if (Object.keys(secret.data).some(namesAKubeconfig)) {
         const keys = Object.keys(secret.data);
         keyMissing.push({
-          candidate: ref(secret, provider.keys[0] ?? '', provider),
+          candidate: ref(namespace, secret, provider.keys[0] ?? '', provider),
           refusal: {
             code: 'kubeconfig-key-missing',
             message: `namespace ${secret.namespace}: ${keyMissingMessage({ ...secret, keys }, provider)}`,
@@ -181,19 +185,16 @@ export function selectKubeconfig(
         });
       }
     }
-    // Marks first, then the preferred Secret type.
-    const rank = ({ secret, claim }: (typeof candidates)[number]): number =>
-      (claim === 'marks' ? 0 : 2) + (secret.type === provider.preferredSecretType ? 0 : 1);
     candidates.sort(
       (a, b) =>
-        rank(a) - rank(b) ||
+        rank(provider, a) - rank(provider, b) ||
         compareStrings(a.secret.name, b.secret.name) ||
         compareStrings(a.secret.uid, b.secret.uid),
     );
     for (const { secret, claim } of candidates) {
       for (const key of provider.keys) {
         if (!Object.hasOwn(secret.data, key)) continue;
-        const candidate = ref(secret, key, provider);
+        const candidate = ref(namespace, secret, key, provider);
         const result = translate(secret, key, provider, options);
         if (result.ok) {
           const chosenBy = whyChosen(provider, claim, pinned?.pinnedBy);
