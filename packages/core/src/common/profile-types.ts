@@ -2,6 +2,7 @@
 // registrar publishes, one per registered source, as the profile planner reads and decides them.
 
 import type { Labels, Timestamp } from './snapshot-types.js';
+import type { ObservedRef } from './plan-types.js';
 
 export interface ProfileSettings {
   /** The inventory namespace. */
@@ -90,12 +91,7 @@ export interface DesiredProfile {
   readonly status: ProfileStatus;
 }
 
-export interface ProfileRef {
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string;
-  readonly resourceVersion: string;
-}
+export type ProfileRef = ObservedRef;
 
 export type ProfileDeleteReason =
   /** The registration of this cluster is deleted on the plan's proof (its reason). */

@@ -74,7 +74,6 @@ const SCALARS: { readonly [K in keyof Scalars]: SettingReader<Scalars[K]> } = {
   clusterProfileNamespace: (input, fail) => {
     // Unset or empty: the target namespace (its own reader reports a problem with it).
     const value = stringSetting(input, 'clusterProfileNamespace', fail);
-    if (value === undefined) return undefined;
     if (value !== '')
       return checkForm('clusterProfileNamespace', value, TARGET_NAMESPACE_FORM, fail);
     const target: unknown = input.targetNamespace;

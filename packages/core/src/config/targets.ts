@@ -197,8 +197,7 @@ export function targetSelectorWarning(
     ),
   ];
   if (open.length === 0) return undefined;
-  const keys = open.join(', ');
-  return `target ${JSON.stringify(target.name)} selects its sources on ${open.length === 1 ? 'the label' : 'the labels'} ${keys}, which whoever may label a namespace or Cluster can set: a tenant can move its cluster into this target or out of it. Select on a key under ${config.labelPrefix} instead (the chart's admission policy reserves those for the identities it lists), or let only trusted identities label sources`;
+  return `target ${JSON.stringify(target.name)} selects its sources on ${open.length === 1 ? 'the label' : 'the labels'} ${open.join(', ')}, which whoever may label a namespace or Cluster can set: a tenant can move its cluster into this target or out of it. Select on a key under ${config.labelPrefix} instead (the chart's admission policy reserves those for the identities it lists), or let only trusted identities label sources`;
 }
 
 /** The configuration a target is planned with: its namespace, and its scope. */

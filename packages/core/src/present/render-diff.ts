@@ -20,13 +20,7 @@ import {
   sensitiveDisplay,
   urlDisplay,
 } from './sensitive-display.js';
-import type {
-  Action,
-  DesiredSecret,
-  FieldChange,
-  Labels,
-  ObservedSecret,
-} from '../common/types.js';
+import type { Action, DesiredSecret, FieldChange, ObservedSecret } from '../common/types.js';
 import { assertNever } from '../common/assert-never.js';
 
 // Config fields diffed one by one, each with its field name built once, not for every diff.
@@ -109,8 +103,8 @@ export function diffSecret(
       diffConfig(changes, from, to);
     }
   }
-  diffRecord(changes, 'labels', before?.labels ?? {}, after.labels);
-  diffRecord(changes, 'annotations', before?.annotations ?? {}, after.annotations);
+  diffKeys(changes, 'labels', before?.labels ?? {}, after.labels);
+  diffKeys(changes, 'annotations', before?.annotations ?? {}, after.annotations);
   return changes;
 }
 
@@ -121,7 +115,9 @@ function diffConfig(changes: FieldChange[], from: JsonObject, to: JsonObject): v
   const fromExec = objectAt(from, 'execProviderConfig');
   const toExec = objectAt(to, 'execProviderConfig');
   diffExecArgs(changes, fromExec['args'], toExec['args']);
-  diffExecEnv(changes, objectAt(fromExec, 'env'), objectAt(toExec, 'env'));
+  const fromEnv = objectAt(fromExec, 'env');
+  const toEnv = objectAt(toExec, 'env');
+  diffKeys(changes, 'config.execProviderConfig.env', fromEnv, toEnv, PUBLIC_EXEC_ENV);
   // Fields this registrar never writes disappear; show that they do.
   for (const [scope, fromObject, toObject] of [
     ['config', from, to],
@@ -168,7 +164,14 @@ function show(field: string, value: string, sensitive: boolean): string {
   return URL_FIELDS.has(field) ? urlDisplay(value) : value;
 }
 
-function diffRecord(changes: FieldChange[], scope: string, before: Labels, after: Labels): void {
+/** Each key of either side as `<scope>.<key>`; with `publicKeys` (env), the others concealed. */
+function diffKeys(
+  changes: FieldChange[],
+  scope: string,
+  before: JsonObject,
+  after: JsonObject,
+  publicKeys?: ReadonlySet<string>,
+): void {
   const beforeKeys = Object.keys(before);
   // A create has nothing before: its keys are the new record's (no union to build).
   const keys =
@@ -176,7 +179,10 @@ function diffRecord(changes: FieldChange[], scope: string, before: Labels, after
       ? Object.keys(after)
       : [...new Set([...beforeKeys, ...Object.keys(after)])];
   keys.sort(compareStrings);
-  for (const key of keys) push(changes, `${scope}.${key}`, before[key], after[key], false);
+  for (const key of keys) {
+    const sensitive = publicKeys !== undefined && !publicKeys.has(key);
+    push(changes, `${scope}.${key}`, text(before[key]), text(after[key]), sensitive);
+  }
 }
 
 function objectAt(config: JsonObject, key: string): JsonObject {
@@ -193,15 +199,6 @@ function diffExecArgs(changes: FieldChange[], from: unknown, to: unknown): void 
       execArgsDisplay(args).every((arg, index) => arg === args[index]));
   const sensitive = !(isPublic(from) && isPublic(to));
   push(changes, 'config.execProviderConfig.args', json(from), json(to), sensitive);
-}
-
-/** An exec block's env, per variable: values in clear only where they are public. */
-function diffExecEnv(changes: FieldChange[], from: JsonObject, to: JsonObject): void {
-  const names = [...new Set([...Object.keys(from), ...Object.keys(to)])].sort(compareStrings);
-  for (const name of names) {
-    const field = `config.execProviderConfig.env.${name}`;
-    push(changes, field, text(from[name]), text(to[name]), !PUBLIC_EXEC_ENV.has(name));
-  }
 }
 
 function decodedOrFingerprint(encoded: string | undefined): string | undefined {

@@ -186,7 +186,7 @@ function documentAction(action: Action, fieldChanges: readonly FieldChange[]): P
 function redactDataValue(key: string, encoded: string): RedactedValue {
   if (key === 'config') {
     const config = readConfig(encoded);
-    return config === undefined ? CONCEALED : redactConfigObject(config);
+    return config === undefined ? CONCEALED : redactFields(config, redactConfigValue);
   }
   const text = decodeBase64Text(encoded);
   // Undecodable data cannot be shown in clear safely.
@@ -195,30 +195,26 @@ function redactDataValue(key: string, encoded: string): RedactedValue {
   return CLEAR_DATA_KEYS.has(key) ? text : CONCEALED;
 }
 
-function redactConfigObject(object: JsonObject): Record<string, RedactedValue> {
+/** Each field of a config object (or a part of one) as `redact` shows it. */
+function redactFields(
+  object: JsonObject,
+  redact: (field: string, value: unknown) => RedactedValue,
+): Record<string, RedactedValue> {
   const out: Record<string, RedactedValue> = {};
-  for (const [field, value] of Object.entries(object)) {
-    if (field === 'tlsClientConfig' && isObject(value)) {
-      out[field] = redactConfigObject(value);
-    } else if ((field === 'awsAuthConfig' || field === 'execProviderConfig') && isObject(value)) {
-      out[field] = redactExecForm(value);
-    } else if (field === 'proxyUrl' && typeof value === 'string') {
-      out[field] = urlDisplay(value);
-    } else if (
-      CLEAR_CONFIG_FIELDS.has(field) &&
-      (typeof value === 'string' || typeof value === 'boolean')
-    ) {
-      out[field] = value;
-    } else {
-      // caData and certData as fingerprints; username, password, bearerToken, keyData and
-      // anything unknown concealed.
-      out[field] = sensitiveDisplay(
-        field,
-        typeof value === 'string' ? value : JSON.stringify(value),
-      );
-    }
-  }
+  for (const [field, value] of Object.entries(object)) out[field] = redact(field, value);
   return out;
+}
+
+function redactConfigValue(field: string, value: unknown): RedactedValue {
+  if (field === 'tlsClientConfig' && isObject(value)) return redactFields(value, redactConfigValue);
+  if ((field === 'awsAuthConfig' || field === 'execProviderConfig') && isObject(value))
+    return redactFields(value, redactExecValue);
+  if (field === 'proxyUrl' && typeof value === 'string') return urlDisplay(value);
+  if (CLEAR_CONFIG_FIELDS.has(field) && (typeof value === 'string' || typeof value === 'boolean'))
+    return value;
+  // caData and certData as fingerprints; username, password, bearerToken, keyData and
+  // anything unknown concealed.
+  return sensitiveDisplay(field, typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 /** Fields of ArgoCD's exec forms that hold a name, an ARN or a version, never a credential. */
@@ -247,26 +243,18 @@ function isSecretReference(value: unknown): value is Readonly<Record<string, str
  * did not write may carry one in an argument or a variable: args and env are shown word by
  * word, in clear only where known to be public; fields ArgoCD does not define are concealed.
  */
-function redactExecForm(object: JsonObject): Record<string, RedactedValue> {
-  const out: Record<string, RedactedValue> = {};
-  for (const [field, value] of Object.entries(object)) {
-    if (typeof value === 'string' && CLEAR_EXEC_FIELDS.has(field)) out[field] = value;
-    else if (field === 'provideClusterInfo' && typeof value === 'boolean') out[field] = value;
-    else if (field === 'config' && isSecretReference(value)) out[field] = { ...value };
-    else if (
-      field === 'args' &&
-      Array.isArray(value) &&
-      value.every((item) => typeof item === 'string')
-    )
-      out[field] = execArgsDisplay(value);
-    else if (field === 'env' && isObject(value))
-      out[field] = Object.fromEntries(
-        Object.entries(value).map(([name, setting]) => [
-          name,
-          typeof setting === 'string' && PUBLIC_EXEC_ENV.has(name) ? setting : CONCEALED,
-        ]),
-      );
-    else out[field] = CONCEALED;
-  }
-  return out;
+function redactExecValue(field: string, value: unknown): RedactedValue {
+  if (typeof value === 'string' && CLEAR_EXEC_FIELDS.has(field)) return value;
+  if (field === 'provideClusterInfo' && typeof value === 'boolean') return value;
+  if (field === 'config' && isSecretReference(value)) return { ...value };
+  if (field === 'args' && Array.isArray(value) && value.every((item) => typeof item === 'string'))
+    return execArgsDisplay(value);
+  if (field === 'env' && isObject(value))
+    return Object.fromEntries(
+      Object.entries(value).map(([name, setting]) => [
+        name,
+        typeof setting === 'string' && PUBLIC_EXEC_ENV.has(name) ? setting : CONCEALED,
+      ]),
+    );
+  return CONCEALED;
 }

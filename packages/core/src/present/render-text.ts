@@ -104,13 +104,8 @@ export function renderPlanTextWith(
     );
   }
   const results = options.results;
-  lines.push(
-    paint.bold(
-      results !== undefined && plan.actions.length > 0
-        ? applySummaryLine(plan, results)
-        : summaryLine(plan),
-    ),
-  );
+  const afterApply = results !== undefined && plan.actions.length > 0;
+  lines.push(paint.bold(afterApply ? applySummaryLine(plan, results) : summaryLine(plan)));
   return `${lines.join('\n')}\n`;
 }
 

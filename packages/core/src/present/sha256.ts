@@ -66,14 +66,8 @@ export function sha256Hex(input: Uint8Array | string): string {
       b = a;
       a = (temp1 + temp2) >>> 0;
     }
-    h[0] = (h[0] ?? 0) + a;
-    h[1] = (h[1] ?? 0) + b;
-    h[2] = (h[2] ?? 0) + c;
-    h[3] = (h[3] ?? 0) + d;
-    h[4] = (h[4] ?? 0) + e;
-    h[5] = (h[5] ?? 0) + f;
-    h[6] = (h[6] ?? 0) + g;
-    h[7] = (h[7] ?? 0) + hh;
+    const working = [a, b, c, d, e, f, g, hh];
+    for (let i = 0; i < 8; i++) h[i] = (h[i] ?? 0) + (working[i] ?? 0);
   }
   let hex = '';
   for (const word of h) hex += word.toString(16).padStart(8, '0');

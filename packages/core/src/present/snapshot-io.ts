@@ -88,6 +88,7 @@ const PROVISIONER = object({
   annotations: STRINGS,
   versionStatus: optional(STRING),
 });
+const PROVISIONERS = optional(list(PROVISIONER, 'namespace', 'kind', 'name'));
 
 const SNAPSHOT: Fields = {
   namespaces: list(object(NAMESPACE_FIELDS), 'name', 'uid'),
@@ -113,12 +114,7 @@ const SNAPSHOT: Fields = {
     list(object({ namespace: STRING, name: STRING, keys: list(STRING) }), 'namespace', 'name'),
   ),
   // Only with a sleep signal on: written whenever present, even empty.
-  provisioners: optional(
-    object({
-      kamaji: optional(list(PROVISIONER, 'namespace', 'kind', 'name')),
-      vcluster: optional(list(PROVISIONER, 'namespace', 'kind', 'name')),
-    }),
-  ),
+  provisioners: optional(object({ kamaji: PROVISIONERS, vcluster: PROVISIONERS })),
   // Only with probing on: written whenever present, even empty.
   children: optional({
     kind: 'keyed',
@@ -252,11 +248,8 @@ function record(value: unknown, path: string, expected = 'an object'): JsonObjec
 }
 
 function join(path: string, key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key)
-    ? path === ''
-      ? key
-      : `${path}.${key}`
-    : `${path}[${JSON.stringify(key)}]`;
+  if (!/^[A-Za-z_$][\w$]*$/.test(key)) return `${path}[${JSON.stringify(key)}]`;
+  return path === '' ? key : `${path}.${key}`;
 }
 
 function read(shape: Shape, value: unknown, path: string): unknown {

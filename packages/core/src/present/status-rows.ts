@@ -155,11 +155,13 @@ export function statusRows(plan: Plan, snapshot: Snapshot, config: Config): Stat
   }
 
   for (const secret of inTarget) {
-    if (!owned(secret) || served.has(secret.name)) continue;
-    rows.push(registrationRow(plan, snapshot, secret, keys, nextFor(secret.name)));
+    if (!owned(secret)) {
+      const row = foreignRow(plan, secret);
+      if (row !== undefined) rows.push(row);
+    } else if (!served.has(secret.name)) {
+      rows.push(registrationRow(plan, snapshot, secret, keys, nextFor(secret.name)));
+    }
   }
-  const foreign = inTarget.filter((secret) => !owned(secret));
-  rows.push(...foreignRows(plan, foreign));
   return rows.sort(compareRows);
 }
 
@@ -224,36 +226,32 @@ function registrationRow(
   };
 }
 
-/** Foreign cluster Secrets that a refused namespace's reason has as its blocker. */
-function foreignRows(plan: Plan, foreign: readonly ObservedSecret[]): StatusRow[] {
-  const rows: StatusRow[] = [];
-  for (const secret of foreign) {
-    const blocked = plan.outcomes.filter((outcome) => {
-      const blocker =
-        outcome.state === 'refused' && outcome.reason !== undefined && 'blocker' in outcome.reason
-          ? outcome.reason.blocker
-          : undefined;
-      return blocker?.namespace === secret.namespace && blocker.name === secret.name;
-    });
-    if (blocked.length === 0) continue;
-    // Namespaces by bare name, as always; a Cluster among them names each source's kind.
-    const keys = blocked.map((outcome) => outcome.namespace);
-    const what = keys.some((key) => sourceNoun(key) === 'Cluster')
-      ? keys.map(describeSource).join(', ')
-      : `namespace${blocked.length === 1 ? '' : 's'} ${keys.join(', ')}`;
-    rows.push({
-      kind: 'foreign',
-      ...optional('cluster', decodeBase64Text(secret.data['name'] ?? '')),
-      state: 'foreign',
-      reason: {
-        code: 'blocks',
-        message: `not managed by this registrar; blocks ${what} (its name or server is taken)`,
-      },
-      secret: secret.name,
-      ...optional('server', serverOf(secret.data)),
-    });
-  }
-  return rows;
+/** A foreign cluster Secret, when a refused namespace's reason has it as its blocker. */
+function foreignRow(plan: Plan, secret: ObservedSecret): StatusRow | undefined {
+  const blocked = plan.outcomes.filter((outcome) => {
+    const blocker =
+      outcome.state === 'refused' && outcome.reason !== undefined && 'blocker' in outcome.reason
+        ? outcome.reason.blocker
+        : undefined;
+    return blocker?.namespace === secret.namespace && blocker.name === secret.name;
+  });
+  if (blocked.length === 0) return undefined;
+  // Namespaces by bare name, as always; a Cluster among them names each source's kind.
+  const keys = blocked.map((outcome) => outcome.namespace);
+  const what = keys.some((key) => sourceNoun(key) === 'Cluster')
+    ? keys.map(describeSource).join(', ')
+    : `namespace${blocked.length === 1 ? '' : 's'} ${keys.join(', ')}`;
+  return {
+    kind: 'foreign',
+    ...optional('cluster', decodeBase64Text(secret.data['name'] ?? '')),
+    state: 'foreign',
+    reason: {
+      code: 'blocks',
+      message: `not managed by this registrar; blocks ${what} (its name or server is taken)`,
+    },
+    secret: secret.name,
+    ...optional('server', serverOf(secret.data)),
+  };
 }
 
 type SecretData = ObservedSecret['data'];
