@@ -432,7 +432,8 @@ export async function watchSightings(
   const servers = new Map<string, number>();
   const namespaceDeleted = new Map<string, number>();
   const watch = new Watch(kc);
-  const secrets = await watch.watch(
+  const stopSecrets = await keepWatching(
+    watch,
     `/api/v1/namespaces/${target}/secrets`,
     {},
     (type: string, obj: { metadata?: { name?: string }; data?: Record<string, string> }) => {
@@ -444,15 +445,14 @@ export async function watchSightings(
       if (type === 'ADDED' && !added.has(name)) added.set(name, at);
       if (type === 'DELETED' && !deleted.has(name)) deleted.set(name, at);
     },
-    () => undefined,
   );
-  const namespaces = await watch.watch(
+  const stopNamespaces = await keepWatching(
+    watch,
     '/api/v1/namespaces',
     { labelSelector: namespaceSelector },
     (type: string, obj: { metadata?: { name?: string } }) => {
       if (type === 'DELETED') namespaceDeleted.set(obj.metadata?.name ?? '', performance.now());
     },
-    () => undefined,
   );
   return {
     added,
@@ -460,9 +460,37 @@ export async function watchSightings(
     servers,
     namespaceDeleted,
     stop: () => {
-      secrets.abort();
-      namespaces.abort();
+      stopSecrets();
+      stopNamespaces();
     },
+  };
+}
+
+/**
+ * A watch opened again whenever it ends, until the returned stop is called: the API server
+ * ends every watch after 30 to 60 minutes (--min-request-timeout), and a bench's window may
+ * be longer. Resolves once the first watch is open.
+ */
+async function keepWatching(
+  watch: Watch,
+  path: string,
+  query: Record<string, string>,
+  onEvent: Parameters<Watch['watch']>[2],
+): Promise<() => void> {
+  let stopped = false;
+  let current: AbortController | undefined;
+  const open = async (): Promise<void> => {
+    current = await watch.watch(path, query, onEvent, () => {
+      if (!stopped) setTimeout(reopen, 100);
+    });
+  };
+  const reopen = (): void => {
+    if (!stopped) open().catch(() => setTimeout(reopen, 1000));
+  };
+  await open();
+  return () => {
+    stopped = true;
+    current?.abort();
   };
 }
 
